@@ -1,0 +1,42 @@
+"""mropt: optimisation research on cluster (MapReduce) scheduling.
+
+The Python API in one screen::
+
+    import mropt
+    inst = mropt.generate_admission(jobs=30, seed=1)      # paper-default instance
+    sol = mropt.solve(inst, "edf-greedy")                  # any registered method
+    mropt.verify(inst, sol).ok                             # independent check
+    [m.name for m in mropt.methods()]                      # what is registered
+"""
+
+from mropt._version import __version__
+from mropt.admission.verify import verify
+from mropt.instances.admission_gen import generate_admission
+from mropt.model import (
+    AdmissionInstance,
+    Cluster,
+    InputError,
+    Job,
+    Solution,
+    instance_to_json,
+    load_instance,
+    save_instance,
+)
+from mropt.registry import get_method, methods, solve
+
+__all__ = [
+    "AdmissionInstance",
+    "Cluster",
+    "InputError",
+    "Job",
+    "Solution",
+    "__version__",
+    "generate_admission",
+    "get_method",
+    "instance_to_json",
+    "load_instance",
+    "methods",
+    "save_instance",
+    "solve",
+    "verify",
+]

@@ -1,0 +1,11 @@
+"""Max-benefit admission of deadline MapReduce jobs (the AMB paper).
+
+Importing this package registers its methods (``mropt methods`` lists them).
+"""
+
+from mropt.admission import baselines  # noqa: F401  (registers methods)
+from mropt.admission.objective import evaluate_plan, total_benefit
+from mropt.admission.seq import DEADLINE_TOLERANCE, SeqSchedule, evaluate
+from mropt.admission.verify import Verdict, verify
+
+__all__ = ["DEADLINE_TOLERANCE", "SeqSchedule", "Verdict", "evaluate", "evaluate_plan", "total_benefit", "verify"]

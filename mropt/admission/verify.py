@@ -1,0 +1,148 @@
+"""Independent check of an admission solution (DESIGN.md: ``verify``).
+
+Shares no code with the methods or with :mod:`mropt.admission.seq`: it replays the
+SEQ strategy of AMB sec. 4.1 literally, in exact rational arithmetic
+(:class:`fractions.Fraction`), with the paper's own procedure for the reduce stage:
+jobs taken in deadline order, each marking as "occupied" the earliest free time
+from its map completion until it has its TCr (ties in deadline go to the earlier
+map, as in the methods). It then recomputes eq. 1 from the decision alone.
+
+Phase times are recomputed from the raw job fields (sec. 4.1 and Appendix A), not
+read from the instance's cached arrays. The tolerance on deadlines is the same
+documented value as the methods' (1e-6 s), written here separately.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from fractions import Fraction
+
+from mropt.model.admission import AdmissionInstance, Job
+from mropt.model.solution import Solution
+
+_TOLERANCE = Fraction(1, 10**6)
+_OBJECTIVE_RTOL = 1e-6
+
+
+@dataclass
+class Verdict:
+    """What ``verify`` found. ``ok`` is False when ``problems`` is not empty."""
+
+    objective: float | None = None
+    completion: dict[str, tuple[float, float]] = field(default_factory=dict)  # id -> (COTm, COTr)
+    late: list[str] = field(default_factory=list)
+    problems: list[str] = field(default_factory=list)
+    checked_schedule: bool = False
+
+    @property
+    def ok(self) -> bool:
+        return not self.problems
+
+
+def _phase_times(job: Job, instance: AdmissionInstance) -> tuple[Fraction, Fraction]:
+    if job.map_phase_time is not None:
+        return Fraction(job.map_phase_time), Fraction(job.reduce_phase_time)
+    rho = Fraction(instance.rho)
+    m_waves = -(-job.map_tasks // instance.cluster.map_slots)
+    r_waves = -(-job.reduce_tasks // instance.cluster.reduce_slots)
+    return m_waves * Fraction(job.map_task_time) * rho, r_waves * Fraction(job.reduce_task_time) * rho
+
+
+def _replay(jobs: list[Job], instance: AdmissionInstance) -> dict[str, tuple[Fraction, Fraction]]:
+    """COTm and COTr of ``jobs`` run in this map order under SEQ."""
+    cotm: dict[str, Fraction] = {}
+    clock = Fraction(0)
+    for job in jobs:
+        clock = max(clock, Fraction(job.submit_time)) + _phase_times(job, instance)[0]
+        cotm[job.id] = clock
+    position = {job.id: k for k, job in enumerate(jobs)}
+    busy: list[tuple[Fraction, Fraction]] = []  # disjoint occupied intervals, sorted
+    result: dict[str, tuple[Fraction, Fraction]] = {}
+    for job in sorted(jobs, key=lambda j: (j.deadline, position[j.id])):
+        need = _phase_times(job, instance)[1]
+        t = cotm[job.id]
+        end = t
+        taken: list[tuple[Fraction, Fraction]] = []
+        for start, stop in busy:
+            if need == 0:
+                break
+            if stop <= t:
+                continue
+            if start > t:
+                piece = min(need, start - t)
+                taken.append((t, t + piece))
+                need -= piece
+                end = t + piece
+            t = max(t, stop)
+        if need > 0:  # free for ever after the last occupied interval
+            taken.append((t, t + need))
+            end = t + need
+        busy = sorted(busy + taken)
+        result[job.id] = (cotm[job.id], end)
+    return result
+
+
+def verify(instance: AdmissionInstance, solution: Solution, *, allow_late: bool = False) -> Verdict:
+    """Recompute eq. 1 from ``solution.accepted`` and ``solution.sequence``.
+
+    Problems reported: unknown or repeated job ids, a sequence that is not an order of
+    exactly the accepted set, a missing sequence when jobs are accepted, a job finishing
+    after its deadline (unless ``allow_late``, when eq. 1's penalty applies instead), and
+    an objective that differs from the recomputed one.
+    """
+    verdict = Verdict()
+    if solution.status == "bound":
+        verdict.objective = solution.objective
+        return verdict  # a bound has no decision to check
+    if solution.status in ("error", "infeasible") and not solution.accepted:
+        return verdict
+    jobs = {job.id: job for job in instance.jobs}
+    accepted = list(solution.accepted)
+    unknown = [j for j in accepted if j not in jobs]
+    if unknown:
+        verdict.problems.append(f"accepted lists unknown job ids: {', '.join(map(repr, unknown))}")
+    if len(set(accepted)) != len(accepted):
+        verdict.problems.append("accepted lists a job more than once")
+    sequence = solution.sequence
+    if sequence is None:
+        if accepted:
+            verdict.problems.append("solution accepts jobs but gives no sequence (map order) to check")
+        sequence = ()
+    if len(set(sequence)) != len(sequence):
+        verdict.problems.append("sequence lists a job more than once")
+    if set(sequence) != set(accepted):
+        missing = sorted(set(accepted) - set(sequence))
+        extra = sorted(set(sequence) - set(accepted))
+        verdict.problems.append(
+            "sequence and accepted disagree"
+            + (f"; accepted but not in sequence: {', '.join(missing)}" if missing else "")
+            + (f"; in sequence but not accepted: {', '.join(extra)}" if extra else "")
+        )
+    if verdict.problems:
+        return verdict
+
+    times = _replay([jobs[j] for j in sequence], instance)
+    verdict.checked_schedule = True
+    total = Fraction(0)
+    for job_id in sequence:
+        job = jobs[job_id]
+        cotm, cotr = times[job_id]
+        verdict.completion[job_id] = (float(cotm), float(cotr))
+        if cotr <= Fraction(job.deadline) + _TOLERANCE:
+            total += Fraction(job.benefit)
+        else:
+            total -= Fraction(instance.alpha) * Fraction(job.benefit)
+            verdict.late.append(job_id)
+            if not allow_late:
+                verdict.problems.append(
+                    f"sequence is not valid: job {job_id!r} finishes at {float(cotr):g} s, "
+                    f"after its deadline {job.deadline:g} s"
+                )
+    verdict.objective = float(total)
+    claimed = solution.objective
+    if claimed is None:
+        verdict.problems.append(f"solution gives no objective; recomputed {verdict.objective:g}")
+    elif not math.isclose(claimed, verdict.objective, rel_tol=_OBJECTIVE_RTOL, abs_tol=1e-6):
+        verdict.problems.append(f"objective {claimed:g} claimed, {verdict.objective:g} recomputed (eq. 1)")
+    return verdict

@@ -1,0 +1,103 @@
+"""``mropt methods``, ``mropt solve`` and ``mropt verify``."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+
+from mropt.admission.verify import verify
+from mropt.cli.common import parse_param, write_text
+from mropt.cli.table import render
+from mropt.model.errors import InputError
+from mropt.model.io import load_instance, read_json
+from mropt.model.solution import Solution
+from mropt.registry import methods, solve
+
+
+def add_parsers(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser("methods", help="list the registered methods")
+    p.add_argument("--kind", help="only methods for this instance kind")
+    p.set_defaults(handler=run_methods)
+
+    p = sub.add_parser("solve", help="solve an instance file with a registered method")
+    p.add_argument("instance", help="instance file (JSON)")
+    p.add_argument("--method", "-m", required=True, help="method name (see `mropt methods`)")
+    p.add_argument("--time-limit", type=float, default=None, help="seconds (exact methods; default none)")
+    p.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
+    p.add_argument("--param", "-p", action="append", default=[], metavar="NAME=VALUE", help="method parameter, repeatable")
+    p.add_argument("--json", action="store_true", help="print the solution as one JSON object")
+    p.add_argument("-o", "--output", help="also write the solution JSON to this file")
+    p.set_defaults(handler=run_solve)
+
+    p = sub.add_parser("verify", help="check a solution against its instance with independent code")
+    p.add_argument("instance", help="instance file (JSON)")
+    p.add_argument("solution", help="solution file (JSON, as written by `mropt solve --json`)")
+    p.add_argument("--allow-late", action="store_true", help="accept late jobs, charging eq. 1's penalty")
+    p.add_argument("--json", action="store_true", help="print the verdict as JSON")
+    p.set_defaults(handler=run_verify)
+
+
+def run_methods(args: argparse.Namespace) -> int:
+    found = methods(args.kind)
+    width = max(len(m.name) for m in found) if found else 0
+    for m in found:
+        params = f" [params: {', '.join(m.params)}]" if m.params else ""
+        print(f"{m.name.ljust(width)}  {m.kind:<10} {'exact' if m.exact else 'heur.'}  {m.summary}{params}")
+    return 0
+
+
+def run_solve(args: argparse.Namespace) -> int:
+    instance = load_instance(args.instance)
+    params = dict(parse_param(p) for p in args.param)
+    solution = solve(instance, args.method, time_limit=args.time_limit, seed=args.seed, **params)
+    text = json.dumps(solution.to_dict(), indent=2) + "\n"
+    if args.output:
+        write_text(text, args.output)
+    if args.json:
+        sys.stdout.write(text)
+    else:
+        s = solution
+        rows = [
+            ["method", s.method],
+            ["status", s.status],
+            ["objective", s.objective],
+            ["bound", s.bound],
+            ["accepted", f"{len(s.accepted)} of {instance.n}"],
+            ["sequence", " ".join(s.sequence) if s.sequence is not None else None],
+            ["wall time (s)", round(s.wall_time, 4)],
+            ["solver", f"{s.solver.get('name', '?')} {s.solver.get('version', '')}".strip()],
+        ]
+        if s.status == "error":
+            rows.append(["error", s.details.get("error")])
+        print(render(["field", "value"], rows))
+    return 1 if solution.status == "error" else 0
+
+
+def run_verify(args: argparse.Namespace) -> int:
+    instance = load_instance(args.instance)
+    data = read_json(args.solution)
+    try:
+        solution = Solution.from_dict(data)
+    except InputError as exc:
+        raise InputError(f"{args.solution}: {exc}") from None
+    verdict = verify(instance, solution, allow_late=args.allow_late)
+    if args.json:
+        print(
+            json.dumps(
+                {
+                    "ok": verdict.ok,
+                    "objective": verdict.objective,
+                    "claimed_objective": solution.objective,
+                    "late": verdict.late,
+                    "problems": verdict.problems,
+                }
+            )
+        )
+    elif verdict.ok:
+        what = "schedule valid, " if verdict.checked_schedule else "nothing to schedule, "
+        print(f"ok: {what}objective {verdict.objective:g} recomputed (AMB eq. 1)")
+    else:
+        for problem in verdict.problems:
+            print(f"mropt verify: {problem}", file=sys.stderr)
+    return 0 if verdict.ok else 1

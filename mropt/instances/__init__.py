@@ -1,0 +1,1 @@
+"""Instance generators (paper defaults) and trace importers."""

@@ -1,0 +1,190 @@
+"""Generator of admission instances with the AMB paper's experiment as defaults.
+
+AMB sec. 5.1 and Table 2: N = 30 jobs; job sizes (input splits) uniform in
+[0.5 L, 1.5 L] with L = 150; deadlines uniform in [0.5 D, 1.5 D] with D = 1000 s;
+benefits uniform in [300, 700]; alpha = 0.3, beta = 2; 40 nodes with 2 map and 2
+reduce slots each (M = R = 80); 64 MB splits. The paper's jobs are word count,
+inverted index and distributed grep over a Wikipedia dump.
+
+The paper gives no task times and no reduce counts, so mropt uses this documented
+model (``model_version`` 1), every number of which can be overridden:
+
+* each job has a type drawn from ``mix`` (equal thirds by default); a type fixes the
+  mean map task time per 64 MB split, the reduce fan-out (reduce tasks per split,
+  at least one reduce task) and the mean reduce task time (:data:`PAPER_JOB_TYPES`);
+* task times are the type's means times a factor uniform in
+  [1 - jitter, 1 + jitter] (``task_time_jitter`` = 0.2), rounded to 0.1 s;
+* the job then has ``map_tasks`` = splits and ``reduce_tasks`` = ceil(fan-out x
+  splits), so TCm = ceil(splits / M) x map task time (sec. 4.1);
+* deadlines are relative to the submit time: ``deadline = submit + U[0.5 D, 1.5 D]``,
+  rounded to 1 s; benefits are integers uniform in [benefit_min, benefit_max];
+* submit times are 0 (the static experiment, sec. 5.1) unless ``mean_interarrival``
+  is positive, when gaps are exponential with that mean (the dynamic experiment of
+  sec. 5.2 submits about one job a minute: ``mean_interarrival=60``).
+
+Job k's draws come from ``numpy.random.default_rng([seed, k])``, so the instance
+with N jobs is the first N jobs of the instance with more, for the same seed and
+parameters (except submit times, which accumulate). The file records the model,
+its parameters, the seed and the resulting load factor (total STC over the latest
+deadline) and map load (total TCm over the latest deadline) under ``generator``.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+import numpy as np
+
+from mropt.model.admission import AdmissionInstance, Cluster, Job
+from mropt.model.errors import InputError
+
+MODEL_NAME = "amb-paper"
+MODEL_VERSION = 1
+
+
+@dataclass(frozen=True)
+class JobType:
+    """Per-split task model of one kind of MapReduce job (64 MB splits)."""
+
+    map_task_time: float  # mean seconds of one map task (one split)
+    reduce_fanout: float  # reduce tasks per split
+    reduce_task_time: float  # mean seconds of one reduce task
+
+
+#: Job types of the paper's experiment (sec. 5.1). Magnitudes chosen so that TCm and TCr
+#: are of the order of Table 1's (one to three waves of 25-60 s tasks on 80 slots).
+PAPER_JOB_TYPES: Mapping[str, JobType] = {
+    "wordcount": JobType(map_task_time=40.0, reduce_fanout=0.3, reduce_task_time=60.0),
+    "inverted-index": JobType(map_task_time=50.0, reduce_fanout=0.6, reduce_task_time=50.0),
+    "grep": JobType(map_task_time=25.0, reduce_fanout=0.0, reduce_task_time=15.0),
+}
+
+
+@dataclass(frozen=True)
+class AdmissionParams:
+    """Every parameter of the generator; the defaults are the paper's (Table 2)."""
+
+    jobs: int = 30
+    size: float = 150.0  # L: mean job size in 64 MB splits
+    deadline: float = 1000.0  # D: mean relative deadline, seconds
+    benefit_min: int = 300
+    benefit_max: int = 700
+    alpha: float = 0.3
+    beta: float = 2.0
+    rho: float = 1.0
+    nodes: int = 40
+    map_slots_per_node: int = 2
+    reduce_slots_per_node: int = 2
+    task_time_jitter: float = 0.2
+    mean_interarrival: float = 0.0
+    mix: Mapping[str, float] = field(default_factory=lambda: {t: 1.0 for t in PAPER_JOB_TYPES})
+    job_types: Mapping[str, JobType] = field(default_factory=lambda: dict(PAPER_JOB_TYPES))
+
+    def check(self) -> None:
+        def bad(name: str, rule: str) -> InputError:
+            return InputError(f"generator: parameter '{name}' {rule}, got {getattr(self, name)!r}")
+
+        if self.jobs < 1:
+            raise bad("jobs", "must be >= 1")
+        for name in ("size", "deadline", "nodes", "map_slots_per_node", "reduce_slots_per_node", "rho"):
+            if not (math.isfinite(getattr(self, name)) and getattr(self, name) > 0):
+                raise bad(name, "must be > 0")
+        if not 0 <= self.benefit_min <= self.benefit_max:
+            raise bad("benefit_min", f"must be in [0, benefit_max = {self.benefit_max}]")
+        if not 0 <= self.alpha <= 1:
+            raise bad("alpha", "must be in [0, 1]")
+        if not self.beta > 1:
+            raise bad("beta", "must be > 1")
+        if not 0 <= self.task_time_jitter < 1:
+            raise bad("task_time_jitter", "must be in [0, 1)")
+        if not (math.isfinite(self.mean_interarrival) and self.mean_interarrival >= 0):
+            raise bad("mean_interarrival", "must be >= 0")
+        unknown = sorted(set(self.mix) - set(self.job_types))
+        if unknown:
+            raise InputError(
+                f"generator: parameter 'mix' names unknown job type {unknown[0]!r} "
+                f"(known: {', '.join(sorted(self.job_types))})"
+            )
+        if any(w < 0 for w in self.mix.values()) or not sum(self.mix.values()) > 0:
+            raise bad("mix", "must have non-negative weights with a positive sum")
+        for name, jt in self.job_types.items():
+            if not (jt.map_task_time > 0 and jt.reduce_task_time > 0 and jt.reduce_fanout >= 0):
+                raise InputError(
+                    f"generator: job type {name!r} needs map_task_time > 0, reduce_task_time > 0 "
+                    f"and reduce_fanout >= 0, got {jt}"
+                )
+
+    def record(self) -> dict[str, Any]:
+        """The parameters as written into the instance file."""
+        out = asdict(self)
+        out["mix"] = dict(self.mix)
+        out["job_types"] = {name: asdict(jt) for name, jt in self.job_types.items()}
+        return out
+
+
+def generate_admission(seed: int = 0, params: AdmissionParams | None = None, **overrides: Any) -> AdmissionInstance:
+    """A seeded admission instance; keyword overrides set fields of :class:`AdmissionParams`.
+
+    Same seed and parameters, same instance (and the same file, byte for byte).
+    """
+    params = params or AdmissionParams()
+    if overrides:
+        unknown = sorted(set(overrides) - set(AdmissionParams.__dataclass_fields__))
+        if unknown:
+            raise InputError(f"generator: unknown parameter {unknown[0]!r}")
+        params = AdmissionParams(**{**asdict(params), "mix": params.mix, "job_types": params.job_types, **overrides})
+    params.check()
+    cluster = Cluster(params.nodes * params.map_slots_per_node, params.nodes * params.reduce_slots_per_node)
+    type_names = [name for name in params.job_types if params.mix.get(name, 0) > 0]
+    weights = np.array([params.mix[name] for name in type_names], dtype=float)
+    weights /= weights.sum()
+
+    jobs: list[Job] = []
+    submit = 0.0
+    lo_size = max(1, math.ceil(0.5 * params.size))
+    hi_size = max(lo_size, math.floor(1.5 * params.size))
+    for k in range(1, params.jobs + 1):
+        rng = np.random.default_rng([seed, k])
+        kind = type_names[int(rng.choice(len(type_names), p=weights))]
+        jt = params.job_types[kind]
+        splits = int(rng.integers(lo_size, hi_size + 1))
+        jitter = rng.uniform(1 - params.task_time_jitter, 1 + params.task_time_jitter, size=2)
+        relative_deadline = round(float(rng.uniform(0.5 * params.deadline, 1.5 * params.deadline)))
+        benefit = int(rng.integers(params.benefit_min, params.benefit_max + 1))
+        if params.mean_interarrival > 0 and k > 1:
+            submit = round(submit + float(rng.exponential(params.mean_interarrival)), 1)
+        jobs.append(
+            Job(
+                id=f"j{k}",
+                map_tasks=splits,
+                reduce_tasks=max(1, math.ceil(jt.reduce_fanout * splits)),
+                map_task_time=round(jt.map_task_time * float(jitter[0]), 1),
+                reduce_task_time=round(jt.reduce_task_time * float(jitter[1]), 1),
+                deadline=submit + max(1, relative_deadline),
+                benefit=benefit,
+                submit_time=submit,
+                extra={"type": kind, "splits": splits},
+            )
+        )
+    draft = AdmissionInstance(cluster=cluster, jobs=tuple(jobs), alpha=params.alpha, beta=params.beta, rho=params.rho)
+    latest = float(draft.deadlines.max())
+    record = {
+        "model": MODEL_NAME,
+        "model_version": MODEL_VERSION,
+        "seed": seed,
+        "params": params.record(),
+        "load_factor": round(draft.load_factor, 6),
+        "map_load": round(float(draft.tcm.sum()) / latest, 6),
+    }
+    return AdmissionInstance(
+        cluster=cluster,
+        jobs=draft.jobs,
+        alpha=params.alpha,
+        beta=params.beta,
+        rho=params.rho,
+        name=f"amb-n{params.jobs}-L{params.size:g}-D{params.deadline:g}-s{seed}",
+        meta={"generator": record},
+    )

@@ -1,0 +1,97 @@
+"""Reading and writing instance files (JSON), dispatching on ``kind``.
+
+JSON is parsed strictly: ``NaN`` and ``Infinity`` literals, which Python's ``json``
+would otherwise accept, are rejected, and so are numbers too large for a float.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from mropt.model.admission import AdmissionInstance
+from mropt.model.errors import InputError
+
+#: kind -> instance class; each class carries the newest ``schema_version`` it reads
+INSTANCE_KINDS: dict[str, type] = {"admission": AdmissionInstance}
+
+Instance = AdmissionInstance
+
+
+def _reject_constant(name: str) -> None:
+    raise InputError(f"non-finite number {name} is not allowed (JSON has no NaN or Infinity)")
+
+
+def parse_json(text: str, source: str = "<input>") -> Any:
+    """Strict JSON: one-line errors naming the source, line and column."""
+    try:
+        return json.loads(text, parse_constant=_reject_constant)
+    except InputError as exc:
+        raise InputError(f"{source}: {exc}") from None
+    except json.JSONDecodeError as exc:
+        raise InputError(f"{source}: not valid JSON ({exc.msg} at line {exc.lineno}, column {exc.colno})") from None
+    except RecursionError:
+        raise InputError(f"{source}: not valid JSON (nested too deeply)") from None
+
+
+def read_json(path: str | Path) -> Any:
+    """Read and strictly parse a JSON file; a missing or unreadable file is an InputError."""
+    path = Path(path)
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise InputError(f"{path}: no such file") from None
+    except IsADirectoryError:
+        raise InputError(f"{path}: is a directory, not a file") from None
+    except UnicodeDecodeError:
+        raise InputError(f"{path}: not valid JSON (not UTF-8 text)") from None
+    except OSError as exc:
+        raise InputError(f"{path}: cannot read ({exc.strerror})") from None
+    return parse_json(text, str(path))
+
+
+def instance_from_dict(data: Any) -> Instance:
+    """Build the instance of the right kind, validating ``kind`` and ``schema_version`` first."""
+    if not isinstance(data, dict):
+        raise InputError(f"instance: expected a JSON object, got {type(data).__name__}")
+    kind = data.get("kind")
+    if kind is None:
+        raise InputError("instance: field 'kind' is missing")
+    if kind not in INSTANCE_KINDS:
+        known = ", ".join(sorted(INSTANCE_KINDS))
+        raise InputError(f"instance: field 'kind' is {kind!r}, an unknown kind (known: {known})")
+    cls = INSTANCE_KINDS[kind]
+    version = data.get("schema_version")
+    if version is None:
+        raise InputError("instance: field 'schema_version' is missing")
+    if isinstance(version, bool) or not isinstance(version, int) or version < 1:
+        raise InputError(f"instance: field 'schema_version' must be a positive integer, got {version!r}")
+    if version > cls.schema_version:
+        raise InputError(
+            f"instance: field 'schema_version' is {version}, newer than this mropt reads "
+            f"({cls.schema_version}); upgrade mropt"
+        )
+    return cls.from_dict(data)
+
+
+def load_instance(path: str | Path) -> Instance:
+    """Load and validate an instance file."""
+    data = read_json(path)
+    try:
+        return instance_from_dict(data)
+    except InputError as exc:
+        raise InputError(f"{path}: {exc}") from None
+
+
+def instance_to_json(instance: Instance) -> str:
+    """The file text: two-space indented JSON with a final newline, stable byte for byte."""
+    return json.dumps(instance.to_dict(), indent=2, allow_nan=False) + "\n"
+
+
+def save_instance(instance: Instance, path: str | Path) -> None:
+    """Write atomically: a temporary file renamed into place, so a crash never leaves half a file."""
+    path = Path(path)
+    tmp = path.with_name(f".{path.name}.tmp")
+    tmp.write_text(instance_to_json(instance), encoding="utf-8")
+    tmp.replace(path)

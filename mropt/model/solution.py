@@ -1,0 +1,104 @@
+"""The result of one method on one instance (DESIGN.md, "Core interfaces").
+
+A :class:`Solution` carries the decision (for admission: the accepted jobs and the
+map order), its objective, the best proven bound where an exact method has one, the
+status, the wall time and the solver's name and version. ``details`` holds whatever
+else a method reports (node counts, whether a beam cut orders, ...).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from types import MappingProxyType
+from typing import Any
+
+from mropt.model.errors import InputError
+from mropt.model.fields import read_number, read_str, require_mapping
+
+#: Status values (DESIGN.md). ``bound`` marks a bound-only result, such as Ideal (AMB eq. 4).
+STATUSES = ("optimal", "feasible", "infeasible", "time_limit", "error", "bound")
+
+
+@dataclass(frozen=True)
+class Solution:
+    """One method's answer. ``sequence`` is the map order (AMB Definition 1), or None."""
+
+    method: str
+    status: str
+    objective: float | None
+    bound: float | None = None
+    accepted: tuple[str, ...] = ()
+    sequence: tuple[str, ...] | None = None
+    wall_time: float = 0.0
+    solver: Mapping[str, str] = field(default_factory=lambda: {"name": "mropt", "version": ""})
+    seed: int = 0
+    params: Mapping[str, Any] = field(default_factory=dict)
+    details: Mapping[str, Any] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        if self.status not in STATUSES:
+            raise InputError(f"solution: field 'status' must be one of {', '.join(STATUSES)}, got {self.status!r}")
+        object.__setattr__(self, "accepted", tuple(self.accepted))
+        if self.sequence is not None:
+            object.__setattr__(self, "sequence", tuple(self.sequence))
+        for key in ("solver", "params", "details"):
+            object.__setattr__(self, key, MappingProxyType(dict(getattr(self, key))))
+
+    def to_dict(self) -> dict[str, Any]:
+        def num(x: float | None) -> float | None:
+            return None if x is None or not math.isfinite(x) else float(x)
+
+        return {
+            "method": self.method,
+            "status": self.status,
+            "objective": num(self.objective),
+            "bound": num(self.bound),
+            "accepted": list(self.accepted),
+            "sequence": None if self.sequence is None else list(self.sequence),
+            "wall_time": round(self.wall_time, 6),
+            "solver": dict(self.solver),
+            "seed": self.seed,
+            "params": dict(self.params),
+            "details": dict(self.details),
+        }
+
+    @classmethod
+    def from_dict(cls, data: Any) -> Solution:
+        """Parse a solution file (as written by ``mropt solve --json``), checking field types."""
+        data = require_mapping(data, "solution")
+        where = "solution"
+
+        def optional_number(key: str) -> float | None:
+            if data.get(key) is None:
+                return None
+            return read_number(data, key, where)
+
+        def id_list(key: str, required: bool) -> tuple[str, ...] | None:
+            value = data.get(key)
+            if value is None:
+                if required:
+                    raise InputError(f"{where}: field '{key}' is missing")
+                return None
+            if not isinstance(value, Sequence) or isinstance(value, str):
+                raise InputError(f"{where}: field '{key}' must be a list of job ids, got {value!r:.60}")
+            for item in value:
+                if not isinstance(item, str):
+                    raise InputError(f"{where}: field '{key}' must hold job id strings, got {item!r:.60}")
+            return tuple(value)
+
+        solver = data.get("solver") or {}
+        return cls(
+            method=read_str(data, "method", where),
+            status=read_str(data, "status", where),
+            objective=optional_number("objective"),
+            bound=optional_number("bound"),
+            accepted=id_list("accepted", required=True) or (),
+            sequence=id_list("sequence", required=False),
+            wall_time=read_number(data, "wall_time", where, default=0.0, nonnegative=True),
+            solver=require_mapping(solver, "solution field 'solver'"),
+            seed=int(read_number(data, "seed", where, default=0)),
+            params=require_mapping(data.get("params") or {}, "solution field 'params'"),
+            details=require_mapping(data.get("details") or {}, "solution field 'details'"),
+        )
