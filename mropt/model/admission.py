@@ -160,6 +160,8 @@ class Job:
         data = require_mapping(data, f"jobs[{index}]")
         read_str(data, "id", f"jobs[{index}]")
         known = {k: data[k] for k in _JOB_FIELDS if k in data}
+        known.setdefault("deadline", None)  # reported as missing by __post_init__
+        known.setdefault("benefit", None)
         extra = {k: v for k, v in data.items() if k not in _JOB_FIELDS}
         return cls(**known, extra=extra)
 

@@ -1,0 +1,153 @@
+"""The ``mropt`` command line, run as a real subprocess (issue 3)."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from mropt.model import load_instance
+
+
+def mropt(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess:
+    return subprocess.run(
+        [sys.executable, "-m", "mropt.cli.main", *map(str, args)],
+        capture_output=True,
+        text=True,
+        cwd=cwd,
+        timeout=300,
+    )
+
+
+def assert_input_error(result: subprocess.CompletedProcess, *words: str) -> None:
+    assert result.returncode == 2, result.stderr
+    assert result.stdout == ""
+    lines = result.stderr.strip().splitlines()
+    assert len(lines) == 1, result.stderr
+    assert "Traceback" not in result.stderr
+    for word in words:
+        assert word in lines[0], lines[0]
+
+
+def test_console_script_is_installed():
+    script = Path(sys.executable).parent / "mropt"
+    if not script.exists():
+        pytest.skip("mropt console script not next to this interpreter (not installed in a venv)")
+    result = subprocess.run([str(script), "--version"], capture_output=True, text=True)
+    assert result.returncode == 0 and result.stdout.startswith("mropt ")
+
+
+def test_generate_to_stdout_and_file_are_identical(tmp_path):
+    out = tmp_path / "i.json"
+    a = mropt("generate", "admission", "--jobs", "12", "--seed", "3")
+    b = mropt("generate", "admission", "--jobs", "12", "--seed", "3", "-o", out)
+    assert a.returncode == 0 and b.returncode == 0 and b.stdout == ""
+    assert a.stdout == out.read_text()
+    inst = load_instance(out)
+    assert inst.n == 12 and inst.meta["generator"]["seed"] == 3
+    c = mropt("generate", "admission", "--jobs", "12", "--seed", "4")
+    assert c.stdout != a.stdout
+
+
+def test_generate_overrides(tmp_path):
+    out = tmp_path / "i.json"
+    r = mropt(
+        "generate", "admission", "--jobs", "5", "--nodes", "10", "--size", "100", "--deadline", "1600",
+        "--mix", "grep=1", "--job-type", "grep=30,0.1,20", "--mean-interarrival", "60", "-o", out,
+    )
+    assert r.returncode == 0, r.stderr
+    inst = load_instance(out)
+    assert inst.cluster.map_slots == 20
+    params = inst.meta["generator"]["params"]
+    assert params["size"] == 100 and params["deadline"] == 1600 and params["mean_interarrival"] == 60
+    assert params["job_types"]["grep"] == {"map_task_time": 30.0, "reduce_fanout": 0.1, "reduce_task_time": 20.0}
+    assert all(j.extra["type"] == "grep" for j in inst.jobs)
+
+
+def test_methods_lists_edf_greedy():
+    r = mropt("methods")
+    assert r.returncode == 0
+    names = [line.split()[0] for line in r.stdout.splitlines()]
+    assert "edf-greedy" in names
+
+
+def test_solve_json_then_verify(tmp_path):
+    inst_path, sol_path = tmp_path / "i.json", tmp_path / "s.json"
+    assert mropt("generate", "admission", "--seed", "2", "-o", inst_path).returncode == 0
+    r = mropt("solve", inst_path, "--method", "edf-greedy", "--json", "-o", sol_path)
+    assert r.returncode == 0, r.stderr
+    sol = json.loads(r.stdout)
+    for key in ("method", "status", "objective", "bound", "accepted", "sequence", "wall_time", "solver"):
+        assert key in sol
+    assert sol["method"] == "edf-greedy" and sol["bound"] is None
+    assert sorted(sol["accepted"]) == sorted(sol["sequence"])
+    assert sol["solver"]["name"] == "mropt" and sol["solver"]["version"]
+    assert json.loads(sol_path.read_text()) == sol
+
+    ok = mropt("verify", inst_path, sol_path)
+    assert ok.returncode == 0 and ok.stdout.startswith("ok:"), ok.stdout + ok.stderr
+
+    human = mropt("solve", inst_path, "--method", "edf-greedy")
+    assert human.returncode == 0 and "objective" in human.stdout and "status" in human.stdout
+
+    # tampered: claim one more unit of benefit
+    sol["objective"] += 1
+    sol_path.write_text(json.dumps(sol))
+    bad = mropt("verify", inst_path, sol_path)
+    assert bad.returncode == 1 and "objective" in bad.stderr
+
+    # tampered: swap the first two jobs of the map order so that the plan breaks
+    sol["objective"] -= 1
+    sol["sequence"] = sol["sequence"][::-1]
+    sol_path.write_text(json.dumps(sol))
+    bad = mropt("verify", inst_path, sol_path, "--json")
+    verdict = json.loads(bad.stdout)
+    assert bad.returncode == 1 and not verdict["ok"] and any("not valid" in p for p in verdict["problems"])
+
+
+@pytest.mark.parametrize(
+    "content, words",
+    [
+        (None, ["no such file"]),
+        ("{not json", ["not valid JSON"]),
+        ('{"kind": "admission", "schema_version": 1, "cluster": {"map_slots": 3, "reduce_slots": 2}, '
+         '"jobs": [{"id": "a", "map_phase_time": NaN, "reduce_phase_time": 1, "deadline": 5, "benefit": 1}]}',
+         ["NaN"]),
+        ('{"kind": "admission", "schema_version": 1, "cluster": {"map_slots": 3, "reduce_slots": 2}, '
+         '"jobs": [{"id": "a", "map_phase_time": -4, "reduce_phase_time": 1, "deadline": 5, "benefit": 1}]}',
+         ["'a'", "'map_phase_time'", "-4"]),
+        ('{"kind": "admission", "schema_version": 3, "cluster": {"map_slots": 3, "reduce_slots": 2}, "jobs": []}',
+         ["'schema_version'", "3"]),
+        ('{"kind": "scheduling", "schema_version": 1}', ["'kind'", "'scheduling'"]),
+    ],
+)
+def test_bad_instance_files_exit_2_with_one_line(tmp_path, content, words):
+    path = tmp_path / "bad.json"
+    if content is not None:
+        path.write_text(content)
+    assert_input_error(mropt("solve", path, "--method", "edf-greedy", "--json"), str(path), *words)
+
+
+def test_bad_method_param_and_generator_values(tmp_path):
+    path = tmp_path / "i.json"
+    mropt("generate", "admission", "--jobs", "3", "-o", path)
+    assert_input_error(mropt("solve", path, "--method", "nope"), "unknown method", "'nope'")
+    assert_input_error(mropt("solve", path, "--method", "edf-greedy", "--param", "beam=3"), "'beam'")
+    assert_input_error(mropt("solve", path, "--method", "edf-greedy", "--time-limit", "-1"), "time limit")
+    assert_input_error(mropt("generate", "admission", "--alpha", "3"), "'alpha'", "3")
+    assert_input_error(mropt("generate", "admission", "--mix", "sort=1"), "'sort'")
+    assert_input_error(mropt("generate", "admission", "-o", tmp_path / "no" / "x.json"), "does not exist")
+    sol = tmp_path / "s.json"
+    sol.write_text('{"method": "x", "status": "great", "objective": 1, "accepted": []}')
+    assert_input_error(mropt("verify", path, sol), "'status'", "'great'")
+
+
+def test_demo_prints_a_comparison_table():
+    r = mropt("demo", "--jobs", "8", "--time-limit", "5")
+    assert r.returncode == 0, r.stderr
+    assert "edf-greedy" in r.stdout and "verified" in r.stdout
+    rows = [line for line in r.stdout.splitlines() if line.startswith("edf-greedy")]
+    assert rows and "yes" in rows[0]
