@@ -10,7 +10,6 @@ The Python API in one screen::
 """
 
 from mropt._version import __version__
-from mropt.admission.verify import verify
 from mropt.instances.admission_gen import generate_admission
 from mropt.model import (
     AdmissionInstance,
@@ -23,6 +22,7 @@ from mropt.model import (
     save_instance,
 )
 from mropt.registry import get_method, methods, solve
+from mropt.registry import verify_solution as verify
 
 __all__ = [
     "AdmissionInstance",

@@ -27,6 +27,10 @@ from mropt.model.solution import Solution
 #: Modules whose import registers methods.
 _PROVIDERS = ("mropt.admission",)
 
+#: Instance kind -> "module:function" of that problem package's independent ``verify``.
+#: Each returns an object with ``ok`` (bool), ``objective`` and ``problems`` (list of str).
+_VERIFIERS = {"admission": "mropt.admission.verify:verify"}
+
 MethodFunc = Callable[..., Solution]
 
 
@@ -117,3 +121,12 @@ def solve(
         )
     wall = time.perf_counter() - start
     return replace(solution, method=method, wall_time=wall, seed=seed, params=params)
+
+
+def verify_solution(instance: Any, solution: Solution, **options: Any) -> Any:
+    """Check ``solution`` with the independent ``verify`` of the instance's problem package."""
+    target = _VERIFIERS.get(instance.kind)
+    if target is None:
+        raise InputError(f"no verifier for {instance.kind} instances")
+    module, _, func = target.partition(":")
+    return getattr(importlib.import_module(module), func)(instance, solution, **options)

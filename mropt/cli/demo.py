@@ -11,7 +11,7 @@ import argparse
 
 from tqdm import tqdm
 
-from mropt.admission.verify import verify
+from mropt.registry import verify_solution as verify
 from mropt.cli.table import render
 from mropt.instances.admission_gen import generate_admission
 from mropt.registry import methods, solve

@@ -6,13 +6,12 @@ import argparse
 import json
 import sys
 
-from mropt.admission.verify import verify
 from mropt.cli.common import parse_param, write_text
 from mropt.cli.table import render
 from mropt.model.errors import InputError
 from mropt.model.io import load_instance, read_json
 from mropt.model.solution import Solution
-from mropt.registry import methods, solve
+from mropt.registry import methods, solve, verify_solution
 
 
 def add_parsers(sub: argparse._SubParsersAction) -> None:
@@ -33,7 +32,7 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("verify", help="check a solution against its instance with independent code")
     p.add_argument("instance", help="instance file (JSON)")
     p.add_argument("solution", help="solution file (JSON, as written by `mropt solve --json`)")
-    p.add_argument("--allow-late", action="store_true", help="accept late jobs, charging eq. 1's penalty")
+    p.add_argument("--allow-late", action="store_true", help="admission: accept late jobs, charging eq. 1's penalty")
     p.add_argument("--json", action="store_true", help="print the verdict as JSON")
     p.set_defaults(handler=run_verify)
 
@@ -81,7 +80,8 @@ def run_verify(args: argparse.Namespace) -> int:
         solution = Solution.from_dict(data)
     except InputError as exc:
         raise InputError(f"{args.solution}: {exc}") from None
-    verdict = verify(instance, solution, allow_late=args.allow_late)
+    options = {"allow_late": True} if args.allow_late else {}
+    verdict = verify_solution(instance, solution, **options)
     if args.json:
         print(
             json.dumps(
@@ -89,14 +89,15 @@ def run_verify(args: argparse.Namespace) -> int:
                     "ok": verdict.ok,
                     "objective": verdict.objective,
                     "claimed_objective": solution.objective,
-                    "late": verdict.late,
+                    "late": getattr(verdict, "late", []),
                     "problems": verdict.problems,
                 }
             )
         )
     elif verdict.ok:
-        what = "schedule valid, " if verdict.checked_schedule else "nothing to schedule, "
-        print(f"ok: {what}objective {verdict.objective:g} recomputed (AMB eq. 1)")
+        what = "decision valid, " if getattr(verdict, "checked_schedule", True) else "nothing to check, "
+        objective = "-" if verdict.objective is None else f"{verdict.objective:g}"
+        print(f"ok: {what}objective {objective} recomputed")
     else:
         for problem in verdict.problems:
             print(f"mropt verify: {problem}", file=sys.stderr)

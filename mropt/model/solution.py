@@ -1,7 +1,8 @@
 """The result of one method on one instance (DESIGN.md, "Core interfaces").
 
 A :class:`Solution` carries the decision (for admission: the accepted jobs and the
-map order), its objective, the best proven bound where an exact method has one, the
+map order; for other kinds: ``decision``, whose keys are written at the top level of
+the JSON, e.g. ``allocation``), its objective, the best proven bound where an exact method has one, the
 status, the wall time and the solver's name and version. ``details`` holds whatever
 else a method reports (node counts, whether a beam cut orders, ...).
 """
@@ -19,6 +20,7 @@ from mropt.model.fields import read_number, read_str, require_mapping
 
 #: Status values (DESIGN.md). ``bound`` marks a bound-only result, such as Ideal (AMB eq. 4).
 STATUSES = ("optimal", "feasible", "infeasible", "time_limit", "error", "bound")
+_FIELDS = ("method", "status", "objective", "bound", "accepted", "sequence", "wall_time", "solver", "seed", "params", "details")
 
 
 @dataclass(frozen=True)
@@ -36,6 +38,7 @@ class Solution:
     seed: int = 0
     params: Mapping[str, Any] = field(default_factory=dict)
     details: Mapping[str, Any] = field(default_factory=dict)
+    decision: Mapping[str, Any] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         if self.status not in STATUSES:
@@ -43,14 +46,17 @@ class Solution:
         object.__setattr__(self, "accepted", tuple(self.accepted))
         if self.sequence is not None:
             object.__setattr__(self, "sequence", tuple(self.sequence))
-        for key in ("solver", "params", "details"):
+        clash = sorted(set(self.decision) & set(_FIELDS))
+        if clash:
+            raise InputError(f"solution: decision key {clash[0]!r} clashes with a solution field")
+        for key in ("solver", "params", "details", "decision"):
             object.__setattr__(self, key, MappingProxyType(dict(getattr(self, key))))
 
     def to_dict(self) -> dict[str, Any]:
         def num(x: float | None) -> float | None:
             return None if x is None or not math.isfinite(x) else float(x)
 
-        return {
+        out = {
             "method": self.method,
             "status": self.status,
             "objective": num(self.objective),
@@ -63,6 +69,8 @@ class Solution:
             "params": dict(self.params),
             "details": dict(self.details),
         }
+        out.update(self.decision)
+        return out
 
     @classmethod
     def from_dict(cls, data: Any) -> Solution:
@@ -89,6 +97,7 @@ class Solution:
             return tuple(value)
 
         solver = data.get("solver") or {}
+        decision = {k: v for k, v in data.items() if k not in _FIELDS}
         return cls(
             method=read_str(data, "method", where),
             status=read_str(data, "status", where),
@@ -101,4 +110,5 @@ class Solution:
             seed=int(read_number(data, "seed", where, default=0)),
             params=require_mapping(data.get("params") or {}, "solution field 'params'"),
             details=require_mapping(data.get("details") or {}, "solution field 'details'"),
+            decision=decision,
         )
