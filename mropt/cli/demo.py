@@ -11,10 +11,10 @@ import argparse
 
 from tqdm import tqdm
 
-from mropt.registry import verify_solution as verify
 from mropt.cli.table import render
 from mropt.instances.admission_gen import generate_admission
 from mropt.registry import methods, solve
+from mropt.registry import verify_solution as verify
 
 
 def add_parsers(sub: argparse._SubParsersAction) -> None:
