@@ -1,0 +1,453 @@
+"""Importer of SWIM Facebook MapReduce traces into admission instances.
+
+SWIM (Statistical Workload Injector for MapReduce, UC Berkeley) publishes workloads
+synthesised from a 2009 trace of a 600-machine Facebook Hadoop cluster. A trace file
+has one job per row, six tab-separated columns and no header::
+
+    job_id  submit_time_seconds  inter_job_gap_seconds  map_input_bytes  shuffle_bytes  reduce_output_bytes
+
+The trace gives bytes only. This module turns a window of its rows into an
+:class:`~mropt.model.admission.AdmissionInstance` with the documented model below
+(``model`` ``swim-bytes``, ``model_version`` 1), every number of which is a field of
+:class:`SwimParams` and is written into the file under ``"source"``.
+
+**Window.** Rows are taken in submit-time order (stable for equal times). The window
+starts at ``start`` seconds (default 0) and is either a time window (``duration`` T:
+rows with ``start <= submit < start + T``) or a count window (``jobs`` N: the first N
+rows with ``submit >= start``); when both are given, the first N rows of the time
+window. With neither, N = 30 (:data:`DEFAULT_JOBS`). A job's ``submit_time`` in the
+instance is its trace submit time minus ``start``: the time origin of the instance is
+the window start, and the first job sits at its offset from it (not rebased to 0),
+rounded to 1 ms when ``start`` has decimals.
+An empty window is an :class:`~mropt.model.errors.InputError`.
+
+**Cluster scaling** (as SWIM's ``GenerateReplayScript``): the target cluster has
+``nodes`` machines (default 40, the AMB paper's, with 2 map and 2 reduce slots each:
+M = R = 80); each byte count is scaled by ``nodes / source_machines`` (600) with
+integer (floor) arithmetic, like SWIM's Java ``long`` arithmetic.
+
+**Task counts** (as SWIM's replay): the scaled input is raised to ``min_input_bytes``
+(64 MiB) and read in ``partition_bytes`` (64 MiB) partitions, so
+``map_tasks = ceil(max(input, min_input) / partition) >= 1``;
+``reduce_tasks = round((shuffle + output) / bytes_per_reduce)`` with scaled bytes,
+rounded half up like Java's ``Math.round``, at least 1 (``bytes_per_reduce`` defaults
+to 64 MiB, as SWIM's example scripts pass the partition size). Deliberate departures:
+
+* a row with zero shuffle bytes (in the trace) is a **map-only job** with
+  ``reduce_tasks = 0`` (TCr = 0); its map tasks write its output. SWIM's replay would
+  force the shuffle to 1 KiB and launch one reducer; mropt deliberately does not;
+* SWIM's 1 KiB floors on shuffle and output bytes are not applied (they only matter
+  when ``bytes_per_reduce`` is a few KiB), nor is its cap that replaces a reduce
+  count above the node count by ``nodes / 5`` (it would make the reduce count fall as
+  bytes grow).
+
+**Task times** (seconds, rounded to 0.1 s, at least 0.1 s), with MB = 10^6 bytes::
+
+    map_task_time    = task_overhead + map_bytes / map_tasks / (map_rate x 1e6)
+    reduce_task_time = task_overhead + (shuffle + output) / reduce_tasks / (reduce_rate x 1e6)
+
+where ``map_bytes = max(input, min_input)`` plus, for a map-only job, its output.
+A map-only job's ``reduce_task_time`` (unused, as TCr = 0) is ``task_overhead``.
+Defaults, for 2009-era Hadoop (0.18-0.20, nodes of 8 cores and 4 SATA disks, one JVM
+per task): ``map_rate`` 20 MB/s per map slot (reading a 64 MiB HDFS block, parsing and
+spilling records: two map slots share a node's disks and cores with HDFS and the
+reducers, far below the disks' raw 60-80 MB/s each); ``reduce_rate`` 10 MB/s per
+reduce slot (half the map rate: a reducer fetches over the network, merge-sorts and
+writes its output to HDFS with 3-way replication); ``task_overhead`` 5 s (JVM
+start-up plus the 3 s TaskTracker heartbeat that paces task assignment). A one-block
+map task then takes 8.4 s and a reducer over 64 MiB 11.7 s, the order of the short
+tasks that dominate the Facebook workload. These are assumptions, not measurements:
+override them to match another cluster.
+
+**Deadlines** (seeded): ``deadline = submit + slack x standalone``, rounded to 0.1 s
+(at least 0.1 s after submit), where ``standalone = TCm + TCr`` is the job alone on
+the whole cluster (AMB sec. 4.1: ``TCm = ceil(map_tasks / M) x map_task_time x rho``,
+likewise TCr) and ``slack`` is uniform in [``slack_min``, ``slack_max``] = [1.5, 4].
+Huge jobs get large standalone times, hence late deadlines: that is intended.
+
+**Benefits** (seeded): proportional to the job's work ``W = map_tasks x
+map_task_time + reduce_tasks x reduce_task_time`` (slot-seconds) with multiplicative
+noise::
+
+    benefit = round(benefit_ref x (W / W_ref) ** benefit_exponent x noise),  at least 1
+
+with ``noise`` uniform in [1 - ``benefit_noise``, 1 + ``benefit_noise``] = [0.6, 1.4]
+and ``benefit_exponent`` 1 (proportional). ``W_ref`` is the work of the trace's
+typical job: about 90 % of the Facebook rows read less than one partition after
+scaling and three quarters are map-only, so the reference is the minimal job with a
+reducer, one map task over ``min_input_bytes`` plus one reduce task over no bytes
+(13.4 slot-seconds with the defaults). With ``benefit_ref`` 500 such a job's benefit
+is uniform in [300, 700], the AMB paper's range (Table 2); a job with ten times the
+work is worth about ten times more.
+
+**Seeding.** The draws of the row at position k among the file's data rows (0-based,
+blank lines not counted; ``slack`` then ``noise``) come from
+``numpy.random.default_rng([seed, k])``, so a row gets the same draws whatever the
+window. Same file, arguments and seed: same instance, and the same JSON byte for byte.
+
+The file records under ``"source"``: the trace file's base name and SHA-256, the
+window (start, duration, job limit, the selected rows, lines and submit times), the
+model, every parameter, the seed and the resulting load factor.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import math
+import re
+from dataclasses import asdict, dataclass, fields
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from mropt.model.admission import AdmissionInstance, Cluster, Job
+from mropt.model.errors import InputError
+
+MODEL_NAME = "swim-bytes"
+MODEL_VERSION = 1
+MIB = 1 << 20
+MB = 10**6
+DEFAULT_JOBS = 30
+SOURCE_MACHINES = 600
+#: Byte counts must fit in a Java ``long``, as in SWIM's own tools.
+MAX_BYTES = 2**63 - 1
+
+COLUMNS = (
+    "job_id",
+    "submit_time_seconds",
+    "inter_job_gap_seconds",
+    "map_input_bytes",
+    "shuffle_bytes",
+    "reduce_output_bytes",
+)
+_UINT = re.compile(r"[0-9]+")
+
+
+@dataclass(frozen=True)
+class SwimRow:
+    """One data row of a SWIM trace file, as read (bytes unscaled)."""
+
+    index: int  # position among the file's data rows, 0-based
+    line: int  # 1-based line number in the file
+    job_id: str
+    submit_time: int
+    gap: int
+    input_bytes: int
+    shuffle_bytes: int
+    output_bytes: int
+
+
+@dataclass(frozen=True)
+class SwimParams:
+    """Every parameter of the importer; see the module docstring for the model."""
+
+    # window
+    start: float = 0.0  # S: window start, seconds of trace time
+    jobs: int | None = None  # N: at most N jobs (None: 30 unless duration is given)
+    duration: float | None = None  # T: time window [S, S + T)
+    # cluster and scaling
+    nodes: int = 40
+    map_slots_per_node: int = 2
+    reduce_slots_per_node: int = 2
+    source_machines: int = SOURCE_MACHINES
+    # task counts (bytes)
+    partition_bytes: int = 64 * MIB
+    min_input_bytes: int = 64 * MIB
+    bytes_per_reduce: int = 64 * MIB
+    # task times
+    map_rate: float = 20.0  # MB/s per map slot
+    reduce_rate: float = 10.0  # MB/s per reduce slot
+    task_overhead: float = 5.0  # seconds per task
+    # deadlines and benefits
+    slack_min: float = 1.5
+    slack_max: float = 4.0
+    benefit_ref: float = 500.0
+    benefit_noise: float = 0.4
+    benefit_exponent: float = 1.0
+    # instance
+    alpha: float = 0.3
+    beta: float = 2.0
+    rho: float = 1.0
+
+    @property
+    def job_limit(self) -> int | None:
+        """The effective job cap: ``jobs``, or 30 when neither jobs nor duration is set."""
+        if self.jobs is None and self.duration is None:
+            return DEFAULT_JOBS
+        return self.jobs
+
+    def check(self) -> None:
+        """Raise :class:`InputError` naming the first bad parameter and its value."""
+
+        def bad(name: str, rule: str) -> InputError:
+            return InputError(f"import-swim: parameter '{name}' {rule}, got {getattr(self, name)!r}")
+
+        def number(name: str) -> float:
+            value = getattr(self, name)
+            if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
+                raise bad(name, "must be a finite number")
+            return value
+
+        def integer(name: str, minimum: int) -> None:
+            value = getattr(self, name)
+            if isinstance(value, bool) or not isinstance(value, int):
+                raise bad(name, "must be an integer")
+            if value < minimum:
+                raise bad(name, f"must be >= {minimum}")
+
+        if number("start") < 0:
+            raise bad("start", "must be >= 0")
+        if self.jobs is not None:
+            integer("jobs", 1)
+        if self.duration is not None and not number("duration") > 0:
+            raise bad("duration", "must be > 0")
+        for name in ("nodes", "map_slots_per_node", "reduce_slots_per_node", "source_machines"):
+            integer(name, 1)
+        for name in ("partition_bytes", "bytes_per_reduce"):
+            integer(name, 1)
+        integer("min_input_bytes", 0)
+        for name in ("map_rate", "reduce_rate", "benefit_ref", "rho"):
+            if not number(name) > 0:
+                raise bad(name, "must be > 0")
+        if number("task_overhead") < 0:
+            raise bad("task_overhead", "must be >= 0")
+        if not number("slack_min") > 0:
+            raise bad("slack_min", "must be > 0")
+        if not number("slack_max") >= self.slack_min:
+            raise bad("slack_max", f"must be >= slack_min = {self.slack_min:g}")
+        if not 0 <= number("benefit_noise") < 1:
+            raise bad("benefit_noise", "must be in [0, 1)")
+        if number("benefit_exponent") < 0:
+            raise bad("benefit_exponent", "must be >= 0")
+        if not 0 <= number("alpha") <= 1:
+            raise bad("alpha", "must be in [0, 1]")
+        if not number("beta") > 1:
+            raise bad("beta", "must be > 1")
+
+    def record(self) -> dict[str, Any]:
+        """The parameters as written into the instance file (real-valued ones as floats,
+        so that ``start=100`` and ``start=100.0`` write the same file)."""
+        out = asdict(self)
+        for f in fields(self):
+            if "float" in str(f.type) and isinstance(out[f.name], int) and not isinstance(out[f.name], bool):
+                out[f.name] = float(out[f.name])
+        return out
+
+    # -- the model, row by row ------------------------------------------------------
+    @property
+    def cluster(self) -> Cluster:
+        return Cluster(self.nodes * self.map_slots_per_node, self.nodes * self.reduce_slots_per_node)
+
+    def scale(self, nbytes: int) -> int:
+        """Bytes on the target cluster: floor(bytes x nodes / source_machines)."""
+        return nbytes * self.nodes // self.source_machines
+
+    def task_counts(self, row: SwimRow) -> tuple[int, int]:
+        """(map_tasks, reduce_tasks) of a row; reduce_tasks is 0 for a map-only row."""
+        map_input = max(self.scale(row.input_bytes), self.min_input_bytes)
+        map_tasks = max(1, -(-map_input // self.partition_bytes))
+        if row.shuffle_bytes == 0:
+            return map_tasks, 0
+        reduce_bytes = self.scale(row.shuffle_bytes) + self.scale(row.output_bytes)
+        # round half up, like Java's Math.round, in exact integer arithmetic
+        reduce_tasks = (2 * reduce_bytes + self.bytes_per_reduce) // (2 * self.bytes_per_reduce)
+        return map_tasks, max(1, reduce_tasks)
+
+    def task_times(self, row: SwimRow) -> tuple[float, float]:
+        """(map_task_time, reduce_task_time) of a row, seconds rounded to 0.1 s."""
+        map_tasks, reduce_tasks = self.task_counts(row)
+        map_bytes = max(self.scale(row.input_bytes), self.min_input_bytes)
+        if reduce_tasks == 0:
+            map_bytes += self.scale(row.output_bytes)
+            reduce_time = self.task_overhead
+        else:
+            reduce_bytes = self.scale(row.shuffle_bytes) + self.scale(row.output_bytes)
+            reduce_time = self.task_overhead + reduce_bytes / reduce_tasks / (self.reduce_rate * MB)
+        map_time = self.task_overhead + map_bytes / map_tasks / (self.map_rate * MB)
+        return _tenths(map_time), _tenths(reduce_time)
+
+    def reference_work(self) -> float:
+        """W_ref: slot-seconds of one map task over min_input_bytes plus one empty reduce task."""
+        map_bytes = max(self.min_input_bytes, 1)
+        map_tasks = -(-map_bytes // self.partition_bytes)
+        map_time = _tenths(self.task_overhead + map_bytes / map_tasks / (self.map_rate * MB))
+        return map_tasks * map_time + _tenths(self.task_overhead)
+
+
+def _tenths(seconds: float) -> float:
+    return max(0.1, round(seconds, 1))
+
+
+# -- reading the trace ----------------------------------------------------------------
+def read_swim_rows(path: str | Path) -> tuple[list[SwimRow], str]:
+    """All data rows of a trace file, validated, and the file's SHA-256.
+
+    Blank lines, a trailing newline and CRLF line ends are accepted; anything else
+    that is not six tab-separated fields (a non-empty job id and five non-negative
+    integers) is an :class:`InputError` naming the file and the line.
+    """
+    path = Path(path)
+    try:
+        data = path.read_bytes()
+    except FileNotFoundError:
+        raise InputError(f"{path}: no such file") from None
+    except IsADirectoryError:
+        raise InputError(f"{path}: is a directory, not a file") from None
+    except OSError as exc:
+        raise InputError(f"{path}: cannot read ({exc.strerror})") from None
+    digest = hashlib.sha256(data).hexdigest()
+    name = path.name
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        line = data[: exc.start].count(b"\n") + 1
+        raise InputError(f"{name} line {line}: not UTF-8 text") from None
+
+    rows: list[SwimRow] = []
+    seen: dict[str, int] = {}
+    for lineno, raw in enumerate(text.split("\n"), start=1):
+        line = raw.rstrip("\r")
+        if not line.strip():
+            continue
+        where = f"{name} line {lineno}"
+        parts = line.split("\t")
+        if len(parts) != len(COLUMNS):
+            raise InputError(
+                f"{where}: expected {len(COLUMNS)} tab-separated columns ({', '.join(COLUMNS)}), got {len(parts)}"
+            )
+        job_id = parts[0].strip()
+        if not job_id:
+            raise InputError(f"{where}: column 1 (job_id) must not be empty")
+        if job_id in seen:
+            raise InputError(f"{where}: column 1 (job_id) {job_id!r} repeats the job id of line {seen[job_id]}")
+        seen[job_id] = lineno
+        values = []
+        for col in range(1, len(COLUMNS)):
+            field = parts[col].strip()
+            label = f"column {col + 1} ({COLUMNS[col]})"
+            shown = field if len(field) <= 40 else field[:37] + "..."
+            if not _UINT.fullmatch(field):
+                raise InputError(f"{where}: {label} must be a non-negative integer, got {shown!r}")
+            if len(field) > 25 or int(field) > MAX_BYTES:
+                raise InputError(f"{where}: {label} must be below 2^63, got {shown}")
+            value = int(field)
+            values.append(value)
+        rows.append(SwimRow(len(rows), lineno, job_id, *values))
+    return rows, digest
+
+
+def select_window(rows: list[SwimRow], params: SwimParams) -> list[SwimRow]:
+    """The window's rows in submit-time order (see the module docstring)."""
+    ordered = sorted(rows, key=lambda r: (r.submit_time, r.index))
+    end = None if params.duration is None else params.start + params.duration
+    chosen = [r for r in ordered if r.submit_time >= params.start and (end is None or r.submit_time < end)]
+    limit = params.job_limit
+    return chosen if limit is None else chosen[:limit]
+
+
+def _make_params(params: SwimParams | None, overrides: dict[str, Any]) -> SwimParams:
+    params = params or SwimParams()
+    if overrides:
+        known = {f.name for f in fields(SwimParams)}
+        unknown = sorted(set(overrides) - known)
+        if unknown:
+            raise InputError(f"import-swim: unknown parameter {unknown[0]!r} (known: {', '.join(sorted(known))})")
+        params = SwimParams(**{**asdict(params), **overrides})
+    params.check()
+    return params
+
+
+def import_swim(
+    path: str | Path, params: SwimParams | None = None, *, seed: int = 0, **overrides: Any
+) -> AdmissionInstance:
+    """An admission instance from a window of a SWIM trace file.
+
+    Keyword overrides set fields of :class:`SwimParams` (``jobs=10, start=600``).
+    Same file, arguments and seed: the same instance, byte for byte as JSON.
+    """
+    if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
+        raise InputError(f"import-swim: parameter 'seed' must be a non-negative integer, got {seed!r}")
+    seed = int(seed)
+    params = _make_params(params, overrides)
+    path = Path(path)
+    rows, digest = read_swim_rows(path)
+    window = select_window(rows, params)
+    if not window:
+        end = "" if params.duration is None else f" and before {params.start + params.duration:g}"
+        raise InputError(
+            f"{path.name}: empty window: no job submitted at or after {params.start:g} s{end} "
+            f"({len(rows)} rows in the file)"
+        )
+
+    cluster = params.cluster
+    w_ref = params.reference_work()
+    jobs: list[Job] = []
+    for row in window:
+        rng = np.random.default_rng([seed, row.index])
+        slack = float(rng.uniform(params.slack_min, params.slack_max))
+        noise = float(rng.uniform(1 - params.benefit_noise, 1 + params.benefit_noise))
+        map_tasks, reduce_tasks = params.task_counts(row)
+        map_time, reduce_time = params.task_times(row)
+        submit = round(row.submit_time - params.start, 3)
+        tcm = math.ceil(map_tasks / cluster.map_slots) * map_time * params.rho
+        tcr = math.ceil(reduce_tasks / cluster.reduce_slots) * reduce_time * params.rho
+        relative = max(0.1, round(slack * (tcm + tcr), 1))
+        work = map_tasks * map_time + reduce_tasks * reduce_time
+        benefit = max(1, round(params.benefit_ref * (work / w_ref) ** params.benefit_exponent * noise))
+        jobs.append(
+            Job(
+                id=row.job_id,
+                map_tasks=map_tasks,
+                reduce_tasks=reduce_tasks,
+                map_task_time=map_time,
+                reduce_task_time=reduce_time,
+                deadline=round(submit + relative, 1),
+                benefit=benefit,
+                submit_time=submit,
+                extra={
+                    "trace": {
+                        "row": row.index,
+                        "line": row.line,
+                        "submit_time": row.submit_time,
+                        "map_input_bytes": row.input_bytes,
+                        "shuffle_bytes": row.shuffle_bytes,
+                        "reduce_output_bytes": row.output_bytes,
+                    }
+                },
+            )
+        )
+    draft = AdmissionInstance(cluster=cluster, jobs=tuple(jobs), alpha=params.alpha, beta=params.beta, rho=params.rho)
+    first, last = window[0], window[-1]
+    record = params.record()
+    source = {
+        "format": "swim",
+        "trace": path.name,
+        "sha256": digest,
+        "rows_in_file": len(rows),
+        "window": {
+            "start": record["start"],
+            "duration": record["duration"],
+            "job_limit": params.job_limit,
+            "jobs": len(window),
+            "submit_times": "trace time minus start",
+            "first": {"job_id": first.job_id, "row": first.index, "line": first.line, "submit_time": first.submit_time},
+            "last": {"job_id": last.job_id, "row": last.index, "line": last.line, "submit_time": last.submit_time},
+        },
+        "model": MODEL_NAME,
+        "model_version": MODEL_VERSION,
+        "seed": seed,
+        "params": record,
+        "reference_work": w_ref,
+        "load_factor": round(draft.load_factor, 6),
+    }
+    return AdmissionInstance(
+        cluster=cluster,
+        jobs=draft.jobs,
+        alpha=params.alpha,
+        beta=params.beta,
+        rho=params.rho,
+        name=f"swim-{path.stem}-s{params.start:g}-n{len(window)}",
+        meta={"source": source},
+    )
+
