@@ -1,0 +1,228 @@
+"""Incremental test: can one job be inserted into a valid SEQ order? (AMB sec. 4.2)
+
+Algorithm 1 (lines 09-12) and the dynamic part of AMB sec. 4.2 insert a job x at a
+position p of a valid sequence S and ask whether the new sequence is valid
+(Definition 2). Re-evaluating S' from scratch (:func:`mropt.admission.seq.evaluate`)
+costs O(n log n) in Python per test. :class:`InsertionOracle` prepares S once and then
+answers each (x, p) with a handful of numpy operations and no per-job Python loop.
+
+Why it is exact. Under SEQ the reduce stage is preemptive EDF on one machine with
+release times COTm (seq.py), and EDF meets every deadline exactly when Horn's
+condition holds: for every release a and every deadline b, the reduce work of the
+jobs released at or after a with deadline <= b fits in ``b - a``. Shifting every
+deadline by the tolerance eps leaves the EDF schedule unchanged, so "valid within
+eps" is Horn's condition with ``b + eps``. COTm is strictly increasing (TCm > 0), so
+"released at or after COTm_i" means "at position >= i". Inserting x at p:
+
+* jobs before p keep their COTm; x gets ``c_x = max(COTm_{p-1}, r_x) + TCm(x)``; a job k
+  after p gets ``COTm'_k = max(COTm_k, c_x + P_k - P_{p-1})`` (P: prefix sums of TCm in S;
+  this is exact also with submit times, where idle gaps absorb part of the shift);
+* (A) releases after x: the suffix from k is unchanged as a set, so with
+  ``F_k = min_b (b - W_k(b))`` (latest release for which suffix k fits; W_k(b) = reduce
+  work at positions >= k with deadline <= b) the condition is
+  ``c_x - P_{p-1} + max_{k>=p}(P_k - F_k) <= eps``: one suffix-max array, O(1) per test;
+* (B, C) releases at or before x, deadlines b >= d(x) (for b < d(x) nothing changed, or
+  the condition is implied by (A)): the demand is the old one plus TCr(x). Because EDF
+  serves the jobs with deadline <= b work-conservingly, ``max_{i<p}(COTm_i + W_{[i,p)}(b))``
+  is ``COTm_{p-1}`` plus the EDF backlog of deadline <= b at time ``COTm_{p-1}`` (kept as a
+  snapshot per position), so the test is, for every b >= d(x),
+  ``max(COTm_{p-1} + backlog_b, c_x) + W_p(b) + TCr(x) <= b + eps``: O(n) numpy, or one
+  row lookup when S is short enough to keep the (n+1) x (distinct deadlines) tables.
+
+Theorems 3-4 (the paper's pruning) are offered as :meth:`InsertionOracle.theorem_range`.
+Agreement with full evaluation is exact up to float rounding far below the tolerance
+(tests use integer times, where both are exact).
+"""
+
+from __future__ import annotations
+
+import heapq
+
+import numpy as np
+
+from mropt.admission.seq import DEADLINE_TOLERANCE, map_completion_times
+
+#: S keeps dense (n+1) x (distinct deadlines) tables when their size stays below this.
+DENSE_CELLS = 300_000
+
+
+def _edf_with_backlog(cotm: np.ndarray, tcr: np.ndarray, deadlines: np.ndarray):
+    """COTr (same rule as seq.reduce_completion_times) and the EDF backlog after each release.
+
+    ``backlog[k]`` lists (map position, remaining reduce work) of the unfinished reduce
+    work at time ``cotm[k]``, job k included.
+    """
+    n = len(cotm)
+    cotr = np.empty(n, dtype=float)
+    heap: list[tuple[float, int, float]] = []
+    backlog: list[tuple[np.ndarray, np.ndarray]] = []
+    now = 0.0
+    for k in range(n + 1):
+        release = cotm[k] if k < n else np.inf
+        while heap and now < release:
+            deadline, pos, remaining = heapq.heappop(heap)
+            if now + remaining <= release:
+                now += remaining
+                cotr[pos] = now
+            else:
+                heapq.heappush(heap, (deadline, pos, remaining - (release - now)))
+                now = release
+        if k == n:
+            break
+        now = max(now, release)
+        if tcr[k] > 0:
+            heapq.heappush(heap, (deadlines[k], k, float(tcr[k])))
+        else:
+            cotr[k] = release
+        backlog.append(
+            (np.fromiter((e[1] for e in heap), np.intp, len(heap)), np.fromiter((e[2] for e in heap), float, len(heap)))
+        )
+    return cotr, backlog
+
+
+class InsertionOracle:
+    """A valid order S prepared for O(1)-ish insertion tests (see the module docstring).
+
+    ``tcm``, ``tcr``, ``deadlines`` and ``release`` are per-job arrays (indexed like the
+    instance's jobs); ``order`` holds indices into them. Raises ValueError if S is not valid.
+    """
+
+    def __init__(
+        self,
+        tcm: np.ndarray,
+        tcr: np.ndarray,
+        deadlines: np.ndarray,
+        order: np.ndarray | list[int],
+        release: np.ndarray | None = None,
+        *,
+        eps: float = DEADLINE_TOLERANCE,
+        dense_cells: int = DENSE_CELLS,
+    ) -> None:
+        self.tcm_all = np.asarray(tcm, dtype=float)
+        self.tcr_all = np.asarray(tcr, dtype=float)
+        self.d_all = np.asarray(deadlines, dtype=float)
+        self.r_all = None if release is None else np.asarray(release, dtype=float)
+        self.eps = eps
+        order = np.asarray(order, dtype=np.intp)
+        self.order = order
+        n = self.n = len(order)
+        tm = self.tcm_all[order]
+        tr = self.tr = self.tcr_all[order]
+        d = self.d = self.d_all[order]
+        self.cotm = c = map_completion_times(tm, None if self.r_all is None else self.r_all[order])
+        self.prefix = np.cumsum(tm)
+        cotr, backlog = _edf_with_backlog(c, tr, d)
+        self.cotr = cotr
+        if n and not bool(np.all(cotr <= d + eps)):
+            raise ValueError("InsertionOracle needs a valid order (Definition 2)")
+        u = self.u = np.unique(d)
+        nu = len(u)
+        rank = self.rank = np.searchsorted(u, d).astype(np.intp)
+        # F_k = min over deadlines b of suffix k of (b - W_k(b)), sweeping k downwards
+        latest = np.empty(n)
+        work = np.zeros(nu)
+        value = np.full(nu, np.inf)
+        for k in range(n - 1, -1, -1):
+            j = rank[k]
+            work[j:] += tr[k]
+            value[j:] -= tr[k]
+            value[j] = u[j] - work[j]
+            latest[k] = value.min()
+        # suffix max of P_k - F_k; entry n is -inf (appending shifts nobody)
+        self.suffix_shift = np.full(n + 1, -np.inf)
+        if n:
+            self.suffix_shift[:n] = np.maximum.accumulate((self.prefix - latest)[::-1])[::-1]
+        self._backlog = backlog
+        self.dense = (n + 1) * max(nu, 1) <= dense_cells
+        if self.dense and n:
+            onehot = np.zeros((n + 1, nu))
+            onehot[np.arange(n), rank] = tr
+            self._w_rows = np.cumsum(np.cumsum(onehot[::-1], axis=0)[::-1], axis=1)
+            back = np.zeros((n, nu))
+            for k, (pos, rem) in enumerate(backlog):
+                np.add.at(back[k], rank[pos], rem)
+            self._b_rows = np.cumsum(back, axis=1)
+
+    # -- rows of the per-position tables -------------------------------------------------
+    def _w_row(self, p: int) -> np.ndarray:
+        """W_p(b) at every distinct deadline b: reduce work at positions >= p with deadline <= b."""
+        if self.dense:
+            return self._w_rows[p]
+        return np.bincount(self.rank[p:], weights=self.tr[p:], minlength=len(self.u)).cumsum()
+
+    def _b_row(self, q: int) -> np.ndarray:
+        """EDF backlog with deadline <= b at time COTm_q, at every distinct deadline b."""
+        if self.dense:
+            return self._b_rows[q]
+        pos, rem = self._backlog[q]
+        return np.bincount(self.rank[pos], weights=rem, minlength=len(self.u)).cumsum()
+
+    # -- the paper's pruning ----------------------------------------------------------------
+    def theorem_range(self, x: int, lo: int = 0) -> tuple[int, int]:
+        """Positions [a, b] left by Theorems 3 and 4 (AMB sec. 4.2; Algorithm 1 lines 06-07).
+
+        Position p means "before S[p]" (0-based; p = n appends). Theorem 3 as printed
+        compares with ``j_new.deadline``; its proof (j_i becomes late) and Example 2 use
+        ``j_i.deadline``, which is what is applied. Theorem 3 assumes inserting x delays
+        every later map by TCm(x); with submit times that leave the map stage idle, that
+        can fail, so it is applied only when all releases are equal and S has no idle
+        gap. Theorem 4 (x itself late) holds with releases: ``c_x >= COTm_{p-1} + TCm(x)``.
+        """
+        n = self.n
+        c, tr, d, eps = self.cotm, self.tr, self.d, self.eps
+        tcm_x, tcr_x, d_x = self.tcm_all[x], self.tcr_all[x], self.d_all[x]
+        r_x = 0.0 if self.r_all is None else self.r_all[x]
+        a = lo
+        if n and self._theorem3_applies(r_x):
+            late = np.flatnonzero(tcm_x + c + tr > d + eps)
+            if len(late):
+                a = max(a, int(late[-1]) + 1)
+        if r_x + tcm_x + tcr_x > d_x + eps:
+            return a, -1
+        late4 = np.flatnonzero(np.maximum(c, r_x) + tcm_x + tcr_x > d_x + eps)
+        b = int(late4[0]) if len(late4) else n
+        return a, b
+
+    def _theorem3_applies(self, r_x: float) -> bool:
+        if self.r_all is None:
+            return True
+        r = self.r_all[self.order]
+        return bool(np.all(r == r_x) and np.allclose(self.cotm, r[0] + self.prefix, rtol=0, atol=0))
+
+    # -- the test ----------------------------------------------------------------------------
+    def can_insert(self, x: int, p: int) -> bool:
+        """True when inserting job ``x`` before ``S[p]`` keeps S valid (exactly as full evaluation)."""
+        n, eps = self.n, self.eps
+        tcm_x, tcr_x, d_x = self.tcm_all[x], self.tcr_all[x], self.d_all[x]
+        r_x = 0.0 if self.r_all is None else self.r_all[x]
+        c_prev = self.cotm[p - 1] if p else 0.0
+        p_prev = self.prefix[p - 1] if p else 0.0
+        c_x = max(c_prev, r_x) + tcm_x
+        if c_x + tcr_x > d_x + eps:  # x itself (Theorem 4 at this position)
+            return False
+        if p < n and c_x - p_prev + self.suffix_shift[p] > eps:  # (A): later jobs
+            return False
+        if n == 0:
+            return True
+        u = self.u
+        w = self._w_row(p)
+        back = self._b_row(p - 1) if p else None
+        jx = int(np.searchsorted(u, d_x, "right")) - 1  # last distinct deadline <= d_x
+        w_dx = w[jx] if jx >= 0 else 0.0
+        b_dx = back[jx] if (back is not None and jx >= 0) else 0.0
+        if max(c_prev + b_dx, c_x) + w_dx + tcr_x > d_x + eps:  # (B, C) at b = d_x
+            return False
+        j0 = jx + 1
+        if j0 >= len(u):
+            return True
+        base = c_x if back is None else np.maximum(c_prev + back[j0:], c_x)
+        return bool(np.all(base + w[j0:] + tcr_x <= u[j0:] + eps))  # (B, C) at b > d_x
+
+    def insert(self, x: int, p: int) -> np.ndarray:
+        """The order with ``x`` inserted before ``S[p]``."""
+        return np.insert(self.order, p, x)
+
+    def valid_positions(self, x: int, lo: int = 0, use_theorems: bool = True) -> list[int]:
+        """Every position p >= lo where x can be inserted (Algorithm 1 lines 06-13)."""
+        a, b = self.theorem_range(x, lo) if use_theorems else (lo, self.n)
+        return [p for p in range(a, b + 1) if self.can_insert(x, p)]
