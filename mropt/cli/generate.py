@@ -72,6 +72,32 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:
     p.add_argument("-o", "--output", help="output file (default stdout)")
     p.set_defaults(handler=run_admission)
 
+    from mropt.instances.priority_gen import PriorityParams
+
+    q = PriorityParams()
+    p = kinds.add_parser(
+        "priority",
+        help="MPSA priority instance (Table 2 defaults)",
+        description="Generate a priority instance; defaults are the MPSA paper's experiment (Table 2, sec. 5): "
+        "100 map and 50 reduce slots, deadlines 10/20/40 min, 100 one-minute map tasks and 50 min of reduce work "
+        "per visit, 0.1 jobs/min per priority. Same arguments, same file, byte for byte.",
+    )
+    p.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
+    p.add_argument("--arrival-rate", type=float, default=q.arrival_rate, help="jobs/s per priority (default 1/600)")
+    p.add_argument("--workload-scale", type=float, default=q.workload_scale, help="multiplies map and reduce work (default 1)")
+    p.add_argument("--deadlines", type=lambda t: tuple(float(v) for v in t.split(",")), default=q.deadlines, help="seconds, comma-separated (default 600,1200,2400)")
+    p.add_argument("--map-slots", type=int, default=q.map_slots, help=f"default {q.map_slots}")
+    p.add_argument("--reduce-slots", type=int, default=q.reduce_slots, help=f"default {q.reduce_slots}")
+    p.add_argument("--map-tasks", type=int, default=q.map_tasks, help=f"map tasks per map visit (default {q.map_tasks})")
+    p.add_argument("--map-task-time", type=float, default=q.map_task_time, help=f"s (default {q.map_task_time:g})")
+    p.add_argument("--reduce-work", type=float, default=q.reduce_work, help=f"slot-seconds per reduce visit (default {q.reduce_work:g})")
+    p.add_argument("--pattern-mix", type=_mix, default=None, help="simple=1,iterative=1,chain=1 (default equal thirds)")
+    p.add_argument("--iterations", type=int, default=q.iterations, help=f"rounds of an iterative job (default {q.iterations})")
+    p.add_argument("--jitter", type=float, default=q.jitter, help="per-priority rate and work vary by +/- this fraction (default 0)")
+    p.add_argument("--history-slices", type=int, default=q.history_slices, help="AR(1) history length instead of explicit values (default 0)")
+    p.add_argument("-o", "--output", help="output file (default stdout)")
+    p.set_defaults(handler=run_priority)
+
 
 def run_admission(args: argparse.Namespace) -> int:
     job_types = {**PAPER_JOB_TYPES, **dict(args.job_type)}
@@ -93,5 +119,27 @@ def run_admission(args: argparse.Namespace) -> int:
         job_types=job_types,
     )
     instance = generate_admission(args.seed, params)
+    write_text(instance_to_json(instance), args.output)
+    return 0
+
+
+def run_priority(args: argparse.Namespace) -> int:
+    from mropt.instances.priority_gen import PATTERNS, generate_priority
+
+    instance = generate_priority(
+        args.seed,
+        arrival_rate=args.arrival_rate,
+        workload_scale=args.workload_scale,
+        deadlines=args.deadlines,
+        map_slots=args.map_slots,
+        reduce_slots=args.reduce_slots,
+        map_tasks=args.map_tasks,
+        map_task_time=args.map_task_time,
+        reduce_work=args.reduce_work,
+        pattern_mix=args.pattern_mix if args.pattern_mix is not None else {t: 1.0 for t in PATTERNS},
+        iterations=args.iterations,
+        jitter=args.jitter,
+        history_slices=args.history_slices,
+    )
     write_text(instance_to_json(instance), args.output)
     return 0

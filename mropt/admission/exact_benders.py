@@ -1,0 +1,177 @@
+"""Logic-based Benders decomposition for exact SEQ admission (shared by milp-*, cpsat).
+
+Formulation (and why). The optimum of AMB eq. 1 accepts only jobs that finish on time
+(a late job costs ``alpha * benefit`` and taking it out never delays another job), so
+the problem is: choose a set of maximum benefit that has a valid SEQ sequence
+(Definition 2; by Theorems 1-2 the optimum of the paper's model). A direct model of
+Horn's condition needs ordering variables and O(n^3) big-M rows and proves little
+at N = 30; the two halves of the problem are easy apart, hard together. So:
+
+* the **master** (a MILP solved by CBC or HiGHS through PuLP, or a CP-SAT model) picks
+  the set: ``max sum b_j x_j`` under the energy windows, pair conflicts and fixings of
+  :mod:`mropt.admission.exact_master` (valid inequalities: every valid set obeys them)
+  and the no-good cuts found so far;
+* the **subproblem** asks :class:`~mropt.admission.exact_oracle.SubsetOracle` whether
+  the chosen set has a valid order (heuristic orders first, then an exact
+  branch-and-bound with dominance rules). A valid order ends the search: the master
+  optimum is an upper bound reached by a feasible set. Otherwise the set is shrunk by
+  greedy deletion to a minimal infeasible subset ``C`` and the cut
+  ``sum_{j in C} x_j <= |C| - 1`` is added; the down-closed family of feasible sets
+  makes it valid, and minimality makes it cut off every superset of C at once.
+
+Every master optimum is an upper bound (the master is a relaxation), so the best bound
+is the last one. A warm start (AMB when importable, otherwise edf-greedy, and the
+better of the two when both exist) gives the first incumbent; infeasible master sets
+are repaired (drop the least-benefit job of each core) to improve it. On time out the
+best valid order and the last proven bound are returned with status ``time_limit``.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import numpy as np
+
+from mropt.admission.baselines import edf_greedy_order
+from mropt.admission.exact_master import MasterData, build_master
+from mropt.admission.exact_oracle import OracleTimeout, SubsetOracle
+from mropt.admission.objective import solution_from_order
+from mropt.model.admission import AdmissionInstance
+from mropt.model.solution import Solution
+
+_TOL = 1e-6
+
+
+@dataclass
+class MasterResult:
+    """One master solve: the chosen set (None if none found), its value, a valid bound."""
+
+    chosen: list[int] | None
+    objective: float | None
+    bound: float | None
+    optimal: bool
+    message: str = ""
+
+
+MasterSolver = Callable[[MasterData, list[list[int]], "float | None", list[int]], MasterResult]
+
+
+def warm_start_orders(instance: AdmissionInstance) -> dict[str, list[int]]:
+    """Heuristic orders to start from: edf-greedy, and AMB when its module is importable."""
+    out = {"edf-greedy": edf_greedy_order(instance)}
+    try:  # AMB is written beside this module; use it only when it is there
+        from mropt.registry import solve as run_method
+
+        sol = run_method(instance, "amb")
+        if sol.status in ("optimal", "feasible") and sol.sequence is not None:
+            out["amb"] = [instance.index[j] for j in sol.sequence]
+    except Exception:  # noqa: BLE001 - AMB missing or failing: edf-greedy suffices
+        pass
+    return out
+
+
+def benders(
+    instance: AdmissionInstance,
+    master: MasterSolver,
+    *,
+    time_limit: float | None,
+    solver: dict[str, str],
+) -> Solution:
+    """Run the decomposition of the module docstring with ``master`` as the set chooser."""
+    start = time.perf_counter()
+    deadline = None if time_limit is None else start + time_limit
+    oracle = SubsetOracle(instance)
+    benefits = instance.benefits
+
+    def value(order: list[int]) -> float:
+        return float(sum(benefits[j] for j in order))
+
+    best_order: list[int] = []
+    best_source = "empty"
+    for name, order in warm_start_orders(instance).items():
+        if oracle.valid(order) and value(order) > value(best_order) + _TOL:
+            best_order, best_source = list(order), name
+    data = build_master(oracle)
+    bound = float(sum(benefits[j] for j in data.candidates))
+    cuts: list[list[int]] = []
+    iterations = 0
+    message = ""
+    timed_out = False
+
+    def time_left() -> float | None:
+        return None if deadline is None else deadline - time.perf_counter()
+
+    try:
+        while True:
+            left = time_left()
+            if left is not None and left <= 0:
+                timed_out = True
+                break
+            iterations += 1
+            res = master(data, cuts, left, best_order)
+            if res.bound is not None:
+                bound = min(bound, res.bound)
+            if res.message:
+                message = res.message
+            if res.chosen is None:
+                timed_out = True
+                break
+            chosen = sorted(res.chosen)
+            if res.optimal and value(chosen) <= value(best_order) + _TOL:
+                bound = min(bound, value(best_order))
+                break
+            order = oracle.check(chosen, deadline)
+            if order is not None:
+                if value(order) > value(best_order) + _TOL:
+                    best_order, best_source = order, "master"
+                if res.optimal:
+                    bound = min(bound, value(order))
+                    break
+                timed_out = True  # master stopped early: its set is feasible, no proof
+                break
+            core = oracle.minimal_infeasible(chosen, deadline)
+            cuts.append(sorted(core))
+            _repair(oracle, chosen, core, deadline, benefits, cuts)
+            rep = getattr(oracle, "last_repair", None)
+            if rep is not None and value(rep) > value(best_order) + _TOL:
+                best_order, best_source = rep, "repair"
+    except OracleTimeout:
+        timed_out = True
+    status = "optimal" if value(best_order) >= bound - _TOL else "time_limit"
+    if status == "optimal":
+        bound = value(best_order)
+    details = {
+        "formulation": "logic-based Benders: set master + SEQ order oracle with no-good cuts",
+        "iterations": iterations,
+        "cuts": len(cuts),
+        "oracle_searches": oracle.searches,
+        "oracle_nodes": oracle.nodes,
+        "energy_rows": len(data.rows),
+        "pair_conflicts": len(data.conflicts),
+        "incumbent_from": best_source,
+        "stopped_early": timed_out,
+    }
+    if message:
+        details["master_message"] = message
+    sol = solution_from_order(
+        instance, np.asarray(best_order, dtype=np.intp), status=status, bound=float(bound), solver=solver, details=details
+    )
+    return sol
+
+
+def _repair(oracle, chosen, core, deadline, benefits, cuts) -> None:  # noqa: ANN001
+    """Drop the least-benefit job of each core until the set is valid; keep it on the oracle."""
+    oracle.last_repair = None
+    current = list(chosen)
+    drop = min(core, key=lambda j: (benefits[j], j))
+    for _ in range(4):
+        current = [j for j in current if j != drop]
+        order = oracle.check(current, deadline)
+        if order is not None:
+            oracle.last_repair = order
+            return
+        core = oracle.minimal_infeasible(current, deadline)
+        cuts.append(sorted(core))
+        drop = min(core, key=lambda j: (benefits[j], j))

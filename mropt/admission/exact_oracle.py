@@ -1,0 +1,323 @@
+"""Subset-feasibility oracle for the SEQ model: does a set of jobs have a valid sequence?
+
+AMB sec. 4.1, Definition 2 and Theorems 1-2: a set is acceptable exactly when some map
+order makes every job finish on time under SEQ. The reduce stage is preemptive EDF
+with release times COTm, feasible exactly when Horn's condition holds. Written along
+the map order (positions k, ``P_k`` = COTm of position k, ``G_D`` = jobs with deadline
+<= D), Horn's condition reads::
+
+    for every deadline value D and every position k holding a job of G_D:
+        P_k + sum of TCr over jobs of G_D at positions >= k  <=  D
+
+For one D the left side, maximised over k, is the permutation makespan of a
+two-machine flow shop (maps on machine 1, the reduces of G_D on machine 2), so a
+sequence is valid exactly when it meets one flow-shop makespan limit per deadline.
+
+The oracle answers in three steps:
+
+1. necessary conditions (each job alone; per deadline D the map work and the reduce
+   work of G_D each fit before D) reject most infeasible sets at once;
+2. a few heuristic orders (EDF, EDF on the latest map completion ``d - TCr``, a
+   Johnson-sorted EDF) are evaluated with :func:`mropt.admission.seq.evaluate`; a
+   valid one is returned;
+3. otherwise an exact depth-first branch-and-bound builds the order left to right.
+   A prefix is summarised by its map clock ``P`` and, per deadline D, ``h_D`` = the
+   flow-shop completion of the G_D reduces so far; a completion is feasible from one
+   prefix whenever it is from a prefix with the same job set and a componentwise
+   larger state, so states dominated by one already explored (same set, same last
+   job) are pruned. With equal submit times, an adjacent-interchange rule also
+   prunes: job i goes right before j when ``d_i < d_j`` and Johnson's condition
+   ``min(TCm_i, TCr_j) <= min(TCm_j, TCr_i)`` holds, or ``d_i = d_j`` and i comes
+   first in Johnson's order (the swap never increases any of the makespans, and the
+   number of deadline inversions falls, so an optimal order without such adjacent
+   pairs exists). Bound checks prune prefixes that cannot be completed.
+
+Answers are cached, and the set family is down-closed (removing a job keeps a valid
+order valid, with the job left out), so subsets of a feasible set and supersets of
+an infeasible one are answered without search.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Iterable, Sequence
+
+import numpy as np
+
+from mropt.admission.seq import DEADLINE_TOLERANCE, evaluate
+from mropt.model.admission import AdmissionInstance
+
+_EPS = DEADLINE_TOLERANCE
+
+
+class OracleTimeout(Exception):
+    """The oracle ran out of time before it could decide a set."""
+
+
+def _mask(jobs: Iterable[int]) -> int:
+    m = 0
+    for j in jobs:
+        m |= 1 << int(j)
+    return m
+
+
+def _members(mask: int) -> list[int]:
+    out = []
+    j = 0
+    while mask:
+        if mask & 1:
+            out.append(j)
+        mask >>= 1
+        j += 1
+    return out
+
+
+class SubsetOracle:
+    """Decide SEQ feasibility of job sets of one instance (see the module docstring)."""
+
+    def __init__(self, instance: AdmissionInstance) -> None:
+        self.instance = instance
+        self.a = [float(x) for x in instance.tcm]
+        self.b = [float(x) for x in instance.tcr]
+        self.d = [float(x) for x in instance.deadlines]
+        self.r = [float(x) for x in instance.submit_times]
+        self.n = instance.n
+        self.equal_release = len(set(self.r)) == 1
+        self._feasible: dict[int, list[int]] = {}  # mask -> valid order
+        self._infeasible: set[int] = set()
+        self.searches = 0
+        self.nodes = 0
+        self.alone_ok = [self.r[j] + self.a[j] + self.b[j] <= self.d[j] + _EPS for j in range(self.n)]
+        jk = [(0, self.a[j], j) if self.a[j] < self.b[j] else (1, -self.b[j], j) for j in range(self.n)]
+        self._johnson_rank = {j: k for k, (_, _, j) in enumerate(sorted(jk))}
+
+    # -- public -------------------------------------------------------------------------
+    def must_precede(self, i: int, j: int) -> bool:
+        """Adjacent-interchange rule (equal submit times only): i goes right before j."""
+        if self.d[i] < self.d[j]:
+            return min(self.a[i], self.b[j]) <= min(self.a[j], self.b[i])
+        if self.d[i] == self.d[j]:
+            return self._johnson_rank[i] < self._johnson_rank[j]
+        return False
+
+    def dominates(self, i: int, j: int) -> bool:
+        """Global rule (equal submit times only): some valid order has i before j.
+
+        When ``d_i <= d_j``, ``TCm_i <= TCm_j`` and ``TCr_i >= TCr_j`` (ties by index),
+        swapping i and j when j comes first keeps a valid order valid: the jobs between
+        are released earlier, i earlier, and j at i's old time with less reduce work
+        than i had there, so no interval of Horn's condition gains work.
+        """
+        a, b, d = self.a, self.b, self.d
+        if not (d[i] <= d[j] and a[i] <= a[j] and b[i] >= b[j]):
+            return False
+        return (d[i], a[i], -b[i]) != (d[j], a[j], -b[j]) or i < j
+
+    def valid(self, order: Sequence[int]) -> bool:
+        inst = self.instance
+        if not len(order):
+            return True
+        return evaluate(inst.tcm, inst.tcr, inst.deadlines, np.asarray(order), inst.submit_times).valid
+
+    def known(self, jobs: Iterable[int]) -> list[int] | None | bool:
+        """Cached answer: an order, None (infeasible), or False when not known."""
+        mask = _mask(jobs)
+        if mask in self._feasible:
+            return self._feasible[mask]
+        if mask in self._infeasible:
+            return None
+        for fmask, order in self._feasible.items():
+            if mask & ~fmask == 0:
+                return [j for j in order if mask >> j & 1]
+        for imask in self._infeasible:
+            if imask & ~mask == 0:
+                return None
+        return False
+
+    def necessary(self, jobs: Sequence[int]) -> bool:
+        """Cheap necessary conditions; False proves the set infeasible."""
+        if not all(self.alone_ok[j] for j in jobs):
+            return False
+        by_deadline = sorted(jobs, key=lambda j: self.d[j])
+        r0 = min(self.r[j] for j in jobs) if jobs else 0.0
+        sa = sb = 0.0
+        min_a = min_b = float("inf")
+        latest_map = float("-inf")
+        earliest_red = float("inf")
+        for k, j in enumerate(by_deadline):
+            sa += self.a[j]
+            sb += self.b[j]
+            min_a = min(min_a, self.a[j])
+            min_b = min(min_b, self.b[j])
+            latest_map = max(latest_map, self.d[j] - self.b[j])
+            earliest_red = min(earliest_red, self.r[j] + self.a[j])
+            if k + 1 < len(by_deadline) and self.d[by_deadline[k + 1]] == self.d[j]:
+                continue
+            dd = self.d[j] + _EPS
+            if r0 + sa + min_b > dd or earliest_red + sb > dd or r0 + sa > latest_map + _EPS:
+                return False
+        return True
+
+    def check(self, jobs: Iterable[int], deadline: float | None = None) -> list[int] | None:
+        """A valid order of ``jobs`` (indices), or None when none exists.
+
+        Raises :class:`OracleTimeout` when ``deadline`` (a ``time.perf_counter`` value)
+        passes before the answer is known.
+        """
+        jobs = sorted(set(int(j) for j in jobs))
+        mask = _mask(jobs)
+        cached = self.known(jobs)
+        if cached is not False:
+            return cached
+        order = self._decide(jobs, deadline)
+        if order is None:
+            self._infeasible.add(mask)
+        else:
+            self._feasible[mask] = order
+        return order
+
+    def minimal_infeasible(self, jobs: Sequence[int], deadline: float | None = None) -> list[int]:
+        """Shrink an infeasible set to a minimal infeasible subset (greedy deletion).
+
+        Jobs are tried for deletion latest deadline first. A deletion whose test runs
+        out of time is skipped (the job stays), so the result is always infeasible.
+        """
+        core = list(jobs)
+        for j in sorted(jobs, key=lambda j: (-self.d[j], self.b[j])):
+            trial = [k for k in core if k != j]
+            if not trial:
+                break
+            try:
+                if self.check(trial, deadline) is None:
+                    core = trial
+            except OracleTimeout:
+                continue
+        return core
+
+    # -- search -------------------------------------------------------------------------
+    def _heuristic_orders(self, jobs: list[int]) -> list[list[int]]:
+        a, b, d, r = self.a, self.b, self.d, self.r
+        jr = self._johnson_rank
+        return [
+            sorted(jobs, key=lambda j: (d[j], jr[j])),
+            sorted(jobs, key=lambda j: (d[j] - b[j], d[j], j)),
+            sorted(jobs, key=lambda j: (r[j], d[j], j)),
+            sorted(jobs, key=lambda j: (d[j] - b[j] - a[j], d[j], j)),
+        ]
+
+    def _decide(self, jobs: list[int], deadline: float | None) -> list[int] | None:
+        if not jobs:
+            return []
+        if not self.necessary(jobs):
+            return None
+        for order in self._heuristic_orders(jobs):
+            if self.valid(order):
+                return order
+        self.searches += 1
+        return _Search(self, jobs, deadline).run()
+
+
+class _Search:
+    """Depth-first branch-and-bound over map orders of one job set."""
+
+    def __init__(self, oracle: SubsetOracle, jobs: list[int], deadline: float | None) -> None:
+        self.o = oracle
+        self.deadline = deadline
+        self.jobs = sorted(jobs, key=lambda j: (oracle.d[j] - oracle.b[j], oracle.d[j], j))
+        dvals = sorted(set(oracle.d[j] for j in jobs))
+        self.D = dvals
+        self.m = len(dvals)
+        self.t = {j: dvals.index(oracle.d[j]) for j in jobs}  # deadline index
+        jr = oracle._johnson_rank
+        self.jorder = sorted(jobs, key=lambda j: jr[j])
+        self.dom_mask = {
+            k: _mask(i for i in jobs if i != k and oracle.dominates(i, k)) for k in jobs
+        } if oracle.equal_release else {}
+        self.memo: dict[tuple[int, int], list[tuple[float, list[float]]]] = {}
+        self.path: list[int] = []
+        self.count = 0
+
+    def run(self) -> list[int] | None:
+        full = _mask(self.jobs)
+        try:
+            ok = self._dfs(full, 0.0, [0.0] * self.m, -1)
+        finally:
+            self.o.nodes += self.count
+        return list(self.path) if ok else None
+
+    def _bounds_ok(self, rest: int, clock: float, h: list[float]) -> bool:
+        """Per deadline index u, the remaining jobs of G_u alone, from machine times
+        (clock, h[u]), in Johnson's order (optimal for the two-machine makespan, also
+        with a later second machine) must end by D_u: a relaxation of Horn's condition."""
+        o, m, D, t = self.o, self.m, self.D, self.t
+        m1 = [clock] * m
+        m2 = list(h)
+        for j in self.jorder:
+            if rest >> j & 1:
+                aj, bj = o.a[j], o.b[j]
+                for u in range(t[j], m):
+                    x = m1[u] + aj
+                    m1[u] = x
+                    y = m2[u]
+                    m2[u] = (x if x > y else y) + bj
+        for u in range(m):
+            if m2[u] > D[u] + _EPS:
+                return False
+        return True
+
+    def _dfs(self, mask: int, clock: float, h: list[float], last: int) -> bool:
+        if mask == 0:
+            return True
+        self.count += 1
+        if self.deadline is not None and self.count % 128 == 0 and time.perf_counter() > self.deadline:
+            raise OracleTimeout
+        o, t = self.o, self.t
+        remaining = [j for j in self.jobs if mask >> j & 1]
+        for k in remaining:
+            if o.equal_release:
+                if last >= 0 and o.must_precede(k, last):
+                    continue
+                if self.dom_mask[k] & mask:  # a remaining job must come before k
+                    continue
+            c = max(clock, o.r[k]) + o.a[k]
+            tk = t[k]
+            bk = o.b[k]
+            nh = h[:tk] + [(x if x > c else c) + bk for x in h[tk:]]
+            rest = mask & ~(1 << k)
+            key = (rest, k)
+            states = self.memo.get(key)
+            if states is not None:
+                dominated = False
+                for pc, ph in states:
+                    if pc <= c + 1e-12 and all(x <= y + 1e-12 for x, y in zip(ph, nh)):
+                        dominated = True
+                        break
+                if dominated:
+                    continue
+            if not self._bounds_ok(rest, c, nh):
+                continue
+            if states is None:
+                self.memo[key] = [(c, nh)]
+            else:
+                states.append((c, nh))
+            self.path.append(k)
+            if self._dfs(rest, c, nh, k):
+                return True
+            self.path.pop()
+        return False
+
+
+def pair_conflicts(oracle: SubsetOracle, candidates: Sequence[int]) -> list[tuple[int, int]]:
+    """Pairs of individually feasible jobs that no order can run together."""
+    out = []
+    cand = [j for j in candidates if oracle.alone_ok[j]]
+    for x, i in enumerate(cand):
+        for j in cand[x + 1 :]:
+            if not (oracle.valid([i, j]) or oracle.valid([j, i])):
+                out.append((i, j))
+    return out
+
+
+def members(mask: int) -> list[int]:
+    """Indices set in a bit mask (exported for the exact methods)."""
+    return _members(mask)

@@ -1,0 +1,193 @@
+"""Independent check of a priority allocation (DESIGN.md: ``verify``).
+
+Shares no code with the methods or with :mod:`mropt.priority.queueing`: it works in
+exact rational arithmetic (:class:`fractions.Fraction`) and follows other routes
+through the paper's model (MPSA sec. 3):
+
+* routing from a pattern mix by each pattern's closed-form transition counts
+  (simple: M->R, R->out; iterative with n rounds: n M->R, n-1 R->M, one R->out;
+  chain: M->M, M->R, R->M, M->out), not by walking visit strings;
+* station rates by solving the traffic equations (eq. 1, with the errata's
+  lambda3 = lambda4 q21) as a linear system by Cramer's rule;
+* each priority's sojourn by solving eq. 10's linear system for T1 with the M/M/1
+  station times of eq. 8, not by eq. 13's closed form;
+* the AR(1) forecast (eqs. 14-15, sigma^2 the variance) recomputed for fields a priority
+  leaves to its history, with the same documented clamps.
+
+It then checks the decision alone: every priority allocated non-negative integer
+slots, both slot totals (eq. 17), ``shared`` = the remainder, each reported sojourn,
+``infeasible`` = exactly the priorities with T_i > deadline (relative tolerance 1e-8,
+written here separately; within that band either answer is accepted), the routing, a and b, and the objective (total reserved slots).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from fractions import Fraction
+from typing import Any
+
+from mropt.model.priority import PriorityInstance
+from mropt.model.solution import Solution
+
+_RTOL = 1e-8  # reported numbers vs recomputed, and the deadline test
+_INF = None  # a sojourn that is unbounded (unstable station)
+
+
+@dataclass
+class Verdict:
+    """What ``verify`` found. ``ok`` is False when ``problems`` is not empty."""
+
+    objective: float | None = None
+    sojourn: dict[str, float | None] = field(default_factory=dict)
+    late: list[str] = field(default_factory=list)
+    problems: list[str] = field(default_factory=list)
+    checked_schedule: bool = False
+
+    @property
+    def ok(self) -> bool:
+        return not self.problems
+
+
+def _transitions(pattern: str, iterations: int) -> dict[str, int]:
+    if pattern == "simple":
+        return {"MR": 1, "R0": 1}
+    if pattern == "iterative":
+        return {"MR": iterations, "RM": iterations - 1, "R0": 1}
+    return {"MM": 1, "MR": 1, "RM": 1, "M0": 1}  # chain: map1, map2, reduce, map3
+
+
+def _routing(instance: PriorityInstance) -> tuple[Fraction, Fraction, Fraction]:
+    if instance.routing is not None:
+        r = instance.routing
+        return Fraction(r["q11"]), Fraction(r["q12"]), Fraction(r["q21"])
+    counts = {"MM": Fraction(0), "MR": Fraction(0), "M0": Fraction(0), "RM": Fraction(0), "R0": Fraction(0)}
+    for pattern, weight in (instance.pattern_mix or {}).items():
+        for move, n in _transitions(pattern, instance.iterations).items():
+            counts[move] += Fraction(weight) * n
+    leave_map = counts["MM"] + counts["MR"] + counts["M0"]
+    leave_reduce = counts["RM"] + counts["R0"]
+    q21 = counts["RM"] / leave_reduce if leave_reduce else Fraction(0)
+    return counts["MM"] / leave_map, counts["MR"] / leave_map, q21
+
+
+def _forecast(series: tuple[float, ...], rate: bool) -> Fraction:
+    values = [Fraction(v) for v in series]
+    n = len(values)
+    mean = sum(values, Fraction(0)) / n
+    var = sum(((v - mean) ** 2 for v in values), Fraction(0))
+    cov = sum(((values[i] - mean) * (values[i + 1] - mean) for i in range(n - 1)), Fraction(0))
+    rho = cov / var if var else Fraction(0)
+    value = mean + rho * (values[-1] - mean)
+    if rate:
+        return max(Fraction(0), value)
+    return value if value > 0 else min(values)
+
+
+def _value(p: Any, key: str) -> Fraction:
+    given = getattr(p, key)
+    if given is not None:
+        return Fraction(given)
+    return _forecast(p.history[key], rate=key == "arrival_rate")
+
+
+def _sojourn(q11: Fraction, q12: Fraction, q21: Fraction, lam: Fraction, mu1: Fraction, mu2: Fraction) -> Fraction | None:
+    # traffic equations (eq. 1): (1 - q11) l1 - q21 l4 = lam ; -q12 l1 + l4 = 0
+    det = (1 - q11) - q21 * q12
+    l1 = lam / det
+    l4 = q12 * lam / det
+    if mu1 <= l1:
+        return _INF
+    tq1 = 1 / (mu1 - l1)
+    if q12 == 0:
+        tq2 = Fraction(0)  # the reduce station is never visited
+    elif mu2 <= l4:
+        return _INF
+    else:
+        tq2 = 1 / (mu2 - l4)
+    # eq. 10: (1 - q11) T1 - q12 T2 = tq1 ; -q21 T1 + T2 = tq2  (q22 = 0)
+    return (tq1 + q12 * tq2) / det
+
+
+def verify(instance: PriorityInstance, solution: Solution) -> Verdict:
+    """Check an allocation solution against the instance; see the module docstring."""
+    verdict = Verdict()
+    if solution.status in ("error", "bound") and not solution.decision.get("allocation"):
+        verdict.objective = solution.objective
+        return verdict
+    d = solution.decision
+    missing = [k for k in ("allocation", "shared", "infeasible", "routing", "a", "b") if k not in d]
+    if missing:
+        verdict.problems.append(f"solution lacks {', '.join(missing)}")
+        return verdict
+    allocation = d["allocation"]
+    if not isinstance(allocation, dict) or set(allocation) != set(instance.ids):
+        got = sorted(allocation) if isinstance(allocation, dict) else allocation
+        verdict.problems.append(f"allocation must name exactly the priorities {list(instance.ids)}, got {got!r:.80}")
+        return verdict
+    slots: dict[str, tuple[int, int]] = {}
+    for pid, entry in allocation.items():
+        values = []
+        for key in ("map_slots", "reduce_slots"):
+            v = entry.get(key) if isinstance(entry, dict) else None
+            if isinstance(v, bool) or not isinstance(v, int) or v < 0:
+                verdict.problems.append(f"priority {pid!r}: {key} must be an integer >= 0, got {v!r}")
+                v = 0
+            values.append(v)
+        slots[pid] = (values[0], values[1])
+    if verdict.problems:
+        return verdict
+    used_m = sum(s[0] for s in slots.values())
+    used_r = sum(s[1] for s in slots.values())
+    if used_m > instance.map_slots:
+        verdict.problems.append(f"map slots reserved {used_m} > S_map {instance.map_slots} (eq. 17)")
+    if used_r > instance.reduce_slots:
+        verdict.problems.append(f"reduce slots reserved {used_r} > S_reduce {instance.reduce_slots} (eq. 17)")
+    shared = d["shared"] if isinstance(d["shared"], dict) else {}
+    expect = {"map_slots": instance.map_slots - used_m, "reduce_slots": instance.reduce_slots - used_r}
+    if {k: shared.get(k) for k in expect} != expect:
+        verdict.problems.append(f"shared {shared!r:.80} should be {expect}")
+
+    q11, q12, q21 = _routing(instance)
+    det = 1 - q11 - q12 * q21
+    want = {"q11": q11, "q12": q12, "q10": 1 - q11 - q12, "q21": q21, "q20": 1 - q21}
+    routing = d["routing"] if isinstance(d["routing"], dict) else {}
+    for key, value in want.items():
+        got = routing.get(key)
+        if not isinstance(got, (int, float)) or not math.isclose(got, float(value), rel_tol=_RTOL, abs_tol=1e-12):
+            verdict.problems.append(f"routing {key} is {got!r}, recomputed {float(value):.12g}")
+    for key, value in (("a", 1 / det), ("b", q12 / det)):
+        got = d[key]
+        if not isinstance(got, (int, float)) or not math.isclose(got, float(value), rel_tol=_RTOL):
+            verdict.problems.append(f"{key} is {got!r}, recomputed {float(value):.12g} (eq. 12)")
+
+    borderline: list[str] = []
+    for p in instance.priorities:
+        x, y = slots[p.id]
+        lam = _value(p, "arrival_rate")
+        t = _sojourn(q11, q12, q21, lam, Fraction(x) / _value(p, "map_work"), Fraction(y) / _value(p, "reduce_work"))
+        verdict.sojourn[p.id] = None if t is None else float(t)
+        if t is None or t > Fraction(p.deadline) * (1 + Fraction(_RTOL)):
+            verdict.late.append(p.id)
+        elif t >= Fraction(p.deadline) * (1 - Fraction(_RTOL)):
+            borderline.append(p.id)  # within the tolerance band: either verdict is accepted
+        claimed = allocation[p.id].get("sojourn")
+        if t is None:
+            if claimed is not None:
+                verdict.problems.append(f"priority {p.id!r}: sojourn {claimed!r} claimed, but a station is unstable")
+        elif not isinstance(claimed, (int, float)) or not math.isclose(claimed, float(t), rel_tol=_RTOL):
+            verdict.problems.append(f"priority {p.id!r}: sojourn {claimed!r} claimed, {float(t):.10g} recomputed (eq. 10)")
+    claimed_late = d["infeasible"]
+    if not isinstance(claimed_late, list) or not (
+        set(verdict.late) <= set(claimed_late) <= set(verdict.late) | set(borderline)
+    ):
+        verdict.problems.append(f"infeasible lists {claimed_late!r:.80}; recomputed late priorities {verdict.late}")
+    if verdict.late and solution.status in ("optimal", "feasible"):
+        verdict.problems.append(f"status {solution.status!r} but priorities {verdict.late} miss their deadline")
+    verdict.checked_schedule = True
+    verdict.objective = float(used_m + used_r)
+    if solution.objective is None or not math.isclose(solution.objective, verdict.objective, abs_tol=1e-9):
+        verdict.problems.append(f"objective {solution.objective!r} claimed, {verdict.objective:g} recomputed (slots reserved)")
+    if solution.bound is not None and solution.bound > verdict.objective + 1e-9:
+        verdict.problems.append(f"bound {solution.bound:g} exceeds the objective {verdict.objective:g}")
+    return verdict

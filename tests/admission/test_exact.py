@@ -1,0 +1,138 @@
+"""Exact SEQ admission (issue 5): milp-cbc, milp-highs and cpsat against a brute force."""
+
+from __future__ import annotations
+
+import itertools
+
+import numpy as np
+import pytest
+
+from mropt.admission.exact_oracle import SubsetOracle
+from mropt.admission.verify import verify
+from mropt.instances.admission_gen import generate_admission
+from mropt.model import AdmissionInstance, Cluster, Job
+from mropt.registry import solve
+from brute_force import brute_force, valid_order
+
+EXACT = ("milp-cbc", "milp-highs", "cpsat")
+
+
+def table1() -> AdmissionInstance:
+    rows = {
+        "j1": (150, 170, 500, 300),
+        "j2": (160, 140, 650, 340),
+        "j3": (190, 180, 980, 400),
+        "j4": (140, 200, 400, 380),
+        "j5": (400, 500, 1000, 1360),
+        "j6": (190, 120, 600, 350),
+    }
+    jobs = [Job(id=k, map_phase_time=a, reduce_phase_time=b, deadline=d, benefit=w) for k, (a, b, d, w) in rows.items()]
+    return AdmissionInstance(Cluster(30, 20), tuple(jobs))
+
+
+def random_instance(seed: int, n: int, *, releases: bool = False) -> AdmissionInstance:
+    """Small instances with tight deadlines, so that sets and orders matter."""
+    rng = np.random.default_rng(seed)
+    jobs = []
+    for k in range(n):
+        a = int(rng.integers(1, 10))
+        b = int(rng.integers(0, 10)) if rng.random() < 0.8 else 0
+        r = int(rng.integers(0, 8)) if releases else 0
+        d = r + a + b + int(rng.integers(0, 25))
+        w = int(rng.integers(1, 20))
+        if b == 0:
+            jobs.append(Job(id=f"j{k}", map_tasks=2, reduce_tasks=0, map_task_time=a, reduce_task_time=1,
+                            deadline=d, benefit=w, submit_time=r))
+        else:
+            jobs.append(Job(id=f"j{k}", map_phase_time=a, reduce_phase_time=b, deadline=d, benefit=w, submit_time=r))
+    return AdmissionInstance(Cluster(4, 2), tuple(jobs))
+
+
+CASES = [(seed, 3 + seed % 6, seed % 4 == 3) for seed in range(24)]
+
+
+@pytest.mark.parametrize("seed,n,releases", CASES)
+def test_exact_methods_agree_with_brute_force(seed: int, n: int, releases: bool) -> None:
+    inst = random_instance(seed, n, releases=releases)
+    best, _ = brute_force(inst)
+    for method in EXACT:
+        sol = solve(inst, method, threads=1)
+        assert sol.status == "optimal", (method, dict(sol.details))
+        assert sol.objective == pytest.approx(best), method
+        assert sol.bound == pytest.approx(best), method
+        assert verify(inst, sol).ok, (method, verify(inst, sol).problems)
+        assert sol.solver["name"] and "version" in sol.solver
+
+
+@pytest.mark.parametrize("seed", range(12))
+def test_oracle_matches_permutations(seed: int) -> None:
+    """The order oracle decides every subset like a search over all permutations."""
+    inst = random_instance(100 + seed, 7, releases=seed % 3 == 2)
+    oracle = SubsetOracle(inst)
+    rng = np.random.default_rng(seed)
+    subsets = {tuple(sorted(rng.choice(7, size=int(rng.integers(2, 8)), replace=False))) for _ in range(20)}
+    for subset in subsets:
+        expected = valid_order(inst, subset)
+        got = oracle.check(list(subset))
+        assert (got is None) == (expected is None), subset
+        if got is not None:
+            assert sorted(got) == sorted(subset) and oracle.valid(got)
+
+
+def test_oracle_search_without_heuristics() -> None:
+    """The branch-and-bound alone (heuristic orders off) is exact too."""
+    inst = random_instance(7, 7)
+    for k in range(2, 8):
+        for subset in itertools.combinations(range(7), k):
+            oracle = SubsetOracle(inst)
+            oracle._heuristic_orders = lambda jobs: []  # type: ignore[method-assign]
+            got = oracle.check(list(subset))
+            assert (got is None) == (valid_order(inst, subset) is None), subset
+
+
+def test_table1_optimum_is_1470() -> None:
+    inst = table1()
+    for method in EXACT:
+        sol = solve(inst, method)
+        assert sol.status == "optimal" and sol.objective == pytest.approx(1470.0)
+        assert set(sol.accepted) == {"j4", "j2", "j6", "j3"}
+        assert verify(inst, sol).ok
+
+
+@pytest.mark.parametrize("method", EXACT)
+def test_time_limit_on_60_jobs(method: str) -> None:
+    inst = generate_admission(3, jobs=60)
+    sol = solve(inst, method, time_limit=1.0, threads=1)
+    assert sol.status in ("optimal", "time_limit")
+    assert verify(inst, sol).ok
+    assert sol.bound is not None and sol.bound >= sol.objective - 1e-6
+    assert sol.wall_time < 15
+
+
+def test_threads_parameter_is_declared() -> None:
+    from mropt.registry import get_method
+
+    for method in (*EXACT, "slots-cpsat"):
+        assert "threads" in get_method(method).params
+
+
+def test_solver_profiles(tmp_path) -> None:  # noqa: ANN001
+    from mropt.harness import load_profile
+    from mropt.model.errors import InputError
+
+    for name in ("cbc", "highs", "cpsat", "cpsat-8threads", "slots-cpsat"):
+        p = load_profile(name)
+        assert p.backend in ("milp-cbc", "milp-highs", "cpsat", "slots-cpsat") and p.threads >= 1
+    p = load_profile("cpsat")
+    sol = p.solve(table1(), threads=1, time_limit=10)
+    assert sol.status == "optimal" and sol.params["threads"] == 1
+    bad = tmp_path / "bad.toml"
+    for text, key in (('backend = "cpsat"\nthreads = 0\n', "threads"), ('time_limit = 5\n', "backend"),
+                      ('backend = "cpsat"\ntime_limit = -1\n', "time_limit"),
+                      ('backend = "cpsat"\n[params]\nbogus = 1\n', "params.bogus"),
+                      ('backend = "nope"\n', "backend")):
+        bad.write_text(text)
+        with pytest.raises(InputError, match=key):
+            load_profile(bad)
+    with pytest.raises(InputError, match="unknown solver profile"):
+        load_profile("no-such-profile")
