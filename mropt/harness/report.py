@@ -1,0 +1,245 @@
+"""Reports of a result folder: gap tables, plots, and one self-contained HTML page.
+
+:func:`write_report` writes into the report folder:
+
+* ``gaps.csv`` / ``report.md`` — per method and instance group: runs, mean, median and max
+  gap (in %, against the reference, see :mod:`mropt.harness.reference`), share proven
+  optimal, share verified, failures, mean and max wall time;
+* ``gap_distribution.png/.pdf`` — the gap distribution per method (box plot);
+* ``time_to_optimality.png/.pdf`` and ``time_to_optimality.csv`` — exact methods' median
+  time of the runs proven optimal, and the share proven optimal, against N;
+* ``amb_figures.png/.pdf`` and ``amb_figures.csv`` — the AMB paper's Figures 7-9 panels:
+  total benefit, acceptance rate (accepted jobs / jobs) and completion rate (jobs on time /
+  accepted jobs, from the independent verify) against job size L, job count N and deadline
+  D, for every method (AMB, Ideal and the exact optimum among them). Each row of panels uses
+  the instances whose other two parameters take their most common values (the paper's
+  one-at-a-time sweeps around Table 2's defaults);
+* ``report.html`` — all the tables and the plots (inline base64 PNG) in one file.
+"""
+
+from __future__ import annotations
+
+import base64
+import html
+import io
+import math
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from mropt.cli.table import render
+
+AXES = (("size", "job size L (splits)"), ("jobs", "job count N"), ("deadline", "deadline D (s)"))
+PANELS = (("benefit", "total benefit"), ("acceptance", "acceptance rate"), ("completion", "completion rate"))
+
+
+@dataclass
+class Table:
+    title: str
+    frame: pd.DataFrame
+
+    def to_markdown_text(self) -> str:
+        rows = [[_cell(v) for v in r] for r in self.frame.itertuples(index=False)]
+        return f"{self.title}\n\n{render(list(self.frame.columns), rows)}"
+
+    def markdown(self) -> str:
+        head = "| " + " | ".join(self.frame.columns) + " |"
+        sep = "|" + "|".join("---" for _ in self.frame.columns) + "|"
+        body = ["| " + " | ".join(_text(_cell(v)) for v in r) + " |" for r in self.frame.itertuples(index=False)]
+        return "\n".join([f"### {self.title}", "", head, sep, *body])
+
+
+def _cell(v: Any) -> Any:
+    if v is None or (isinstance(v, float) and math.isnan(v)):
+        return None
+    if isinstance(v, (np.integer,)):
+        return int(v)
+    if isinstance(v, (np.floating, float)):
+        return round(float(v), 4)
+    return v
+
+
+def _text(v: Any) -> str:
+    return "-" if v is None else str(v)
+
+
+# -- tables ---------------------------------------------------------------------------------
+def _percent(s: pd.Series) -> pd.Series:
+    return s.astype(float) * 100.0
+
+
+def gap_table(df: pd.DataFrame) -> Table:
+    """Per method and instance group: gap statistics (%), share optimal, time."""
+    cols = ["method", "group", "runs", "mean gap %", "median gap %", "max gap %", "optimal %", "verified %",
+            "failed", "mean time s", "max time s"]
+    if df.empty:
+        return Table("Gap to the reference per method and instance group", pd.DataFrame(columns=cols))
+    rows = []
+    for (method, group), g in df.groupby(["method", "instance_group"], sort=True):
+        gap = _percent(g["gap"].dropna())
+        failed = int(((g["status"].isin(["error", "time_limit"])) & g["objective"].isna()).sum())
+        rows.append([
+            method, group, len(g),
+            gap.mean() if len(gap) else None, gap.median() if len(gap) else None, gap.max() if len(gap) else None,
+            100.0 * (g["status"] == "optimal").mean(), 100.0 * g["verified"].fillna(False).astype(bool).mean(),
+            failed, g["wall_time"].mean(), g["wall_time"].max(),
+        ])
+    return Table("Gap to the reference per method and instance group", pd.DataFrame(rows, columns=cols))
+
+
+def method_table(df: pd.DataFrame) -> Table:
+    """One line per method over all instances (the headline table)."""
+    t = gap_table(df.assign(instance_group="all")).frame.drop(columns=["group"])
+    return Table("Gap to the reference per method (all instances)", t)
+
+
+def time_to_optimality(df: pd.DataFrame) -> Table:
+    cols = ["method", "N", "runs", "optimal %", "median time to optimality s", "max time s"]
+    exact = df[df["exact"].fillna(False).astype(bool)]
+    rows = []
+    for (method, n), g in exact.groupby(["method", "jobs"], sort=True):
+        opt = g[g["status"] == "optimal"]
+        rows.append([method, int(n), len(g), 100.0 * len(opt) / len(g),
+                     opt["wall_time"].median() if len(opt) else None, g["wall_time"].max()])
+    return Table("Time to optimality against N (exact methods)", pd.DataFrame(rows, columns=cols))
+
+
+def figure_data(df: pd.DataFrame) -> pd.DataFrame:
+    """Mean benefit, acceptance and completion rate per method along each axis L, N, D."""
+    import json
+
+    if df.empty:
+        return pd.DataFrame(columns=["axis", "x", "method", "runs", *[p for p, _ in PANELS]])
+    params = pd.DataFrame([json.loads(p or "{}") for p in df["instance_params"]], index=df.index)
+    data = df.join(params.drop(columns=[c for c in params.columns if c in df.columns]), how="left")
+    if "jobs" not in params:
+        data["jobs"] = df["jobs"]
+    ok = data[data["objective"].notna() | data["bound"].notna()].copy()
+    ok["benefit"] = ok["objective"].where(ok["status"] != "bound", ok["bound"].fillna(ok["objective"]))
+    accepted, jobs, on_time = (_floats(ok[c]) for c in ("accepted", "jobs", "on_time"))
+    ok["acceptance"] = accepted / jobs
+    with np.errstate(divide="ignore", invalid="ignore"):
+        ok["completion"] = np.where(accepted > 0, on_time / accepted, np.nan)
+    out = []
+    for axis, _ in AXES:
+        if axis not in ok or ok[axis].nunique(dropna=True) < 2:
+            continue
+        sub = ok
+        for other, _ in AXES:
+            if other != axis and other in ok and ok[other].notna().any():
+                sub = sub[sub[other] == ok[other].mode().iloc[0]]
+        for (method, x), g in sub.groupby(["method", axis], sort=True):
+            out.append([axis, x, method, len(g), g["benefit"].mean(), g["acceptance"].mean(), g["completion"].mean()])
+    return pd.DataFrame(out, columns=["axis", "x", "method", "runs", *[p for p, _ in PANELS]])
+
+
+def _floats(s: pd.Series) -> np.ndarray:
+    return pd.to_numeric(s, errors="coerce").to_numpy(dtype=float, na_value=np.nan)
+
+
+# -- plots ----------------------------------------------------------------------------------
+def _save(fig: Any, out: Path, stem: str) -> str:
+    """Write PNG and PDF; return the PNG as base64 for the HTML page."""
+    import matplotlib.pyplot as plt
+
+    fig.tight_layout()
+    fig.savefig(out / f"{stem}.pdf")
+    buf = io.BytesIO()
+    fig.savefig(buf, format="png", dpi=110)
+    (out / f"{stem}.png").write_bytes(buf.getvalue())
+    plt.close(fig)
+    return base64.b64encode(buf.getvalue()).decode()
+
+
+def _plots(df: pd.DataFrame, tto: pd.DataFrame, fig_data: pd.DataFrame, out: Path) -> list[tuple[str, str]]:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    images = []
+    gaps = df[df["gap"].notna()]
+    if not gaps.empty:
+        methods = sorted(gaps["method"].unique())
+        fig, ax = plt.subplots(figsize=(max(5, 1.1 * len(methods) + 2), 3.8))
+        ax.boxplot([_percent(gaps[gaps["method"] == m]["gap"]) for m in methods], showmeans=True)
+        ax.set_xticks(range(1, len(methods) + 1), methods, rotation=30, ha="right")
+        ax.set_ylabel("gap to reference (%)")
+        ax.set_title("Gap distribution per method")
+        ax.grid(axis="y", alpha=0.3)
+        images.append(("Gap distribution per method", _save(fig, out, "gap_distribution")))
+    if not tto.empty:
+        fig, (a1, a2) = plt.subplots(1, 2, figsize=(9, 3.6))
+        for method, g in tto.groupby("method"):
+            a1.plot(g["N"], g["median time to optimality s"], marker="o", label=method)
+            a2.plot(g["N"], g["optimal %"], marker="o", label=method)
+        a1.set_xlabel("N (jobs)")
+        a1.set_ylabel("median time to optimality (s)")
+        a2.set_xlabel("N (jobs)")
+        a2.set_ylabel("runs proven optimal (%)")
+        a1.legend(fontsize=8)
+        for a in (a1, a2):
+            a.grid(alpha=0.3)
+        images.append(("Time to optimality against N", _save(fig, out, "time_to_optimality")))
+    axes = [a for a in AXES if a[0] in set(fig_data["axis"])]
+    if axes:
+        fig, grid = plt.subplots(len(PANELS), len(axes), figsize=(3.6 * len(axes), 8.4), squeeze=False)
+        for j, (axis, xlabel) in enumerate(axes):
+            d = fig_data[fig_data["axis"] == axis]
+            for i, (panel, ylabel) in enumerate(PANELS):
+                ax = grid[i][j]
+                for method, g in d.groupby("method"):
+                    ax.plot(g["x"], g[panel], marker="o", label=method)
+                ax.set_xlabel(xlabel)
+                ax.set_ylabel(ylabel)
+                ax.grid(alpha=0.3)
+        grid[0][0].legend(fontsize=7)
+        fig.suptitle("AMB paper Figs. 7-9 panels: benefit, acceptance and completion against L, N, D")
+        images.append(("AMB Figures 7-9 panels", _save(fig, out, "amb_figures")))
+    return images
+
+
+# -- the report -----------------------------------------------------------------------------
+def write_report(result_dir: str | Path, out: str | Path) -> str:
+    """Write every table and plot into ``out``; return the Markdown text of the tables."""
+    from mropt.harness.runner import results_frame
+
+    df = results_frame(result_dir)
+    out = Path(out)
+    out.mkdir(parents=True, exist_ok=True)
+    headline, by_group, tto = method_table(df), gap_table(df), time_to_optimality(df)
+    fig_data = figure_data(df)
+    figures = Table("AMB Figures 7-9 data (means per point)", fig_data)
+    tables = [headline, by_group, tto, figures]
+    for name, table in zip(("methods", "gaps", "time_to_optimality", "amb_figures"), tables):
+        table.frame.to_csv(out / f"{name}.csv", index=False)
+    images = _plots(df, tto.frame, fig_data, out)
+    experiments = ", ".join(sorted(df["experiment"].unique())) if len(df) else "-"
+    intro = (f"Study {experiments}: {len(df)} runs, {df['instance_hash'].nunique() if len(df) else 0} instances. "
+             "Gap (maximisation) = (reference - objective) / max(|reference|, 1e-9); for bounds, "
+             "(bound - reference) / max(|reference|, 1e-9); the reference is the optimum where proven, "
+             "else the best known value (reference.solu).")
+    md = "\n\n".join([f"# Gap report\n\n{intro}", *[t.markdown() for t in tables],
+                      *[f"![{title}]({stem}.png)" for title, stem in
+                        zip([t for t, _ in images], _stems(images))]]) + "\n"
+    (out / "report.md").write_text(md, encoding="utf-8")
+    parts = [f"<h1>Gap report</h1><p>{html.escape(intro)}</p>"]
+    for t in tables:
+        parts.append(f"<h2>{html.escape(t.title)}</h2>" + t.frame.to_html(index=False, na_rep="-", float_format=lambda v: f"{v:.4g}"))
+    for title, b64 in images:
+        parts.append(f"<h2>{html.escape(title)}</h2><img alt=\"{html.escape(title)}\" src=\"data:image/png;base64,{b64}\">")
+    page = ("<!doctype html><html><head><meta charset=\"utf-8\"><title>mropt gap report</title><style>"
+            "body{font-family:sans-serif;margin:2em}table{border-collapse:collapse;font-size:13px}"
+            "td,th{border:1px solid #ccc;padding:2px 6px;text-align:right}img{max-width:100%}"
+            "</style></head><body>" + "\n".join(parts) + "</body></html>\n")
+    (out / "report.html").write_text(page, encoding="utf-8")
+    return "\n\n".join(t.to_markdown_text() for t in (headline, by_group, tto))
+
+
+def _stems(images: list[tuple[str, str]]) -> list[str]:
+    names = {"Gap distribution per method": "gap_distribution", "Time to optimality against N": "time_to_optimality",
+             "AMB Figures 7-9 panels": "amb_figures"}
+    return [names[t] for t, _ in images]

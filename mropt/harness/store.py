@@ -1,0 +1,229 @@
+"""The result store: a folder of Parquet files, safe against SIGKILL and concurrent writers.
+
+Layout of a study folder ``DIR``::
+
+    DIR/runs/<sha1 of run key>.parquet    one file per finished run (one row)
+    DIR/compacted/<uuid>.parquet          merged files written by compact()
+    DIR/instances/<sha256>.json           the instances of the study (as solved)
+    DIR/reference.solu                    best known values per instance (mropt.harness.reference)
+
+A Parquet file is unreadable until its footer is written, so every file is written under a
+temporary name (``.*.tmp``, ignored by readers) and renamed into place with ``os.replace``,
+which is atomic: a reader sees the whole file or none. Killing a study at any moment loses
+at most the runs in flight. A run's file is named by its run key, so writing the same run
+twice (two studies on one folder) leaves one file; readers also drop duplicate keys.
+:meth:`Store.compact` merges everything into one new file, and deletes the files it merged
+only after the merged file is in place; a lock file serialises compactions.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import hashlib
+import json
+import os
+import time
+import uuid
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+import pyarrow as pa
+import pyarrow.parquet as pq
+
+from mropt.model.errors import InputError
+
+#: Columns of a row, in order (DESIGN: one row per run).
+SCHEMA = pa.schema([
+    ("experiment", pa.string()),
+    ("run_key", pa.string()),
+    ("instance_id", pa.string()),
+    ("instance_hash", pa.string()),
+    ("instance_group", pa.string()),
+    ("instance_params", pa.string()),  # JSON: generator/importer parameters and instance seed
+    ("jobs", pa.int64()),
+    ("method", pa.string()),  # the label in the experiment (the registry name unless relabelled)
+    ("method_name", pa.string()),
+    ("method_params", pa.string()),  # JSON
+    ("exact", pa.bool_()),
+    ("profile", pa.string()),
+    ("seed", pa.int64()),
+    ("status", pa.string()),
+    ("objective", pa.float64()),
+    ("bound", pa.float64()),
+    ("reference", pa.float64()),
+    ("reference_tag", pa.string()),
+    ("gap", pa.float64()),
+    ("gap_to_bound", pa.float64()),
+    ("time_limit", pa.float64()),
+    ("wall_time", pa.float64()),
+    ("run_time", pa.float64()),
+    ("verified", pa.bool_()),
+    ("verify_problems", pa.string()),
+    ("error", pa.string()),
+    ("accepted", pa.int64()),
+    ("on_time", pa.int64()),
+    ("solver", pa.string()),
+    ("solver_version", pa.string()),
+    ("mropt_version", pa.string()),
+    ("packages", pa.string()),  # JSON: numpy, ortools, highspy, pulp versions in the worker
+    ("host", pa.string()),
+    ("finished_at", pa.string()),  # ISO 8601, UTC
+])
+COLUMNS = SCHEMA.names
+
+
+def key_digest(run_key: str) -> str:
+    return hashlib.sha1(run_key.encode()).hexdigest()
+
+
+class Store:
+    def __init__(self, root: str | Path) -> None:
+        self.root = Path(root)
+        self.runs = self.root / "runs"
+        self.compacted = self.root / "compacted"
+        self.instances = self.root / "instances"
+
+    @property
+    def reference_path(self) -> Path:
+        return self.root / "reference.solu"
+
+    def create(self) -> None:
+        for d in (self.runs, self.compacted, self.instances):
+            d.mkdir(parents=True, exist_ok=True)
+
+    def exists(self) -> bool:
+        return self.runs.is_dir() or self.compacted.is_dir()
+
+    # -- writing ----------------------------------------------------------------------------
+    def write_row(self, row: dict[str, Any]) -> None:
+        """One finished run, atomically (temporary file, then rename)."""
+        table = pa.Table.from_pylist([{c: row.get(c) for c in COLUMNS}], schema=SCHEMA)
+        target = self.runs / f"{key_digest(row['run_key'])}.parquet"
+        self._write_atomic(table, target)
+
+    @staticmethod
+    def _write_atomic(table: pa.Table, target: Path) -> None:
+        tmp = target.with_name(f".{target.stem}.{uuid.uuid4().hex[:8]}.tmp")
+        try:
+            pq.write_table(table, tmp, compression="zstd")
+            os.replace(tmp, target)
+        finally:
+            if tmp.exists():
+                tmp.unlink()
+
+    def save_instance(self, instance: Any, digest: str) -> None:
+        target = self.instances / f"{digest}.json"
+        if not target.exists():
+            from mropt.model.io import instance_to_json
+
+            tmp = target.with_name(f".{target.name}.{uuid.uuid4().hex[:8]}.tmp")
+            tmp.write_text(instance_to_json(instance), encoding="utf-8")
+            os.replace(tmp, target)
+
+    def load_instance(self, digest: str) -> Any:
+        from mropt.model.io import load_instance
+
+        return load_instance(self.instances / f"{digest}.json")
+
+    # -- reading ----------------------------------------------------------------------------
+    def _files(self) -> tuple[list[Path], list[Path]]:
+        def visible(d: Path) -> list[Path]:
+            return sorted(p for p in d.glob("*.parquet") if not p.name.startswith(".")) if d.is_dir() else []
+
+        return visible(self.compacted), visible(self.runs)
+
+    def finished_digests(self) -> set[str]:
+        """Digests of the run keys already stored (what a resumed study skips)."""
+        merged, parts = self._files()
+        done = {p.stem for p in parts}
+        for path in merged:
+            for key in _read(path, ["run_key"]).column("run_key").to_pylist():
+                done.add(key_digest(key))
+        return done
+
+    def read_table(self) -> pa.Table:
+        """Every row once: per run key the newest (a run file beats a compacted copy)."""
+        for _ in range(10):  # a compaction may remove files between listing and reading: list again
+            merged, parts = self._files()
+            read = [_read(p) for p in [*merged, *parts]]
+            if all(t is not None for t in read):
+                break
+        tables = [t for t in read if t is not None]
+        if not tables:
+            return SCHEMA.empty_table()
+        table = pa.concat_tables([_conform(t) for t in tables])
+        keys = table.column("run_key").to_pylist()
+        last = {k: i for i, k in enumerate(keys)}
+        return table.take(sorted(last.values()))
+
+    def read(self) -> Any:
+        """The rows as a pandas DataFrame (gaps as stored; see mropt.harness.results for fresh ones)."""
+        if not self.exists():
+            raise InputError(f"{self.root}: not a result folder (no runs/ or compacted/ inside)")
+        import pandas as pd
+
+        mapping = {pa.int64(): pd.Int64Dtype(), pa.bool_(): pd.BooleanDtype()}
+        return self.read_table().to_pandas(types_mapper=mapping.get)
+
+    # -- compaction -------------------------------------------------------------------------
+    @contextmanager
+    def lock(self, name: str = ".compact.lock") -> Iterator[None]:
+        self.root.mkdir(parents=True, exist_ok=True)
+        with open(self.root / name, "a+") as f:
+            fcntl.flock(f, fcntl.LOCK_EX)
+            try:
+                yield
+            finally:
+                fcntl.flock(f, fcntl.LOCK_UN)
+
+    def compact(self) -> int:
+        """Merge all files into one; remove the merged ones only once it is in place. Returns rows."""
+        with self.lock():
+            self._remove_stale()
+            merged, parts = self._files()
+            if len(merged) + len(parts) <= 1:
+                return sum(_read(p, ["run_key"]).num_rows for p in [*merged, *parts])
+            tables = [t for t in (_read(p) for p in [*merged, *parts]) if t is not None]
+            table = pa.concat_tables([_conform(t) for t in tables])
+            keys = table.column("run_key").to_pylist()
+            last = {k: i for i, k in enumerate(keys)}
+            table = table.take(sorted(last.values()))
+            self.compacted.mkdir(parents=True, exist_ok=True)
+            self._write_atomic(table, self.compacted / f"{uuid.uuid4().hex}.parquet")
+            for p in [*merged, *parts]:
+                p.unlink(missing_ok=True)
+            return table.num_rows
+
+    def _remove_stale(self, age: float = 3600.0) -> None:
+        """Temporary files left by killed writers (an hour old: a live writer renames within ms)."""
+        now = time.time()
+        for stale in [*self.runs.glob(".*.tmp"), *self.compacted.glob(".*.tmp")]:
+            try:
+                if now - stale.stat().st_mtime > age:
+                    stale.unlink()
+            except FileNotFoundError:
+                pass
+
+
+def _read(path: Path, columns: list[str] | None = None) -> pa.Table | None:
+    try:
+        return pq.read_table(path, columns=columns)
+    except FileNotFoundError:  # removed by a concurrent compaction after we listed it
+        return None if columns is None else SCHEMA.empty_table().select(columns)
+
+
+def _conform(table: pa.Table) -> pa.Table:
+    """Files of an older schema: missing columns as nulls, in SCHEMA's order."""
+    cols = []
+    for f in SCHEMA:
+        if f.name in table.column_names:
+            cols.append(table.column(f.name).cast(f.type))
+        else:
+            cols.append(pa.nulls(table.num_rows, f.type))
+    return pa.Table.from_arrays(cols, schema=SCHEMA)
+
+
+def dumps(value: Any) -> str:
+    return json.dumps(value, sort_keys=True, separators=(",", ":"), default=str)

@@ -1,0 +1,253 @@
+"""Isolated runs: a long-lived worker process per slot, killed from outside past its limit.
+
+:class:`WorkerProcess` (the parent side) owns one ``python -m mropt.harness.worker``
+subprocess and feeds it one run at a time over its stdin/stdout pipes (length-prefixed
+pickles). The parent waits for the answer until ``deadline`` seconds (the run's time
+limit plus a grace); past it, it kills the process (SIGKILL) and reports ``time_limit``;
+when the process dies (a crash, ``os.kill``, out of memory), it reports ``error`` with
+the signal or exit status. Either way the next run starts a fresh process, so a study
+goes on. Workers are reused between runs: the cost of one run is a pickle through a pipe.
+
+The worker side imports the experiment's plug-in modules, rebuilds the instance from its
+JSON form, calls :func:`mropt.registry.solve` (which turns exceptions into ``error``),
+and checks every solution with the problem package's independent ``verify``. It writes
+nothing: the parent stores the result. It exits when its parent goes away.
+
+The same class serves the Dask executor: each Dask task runs its run in a
+:class:`WorkerProcess` owned by the Dask worker process (see :func:`run_task`), because a
+running Dask task cannot be cancelled.
+"""
+
+from __future__ import annotations
+
+import os
+import pickle
+import select
+import signal
+import struct
+import subprocess
+import sys
+import threading
+import time
+from typing import Any, BinaryIO
+
+_HEADER = struct.Struct("!Q")
+START_TIMEOUT = 120.0
+
+
+# -- wire format ----------------------------------------------------------------------------
+def _send(stream: BinaryIO, obj: Any) -> None:
+    data = pickle.dumps(obj, protocol=pickle.HIGHEST_PROTOCOL)
+    stream.write(_HEADER.pack(len(data)) + data)
+    stream.flush()
+
+
+def _recv_blocking(stream: BinaryIO) -> Any:
+    head = stream.read(_HEADER.size)
+    if len(head) < _HEADER.size:
+        return None
+    (size,) = _HEADER.unpack(head)
+    return pickle.loads(stream.read(size))
+
+
+def _read_exact(fd: int, n: int, deadline: float | None) -> bytes | None:
+    """``n`` bytes from ``fd``; None at end of file; TimeoutError past ``deadline`` (monotonic)."""
+    chunks, got = [], 0
+    while got < n:
+        wait = None if deadline is None else max(0.0, deadline - time.monotonic())
+        ready, _, _ = select.select([fd], [], [], wait)
+        if not ready:
+            raise TimeoutError
+        chunk = os.read(fd, min(n - got, 1 << 20))
+        if not chunk:
+            return None
+        chunks.append(chunk)
+        got += len(chunk)
+    return b"".join(chunks)
+
+
+# -- parent side ----------------------------------------------------------------------------
+class WorkerProcess:
+    """One reusable worker subprocess; :meth:`run` never raises for what a method does."""
+
+    def __init__(self, extra_paths: list[str] | None = None) -> None:
+        self.proc: subprocess.Popen | None = None
+        self.extra_paths = list(extra_paths or [])
+        self.started = 0  # processes started so far (1 + replacements)
+
+    def _start(self) -> None:
+        env = dict(os.environ)
+        paths = [p for p in [*self.extra_paths, os.getcwd(), env.get("PYTHONPATH", "")] if p]
+        env["PYTHONPATH"] = os.pathsep.join(paths)
+        stderr = None if env.get("MROPT_WORKER_STDERR") else subprocess.DEVNULL
+        self.proc = subprocess.Popen(
+            [sys.executable, "-m", "mropt.harness.worker"],
+            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=stderr, env=env, bufsize=0,
+        )
+        self.started += 1
+        hello = self._receive(time.monotonic() + START_TIMEOUT)
+        if not isinstance(hello, dict) or not hello.get("ready"):
+            self.close()
+            raise RuntimeError(f"worker process did not start ({hello!r:.200})")
+
+    def _receive(self, deadline: float | None) -> Any:
+        assert self.proc is not None and self.proc.stdout is not None
+        fd = self.proc.stdout.fileno()
+        head = _read_exact(fd, _HEADER.size, deadline)
+        if head is None:
+            return None
+        body = _read_exact(fd, _HEADER.unpack(head)[0], deadline)
+        return None if body is None else pickle.loads(body)
+
+    def run(self, task: dict[str, Any], limit: float | None) -> dict[str, Any]:
+        """Run ``task`` in the worker; kill it when no answer came within ``limit`` seconds."""
+        if self.proc is None or self.proc.poll() is not None:
+            self._start()
+        start = time.monotonic()
+        try:
+            _send(self.proc.stdin, task)
+            answer = self._receive(None if limit is None else start + limit)
+        except TimeoutError:
+            self.kill()
+            return {"status": "time_limit", "error": f"killed after {time.monotonic() - start:.1f} s "
+                                                      f"(time limit plus grace: {limit:g} s)",
+                    "run_time": time.monotonic() - start}
+        except (BrokenPipeError, OSError, EOFError, pickle.UnpicklingError) as exc:
+            answer = None
+            why = f"{type(exc).__name__}: {exc}"
+        else:
+            why = ""
+        if answer is None:
+            code = self.proc.wait(timeout=10) if self.proc.poll() is None else self.proc.returncode
+            self.proc = None
+            if code is not None and code < 0:
+                try:
+                    why = f"killed by signal {signal.Signals(-code).name}"
+                except ValueError:
+                    why = f"killed by signal {-code}"
+            elif not why:
+                why = f"exit status {code}"
+            return {"status": "error", "error": f"worker process died ({why})", "run_time": time.monotonic() - start}
+        answer["run_time"] = time.monotonic() - start
+        return answer
+
+    def kill(self) -> None:
+        if self.proc is not None:
+            try:
+                self.proc.kill()
+                self.proc.wait(timeout=10)
+            except (OSError, subprocess.TimeoutExpired):
+                pass
+            self.proc = None
+
+    def close(self) -> None:
+        """Ask the worker to exit (end of input), kill it if it does not."""
+        if self.proc is None:
+            return
+        try:
+            self.proc.stdin.close()
+            self.proc.wait(timeout=5)
+        except (OSError, subprocess.TimeoutExpired):
+            self.kill()
+        self.proc = None
+
+
+_local = threading.local()
+
+
+def run_task(task: dict[str, Any]) -> dict[str, Any]:
+    """Run one task in a worker process owned by this (Dask worker) thread; reused between tasks."""
+    worker = getattr(_local, "worker", None)
+    if worker is None:
+        worker = _local.worker = WorkerProcess(task.get("paths"))
+    return worker.run(task, task.get("deadline"))
+
+
+# -- worker side ----------------------------------------------------------------------------
+_VERSIONS: dict[str, str] = {}
+
+
+def _versions() -> dict[str, str]:
+    from importlib import metadata
+
+    if _VERSIONS:
+        return _VERSIONS
+    out = _VERSIONS
+    for name in ("numpy", "ortools", "highspy", "pulp"):
+        try:
+            out[name] = metadata.version(name)
+        except metadata.PackageNotFoundError:
+            pass
+    return out
+
+
+def execute(task: dict[str, Any], cache: dict[str, Any]) -> dict[str, Any]:
+    """Solve and verify one run; everything a method does is caught and recorded."""
+    from mropt.harness.experiment import import_modules
+    from mropt.model.io import instance_from_dict
+    from mropt.registry import solve, verify_solution
+
+    try:
+        import_modules(task.get("imports", []), task.get("paths", []))
+        instance = cache.get(task["instance_hash"])
+        if instance is None:
+            instance = instance_from_dict(task["instance"])
+            if len(cache) > 16:
+                cache.clear()
+            cache[task["instance_hash"]] = instance
+        sol = solve(instance, task["method"], time_limit=task.get("time_limit"), seed=task.get("seed", 0),
+                    **task.get("params", {}))
+    except Exception as exc:  # noqa: BLE001 - InputError from bad params, failed imports
+        return {"status": "error", "error": f"{type(exc).__name__}: {' '.join(str(exc).split())}"}
+    out: dict[str, Any] = {
+        "status": sol.status,
+        "objective": sol.objective,
+        "bound": sol.bound,
+        "wall_time": sol.wall_time,
+        "accepted": len(sol.accepted),
+        "solver": str(sol.solver.get("name", "")),
+        "solver_version": str(sol.solver.get("version", "")),
+        "error": sol.details.get("error"),
+        "packages": _versions(),
+    }
+    if sol.status == "error":
+        return out
+    try:
+        verdict = verify_solution(instance, sol)
+        out["verified"] = bool(verdict.ok)
+        out["verify_problems"] = "; ".join(verdict.problems) or None
+        if getattr(verdict, "checked_schedule", False):
+            out["on_time"] = len(sol.accepted) - len(getattr(verdict, "late", []))
+    except Exception as exc:  # noqa: BLE001
+        out["verified"] = False
+        out["verify_problems"] = f"verify failed: {type(exc).__name__}: {exc}"
+    return out
+
+
+def _watch_parent() -> None:
+    parent = os.getppid()
+    while True:
+        time.sleep(1.0)
+        if os.getppid() != parent:
+            os._exit(3)
+
+
+def main() -> None:
+    out = os.fdopen(os.dup(1), "wb", buffering=0)  # the protocol's channel
+    os.dup2(2, 1)  # whatever a solver prints goes to stderr, not into the protocol
+    inp = sys.stdin.buffer
+    threading.Thread(target=_watch_parent, daemon=True).start()
+    import mropt.registry  # noqa: F401  (import cost paid once, before the first run)
+
+    mropt.registry.methods()
+    _send(out, {"ready": True, "pid": os.getpid(), "versions": _versions()})
+    cache: dict[str, Any] = {}
+    while True:
+        task = _recv_blocking(inp)
+        if task is None:
+            return
+        _send(out, execute(task, cache))
+
+
+if __name__ == "__main__":
+    main()
