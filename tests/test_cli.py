@@ -151,3 +151,19 @@ def test_demo_prints_a_comparison_table():
     assert "edf-greedy" in r.stdout and "verified" in r.stdout
     rows = [line for line in r.stdout.splitlines() if line.startswith("edf-greedy")]
     assert rows and "yes" in rows[0]
+
+
+def test_solve_with_profile_and_threads(tmp_path):
+    path = tmp_path / "i.json"
+    mropt("generate", "admission", "--jobs", "10", "--seed", "5", "-o", path)
+    r = mropt("solve", path, "--profile", "cpsat", "--threads", "2", "--time-limit", "30", "--json")
+    assert r.returncode == 0, r.stderr
+    sol = json.loads(r.stdout)
+    assert sol["method"] == "cpsat" and sol["params"]["threads"] == 2
+    assert sol["status"] == "optimal" and sol["bound"] == pytest.approx(sol["objective"])
+    direct = json.loads(mropt("solve", path, "-m", "milp-cbc", "--threads", "1", "--json").stdout)
+    assert direct["objective"] == pytest.approx(sol["objective"])
+    assert_input_error(mropt("solve", path, "--profile", "nosuchprofile"), "nosuchprofile")
+    assert_input_error(mropt("solve", path, "--profile", "cpsat", "-m", "amb"), "disagrees")
+    assert_input_error(mropt("solve", path, "-m", "amb", "--threads", "2"), "'threads'")
+    assert_input_error(mropt("solve", path), "--method")

@@ -8,6 +8,7 @@ import sys
 
 from mropt.cli.common import parse_param, write_text
 from mropt.cli.table import render
+from mropt.harness.profiles import load_profile
 from mropt.model.errors import InputError
 from mropt.model.io import load_instance, read_json
 from mropt.model.solution import Solution
@@ -21,8 +22,10 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:
 
     p = sub.add_parser("solve", help="solve an instance file with a registered method")
     p.add_argument("instance", help="instance file (JSON)")
-    p.add_argument("--method", "-m", required=True, help="method name (see `mropt methods`)")
-    p.add_argument("--time-limit", type=float, default=None, help="seconds (exact methods; default none)")
+    p.add_argument("--method", "-m", help="method name (see `mropt methods`); may be left out with --profile")
+    p.add_argument("--profile", help="solver profile: a name in solvers/ (e.g. cpsat) or a .toml path")
+    p.add_argument("--time-limit", type=float, default=None, help="seconds (default: the profile's, else none)")
+    p.add_argument("--threads", type=int, default=None, help="solver threads (exact methods; default: the profile's, else 1)")
     p.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
     p.add_argument("--param", "-p", action="append", default=[], metavar="NAME=VALUE", help="method parameter, repeatable")
     p.add_argument("--json", action="store_true", help="print the solution as one JSON object")
@@ -48,8 +51,22 @@ def run_methods(args: argparse.Namespace) -> int:
 
 def run_solve(args: argparse.Namespace) -> int:
     instance = load_instance(args.instance)
-    params = dict(parse_param(p) for p in args.param)
-    solution = solve(instance, args.method, time_limit=args.time_limit, seed=args.seed, **params)
+    method, time_limit, params = args.method, args.time_limit, {}
+    if args.threads is not None and args.threads < 1:
+        raise InputError(f"--threads must be >= 1, got {args.threads}")
+    if args.profile:
+        profile = load_profile(args.profile)
+        if method is not None and method != profile.backend:
+            raise InputError(f"--method {method!r} disagrees with profile {profile.name!r} (backend {profile.backend!r})")
+        method = profile.backend
+        params = profile.method_params(args.threads)
+        time_limit = profile.time_limit if time_limit is None else time_limit
+    elif method is None:
+        raise InputError("give --method NAME or --profile NAME")
+    elif args.threads is not None:
+        params["threads"] = args.threads
+    params.update(parse_param(p) for p in args.param)
+    solution = solve(instance, method, time_limit=time_limit, seed=args.seed, **params)
     text = json.dumps(solution.to_dict(), indent=2) + "\n"
     if args.output:
         write_text(text, args.output)
@@ -57,16 +74,15 @@ def run_solve(args: argparse.Namespace) -> int:
         sys.stdout.write(text)
     else:
         s = solution
-        rows = [
-            ["method", s.method],
-            ["status", s.status],
-            ["objective", s.objective],
-            ["bound", s.bound],
-            ["accepted", f"{len(s.accepted)} of {instance.n}"],
-            ["sequence", " ".join(s.sequence) if s.sequence is not None else None],
-            ["wall time (s)", round(s.wall_time, 4)],
-            ["solver", f"{s.solver.get('name', '?')} {s.solver.get('version', '')}".strip()],
-        ]
+        rows = [["method", s.method], ["status", s.status], ["objective", s.objective], ["bound", s.bound]]
+        if instance.kind == "admission":
+            rows.append(["accepted", f"{len(s.accepted)} of {instance.n}"])
+            rows.append(["sequence", " ".join(s.sequence) if s.sequence is not None else None])
+        for key, value in s.decision.items():
+            text = json.dumps(value)
+            rows.append([key, text if len(text) <= 100 else text[:97] + "..."])
+        rows.append(["wall time (s)", round(s.wall_time, 4)])
+        rows.append(["solver", f"{s.solver.get('name', '?')} {s.solver.get('version', '')}".strip()])
         if s.status == "error":
             rows.append(["error", s.details.get("error")])
         print(render(["field", "value"], rows))
