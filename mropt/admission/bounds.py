@@ -6,9 +6,9 @@
   ``max sum b_j x_j s.t. sum STC_j x_j <= Max_time, 0 <= x <= 1``. Table 1 gives
   2430 + 400 x 82/186 = 2606.3 (see the papers' ERRATA).
 * ``bound-lp`` -- the LP relaxation of the master of :mod:`mropt.admission.exact_master`
-  (energy windows, pair conflicts, fixings; 0 <= x <= 1), solved by HiGHS.
+  (energy windows, pair conflicts, fixings; 0 <= x <= 1), solved by HiGHS through PuLP.
 * ``bound-energy`` -- the same rows with ``x`` binary (a multi-dimensional knapsack,
-  solved exactly by HiGHS): the combinatorial energy bound.
+  solved exactly by HiGHS through PuLP): the combinatorial energy bound.
 
 Why each is an upper bound: every row of the master holds for the accepted set of any
 valid sequence, and an optimal plan accepts only on-time jobs (eq. 1 with alpha >= 0).
@@ -30,10 +30,9 @@ from __future__ import annotations
 
 import time
 
-from mropt.admission.exact_highs import HighsError
 from mropt.admission.exact_master import build_master
 from mropt.admission.exact_oracle import SubsetOracle
-from mropt.admission.milp import highs_master, solver_record
+from mropt.admission.milp import build_pulp_model, solve_pulp, solver_record
 from mropt.model.admission import AdmissionInstance
 from mropt.model.solution import Solution
 from mropt.registry import mropt_solver, register
@@ -75,17 +74,14 @@ def master_bound(instance: AdmissionInstance, *, relax: bool, time_limit: float 
     if not data.candidates:
         return 0.0, details
     left = None if time_limit is None else max(0.05, time_limit - (time.perf_counter() - start))
-    try:
-        res = highs_master(data, [], integer=not relax, time_limit=left, threads=threads)
-    except HighsError as exc:  # solver failure: fall back to a weaker valid bound
-        details["fallback"] = f"{exc}; Ideal reported"
-        return ideal_value(instance), details
-    if res["status"] == "optimal":
-        return float(res["bound"]), details
-    if res.get("bound") is not None:
-        details["note"] = f"{res.get('message')}: HiGHS's proven bound reported"
-        return float(res["bound"]), details
-    details["fallback"] = f"HiGHS did not prove the bound ({res.get('message')}); Ideal reported"
+    prob, _ = build_pulp_model(data, [], relax=relax)
+    has_solution, optimal, bound, message = solve_pulp(prob, "highs", time_limit=left, threads=threads, mip=not relax)
+    if optimal and bound is not None:
+        return float(bound), details
+    if bound is not None:
+        details["note"] = f"{message}: HiGHS's proven bound reported"
+        return float(bound), details
+    details["fallback"] = f"HiGHS did not prove the bound ({message}); Ideal reported"
     return ideal_value(instance), details
 
 

@@ -16,14 +16,8 @@ from __future__ import annotations
 
 import math
 
-try:
-    import ortools
-    from ortools.sat.python import cp_model
-
-    _IMPORT_ERROR = ""
-except ImportError as exc:  # e.g. highspy loaded first in this process (see exact_highs)
-    cp_model = None
-    _IMPORT_ERROR = " ".join(str(exc).split())[:300]
+import ortools
+from ortools.sat.python import cp_model
 
 from mropt.admission.exact_benders import MasterResult, benders
 from mropt.admission.exact_master import MasterData
@@ -82,9 +76,5 @@ def _master(threads: int, scale: int, seed: int):  # noqa: ANN202
 def cpsat(
     instance: AdmissionInstance, *, time_limit: float | None = None, seed: int = 0, threads: int = 1, scale: int = 1000
 ) -> Solution:
-    if cp_model is None:
-        return Solution(method="cpsat", status="error", objective=None,
-                        solver={"name": "OR-Tools CP-SAT", "version": ""},
-                        details={"error": f"OR-Tools could not be loaded in this process: {_IMPORT_ERROR}"})
     solver = {"name": "OR-Tools CP-SAT", "version": ortools.__version__}
     return benders(instance, _master(int(threads), int(scale), seed), time_limit=time_limit, solver=solver)

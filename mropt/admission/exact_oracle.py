@@ -44,6 +44,7 @@ from collections.abc import Iterable, Sequence
 
 import numpy as np
 
+from mropt.admission.exact_seqcp import cp_order
 from mropt.admission.seq import DEADLINE_TOLERANCE, evaluate
 from mropt.model.admission import AdmissionInstance
 
@@ -52,6 +53,10 @@ _EPS = DEADLINE_TOLERANCE
 
 class OracleTimeout(Exception):
     """The oracle ran out of time before it could decide a set."""
+
+
+class _NodeLimit(Exception):
+    """The first, budgeted branch-and-bound gave up (the CP-SAT model takes over)."""
 
 
 def _mask(jobs: Iterable[int]) -> int:
@@ -75,8 +80,12 @@ def _members(mask: int) -> list[int]:
 class SubsetOracle:
     """Decide SEQ feasibility of job sets of one instance (see the module docstring)."""
 
+    #: nodes of the first branch-and-bound before the CP-SAT model is tried (None: no CP-SAT)
+    dfs_budget: int | None = 400
+
     def __init__(self, instance: AdmissionInstance) -> None:
         self.instance = instance
+        self.cp_calls = 0
         self.a = [float(x) for x in instance.tcm]
         self.b = [float(x) for x in instance.tcr]
         self.d = [float(x) for x in instance.deadlines]
@@ -214,14 +223,33 @@ class SubsetOracle:
             if self.valid(order):
                 return order
         self.searches += 1
-        return _Search(self, jobs, deadline).run()
+        if self.dfs_budget is None:
+            return _Search(self, jobs, deadline).run()
+        try:
+            return _Search(self, jobs, deadline, node_limit=self.dfs_budget).run()
+        except _NodeLimit:
+            pass
+        left = None if deadline is None else deadline - time.perf_counter()
+        if left is not None and left <= 0:
+            raise OracleTimeout
+        self.cp_calls += 1
+        status, order = cp_order(jobs, self.a, self.b, self.d, self.r,
+                                 dominates=self.dominates if self.equal_release else None,
+                                 time_limit=left, hint=self._heuristic_orders(jobs)[0])
+        if status == "infeasible":
+            return None
+        if status == "feasible" and order is not None and self.valid(order):
+            return order
+        return _Search(self, jobs, deadline).run()  # CP-SAT undecided (or rounding): exact search
 
 
 class _Search:
     """Depth-first branch-and-bound over map orders of one job set."""
 
-    def __init__(self, oracle: SubsetOracle, jobs: list[int], deadline: float | None) -> None:
+    def __init__(self, oracle: SubsetOracle, jobs: list[int], deadline: float | None,
+                 node_limit: int | None = None) -> None:
         self.o = oracle
+        self.node_limit = node_limit
         self.deadline = deadline
         self.jobs = sorted(jobs, key=lambda j: (oracle.d[j] - oracle.b[j], oracle.d[j], j))
         dvals = sorted(set(oracle.d[j] for j in jobs))
@@ -269,6 +297,8 @@ class _Search:
         if mask == 0:
             return True
         self.count += 1
+        if self.node_limit is not None and self.count > self.node_limit:
+            raise _NodeLimit
         if self.deadline is not None and self.count % 128 == 0 and time.perf_counter() > self.deadline:
             raise OracleTimeout
         o, t = self.o, self.t

@@ -37,8 +37,9 @@ How it compares with the SEQ optimum (tests/admission/test_slots.py):
 
 The returned ``sequence`` is the accepted jobs by map completion; SEQ ``verify`` holds
 only where ``details["seq_valid"]`` is true. Size limits: at most ``max_tasks`` tasks
-in all (default 400) -- beyond that the instance is refused with an InputError; paper
-instances (M = R = 80, about 150 map tasks per job) are far beyond it. Practical
+in all (default 400) -- beyond that the method returns status ``error`` with
+``details["error"]`` naming the limit and the task count (``max_tasks <= 0`` is an
+InputError); paper instances (M = R = 80, about 150 map tasks per job) are far beyond it. Practical
 proofs: about 8 jobs with 2-4 slots each within seconds.
 """
 
@@ -54,14 +55,8 @@ from mropt.model.errors import InputError
 from mropt.model.solution import Solution
 from mropt.registry import register
 
-try:
-    import ortools
-    from ortools.sat.python import cp_model
-
-    _IMPORT_ERROR = ""
-except ImportError as exc:  # pragma: no cover - highspy loaded first (see exact_highs)
-    cp_model = None
-    _IMPORT_ERROR = " ".join(str(exc).split())[:300]
+import ortools
+from ortools.sat.python import cp_model
 
 
 def job_tasks(instance: AdmissionInstance, k: int) -> tuple[int, float, int, float]:
@@ -87,15 +82,20 @@ def _scale(values: list[float]) -> tuple[int, bool]:
           summary="slot-level exact admission (M map, R reduce slots, non-preemptive tasks) with CP-SAT")
 def slots_cpsat(instance: AdmissionInstance, *, time_limit: float | None = None, seed: int = 0,
                 threads: int = 1, max_tasks: int = 400) -> Solution:
-    if cp_model is None:
-        return Solution(method="slots-cpsat", status="error", objective=None,
-                        solver={"name": "OR-Tools CP-SAT", "version": ""},
-                        details={"error": f"OR-Tools could not be loaded in this process: {_IMPORT_ERROR}"})
+    if isinstance(max_tasks, bool) or not isinstance(max_tasks, (int, float)) or max_tasks != int(max_tasks) \
+            or max_tasks <= 0:
+        raise InputError(f"slots-cpsat: max_tasks must be a positive integer, got {max_tasks!r}")
+    record = {"name": "OR-Tools CP-SAT", "version": ortools.__version__}
     n = instance.n
     tasks = [job_tasks(instance, k) for k in range(n)]
     total = sum(t[0] + t[2] for t in tasks)
-    if total > max_tasks:
-        raise InputError(f"slots-cpsat: the instance has {total} tasks, more than max_tasks = {max_tasks}")
+    max_tasks = int(max_tasks)
+    if total > max_tasks:  # a limit of the method, not bad input: reported, not raised
+        return Solution(method="slots-cpsat", status="error", objective=None, bound=None, accepted=(),
+                        sequence=None, solver=record,
+                        details={"error": f"slots-cpsat size limit: the instance has {total} tasks, "
+                                          f"more than max_tasks = {max_tasks}", "tasks": total,
+                                 "max_tasks": int(max_tasks)})
     times = [x for t in tasks for x in (t[1], t[3])] + list(instance.deadlines) + list(instance.submit_times)
     s, exact_times = _scale(times)
     dur = lambda x: int(math.ceil(x * s - 1e-9))  # noqa: E731
@@ -147,7 +147,6 @@ def slots_cpsat(instance: AdmissionInstance, *, time_limit: float | None = None,
     solver.parameters.random_seed = int(seed)
     if time_limit is not None:
         solver.parameters.max_time_in_seconds = float(time_limit)
-    record = {"name": "OR-Tools CP-SAT", "version": ortools.__version__}
     status = solver.Solve(model)
     details: dict = {"model": "slot-level", "tasks": total, "time_scale": s, "times_exact": exact_times}
     if status not in (cp_model.OPTIMAL, cp_model.FEASIBLE):

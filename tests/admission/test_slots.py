@@ -65,10 +65,17 @@ def test_partial_waves_make_slots_strictly_better() -> None:
     assert sol.status == "optimal" and sol.objective == 2 and not sol.details["seq_valid"]
 
 
-def test_too_many_tasks_is_refused_cleanly() -> None:
+def test_too_many_tasks_is_a_method_limit_not_an_error() -> None:
+    """Over max_tasks: status "error" naming the limit and the task count, no exception."""
     from mropt.model.errors import InputError
 
     jobs = tuple(Job(id=f"j{k}", map_phase_time=5, reduce_phase_time=5, deadline=100, benefit=1) for k in range(5))
     inst = AdmissionInstance(Cluster(80, 80), jobs)
-    with pytest.raises(InputError, match="max_tasks"):
-        solve(inst, "slots-cpsat")
+    sol = solve(inst, "slots-cpsat")
+    assert sol.status == "error" and sol.objective is None
+    assert "max_tasks = 400" in sol.details["error"] and "800 tasks" in sol.details["error"]
+    assert "Traceback" not in sol.details["error"]
+    small = AdmissionInstance(Cluster(2, 2), jobs[:1])
+    for bad in (0, -3, 2.5):
+        with pytest.raises(InputError, match="max_tasks"):
+            solve(small, "slots-cpsat", max_tasks=bad)

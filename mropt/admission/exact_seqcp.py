@@ -1,0 +1,101 @@
+"""CP-SAT sequencing model: does a job set have a valid SEQ map order? (oracle fallback)
+
+Used by :class:`mropt.admission.exact_oracle.SubsetOracle` when its cheap checks and
+heuristic orders leave a set undecided. The map order is modelled by precedence
+literals ``p[i, j]`` (i's maps before j's) over a single-machine map stage
+(one interval per job, ``NoOverlap``; ``p[i, j]`` fixes which of the two ends first),
+with map completions ``C_j >= submit_j + TCm_j``. The reduce stage is preemptive EDF
+with releases ``C_j``, feasible exactly when Horn's condition holds; the release
+points that matter for a deadline value D are the map completions of jobs with
+deadline <= D (a release point of another job is beaten by the next such job), so::
+
+    for every job k and deadline value D >= d_k:
+        C_k + TCr_k + sum_{j != k, d_j <= D} TCr_j * p[k, j]  <=  D
+
+Global dominance fixings of the oracle (equal submit times) are added as fixed
+literals. Times are scaled to integers and rounded so that the model is a
+relaxation (durations down, deadlines up; the tolerance of
+:data:`mropt.admission.seq.DEADLINE_TOLERANCE` included): "infeasible" is a proof, and an
+order it finds is checked exactly by the caller (it passes unless rounding was lost).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Sequence
+
+from ortools.sat.python import cp_model
+
+from mropt.admission.seq import DEADLINE_TOLERANCE
+
+
+def _scale_for(values: Sequence[float]) -> int:
+    for s in (1, 10, 100, 1000):
+        if all(abs(v * s - round(v * s)) < 1e-7 for v in values):
+            return s
+    return 1000
+
+
+def cp_order(
+    jobs: Sequence[int],
+    a: Sequence[float],
+    b: Sequence[float],
+    d: Sequence[float],
+    r: Sequence[float],
+    *,
+    dominates: Callable[[int, int], bool] | None,
+    time_limit: float | None,
+    hint: Sequence[int] | None = None,
+) -> tuple[str, list[int] | None]:
+    """('feasible', order) | ('infeasible', None) | ('unknown', None)."""
+    jobs = list(jobs)
+    if not jobs:
+        return "feasible", []
+    s = _scale_for([a[j] for j in jobs] + [b[j] for j in jobs] + [d[j] for j in jobs] + [r[j] for j in jobs])
+    A = {j: int(math.floor(a[j] * s + 1e-9)) for j in jobs}
+    B = {j: int(math.floor(b[j] * s + 1e-9)) for j in jobs}
+    R = {j: int(math.floor(r[j] * s + 1e-9)) for j in jobs}
+    Dd = {j: int(math.ceil((d[j] + DEADLINE_TOLERANCE) * s - 1e-9)) for j in jobs}
+    horizon = max(Dd.values())
+    m = cp_model.CpModel()
+    start = {j: m.NewIntVar(R[j], horizon, f"s{j}") for j in jobs}
+    iv = {j: m.NewFixedSizeIntervalVar(start[j], A[j], f"m{j}") for j in jobs}
+    m.AddNoOverlap(list(iv.values()))
+    p: dict[tuple[int, int], cp_model.IntVar] = {}
+    for x, i in enumerate(jobs):
+        for j in jobs[x + 1:]:
+            lit = m.NewBoolVar(f"p{i}_{j}")
+            p[i, j] = lit
+            p[j, i] = lit.Not()
+            m.Add(start[i] + A[i] <= start[j]).OnlyEnforceIf(lit)
+            m.Add(start[j] + A[j] <= start[i]).OnlyEnforceIf(lit.Not())
+            if dominates is not None:
+                if dominates(i, j):
+                    m.Add(lit == 1)
+                elif dominates(j, i):
+                    m.Add(lit == 0)
+    dvals = sorted(set(Dd.values()))
+    for k in jobs:
+        ck = start[k] + A[k]
+        for D in dvals:
+            if D < Dd[k]:
+                continue
+            group = [j for j in jobs if j != k and Dd[j] <= D and B[j] > 0]
+            m.Add(ck + B[k] + sum(B[j] * p[k, j] for j in group) <= D)
+    if hint is not None:
+        pos = {j: t for t, j in enumerate(hint)}
+        for (i, j), lit in p.items():
+            if i < j and i in pos and j in pos:
+                m.AddHint(lit, pos[i] < pos[j])
+    solver = cp_model.CpSolver()
+    solver.parameters.num_search_workers = 1
+    solver.parameters.random_seed = 0
+    if time_limit is not None:
+        solver.parameters.max_time_in_seconds = max(0.01, float(time_limit))
+    status = solver.Solve(m)
+    if status in (cp_model.OPTIMAL, cp_model.FEASIBLE):
+        order = sorted(jobs, key=lambda j: (solver.Value(start[j]), j))
+        return "feasible", order
+    if status == cp_model.INFEASIBLE:
+        return "infeasible", None
+    return "unknown", None
