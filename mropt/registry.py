@@ -25,12 +25,13 @@ from mropt.model.errors import InputError
 from mropt.model.solution import Solution
 
 #: Modules whose import registers methods.
-_PROVIDERS = ("mropt.admission", "mropt.priority")
+_PROVIDERS = ("mropt.admission", "mropt.fairness", "mropt.priority")
 
 #: Instance kind -> "module:function" of that problem package's independent ``verify``.
 #: Each returns an object with ``ok`` (bool), ``objective`` and ``problems`` (list of str).
 _VERIFIERS = {
     "admission": "mropt.admission.verify:verify",
+    "fairness": "mropt.fairness.verify:verify",
     "priority": "mropt.priority.verify:verify",
 }
 

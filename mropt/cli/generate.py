@@ -98,6 +98,10 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:
     p.add_argument("-o", "--output", help="output file (default stdout)")
     p.set_defaults(handler=run_priority)
 
+    from mropt.cli.fairness import add_generate_fairness
+
+    add_generate_fairness(kinds)
+
 
 def run_admission(args: argparse.Namespace) -> int:
     job_types = {**PAPER_JOB_TYPES, **dict(args.job_type)}

@@ -12,11 +12,13 @@ from typing import Any
 
 from mropt.model.admission import AdmissionInstance
 from mropt.model.errors import InputError
+from mropt.model.fairness import FairnessInstance
 from mropt.model.priority import PriorityInstance
 
 #: kind -> instance class; each class carries the newest ``schema_version`` it reads
 INSTANCE_KINDS: dict[str, type] = {
     "admission": AdmissionInstance,
+    "fairness": FairnessInstance,
     "priority": PriorityInstance,
 }
 

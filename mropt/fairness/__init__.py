@@ -1,0 +1,14 @@
+"""Dominant Resource Fairness and DDRF (the DDRF paper, ``001_35423bb5d202059c.txt``).
+
+Importing this package registers its methods: ``drf`` (progressive filling,
+sec. 3.1), ``drf-lp`` (continuous DRF), ``drf-milp`` and ``drf-cpsat`` (integer
+leximin of weighted dominant shares) and ``ddrf`` (the sec. 4.1 listing without a
+simulator). Locality analysis (sec. 3.2, 4.2) is in :mod:`mropt.fairness.locality`.
+"""
+
+from mropt.fairness import drf, exact  # noqa: F401  (registers methods)
+from mropt.fairness.drf import FillingResult, progressive_filling
+from mropt.fairness.metrics import envy_pairs, gaps, lex_compare
+from mropt.fairness.verify import FairnessVerdict, verify
+
+__all__ = ["FairnessVerdict", "FillingResult", "envy_pairs", "gaps", "lex_compare", "progressive_filling", "verify"]

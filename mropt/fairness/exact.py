@@ -1,0 +1,275 @@
+"""Exact DRF allocations: the lexicographic max-min of weighted dominant shares.
+
+DRF's progressive filling (DDRF sec. 3.1) approximates the allocation whose sorted
+vector of weighted dominant shares ``y_i = x_i * dom_i / w_i`` is lexicographically
+largest (leximin; sec. 3.1's small LP "max (x, y) s.t. x + 3y <= 9, 4x + y <= 18,
+2x/9 = y/3" is its two-user continuous case). mropt computes it exactly with the
+cumulative-sum method (Ogryczak and Sliwinski 2006): the sorted vector is leximin-
+optimal iff the sums ``S_k`` of its k smallest entries are lexicographically largest,
+and ``S_k = max_{r, d >= 0} k r - sum_i d_i`` with ``d_i >= r - y_i`` is linear. So for
+k = 1..n: maximise ``S_k``, then add ``S_k >= S_k*`` and go on (n solves).
+
+* ``drf-lp``: continuous DRF (real ``x_i``; with nodes, tasks may be split across
+  nodes), CBC (its LP code, CLP) through PuLP;
+* ``drf-milp``: integer tasks, CBC through PuLP. (Not HiGHS: the ``highspy`` wheel and
+  OR-Tools' bundled HiGHS clash when both are loaded in one process, and the registry
+  loads OR-Tools; CBC runs as a subprocess and is immune.)
+* ``drf-cpsat``: integer tasks, OR-Tools CP-SAT on integer-scaled data (exact when the
+  data are decimals with a common denominator that fits in 64 bits, else demands are
+  rounded up and capacities down on a 1e-6 grid; ``details.scaling`` says which).
+
+Constraints: ``0 <= x_i <= max_tasks``; ``sum_i x_i D_ij <= r_j``; with nodes, every
+task on one node (``x_i = sum_v x_iv``) within that node's capacity. Objective of the
+Solution: the minimum weighted dominant share (``S_1``).
+"""
+
+from __future__ import annotations
+
+import math
+import time
+import warnings
+from dataclasses import replace
+from fractions import Fraction
+from typing import Any
+
+import numpy as np
+
+from mropt.fairness.metrics import allocation_solution
+from mropt.model.errors import InputError
+from mropt.model.fairness import FairnessInstance
+from mropt.model.solution import Solution
+from mropt.registry import register
+
+_FIX_RTOL = 1e-7
+
+
+def _remaining(deadline: float | None) -> float | None:
+    return None if deadline is None else max(0.01, deadline - time.perf_counter())
+
+
+def _upper_bounds(instance: FairnessInstance) -> np.ndarray:
+    return instance.task_bound()
+
+
+# -- PuLP (LP and MILP) -----------------------------------------------------------------
+def _leximin_pulp(instance: FairnessInstance, *, integer: bool, backend: str, time_limit: float | None, threads: int):
+    import pulp
+
+    n, m = instance.n, len(instance.resource_names)
+    deadline = None if time_limit is None else time.perf_counter() + time_limit
+    d, cap = instance.demands, instance.capacity
+    c = instance.dominant_demand / instance.weights
+    ub = _upper_bounds(instance)
+    cat = pulp.LpInteger if integer else pulp.LpContinuous
+    prob = pulp.LpProblem("drf_leximin", pulp.LpMaximize)
+    per_node = None
+    if instance.nodes is not None:
+        v = len(instance.node_ids)
+        ncap = instance.node_capacity
+        xv = [[pulp.LpVariable(f"x_{i}_{k}", 0, int(ub[i]), cat) for k in range(v)] for i in range(n)]
+        x = [pulp.lpSum(row) for row in xv]
+        for i in range(n):
+            prob += x[i] <= int(ub[i])
+        for k in range(v):
+            for j in range(m):
+                if d[:, j].any():
+                    prob += pulp.lpSum(float(d[i, j]) * xv[i][k] for i in range(n) if d[i, j] > 0) <= float(ncap[k, j])
+        per_node = xv
+    else:
+        x = [pulp.LpVariable(f"x_{i}", 0, int(ub[i]), cat) for i in range(n)]
+    for j in range(m):
+        prob += pulp.lpSum(float(d[i, j]) * x[i] for i in range(n) if d[i, j] > 0) <= float(cap[j])
+    y = [float(c[i]) * x[i] for i in range(n)]
+
+    def make_solver():
+        limit = _remaining(deadline)
+        if backend == "highs":
+            return pulp.HiGHS(msg=False, timeLimit=limit, threads=threads)
+        with warnings.catch_warnings():  # PuLP 3 announces PULP_CBC_CMD's removal in 4.0
+            warnings.simplefilter("ignore", DeprecationWarning)
+            return pulp.PULP_CBC_CMD(msg=False, timeLimit=limit, threads=threads)
+
+    status, levels, solves = "optimal", [], 0
+    values = None
+    for k in range(1, n + 1):
+        r = pulp.LpVariable(f"r_{k}")
+        dev = [pulp.LpVariable(f"d_{k}_{i}", 0) for i in range(n)]
+        for i in range(n):
+            prob += dev[i] >= r - y[i]
+        s_k = k * r - pulp.lpSum(dev)
+        prob.setObjective(s_k)
+        code = prob.solve(make_solver())
+        solves += 1
+        if pulp.LpStatus[prob.status] != "Optimal" or code != 1:
+            status = "time_limit" if deadline is not None and time.perf_counter() >= deadline - 0.05 else "error"
+            break
+        values = _values_pulp(x, per_node, integer)
+        best = float(pulp.value(s_k))
+        levels.append(best)
+        prob += s_k >= best - _FIX_RTOL * max(1.0, abs(best))
+        if deadline is not None and time.perf_counter() >= deadline and k < n:
+            status = "time_limit"
+            break
+    return status, values, {"solves": solves, "cumulative_sums": levels}
+
+
+def _values_pulp(x, per_node, integer: bool):
+    import pulp
+
+    def val(e):
+        v = float(pulp.value(e) or 0.0)
+        return float(round(v)) if integer else max(0.0, v)
+
+    tasks = np.array([val(e) for e in x])
+    nodes = None if per_node is None else np.array([[val(e) for e in row] for row in per_node])
+    return tasks, nodes
+
+
+# -- CP-SAT -----------------------------------------------------------------------------
+def _exact(value: float) -> Fraction:
+    return Fraction(repr(float(value)))
+
+
+def _scale_column(values: list[Fraction], bound: int) -> tuple[list[int], str]:
+    """Integers proportional to ``values`` (exact when the common denominator is small)."""
+    den = 1
+    for v in values:
+        den = math.lcm(den, v.denominator)
+    if max((abs(v) for v in values), default=0) * den * max(bound, 1) < 2**50:
+        return [int(v * den) for v in values], "exact"
+    return [], "rounded"
+
+
+def integer_data(instance: FairnessInstance) -> dict[str, Any]:
+    """Demands, capacities (aggregate and per node) and share coefficients as integers for CP-SAT."""
+    n, m = instance.n, len(instance.resource_names)
+    bound = int(_upper_bounds(instance).sum()) + 1
+    d = [[0] * m for _ in range(n)]
+    cap, ncap, scaling = [0] * m, [[0] * m for _ in instance.node_ids], "exact"
+    for j, name in enumerate(instance.resource_names):
+        col = [_exact(u.demand.get(name, 0.0)) for u in instance.users]
+        caps = [_exact(instance.resources[name])] + [_exact(nd.capacity.get(name, 0.0)) for nd in instance.nodes or ()]
+        ints, how = _scale_column(col + caps, bound)
+        if how == "exact":
+            for i in range(n):
+                d[i][j] = ints[i]
+            cap[j] = ints[n]
+            for k in range(len(instance.node_ids)):
+                ncap[k][j] = ints[n + 1 + k]
+        else:  # demands up, capacities down: every scaled-feasible allocation is feasible
+            scaling = "rounded"
+            q = 1e6 / float(caps[0])
+            for i in range(n):
+                d[i][j] = math.ceil(float(col[i]) * q - 1e-9)
+            cap[j] = math.floor(float(caps[0]) * q + 1e-9)
+            for k in range(len(instance.node_ids)):
+                ncap[k][j] = math.floor(float(caps[1 + k]) * q + 1e-9)
+    coef = []
+    for i, u in enumerate(instance.users):
+        coef.append(max(_exact(u.demand.get(r, 0.0)) / _exact(instance.resources[r]) for r in instance.resource_names) / _exact(u.weight))
+    ints, how = _scale_column(coef, bound)
+    if how != "exact":
+        scaling = "rounded"
+        top = float(max(coef))
+        ints = [max(1, round(float(cf) / top * 1e6)) for cf in coef]
+    return {"demand": d, "capacity": cap, "node_capacity": ncap, "coef": ints, "scaling": scaling}
+
+
+def _leximin_cpsat(instance: FairnessInstance, *, time_limit: float | None, workers: int, seed: int):
+    from ortools.sat.python import cp_model
+
+    n, m = instance.n, len(instance.resource_names)
+    deadline = None if time_limit is None else time.perf_counter() + time_limit
+    data = integer_data(instance)
+    ub = _upper_bounds(instance)
+    model = cp_model.CpModel()
+    per_node = None
+    if instance.nodes is not None:
+        v = len(instance.node_ids)
+        xv = [[model.NewIntVar(0, int(ub[i]), f"x_{i}_{k}") for k in range(v)] for i in range(n)]
+        x = [model.NewIntVar(0, int(ub[i]), f"x_{i}") for i in range(n)]
+        for i in range(n):
+            model.Add(x[i] == sum(xv[i]))
+        for k in range(v):
+            for j in range(m):
+                terms = [data["demand"][i][j] * xv[i][k] for i in range(n) if data["demand"][i][j] > 0]
+                if terms:
+                    model.Add(sum(terms) <= data["node_capacity"][k][j])
+        per_node = xv
+    else:
+        x = [model.NewIntVar(0, int(ub[i]), f"x_{i}") for i in range(n)]
+    for j in range(m):
+        terms = [data["demand"][i][j] * x[i] for i in range(n) if data["demand"][i][j] > 0]
+        if terms:
+            model.Add(sum(terms) <= data["capacity"][j])
+    coef = data["coef"]
+    ymax = max(coef[i] * int(ub[i]) for i in range(n))
+    y = [coef[i] * x[i] for i in range(n)]
+    status, levels, values = "optimal", [], None
+    for k in range(1, n + 1):
+        r = model.NewIntVar(0, ymax, f"r_{k}")
+        dev = [model.NewIntVar(0, ymax, f"d_{k}_{i}") for i in range(n)]
+        for i in range(n):
+            model.Add(dev[i] >= r - y[i])
+        s_k = k * r - sum(dev)
+        model.Maximize(s_k)
+        solver = cp_model.CpSolver()
+        solver.parameters.num_search_workers = workers
+        solver.parameters.random_seed = seed
+        limit = _remaining(deadline)
+        if limit is not None:
+            solver.parameters.max_time_in_seconds = limit
+        code = solver.Solve(model)
+        if code != cp_model.OPTIMAL:
+            status = "time_limit" if code == cp_model.FEASIBLE or code == cp_model.UNKNOWN else "error"
+            break
+        values = (
+            np.array([float(solver.Value(e)) for e in x]),
+            None if per_node is None else np.array([[float(solver.Value(e)) for e in row] for row in per_node]),
+        )
+        best = int(solver.ObjectiveValue())
+        levels.append(best)
+        model.Add(s_k >= best)
+        model.ClearHints()
+        for i in range(n):
+            model.AddHint(x[i], int(values[0][i]))
+        if deadline is not None and time.perf_counter() >= deadline and k < n:
+            status = "time_limit"
+            break
+    return status, values, {"solves": len(levels), "scaling": data["scaling"]}
+
+
+def _solution(instance: FairnessInstance, method: str, status: str, values, info: dict, solver: dict[str, str]) -> Solution:
+    if values is None:
+        return Solution(method=method, status=status if status != "optimal" else "error", objective=None, solver=solver, details=info)
+    tasks, per_node = values
+    sol = allocation_solution(instance, tasks, method=method, status=status, solver=solver, per_node=per_node, details=info)
+    if status == "optimal":
+        sol = replace(sol, bound=sol.objective)
+    return sol
+
+
+def _pulp_solver_record(backend: str) -> dict[str, str]:
+    import pulp
+
+    return {"name": "HiGHS (PuLP)" if backend == "highs" else "CBC (PuLP)", "version": pulp.__version__}
+
+
+@register("drf-lp", kind="fairness", summary="continuous DRF: leximin LP of weighted dominant shares (PuLP, CBC/CLP)", exact=True, params={"threads": "solver threads (default 1)"})
+def solve_lp(instance: FairnessInstance, *, time_limit: float | None = None, seed: int = 0, threads: int = 1) -> Solution:
+    status, values, info = _leximin_pulp(instance, integer=False, backend="cbc", time_limit=time_limit, threads=int(threads))
+    return _solution(instance, "drf-lp", status, values, info, _pulp_solver_record("cbc"))
+
+
+@register("drf-milp", kind="fairness", summary="integer DRF: leximin MILP of weighted dominant shares (PuLP, CBC)", exact=True, params={"threads": "solver threads (default 1)"})
+def solve_milp(instance: FairnessInstance, *, time_limit: float | None = None, seed: int = 0, threads: int = 1) -> Solution:
+    status, values, info = _leximin_pulp(instance, integer=True, backend="cbc", time_limit=time_limit, threads=int(threads))
+    return _solution(instance, "drf-milp", status, values, info, _pulp_solver_record("cbc"))
+
+
+@register("drf-cpsat", kind="fairness", summary="integer DRF: leximin of weighted dominant shares (OR-Tools CP-SAT)", exact=True, params={"workers": "CP-SAT search workers (default 1)"})
+def solve_cpsat(instance: FairnessInstance, *, time_limit: float | None = None, seed: int = 0, workers: int = 1) -> Solution:
+    import ortools
+
+    status, values, info = _leximin_cpsat(instance, time_limit=time_limit, workers=int(workers), seed=seed)
+    return _solution(instance, "drf-cpsat", status, values, info, {"name": "OR-Tools CP-SAT", "version": ortools.__version__})

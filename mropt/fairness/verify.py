@@ -1,0 +1,152 @@
+"""Independent check of a fairness solution (DESIGN.md: ``verify``).
+
+Shares no code with the methods or with :mod:`mropt.fairness.metrics`: it reads the
+decision (``allocation``, optional ``placement`` and ``order``) from the Solution,
+recomputes everything from the raw instance fields in exact rational arithmetic
+(:class:`fractions.Fraction` of the decimal text of each number), and reports:
+unknown or missing users, negative or (for integer methods) fractional task counts,
+caps (``max_tasks``) exceeded, aggregate capacity exceeded (sec. 3.1: ``C <= R``),
+with nodes a placement that does not add up to the allocation or exceeds a node's
+capacity, an ``order`` that does not launch exactly the allocation, and claimed
+``dominant_shares``, ``utilisation`` and objective (minimum weighted dominant share)
+that differ from the recomputed ones.
+
+Continuous DRF (``drf-lp``) may allocate fractions of tasks; its LP solution may also
+exceed a capacity by rounding noise, so capacities get a relative tolerance of 1e-7
+there (none for integer allocations beyond 1e-9 of the capacity).
+"""
+
+from __future__ import annotations
+
+import math
+from collections import Counter
+from dataclasses import dataclass, field
+from fractions import Fraction
+from typing import Any
+
+from mropt.model.fairness import FairnessInstance
+from mropt.model.solution import Solution
+
+_RTOL = 1e-6
+_CONTINUOUS = ("drf-lp",)
+
+
+@dataclass
+class FairnessVerdict:
+    """What ``verify`` found. ``ok`` is False when ``problems`` is not empty."""
+
+    objective: float | None = None
+    shares: dict[str, float] = field(default_factory=dict)
+    problems: list[str] = field(default_factory=list)
+    checked_schedule: bool = False
+
+    @property
+    def ok(self) -> bool:
+        return not self.problems
+
+
+def _q(value: Any) -> Fraction:
+    return Fraction(repr(float(value)))
+
+
+def _close(a: float, b: float) -> bool:
+    return math.isclose(a, b, rel_tol=_RTOL, abs_tol=1e-9)
+
+
+def verify(instance: FairnessInstance, solution: Solution, *, continuous: bool | None = None) -> FairnessVerdict:
+    """Recompute the allocation's feasibility, shares and objective; see the module docstring."""
+    verdict = FairnessVerdict()
+    if solution.status in ("error", "infeasible") and "allocation" not in solution.decision:
+        return verdict
+    if continuous is None:
+        continuous = solution.method in _CONTINUOUS
+    slack = Fraction(1, 10**7) if continuous else Fraction(1, 10**9)
+    problems = verdict.problems
+    alloc = solution.decision.get("allocation")
+    if not isinstance(alloc, dict):
+        problems.append("solution has no 'allocation' object (user -> tasks)")
+        return verdict
+    users = {u.id: u for u in instance.users}
+    for uid in alloc:
+        if uid not in users:
+            problems.append(f"allocation names unknown user {uid!r}")
+    tasks: dict[str, Fraction] = {}
+    for uid, user in users.items():
+        raw = alloc.get(uid)
+        if raw is None:
+            problems.append(f"allocation misses user {uid!r}")
+            continue
+        if isinstance(raw, bool) or not isinstance(raw, (int, float)) or not math.isfinite(raw) or raw < 0:
+            problems.append(f"user {uid!r}: allocation must be a number >= 0, got {raw!r}")
+            continue
+        count = _q(raw)
+        if not continuous and count.denominator != 1:
+            problems.append(f"user {uid!r}: allocation must be a whole number of tasks, got {raw!r}")
+        if user.max_tasks is not None and count > user.max_tasks:
+            problems.append(f"user {uid!r}: {raw} tasks exceed max_tasks {user.max_tasks}")
+        tasks[uid] = count
+    if problems:
+        return verdict
+    for r, total in instance.resources.items():
+        need = sum(tasks[u] * _q(users[u].demand.get(r, 0)) for u in users)
+        if need > _q(total) * (1 + slack):
+            problems.append(f"resource {r!r}: allocation uses {float(need):g} of capacity {total:g}")
+    if instance.nodes is not None and any(tasks.values()):
+        placement = solution.decision.get("placement")
+        if not isinstance(placement, dict):
+            problems.append("instance has nodes but the solution gives no 'placement' (user -> node -> tasks)")
+        else:
+            nodes = {nd.id: nd for nd in instance.nodes}
+            load: dict[str, dict[str, Fraction]] = {v: {} for v in nodes}
+            for uid, where in placement.items():
+                if uid not in users or not isinstance(where, dict):
+                    problems.append(f"placement names unknown user {uid!r} or is not an object")
+                    continue
+                placed = Fraction(0)
+                for v, raw in where.items():
+                    if v not in nodes:
+                        problems.append(f"user {uid!r}: placement names unknown node {v!r}")
+                        continue
+                    count = _q(raw)
+                    if count < 0 or (not continuous and count.denominator != 1):
+                        problems.append(f"user {uid!r}: placement on node {v!r} must be a whole number >= 0, got {raw!r}")
+                    placed += count
+                    for r, amount in users[uid].demand.items():
+                        load[v][r] = load[v].get(r, Fraction(0)) + count * _q(amount)
+                if abs(placed - tasks[uid]) > slack * max(1, tasks[uid]):
+                    problems.append(f"user {uid!r}: placement holds {float(placed):g} tasks, allocation says {float(tasks[uid]):g}")
+            for uid in users:
+                if tasks[uid] > 0 and uid not in placement:
+                    problems.append(f"user {uid!r}: {float(tasks[uid]):g} tasks allocated but none placed")
+            for v, used in load.items():
+                for r, amount in used.items():
+                    cap = _q(nodes[v].capacity.get(r, 0))
+                    if amount > cap * (1 + slack) + slack:
+                        problems.append(f"node {v!r}: resource {r!r} used {float(amount):g} over capacity {float(cap):g}")
+    order = solution.decision.get("order")
+    if order is not None:
+        launched = Counter(order)
+        for uid in users:
+            if launched.get(uid, 0) != tasks[uid]:
+                problems.append(f"user {uid!r}: order launches {launched.get(uid, 0)} tasks, allocation says {float(tasks[uid]):g}")
+    # shares, utilisation, objective, recomputed
+    weighted = []
+    claimed = solution.decision.get("dominant_shares") or {}
+    for uid, user in users.items():
+        share = max(tasks[uid] * _q(user.demand.get(r, 0)) / _q(total) for r, total in instance.resources.items())
+        verdict.shares[uid] = float(share)
+        weighted.append(share / _q(user.weight))
+        if uid in claimed and not _close(float(claimed[uid]), float(share)):
+            problems.append(f"user {uid!r}: dominant share {claimed[uid]} claimed, {float(share):.12g} recomputed")
+    util = solution.decision.get("utilisation") or {}
+    for r, total in instance.resources.items():
+        used = sum(tasks[u] * _q(users[u].demand.get(r, 0)) for u in users) / _q(total)
+        if r in util and not _close(float(util[r]), float(used)):
+            problems.append(f"resource {r!r}: utilisation {util[r]} claimed, {float(used):.12g} recomputed")
+    verdict.objective = float(min(weighted))
+    verdict.checked_schedule = True
+    if solution.objective is None:
+        problems.append(f"solution gives no objective; recomputed {verdict.objective:g}")
+    elif not _close(solution.objective, verdict.objective):
+        problems.append(f"objective {solution.objective:g} claimed, {verdict.objective:g} recomputed (min weighted dominant share)")
+    return verdict

@@ -1,0 +1,192 @@
+"""Importer of the Alibaba cluster trace v2017 (``batch_task.csv``) into fairness instances.
+
+The trace (see ``../shared/traces/alibaba-2017/README.md``) has one row per task of a
+batch job: create and end times (s), job id, task id, number of instances, status,
+CPUs requested per instance (100 = one core) and normalised memory per instance.
+Model ``alibaba-2017-drf`` version 1:
+
+* **Window**: rows with ``start <= task_create_time < start + duration`` (defaults 0 and
+  3600 s). Rows are skipped and counted, never a crash, when: a column is not a number
+  or a row has too few columns (``malformed``), the CPU or memory request is empty
+  (``empty_request``, e.g. Waiting rows), a time is negative (``negative_time``), or
+  the instance count or both requests are 0 (``no_demand``). A skipped row is counted
+  whether or not it is in the window.
+* **Users**: one per job (``group="job"``): its demand per task is the instance-weighted
+  mean of its rows' per-instance requests (CPU rounded to 1e-4 cores, memory to
+  1e-9), its ``max_tasks`` the total instance count;
+  or one per task row (``group="task"``). Users are ordered by first create time, then
+  id; ``max_users`` keeps the first ones (0: all).
+* **Cluster**: ``machines`` machines of 64 CPUs (the trace's machines) and memory 1.0
+  each (the trace normalises memory to a machine's; an assumption, documented), so
+  ``resources = {"cpu": 64 M, "mem": M}`` in cores and machine memories. With
+  ``with_nodes`` the machines are listed, in racks of ``rack_size``.
+
+Everything (parameters, file name and SHA-256, counts of rows read, used and skipped
+by reason) is recorded under ``source``. The trace is never copied into the repo.
+"""
+
+from __future__ import annotations
+
+import csv
+import hashlib
+import math
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Any
+
+from mropt.model.errors import InputError
+from mropt.model.fairness import FairNode, FairnessInstance, User
+
+MODEL_NAME = "alibaba-2017-drf"
+MODEL_VERSION = 1
+MACHINE_CPUS = 64
+SKIP_REASONS = ("malformed", "empty_request", "negative_time", "no_demand")
+
+
+@dataclass(frozen=True)
+class AlibabaParams:
+    start: float = 0.0
+    duration: float = 3600.0
+    machines: int = 100
+    max_users: int = 0
+    group: str = "job"
+    with_nodes: bool = False
+    rack_size: int = 20
+
+    def check(self) -> None:
+        def bad(name: str, rule: str) -> InputError:
+            return InputError(f"import-alibaba: parameter '{name}' {rule}, got {getattr(self, name)!r}")
+
+        if not math.isfinite(self.start):
+            raise bad("start", "must be a finite number")
+        if not (math.isfinite(self.duration) and self.duration > 0):
+            raise bad("duration", "must be > 0")
+        if self.machines < 1:
+            raise bad("machines", "must be >= 1")
+        if self.max_users < 0:
+            raise bad("max_users", "must be >= 0")
+        if self.group not in ("job", "task"):
+            raise bad("group", "must be 'job' or 'task'")
+        if self.rack_size < 1:
+            raise bad("rack_size", "must be >= 1")
+
+
+@dataclass(frozen=True)
+class TaskRow:
+    create: int
+    end: int
+    job: str
+    task: str
+    instances: int
+    status: str
+    cpu: float  # cores per instance
+    mem: float  # normalised memory per instance
+
+
+def read_alibaba_rows(path: str | Path) -> tuple[list[TaskRow], dict[str, int], str]:
+    """(good rows, skip counts by reason, SHA-256 of the file); bad rows are counted, never raised."""
+    path = Path(path)
+    try:
+        raw = path.read_bytes()
+    except FileNotFoundError:
+        raise InputError(f"{path}: no such file") from None
+    except IsADirectoryError:
+        raise InputError(f"{path}: is a directory, not a file") from None
+    except OSError as exc:
+        raise InputError(f"{path}: cannot read ({exc.strerror})") from None
+    digest = hashlib.sha256(raw).hexdigest()
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError:
+        raise InputError(f"{path}: not a CSV text file (not UTF-8)") from None
+    skipped = dict.fromkeys(SKIP_REASONS, 0)
+    rows: list[TaskRow] = []
+    reader = csv.reader(text.splitlines())
+    for k, rec in enumerate(reader):
+        if k == 0 and rec and not rec[0].strip().lstrip("-").isdigit():
+            continue  # header
+        if not rec or all(not c.strip() for c in rec):
+            continue
+        rec = [c.strip() for c in rec]
+        if len(rec) < 8:
+            skipped["malformed"] += 1
+            continue
+        if not rec[6] or not rec[7]:
+            skipped["empty_request"] += 1
+            continue
+        try:
+            create, end, instances = int(float(rec[0])), int(float(rec[1])), int(float(rec[4]))
+            cpu, mem = float(rec[6]) / 100.0, float(rec[7])
+        except ValueError:
+            skipped["malformed"] += 1
+            continue
+        if not (math.isfinite(cpu) and math.isfinite(mem)) or cpu < 0 or mem < 0:
+            skipped["malformed"] += 1
+            continue
+        if create < 0 or end < 0:
+            skipped["negative_time"] += 1
+            continue
+        if instances <= 0 or (cpu == 0 and mem == 0):
+            skipped["no_demand"] += 1
+            continue
+        rows.append(TaskRow(create, end, rec[2], rec[3], instances, rec[5], cpu, mem))
+    return rows, skipped, digest
+
+
+def import_alibaba(path: str | Path, params: AlibabaParams | None = None, **overrides: Any) -> FairnessInstance:
+    """A fairness instance from a time window of ``batch_task.csv`` (module docstring)."""
+    params = params or AlibabaParams()
+    if overrides:
+        params = AlibabaParams(**{**asdict(params), **overrides})
+    params.check()
+    rows, skipped, digest = read_alibaba_rows(path)
+    window = [r for r in rows if params.start <= r.create < params.start + params.duration]
+    if not window:
+        raise InputError(
+            f"{path}: no usable rows with task_create_time in [{params.start:g}, {params.start + params.duration:g}) "
+            f"({len(rows)} usable rows in the file, skipped {sum(skipped.values())})"
+        )
+    groups: dict[str, list[TaskRow]] = {}
+    for r in window:
+        key = r.job if params.group == "job" else f"{r.job}/{r.task}"
+        groups.setdefault(key, []).append(r)
+    ordered = sorted(groups, key=lambda g: (min(r.create for r in groups[g]), g))
+    if params.max_users:
+        ordered = ordered[: params.max_users]
+    users = []
+    for key in ordered:
+        rs = groups[key]
+        count = sum(r.instances for r in rs)
+        cpu = round(sum(r.cpu * r.instances for r in rs) / count, 4)
+        mem = round(sum(r.mem * r.instances for r in rs) / count, 9)
+        users.append(
+            User(
+                id=f"job{key}" if params.group == "job" else f"job{key}",
+                demand={"cpu": cpu, "mem": mem},
+                max_tasks=count,
+                extra={"rows": len(rs), "first_create": min(r.create for r in rs), "duration_mean": round(sum((r.end - r.create) * r.instances for r in rs) / count, 1)},
+            )
+        )
+    nodes = None
+    if params.with_nodes:
+        nodes = tuple(
+            FairNode(f"m{v + 1}", {"cpu": MACHINE_CPUS, "mem": 1.0}, rack=f"r{v // params.rack_size + 1}") for v in range(params.machines)
+        )
+    source = {
+        "model": MODEL_NAME,
+        "model_version": MODEL_VERSION,
+        "trace": Path(path).name,
+        "sha256": digest,
+        "params": asdict(params),
+        "rows_usable": len(rows),
+        "rows_in_window": len(window),
+        "skipped": skipped,
+        "users_in_window": len(groups),
+    }
+    return FairnessInstance(
+        resources={"cpu": MACHINE_CPUS * params.machines, "mem": float(params.machines)},
+        users=tuple(users),
+        nodes=nodes,
+        name=f"alibaba2017-t{params.start:g}-d{params.duration:g}-m{params.machines}",
+        meta={"source": source},
+    )
