@@ -229,18 +229,25 @@ class SubsetOracle:
             return _Search(self, jobs, deadline, node_limit=self.dfs_budget).run()
         except _NodeLimit:
             pass
-        left = None if deadline is None else deadline - time.perf_counter()
-        if left is not None and left <= 0:
-            raise OracleTimeout
-        self.cp_calls += 1
-        status, order = cp_order(jobs, self.a, self.b, self.d, self.r,
-                                 dominates=self.dominates if self.equal_release else None,
-                                 time_limit=left, hint=self._heuristic_orders(jobs)[0])
-        if status == "infeasible":
-            return None
-        if status == "feasible" and order is not None and self.valid(order):
-            return order
-        return _Search(self, jobs, deadline).run()  # CP-SAT undecided (or rounding): exact search
+        hint = next(iter(self._heuristic_orders(jobs)), None)
+        dominates = self.dominates if self.equal_release else None
+        # a relaxation proves infeasibility; a restriction finds orders the relaxation's
+        # rounding spoilt; a finer time grid narrows the space between the two
+        for scale in (None, 1_000_000):
+            for conservative in (False, True):
+                left = None if deadline is None else deadline - time.perf_counter()
+                if left is not None and left <= 0:
+                    raise OracleTimeout
+                self.cp_calls += 1
+                status, order = cp_order(jobs, self.a, self.b, self.d, self.r, dominates=dominates,
+                                         time_limit=left, hint=hint, scale=scale, conservative=conservative)
+                if status == "infeasible" and not conservative:
+                    return None
+                if status == "feasible" and order is not None and self.valid(order):
+                    return order
+                if status == "feasible" and order is not None:
+                    hint = order
+        return _Search(self, jobs, deadline).run()  # CP-SAT undecided: exact search
 
 
 class _Search:

@@ -13,10 +13,12 @@ deadline <= D (a release point of another job is beaten by the next such job), s
         C_k + TCr_k + sum_{j != k, d_j <= D} TCr_j * p[k, j]  <=  D
 
 Global dominance fixings of the oracle (equal submit times) are added as fixed
-literals. Times are scaled to integers and rounded so that the model is a
-relaxation (durations down, deadlines up; the tolerance of
-:data:`mropt.admission.seq.DEADLINE_TOLERANCE` included): "infeasible" is a proof, and an
-order it finds is checked exactly by the caller (it passes unless rounding was lost).
+literals. Times are scaled to integers. By default they are rounded so that the
+model is a relaxation (durations down, deadlines up; the tolerance of
+:data:`mropt.admission.seq.DEADLINE_TOLERANCE` included): "infeasible" is a proof.
+With ``conservative=True`` they are rounded the other way (a restriction), so an
+order it finds is valid unless float summation differs. Either way the caller checks
+every order exactly with :func:`mropt.admission.seq.evaluate`.
 """
 
 from __future__ import annotations
@@ -46,16 +48,26 @@ def cp_order(
     dominates: Callable[[int, int], bool] | None,
     time_limit: float | None,
     hint: Sequence[int] | None = None,
+    scale: int | None = None,
+    conservative: bool = False,
 ) -> tuple[str, list[int] | None]:
-    """('feasible', order) | ('infeasible', None) | ('unknown', None)."""
+    """('feasible', order) | ('infeasible', None) | ('unknown', None).
+
+    ``scale``: integer time units per second (default: the smallest of 1, 10, 100,
+    1000 that represents every time exactly, else 1000). ``conservative``: round to
+    a restriction instead of a relaxation (see the module docstring).
+    """
     jobs = list(jobs)
     if not jobs:
         return "feasible", []
-    s = _scale_for([a[j] for j in jobs] + [b[j] for j in jobs] + [d[j] for j in jobs] + [r[j] for j in jobs])
-    A = {j: int(math.floor(a[j] * s + 1e-9)) for j in jobs}
-    B = {j: int(math.floor(b[j] * s + 1e-9)) for j in jobs}
-    R = {j: int(math.floor(r[j] * s + 1e-9)) for j in jobs}
-    Dd = {j: int(math.ceil((d[j] + DEADLINE_TOLERANCE) * s - 1e-9)) for j in jobs}
+    s = scale or _scale_for([a[j] for j in jobs] + [b[j] for j in jobs] + [d[j] for j in jobs] + [r[j] for j in jobs])
+    up = lambda v: int(math.ceil(v * s - 1e-9))  # noqa: E731
+    down = lambda v: int(math.floor(v * s + 1e-9))  # noqa: E731
+    dur = up if conservative else down
+    A = {j: dur(a[j]) for j in jobs}
+    B = {j: dur(b[j]) for j in jobs}
+    R = {j: dur(r[j]) for j in jobs}
+    Dd = {j: down(d[j]) if conservative else up(d[j] + DEADLINE_TOLERANCE) for j in jobs}
     horizon = max(Dd.values())
     m = cp_model.CpModel()
     start = {j: m.NewIntVar(R[j], horizon, f"s{j}") for j in jobs}

@@ -136,3 +136,45 @@ def test_solver_profiles(tmp_path) -> None:  # noqa: ANN001
             load_profile(bad)
     with pytest.raises(InputError, match="unknown solver profile"):
         load_profile("no-such-profile")
+
+
+def irrational_instance(seed: int, n: int) -> AdmissionInstance:
+    """Tight instances whose times are not multiples of 1/1000 s (CP-SAT must round)."""
+    rng = np.random.default_rng(seed)
+    jobs = []
+    for k in range(n):
+        a = float(rng.uniform(1, 10)) + 1e-4 * float(rng.random())
+        b = float(rng.uniform(0.5, 10)) + 1e-4 * float(rng.random())
+        d = a + b + float(rng.uniform(5, 40)) + 1e-4 * float(rng.random())
+        jobs.append(Job(id=f"j{k}", map_phase_time=a, reduce_phase_time=b, deadline=d, benefit=1))
+    return AdmissionInstance(Cluster(4, 2), tuple(jobs))
+
+
+@pytest.mark.parametrize("seed", range(8))
+def test_oracle_cpsat_path_matches_permutations(seed: int) -> None:
+    """With the branch-and-bound budget at 0 the CP-SAT sequencing model decides the set.
+
+    Its relaxed rounding proves infeasibility, its conservative rounding and the finer
+    grid recover orders the relaxation's rounding spoils; answers match all permutations.
+    """
+    from mropt.admission.exact_seqcp import cp_order
+
+    inst = irrational_instance(300 + seed, 6)
+    rng = np.random.default_rng(seed)
+    subsets = {tuple(sorted(rng.choice(6, size=int(rng.integers(3, 7)), replace=False))) for _ in range(12)}
+    cp_calls = 0
+    for subset in subsets:
+        oracle = SubsetOracle(inst)
+        oracle.dfs_budget = 0
+        oracle._heuristic_orders = lambda jobs: []  # type: ignore[method-assign]
+        expected = valid_order(inst, subset)
+        got = oracle.check(list(subset))
+        assert (got is None) == (expected is None), subset
+        if got is not None:
+            assert sorted(got) == sorted(subset) and oracle.valid(got)
+        status, order = cp_order(list(subset), oracle.a, oracle.b, oracle.d, oracle.r, dominates=None,
+                                 time_limit=None, conservative=True)
+        if status == "feasible":  # a restriction: its orders are valid
+            assert expected is not None and oracle.valid(order), subset
+        cp_calls += oracle.cp_calls
+    assert cp_calls > 0
