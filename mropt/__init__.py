@@ -4,6 +4,7 @@ The Python API in one screen::
 
     import mropt
     inst = mropt.generate_admission(jobs=30, seed=1)      # paper-default instance
+    # also generate_priority, generate_fairness, import_swim, import_alibaba
     sol = mropt.solve(inst, "edf-greedy")                  # any registered method
     mropt.verify(inst, sol).ok                             # independent check
     [m.name for m in mropt.methods()]                      # what is registered
@@ -11,6 +12,10 @@ The Python API in one screen::
 
 from mropt._version import __version__
 from mropt.instances.admission_gen import generate_admission
+from mropt.instances.alibaba import import_alibaba
+from mropt.instances.fairness_gen import generate_fairness
+from mropt.instances.priority_gen import generate_priority
+from mropt.instances.swim import import_swim
 from mropt.model import (
     AdmissionInstance,
     Cluster,
@@ -32,6 +37,10 @@ __all__ = [
     "Solution",
     "__version__",
     "generate_admission",
+    "generate_fairness",
+    "generate_priority",
+    "import_alibaba",
+    "import_swim",
     "get_method",
     "instance_to_json",
     "load_instance",

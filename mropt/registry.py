@@ -48,6 +48,12 @@ class Method:
     func: MethodFunc
     exact: bool = False
     params: Mapping[str, str] = field(default_factory=dict)
+    bound: bool = False  # returns a proven bound (status "bound"), not a plan
+
+    @property
+    def role(self) -> str:
+        """``exact``, ``bound`` or ``heuristic``."""
+        return "exact" if self.exact else "bound" if self.bound else "heuristic"
 
 
 _METHODS: dict[str, Method] = {}
@@ -55,14 +61,20 @@ _loaded = False
 
 
 def register(
-    name: str, *, kind: str, summary: str, exact: bool = False, params: Mapping[str, str] | None = None
+    name: str,
+    *,
+    kind: str,
+    summary: str,
+    exact: bool = False,
+    params: Mapping[str, str] | None = None,
+    bound: bool = False,
 ) -> Callable[[MethodFunc], MethodFunc]:
     """Decorator: register ``func`` under ``name`` for instances of ``kind``."""
 
     def decorate(func: MethodFunc) -> MethodFunc:
         if name in _METHODS and _METHODS[name].func is not func:
             raise RuntimeError(f"method name {name!r} registered twice")
-        _METHODS[name] = Method(name, kind, summary, func, exact, dict(params or {}))
+        _METHODS[name] = Method(name, kind, summary, func, exact, dict(params or {}), bound)
         return func
 
     return decorate

@@ -72,6 +72,8 @@ def test_methods_lists_edf_greedy():
     assert r.returncode == 0
     names = [line.split()[0] for line in r.stdout.splitlines()]
     assert "edf-greedy" in names
+    roles = {line.split()[0]: line.split()[2] for line in r.stdout.splitlines()}
+    assert roles["edf-greedy"] == "heuristic" and roles["cpsat"] == "exact" and roles["ideal"] == "bound"
 
 
 def test_solve_json_then_verify(tmp_path):

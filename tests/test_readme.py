@@ -12,7 +12,10 @@ from pathlib import Path
 import pytest
 
 README = Path(__file__).resolve().parents[1] / "README.md"
-SHARED = README.parent.parent / "shared"
+ROOT = README.parent
+SHARED = ROOT.parent / "shared"
+#: README examples name these repository folders relative to the checkout's root
+REPO_FOLDERS = ("benchmarks/", "instances/", "solvers/")
 
 
 def blocks(language: str) -> list[str]:
@@ -40,6 +43,7 @@ def test_shell_examples_run(tmp_path):
         if any("../shared" in a for a in args) and not SHARED.exists():
             pytest.skip(f"{SHARED} is absent: README example '{line}' needs it")
         args = [a.replace("../shared", str(SHARED)) for a in args]
+        args = [str(ROOT / a) if a.startswith(REPO_FOLDERS) else a for a in args]
         result = subprocess.run(
             [sys.executable, "-m", "mropt.cli.main", *args],
             cwd=tmp_path,

@@ -60,7 +60,7 @@ def _bound_solution(value: float, details: dict, solver: dict[str, str]) -> Solu
                     solver=solver, details=details)
 
 
-@register("ideal", kind="admission", summary="Ideal upper bound of AMB eq. 4 (fractional knapsack on STC)")
+@register("ideal", kind="admission", bound=True, summary="Ideal upper bound of AMB eq. 4 (fractional knapsack on STC)")
 def ideal(instance: AdmissionInstance, *, time_limit: float | None = None, seed: int = 0) -> Solution:
     return _bound_solution(ideal_value(instance), {"equation": "AMB eq. 4"}, mropt_solver())
 
@@ -85,14 +85,14 @@ def master_bound(instance: AdmissionInstance, *, relax: bool, time_limit: float 
     return ideal_value(instance), details
 
 
-@register("bound-lp", kind="admission", params={"threads": "HiGHS threads (default 1)"},
+@register("bound-lp", kind="admission", bound=True, params={"threads": "HiGHS threads (default 1)"},
           summary="upper bound: LP relaxation of the exact methods' master (energy windows, pair conflicts)")
 def bound_lp(instance: AdmissionInstance, *, time_limit: float | None = None, seed: int = 0, threads: int = 1) -> Solution:
     value, details = master_bound(instance, relax=True, time_limit=time_limit, threads=threads)
     return _bound_solution(value, details, solver_record("highs"))
 
 
-@register("bound-energy", kind="admission", params={"threads": "HiGHS threads (default 1)"},
+@register("bound-energy", kind="admission", bound=True, params={"threads": "HiGHS threads (default 1)"},
           summary="upper bound: 0-1 energy-window knapsack (never weaker than Ideal)")
 def bound_energy(instance: AdmissionInstance, *, time_limit: float | None = None, seed: int = 0, threads: int = 1) -> Solution:
     value, details = master_bound(instance, relax=False, time_limit=time_limit, threads=threads)

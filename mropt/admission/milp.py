@@ -14,8 +14,12 @@ best order found), never as a traceback.
 
 from __future__ import annotations
 
+import contextlib
+import ctypes
 import os
 import shutil
+import sys
+from collections.abc import Iterator
 
 import pulp
 from pulp.apis import coin_api
@@ -66,6 +70,37 @@ def build_pulp_model(data: MasterData, cuts: list[list[int]], *, relax: bool = F
     return prob, x
 
 
+@contextlib.contextmanager
+def native_stdout_silenced() -> Iterator[None]:
+    """Send file descriptor 1 to /dev/null while HiGHS runs.
+
+    HiGHS 1.12 prints some diagnostics (``HighsMipSolverData::transformNewInteger...``)
+    with C ``printf`` even with ``output_flag`` off; on the CLI they would corrupt
+    ``--json`` output on stdout.
+    """
+    try:
+        sys.stdout.flush()
+        saved = os.dup(1)
+    except (OSError, ValueError):
+        yield
+        return
+    try:
+        with open(os.devnull, "wb") as null:
+            os.dup2(null.fileno(), 1)
+        yield
+    finally:
+        _flush_c_stdio()  # what C buffered goes to /dev/null, not to the restored stdout
+        os.dup2(saved, 1)
+        os.close(saved)
+
+
+def _flush_c_stdio() -> None:
+    try:
+        ctypes.CDLL(None).fflush(None)
+    except (OSError, AttributeError):  # no C library handle (not on Linux/macOS)
+        pass
+
+
 def solve_pulp(prob: pulp.LpProblem, backend: str, *, time_limit: float | None, threads: int,
                mip: bool = True) -> tuple[bool, bool, float | None, str]:
     """Solve ``prob`` in place: (has a solution, proven optimal, proven bound or None, message).
@@ -77,7 +112,8 @@ def solve_pulp(prob: pulp.LpProblem, backend: str, *, time_limit: float | None, 
         if backend == "cbc":
             prob.solve(cbc_solver(time_limit=limit, threads=threads))
         else:
-            prob.solve(highs_solver(time_limit=limit, threads=threads, mip=mip))
+            with native_stdout_silenced():
+                prob.solve(highs_solver(time_limit=limit, threads=threads, mip=mip))
     except Exception as exc:  # noqa: BLE001 - a solver failure, reported, not raised
         return False, False, None, f"{backend} failed: {' '.join(str(exc).split())}"
     optimal = prob.sol_status == pulp.LpSolutionOptimal

@@ -45,7 +45,7 @@ def run_methods(args: argparse.Namespace) -> int:
     width = max(len(m.name) for m in found) if found else 0
     for m in found:
         params = f" [params: {', '.join(m.params)}]" if m.params else ""
-        print(f"{m.name.ljust(width)}  {m.kind:<10} {'exact' if m.exact else 'heur.'}  {m.summary}{params}")
+        print(f"{m.name.ljust(width)}  {m.kind:<10} {m.role:<9}  {m.summary}{params}")
     return 0
 
 

@@ -11,12 +11,14 @@ k = 1..n: maximise ``S_k``, then add ``S_k >= S_k*`` and go on (n solves).
 
 * ``drf-lp``: continuous DRF (real ``x_i``; with nodes, tasks may be split across
   nodes), CBC (its LP code, CLP) through PuLP;
-* ``drf-milp``: integer tasks, CBC through PuLP. (Not HiGHS: the ``highspy`` wheel and
-  OR-Tools' bundled HiGHS clash when both are loaded in one process, and the registry
-  loads OR-Tools; CBC runs as a subprocess and is immune.)
+* ``drf-milp``: integer tasks, CBC through PuLP (``COIN_CMD`` with an explicit path,
+  :func:`mropt.admission.milp.cbc_solver`; variables by ``prob.add_variable``, so no
+  PuLP deprecation warnings). CBC runs as a subprocess, one solve per level k.
 * ``drf-cpsat``: integer tasks, OR-Tools CP-SAT on integer-scaled data (exact when the
-  data are decimals with a common denominator that fits in 64 bits, else demands are
-  rounded up and capacities down on a 1e-6 grid; ``details.scaling`` says which).
+  data are decimals with a small common denominator, else demands are rounded up and
+  capacities down on a 1e-6 grid, and share coefficients above 1e5 (as with Alibaba's
+  9-decimal memory) put on a 1e5 grid; ``details.scaling`` says which, and a rounded
+  solve reports status ``feasible``, not ``optimal``: use ``drf-milp`` there).
 
 Constraints: ``0 <= x_i <= max_tasks``; ``sum_i x_i D_ij <= r_j``; with nodes, every
 task on one node (``x_i = sum_v x_iv``) within that node's capacity. Objective of the
@@ -27,13 +29,13 @@ from __future__ import annotations
 
 import math
 import time
-import warnings
 from dataclasses import replace
 from fractions import Fraction
 from typing import Any
 
 import numpy as np
 
+from mropt.admission.milp import cbc_solver
 from mropt.fairness.metrics import allocation_solution
 from mropt.model.errors import InputError
 from mropt.model.fairness import FairnessInstance
@@ -41,6 +43,7 @@ from mropt.model.solution import Solution
 from mropt.registry import register
 
 _FIX_RTOL = 1e-7
+_COEF_LIMIT = 10**5
 
 
 def _remaining(deadline: float | None) -> float | None:
@@ -52,7 +55,7 @@ def _upper_bounds(instance: FairnessInstance) -> np.ndarray:
 
 
 # -- PuLP (LP and MILP) -----------------------------------------------------------------
-def _leximin_pulp(instance: FairnessInstance, *, integer: bool, backend: str, time_limit: float | None, threads: int):
+def _leximin_pulp(instance: FairnessInstance, *, integer: bool, time_limit: float | None, threads: int):
     import pulp
 
     n, m = instance.n, len(instance.resource_names)
@@ -66,7 +69,7 @@ def _leximin_pulp(instance: FairnessInstance, *, integer: bool, backend: str, ti
     if instance.nodes is not None:
         v = len(instance.node_ids)
         ncap = instance.node_capacity
-        xv = [[pulp.LpVariable(f"x_{i}_{k}", 0, int(ub[i]), cat) for k in range(v)] for i in range(n)]
+        xv = [[prob.add_variable(f"x_{i}_{k}", lowBound=0, upBound=int(ub[i]), cat=cat) for k in range(v)] for i in range(n)]
         x = [pulp.lpSum(row) for row in xv]
         for i in range(n):
             prob += x[i] <= int(ub[i])
@@ -76,52 +79,76 @@ def _leximin_pulp(instance: FairnessInstance, *, integer: bool, backend: str, ti
                     prob += pulp.lpSum(float(d[i, j]) * xv[i][k] for i in range(n) if d[i, j] > 0) <= float(ncap[k, j])
         per_node = xv
     else:
-        x = [pulp.LpVariable(f"x_{i}", 0, int(ub[i]), cat) for i in range(n)]
+        x = [prob.add_variable(f"x_{i}", lowBound=0, upBound=int(ub[i]), cat=cat) for i in range(n)]
     for j in range(m):
         prob += pulp.lpSum(float(d[i, j]) * x[i] for i in range(n) if d[i, j] > 0) <= float(cap[j])
     y = [float(c[i]) * x[i] for i in range(n)]
 
     def make_solver():
-        limit = _remaining(deadline)
-        if backend == "highs":
-            return pulp.HiGHS(msg=False, timeLimit=limit, threads=threads)
-        with warnings.catch_warnings():  # PuLP 3 announces PULP_CBC_CMD's removal in 4.0
-            warnings.simplefilter("ignore", DeprecationWarning)
-            return pulp.PULP_CBC_CMD(msg=False, timeLimit=limit, threads=threads)
+        return cbc_solver(time_limit=_remaining(deadline), threads=threads)
 
-    status, levels, solves = "optimal", [], 0
+    status, levels, solves, message = "optimal", [], 0, ""
     values = None
     for k in range(1, n + 1):
-        r = pulp.LpVariable(f"r_{k}")
-        dev = [pulp.LpVariable(f"d_{k}_{i}", 0) for i in range(n)]
+        r = prob.add_variable(f"r_{k}")
+        dev = [prob.add_variable(f"d_{k}_{i}", lowBound=0) for i in range(n)]
         for i in range(n):
             prob += dev[i] >= r - y[i]
         s_k = k * r - pulp.lpSum(dev)
         prob.setObjective(s_k)
-        code = prob.solve(make_solver())
-        solves += 1
-        if pulp.LpStatus[prob.status] != "Optimal" or code != 1:
-            status = "time_limit" if deadline is not None and time.perf_counter() >= deadline - 0.05 else "error"
+        try:
+            prob.solve(make_solver())
+        except Exception as exc:  # noqa: BLE001 - a solver failure, reported, not raised
+            status, message = "error", f"CBC failed: {' '.join(str(exc).split())}"
             break
-        values = _values_pulp(x, per_node, integer)
+        solves += 1
+        # sol_status, not status: PuLP reports a time-limited CBC run with an incumbent as
+        # status "Optimal" but sol_status IntegerFeasible (not proven)
+        if prob.sol_status == pulp.LpSolutionIntegerFeasible:
+            values = _values_pulp(x, per_node, integer, ub.astype(float))  # feasible, this level not proven
+            status, message = "time_limit", f"level {k}: CBC stopped with a feasible, unproven solution"
+            break
+        if prob.sol_status != pulp.LpSolutionOptimal:
+            timed_out = deadline is not None and time.perf_counter() >= deadline - 0.05
+            status = "time_limit" if timed_out else "error"
+            message = f"level {k}: CBC {pulp.LpStatus.get(prob.status, prob.status)}"
+            break
+        values = _values_pulp(x, per_node, integer, ub.astype(float))
         best = float(pulp.value(s_k))
         levels.append(best)
         prob += s_k >= best - _FIX_RTOL * max(1.0, abs(best))
         if deadline is not None and time.perf_counter() >= deadline and k < n:
-            status = "time_limit"
+            status, message = "time_limit", f"stopped after level {k} of {n}"
             break
-    return status, values, {"solves": solves, "cumulative_sums": levels}
+    info: dict[str, Any] = {"solves": solves, "cumulative_sums": levels}
+    if message:
+        info["message"] = message
+    return status, values, info
 
 
-def _values_pulp(x, per_node, integer: bool):
+def _values_pulp(x, per_node, integer: bool, ub: np.ndarray):
+    """Task counts (and per-node counts) from the solved model.
+
+    CBC writes values with about 8 significant digits, so an LP value may pass its bound
+    by 1e-8 relative: continuous values are clipped to [0, max_tasks] and, with nodes,
+    the totals are the per-node sums (rows scaled down onto the cap), so they agree.
+    """
     import pulp
 
     def val(e):
         v = float(pulp.value(e) or 0.0)
         return float(round(v)) if integer else max(0.0, v)
 
-    tasks = np.array([val(e) for e in x])
     nodes = None if per_node is None else np.array([[val(e) for e in row] for row in per_node])
+    if integer:
+        tasks = np.array([val(e) for e in x])
+    elif nodes is None:
+        tasks = np.minimum(np.array([val(e) for e in x]), ub)
+    else:
+        total = nodes.sum(axis=1)
+        over = total > ub
+        nodes[over] *= (ub[over] / total[over])[:, None]
+        tasks = np.minimum(total, ub)
     return tasks, nodes
 
 
@@ -168,14 +195,17 @@ def integer_data(instance: FairnessInstance) -> dict[str, Any]:
     for i, u in enumerate(instance.users):
         coef.append(max(_exact(u.demand.get(r, 0.0)) / _exact(instance.resources[r]) for r in instance.resource_names) / _exact(u.weight))
     ints, how = _scale_column(coef, bound)
-    if how != "exact":
+    if how != "exact" or max(ints) > _COEF_LIMIT:
+        # CP-SAT 9.15 was seen to ignore its time limit and grow to gigabytes on the last
+        # leximin levels with share coefficients of 1e6 and more (Alibaba's 9-decimal
+        # memory requests); such instances get shares on a 1e5 grid and status feasible
         scaling = "rounded"
         top = float(max(coef))
-        ints = [max(1, round(float(cf) / top * 1e6)) for cf in coef]
+        ints = [max(1, round(float(cf) / top * _COEF_LIMIT)) for cf in coef]
     return {"demand": d, "capacity": cap, "node_capacity": ncap, "coef": ints, "scaling": scaling}
 
 
-def _leximin_cpsat(instance: FairnessInstance, *, time_limit: float | None, workers: int, seed: int):
+def _leximin_cpsat(instance: FairnessInstance, *, time_limit: float | None, threads: int, seed: int):
     from ortools.sat.python import cp_model
 
     n, m = instance.n, len(instance.resource_names)
@@ -214,7 +244,7 @@ def _leximin_cpsat(instance: FairnessInstance, *, time_limit: float | None, work
         s_k = k * r - sum(dev)
         model.Maximize(s_k)
         solver = cp_model.CpSolver()
-        solver.parameters.num_search_workers = workers
+        solver.parameters.num_search_workers = max(1, threads)
         solver.parameters.random_seed = seed
         limit = _remaining(deadline)
         if limit is not None:
@@ -236,7 +266,11 @@ def _leximin_cpsat(instance: FairnessInstance, *, time_limit: float | None, work
         if deadline is not None and time.perf_counter() >= deadline and k < n:
             status = "time_limit"
             break
-    return status, values, {"solves": len(levels), "scaling": data["scaling"]}
+    info: dict[str, Any] = {"solves": len(levels), "scaling": data["scaling"]}
+    if status == "optimal" and data["scaling"] == "rounded":
+        # optimal for the rounded data only: a feasible allocation of the real one
+        status, info["message"] = "feasible", "data or share coefficients rounded to integers: optimal for the rounded data only"
+    return status, values, info
 
 
 def _solution(instance: FairnessInstance, method: str, status: str, values, info: dict, solver: dict[str, str]) -> Solution:
@@ -249,27 +283,27 @@ def _solution(instance: FairnessInstance, method: str, status: str, values, info
     return sol
 
 
-def _pulp_solver_record(backend: str) -> dict[str, str]:
+def _pulp_solver_record() -> dict[str, str]:
     import pulp
 
-    return {"name": "HiGHS (PuLP)" if backend == "highs" else "CBC (PuLP)", "version": pulp.__version__}
+    return {"name": "CBC (PuLP COIN_CMD)", "version": pulp.__version__}
 
 
 @register("drf-lp", kind="fairness", summary="continuous DRF: leximin LP of weighted dominant shares (PuLP, CBC/CLP)", exact=True, params={"threads": "solver threads (default 1)"})
 def solve_lp(instance: FairnessInstance, *, time_limit: float | None = None, seed: int = 0, threads: int = 1) -> Solution:
-    status, values, info = _leximin_pulp(instance, integer=False, backend="cbc", time_limit=time_limit, threads=int(threads))
-    return _solution(instance, "drf-lp", status, values, info, _pulp_solver_record("cbc"))
+    status, values, info = _leximin_pulp(instance, integer=False, time_limit=time_limit, threads=int(threads))
+    return _solution(instance, "drf-lp", status, values, info, _pulp_solver_record())
 
 
 @register("drf-milp", kind="fairness", summary="integer DRF: leximin MILP of weighted dominant shares (PuLP, CBC)", exact=True, params={"threads": "solver threads (default 1)"})
 def solve_milp(instance: FairnessInstance, *, time_limit: float | None = None, seed: int = 0, threads: int = 1) -> Solution:
-    status, values, info = _leximin_pulp(instance, integer=True, backend="cbc", time_limit=time_limit, threads=int(threads))
-    return _solution(instance, "drf-milp", status, values, info, _pulp_solver_record("cbc"))
+    status, values, info = _leximin_pulp(instance, integer=True, time_limit=time_limit, threads=int(threads))
+    return _solution(instance, "drf-milp", status, values, info, _pulp_solver_record())
 
 
-@register("drf-cpsat", kind="fairness", summary="integer DRF: leximin of weighted dominant shares (OR-Tools CP-SAT)", exact=True, params={"workers": "CP-SAT search workers (default 1)"})
-def solve_cpsat(instance: FairnessInstance, *, time_limit: float | None = None, seed: int = 0, workers: int = 1) -> Solution:
+@register("drf-cpsat", kind="fairness", summary="integer DRF: leximin of weighted dominant shares (OR-Tools CP-SAT)", exact=True, params={"threads": "CP-SAT search workers (default 1)"})
+def solve_cpsat(instance: FairnessInstance, *, time_limit: float | None = None, seed: int = 0, threads: int = 1) -> Solution:
     import ortools
 
-    status, values, info = _leximin_cpsat(instance, time_limit=time_limit, workers=int(workers), seed=seed)
+    status, values, info = _leximin_cpsat(instance, time_limit=time_limit, threads=int(threads), seed=seed)
     return _solution(instance, "drf-cpsat", status, values, info, {"name": "OR-Tools CP-SAT", "version": ortools.__version__})

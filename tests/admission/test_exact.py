@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import itertools
+import os
 
 import numpy as np
 import pytest
@@ -178,3 +179,17 @@ def test_oracle_cpsat_path_matches_permutations(seed: int) -> None:
             assert expected is not None and oracle.valid(order), subset
         cp_calls += oracle.cp_calls
     assert cp_calls > 0
+
+
+def test_highs_native_prints_do_not_reach_stdout(capfd) -> None:  # noqa: ANN001
+    """C-level prints while HiGHS runs (HiGHS 1.12 has some) never reach stdout."""
+    import ctypes
+
+    from mropt.admission.milp import native_stdout_silenced
+
+    libc = ctypes.CDLL(None)
+    with native_stdout_silenced():
+        os.write(1, b"raw noise\n")
+        libc.printf(b"buffered C noise\n")
+    os.write(1, b"kept\n")
+    assert capfd.readouterr().out == "kept\n"

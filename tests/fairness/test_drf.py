@@ -96,7 +96,7 @@ def _fits_somewhere(inst, res, i):
     return bool(np.any(np.all(free - d >= -1e-9, axis=1)))
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=80, deadline=None)
 @given(fairness_instances(max_users=6, max_caps=30, small=False))
 def test_never_exceeds_capacity_and_leaves_no_task_that_fits(inst):
     res = progressive_filling(inst)
@@ -108,7 +108,7 @@ def test_never_exceeds_capacity_and_leaves_no_task_that_fits(inst):
     assert verify(inst, solve(inst, "drf")).ok
 
 
-@settings(max_examples=100, deadline=None)
+@settings(max_examples=50, deadline=None)
 @given(fairness_instances(max_users=5, max_caps=20, with_nodes=True, small=False))
 def test_with_nodes_placement_fits_and_verifies(inst):
     for rule in ("first-fit", "best-fit"):

@@ -95,3 +95,19 @@ def test_envy_is_reported():
     sol = solve(inst, "drf-cpsat")
     assert sol.decision["allocation"] == {"A": 2, "B": 8}
     assert sol.details["envy"] == []  # A is at its cap: it wants no more
+
+
+def test_cpsat_with_rounded_shares_says_feasible_and_milp_is_exact():
+    # Alibaba-like 9-decimal memory requests: CP-SAT puts the shares on a 1e5 grid
+    inst = instance_from_dict({
+        "kind": "fairness", "schema_version": 1, "resources": {"cpu": 8, "mem": 1},
+        "users": [{"id": "a", "demand": {"cpu": 0.5, "mem": 0.011981772}, "max_tasks": 30},
+                  {"id": "b", "demand": {"cpu": 1, "mem": 0.002754123}, "max_tasks": 30},
+                  {"id": "c", "demand": {"cpu": 0.5, "mem": 0.123456789}, "max_tasks": 30}],
+    })
+    cpsat = solve(inst, "drf-cpsat", time_limit=20)
+    milp = solve(inst, "drf-milp", time_limit=20)
+    assert cpsat.status == "feasible" and cpsat.details["scaling"] == "rounded"
+    assert milp.status == "optimal"
+    assert verify(inst, cpsat).ok and verify(inst, milp).ok
+    assert lex_compare(sorted_shares(inst, milp), sorted_shares(inst, cpsat)) >= 0

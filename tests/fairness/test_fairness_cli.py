@@ -131,3 +131,61 @@ def test_import_alibaba_real_trace(tmp_path):
     for method in ("drf", "drf-cpsat"):
         r = mropt("solve", out, "--method", method, "--json", "--time-limit", "30")
         assert verify_solution(inst, Solution.from_dict(json.loads(r.stdout))).ok
+
+
+NODES_BAD_INPUT = {"kind": "fairness", "schema_version": 1, "users": [{"id": "A", "demand": {"cpu": 1}, "task_inputs": [["n9"]]}],
+                   "nodes": [{"id": "n1", "capacity": {"cpu": 2}}]}
+
+
+@pytest.mark.parametrize(
+    "content, words",
+    [
+        ("{bad", ["not valid JSON"]),
+        (json.dumps(NODES_BAD_INPUT), ["user 'A'", "'task_inputs[0]'", "'n9'"]),
+        (json.dumps({**PAPER_EXAMPLE, "users": [{"id": "A", "demand": {"cpu": 1}, "weight": -2}]}), ["user 'A'", "'weight'", "-2"]),
+        (json.dumps({**PAPER_EXAMPLE, "nodes": [{"id": "n1", "rack": "r1"}]}), ["node 'n1'", "'capacity'", "missing"]),
+    ],
+)
+def test_more_bad_files_exit_2(tmp_path, content, words):
+    path = tmp_path / "bad.json"
+    path.write_text(content)
+    one_line_error(mropt("solve", path, "--method", "drf-milp"), *words)
+
+
+@pytest.mark.parametrize(
+    "args, words",
+    [
+        (["locality", "delay-bound", "--locality", "1.5"], ["lambda", "1.5"]),
+        (["locality", "ddrf", "--e1", "9", "--e2", "3"], ["E1 <= E2"]),
+        (["locality", "ddrf", "--monte-carlo", "10", "--tasks", "30"], ["distinct racks"]),
+        (["solve", "{paper}", "--method", "drf", "--param", "mode=bogus"], ["'mode'", "listing", "bogus"]),
+        (["locality", "round", "{paper}"], ["no 'nodes'"]),
+        (["import-alibaba", "{tmp}"], ["is a directory"]),
+    ],
+)
+def test_bad_arguments_exit_2_one_line(tmp_path, args, words):
+    paper = tmp_path / "paper.json"
+    paper.write_text(json.dumps(PAPER_EXAMPLE))
+    args = [a.format(paper=paper, tmp=tmp_path) for a in args]
+    one_line_error(mropt(*args), *words)
+
+
+def test_listing_option_stops_at_first_task_that_does_not_fit(tmp_path):
+    path = tmp_path / "f.json"
+    path.write_text(json.dumps({"kind": "fairness", "schema_version": 1, "resources": {"cpu": 4, "mem": 100},
+                                "users": [{"id": "A", "demand": {"cpu": 2, "mem": 1}, "weight": 4}, {"id": "C", "demand": {"mem": 10}}]}))
+    text = json.loads(mropt("solve", path, "--method", "drf", "--json").stdout)
+    listing = json.loads(mropt("solve", path, "--method", "drf", "--param", "mode=listing", "--json").stdout)
+    assert text["allocation"] == {"A": 2, "C": 9} and listing["allocation"] == {"A": 2, "C": 3}
+
+
+def test_solve_with_nodes_reports_placement(tmp_path):
+    path = tmp_path / "n.json"
+    data = {**PAPER_EXAMPLE, "resources": {"cpu": 9, "mem": 18},
+            "nodes": [{"id": "n1", "rack": "r1", "capacity": {"cpu": 5, "mem": 9}}, {"id": "n2", "rack": "r1", "capacity": {"cpu": 4, "mem": 9}}]}
+    path.write_text(json.dumps(data))
+    for rule in ("first-fit", "best-fit"):
+        out = json.loads(mropt("solve", path, "--method", "drf", "--param", f"placement={rule}", "--json").stdout)
+        placed = {u: sum(v.values()) for u, v in out["placement"].items()}
+        assert placed == {u: n for u, n in out["allocation"].items() if n}
+        assert set(out) >= {"allocation", "dominant_shares", "utilisation", "order", "placement"}
