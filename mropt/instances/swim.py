@@ -102,7 +102,7 @@ from typing import Any
 import numpy as np
 
 from mropt.model.admission import AdmissionInstance, Cluster, Job
-from mropt.model.errors import InputError
+from mropt.model.errors import InputError, read_input_file
 
 MODEL_NAME = "swim-bytes"
 MODEL_VERSION = 1
@@ -288,14 +288,7 @@ def read_swim_rows(path: str | Path) -> tuple[list[SwimRow], str]:
     integers) is an :class:`InputError` naming the file and the line.
     """
     path = Path(path)
-    try:
-        data = path.read_bytes()
-    except FileNotFoundError:
-        raise InputError(f"{path}: no such file") from None
-    except IsADirectoryError:
-        raise InputError(f"{path}: is a directory, not a file") from None
-    except OSError as exc:
-        raise InputError(f"{path}: cannot read ({exc.strerror})") from None
+    data = read_input_file(path)
     digest = hashlib.sha256(data).hexdigest()
     name = path.name
     try:

@@ -6,6 +6,8 @@ status 2; nothing else in mropt catches them.
 
 from __future__ import annotations
 
+from pathlib import Path
+
 
 class InputError(ValueError):
     """Bad input from the user: a malformed instance, solution, file or parameter.
@@ -16,3 +18,16 @@ class InputError(ValueError):
 
     def __init__(self, message: str) -> None:
         super().__init__(" ".join(message.split()))
+
+
+def read_input_file(path: str | Path) -> bytes:
+    """The bytes of an input file; a missing, unreadable or directory path is an InputError."""
+    path = Path(path)
+    try:
+        return path.read_bytes()
+    except FileNotFoundError:
+        raise InputError(f"{path}: no such file") from None
+    except IsADirectoryError:
+        raise InputError(f"{path}: is a directory, not a file") from None
+    except OSError as exc:
+        raise InputError(f"{path}: cannot read ({exc.strerror})") from None

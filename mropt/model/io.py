@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from mropt.model.admission import AdmissionInstance
-from mropt.model.errors import InputError
+from mropt.model.errors import InputError, read_input_file
 from mropt.model.fairness import FairnessInstance
 from mropt.model.priority import PriorityInstance
 
@@ -43,17 +43,11 @@ def parse_json(text: str, source: str = "<input>") -> Any:
 
 def read_json(path: str | Path) -> Any:
     """Read and strictly parse a JSON file; a missing or unreadable file is an InputError."""
-    path = Path(path)
+    data = read_input_file(path)
     try:
-        text = path.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise InputError(f"{path}: no such file") from None
-    except IsADirectoryError:
-        raise InputError(f"{path}: is a directory, not a file") from None
+        text = data.decode("utf-8")
     except UnicodeDecodeError:
         raise InputError(f"{path}: not valid JSON (not UTF-8 text)") from None
-    except OSError as exc:
-        raise InputError(f"{path}: cannot read ({exc.strerror})") from None
     return parse_json(text, str(path))
 
 
