@@ -1,20 +1,24 @@
 """DRF progressive filling, exact leximin methods and their gaps (DDRF paper sec. 3.1).
 
-Run: ``.venv/bin/python benchmarks/bench_drf.py [--sizes 10 100 1000 10000 100000]
-[--exact-sizes 4 8 16 32] [--exact-limit 60] [--seeds 3]``
+Run: ``.venv/bin/python benchmarks/bench_drf.py [--quick] [--sizes 10 100 1000 10000 100000]
+[--exact-max 256] [--exact-limit 60] [--seeds 3]`` (``--quick``: sizes up to 10,000,
+exact sizes up to 32 with 5 s, one seed -- a smoke run of a minute or so).
 
 Prints, measured in one run:
 
 1. progressive filling's cost per decision (heap pop + fit test + push) for n users,
-   as a ratio to the smallest n, beside log2(n) / log2(n_min): O(log n) per decision
-   shows as a ratio that grows far slower than n (the fixed numpy fit test dominates);
-   users of two types (CPU- or memory-heavy, demands 1-4 units) with a cluster of
-   2.5 n units of each resource, so about 1.5 tasks per user are launched;
-2. the exact methods (drf-milp, drf-cpsat) on generated instances (``generate_fairness``,
-   10 nodes, tasks 5-50 per user) of growing n with a time limit (``--exact-limit``,
-   60 s by the issue; smaller to spare a shared machine): wall time and status;
-   the largest n solved to optimality within the limit is the last "optimal" row;
-3. gaps of progressive filling (first-fit and best-fit with nodes) to drf-cpsat on
+   as a ratio to the smallest n, beside log2(n) / log2(n_min) and n / n_min: O(log n)
+   per decision shows as a ratio that grows far slower than n (the fixed numpy fit test
+   dominates); beside it a linear scan (numpy argmin) for the smallest share, O(n) per
+   decision. Users of two types (CPU- or memory-heavy, demands 1-4 units) with a
+   cluster of 6.25 n units of each resource, so about 2.5 tasks per user are launched;
+2. the exact methods (drf-lp, drf-milp, drf-cpsat; without and with nodes) on generated
+   instances (``generate_fairness``, 10 nodes of 16 cores and 64 GB, tasks 5-50 per
+   user) of n = 4, 8, 16, ... users with a time limit (``--exact-limit``, 60 s by the
+   issue): wall time and status, up to the first n not solved to optimality, and a
+   summary of the largest n each solves within the limit;
+3. gaps of progressive filling (first-fit and best-fit with nodes) to drf-cpsat (to
+   drf-milp where CP-SAT is not optimal without nodes: rounded Alibaba shares) on
    generated instances and on Alibaba-derived ones (``import_alibaba``: the first 10
    jobs of hour-long windows, on 2 machines so they compete): minimum weighted dominant
    share, lexicographic comparison of the sorted share vectors (1 = exact better),
@@ -27,6 +31,9 @@ from __future__ import annotations
 
 import argparse
 import math
+import os
+import platform
+import sys
 import time
 from pathlib import Path
 
@@ -54,48 +61,94 @@ def scaling_instance(n: int, seed: int = 0) -> FairnessInstance:
         User(f"u{i}", {"cpu": int(heavy[i] if cpu_heavy[i] else light[i]), "mem": int(light[i] if cpu_heavy[i] else heavy[i])})
         for i in range(n)
     )
-    return FairnessInstance(resources={"cpu": 2.5 * 2.5 * n, "mem": 2.5 * 2.5 * n}, users=users)
+    return FairnessInstance(resources={"cpu": 6.25 * n, "mem": 6.25 * n}, users=users)
+
+
+def linear_scan_filling(inst: FairnessInstance) -> int:
+    """Progressive filling with an O(n) scan for the smallest weighted share (the baseline); returns decisions."""
+    keys = np.zeros(inst.n)
+    step = inst.dominant_demand / inst.weights
+    used = np.zeros_like(inst.capacity)
+    tasks = np.zeros(inst.n)
+    decisions = 0
+    while True:
+        i = int(np.argmin(keys))
+        if not np.isfinite(keys[i]):
+            return decisions
+        decisions += 1
+        d = inst.demands[i]
+        if np.all(used + d <= inst.capacity + 1e-9) and tasks[i] < inst.task_caps[i]:
+            used += d
+            tasks[i] += 1
+            keys[i] = tasks[i] * step[i]
+        else:
+            keys[i] = np.inf
+
+
+def _per_decision(run, budget: float = 1.0) -> tuple[float, int]:
+    start, reps, decisions = time.perf_counter(), 0, 0
+    while True:
+        decisions = run()
+        reps += 1
+        if time.perf_counter() - start >= budget:
+            return (time.perf_counter() - start) / reps / decisions, decisions
 
 
 def bench_scaling(sizes: list[int]) -> None:
-    rows, base = [], None
+    rows, base, base_scan = [], None, None
     for n in sizes:
         inst = scaling_instance(n)
         progressive_filling(inst)  # warm caches (numpy views)
-        reps = max(1, 200_000 // (4 * n))
-        start = time.perf_counter()
-        for _ in range(reps):
-            res = progressive_filling(inst)
-        per = (time.perf_counter() - start) / reps / res.decisions
+        per, decisions = _per_decision(lambda: progressive_filling(inst).decisions)
         base = base or per
-        rows.append([n, res.decisions, round(per * 1e6, 3), round(per / base, 2), round(math.log2(n) / math.log2(sizes[0]), 2), round(n / sizes[0])])
-    print("1. progressive filling: cost per decision")
-    print(render(["users n", "decisions", "us/decision", "ratio", "log2 n ratio", "n ratio"], rows))
+        per_scan, _ = _per_decision(lambda: linear_scan_filling(inst), budget=0.5)
+        base_scan = base_scan or per_scan
+        scan = [round(per_scan * 1e6, 2), round(per_scan / base_scan, 2)]
+        rows.append([n, decisions, round(per * 1e6, 2), round(per / base, 2), round(math.log2(n) / math.log2(sizes[0]), 2),
+                     round(n / sizes[0]), *scan])
+    print("1. progressive filling: cost per decision (heap), beside a linear scan for the smallest share")
+    print(render(["users n", "decisions", "heap us/dec", "heap ratio", "log2 n ratio", "n ratio", "scan us/dec", "scan ratio"], rows))
 
 
-def bench_exact(sizes: list[int], limit: float) -> None:
-    rows = []
-    for method in ("drf-milp", "drf-cpsat"):
-        for n in sizes:
-            inst = generate_fairness(0, users=n)
-            sol = solve(inst, method, time_limit=limit)
-            ok = verify_solution(inst, sol).ok if sol.status != "error" else False
-            rows.append([method, n, sol.status, round(sol.wall_time, 2), sol.details.get("solves"), ok])
-            if sol.status != "optimal":
-                break
-    print(f"\n2. exact methods, time limit {limit:g} s")
-    print(render(["method", "users n", "status", "wall s", "solves", "verified"], rows))
+EXACT_METHODS = ("drf-lp", "drf-milp", "drf-cpsat")
+
+
+def bench_exact(max_n: int, limit: float) -> None:
+    rows, largest = [], []
+    for with_nodes in (False, True):
+        for method in EXACT_METHODS:
+            best, n = None, 4
+            while n <= max_n:
+                inst = generate_fairness(0, users=n, with_nodes=with_nodes)
+                sol = solve(inst, method, time_limit=limit)
+                ok = verify_solution(inst, sol).ok if sol.decision else False
+                rows.append([method, "10 nodes" if with_nodes else "totals", n, sol.status, round(sol.wall_time, 2),
+                             sol.details.get("solves"), ok])
+                if sol.status != "optimal":
+                    break
+                best, n = n, n * 2
+            largest.append([method, "10 nodes" if with_nodes else "totals", best if best is not None else "< 4",
+                            "yes" if n > max_n else "no"])
+    print(f"\n2. exact methods on generated instances, time limit {limit:g} s (n doubles until not optimal)")
+    print(render(["method", "cluster", "users n", "status", "wall s", "solves", "verified"], rows))
+    print(f"\n   largest n solved to optimality within {limit:g} s")
+    print(render(["method", "cluster", "largest n", f"reached --exact-max {max_n}"], largest))
 
 
 def gap_row(label: str, inst: FairnessInstance, placement: str, limit: float) -> list:
     drf = solve(inst, "drf", placement=placement)
     exact = solve(inst, "drf-cpsat", time_limit=limit)
+    if exact.status != "optimal" and inst.nodes is None:  # e.g. CP-SAT's rounded shares (Alibaba)
+        milp = solve(inst, "drf-milp", time_limit=limit)
+        exact = milp if milp.status == "optimal" else exact
+    head = [label, placement if inst.nodes is not None else "-", f"{exact.method} {exact.status}"]
+    if not exact.decision:
+        return head + ["-"] * 7
     assert verify_solution(inst, drf).ok and verify_solution(inst, exact).ok
     g = gaps(inst, drf, exact)
     util = max(g["utilisation_gap"].values())
-    return [label, placement if inst.nodes is not None else "-", exact.status, round(g["min_share_heuristic"], 4),
-            round(g["min_share_exact"], 4), g["lex"], round(g["max_sorted_share_gap"], 4), round(util, 4),
-            g["envy_heuristic"], g["envy_exact"]]
+    return head + [round(g["min_share_heuristic"], 4), round(g["min_share_exact"], 4), g["lex"],
+                   round(g["max_sorted_share_gap"], 4), round(util, 4), g["envy_heuristic"], g["envy_exact"]]
 
 
 def bench_gaps(seeds: int, limit: float) -> None:
@@ -115,7 +168,7 @@ def bench_gaps(seeds: int, limit: float) -> None:
                 rows.append(gap_row(f"alibaba+nodes t={start // 3600}h n={inst.n}", inst, rule, limit))
     else:
         print(f"(Alibaba trace not found at {ALIBABA}: its rows are left out)")
-    print("\n3. gaps of progressive filling to drf-cpsat (min weighted dominant share, sorted vector, utilisation, envy)")
+    print("\n3. gaps of progressive filling to the exact leximin (min weighted dominant share, sorted vector, utilisation, envy)")
     print(render(["instance", "placement", "exact", "min share PF", "min share exact", "lex", "max vec gap", "util gap", "envy PF", "envy exact"], rows))
 
 
@@ -129,15 +182,25 @@ def bench_round() -> None:
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--sizes", type=int, nargs="+", default=[10, 100, 1000, 10000, 100000])
-    ap.add_argument("--exact-sizes", type=int, nargs="+", default=[4, 8, 16, 32, 64])
-    ap.add_argument("--exact-limit", type=float, default=60.0)
-    ap.add_argument("--seeds", type=int, default=3)
+    ap.add_argument("--quick", action="store_true", help="smoke run: sizes to 10,000, exact to 32 users with 5 s, 1 seed")
+    ap.add_argument("--sizes", type=int, nargs="+", default=None, help="users for part 1 (default 10 .. 100000)")
+    ap.add_argument("--exact-max", type=int, default=None, help="largest n tried in part 2 (default 256)")
+    ap.add_argument("--exact-limit", type=float, default=None, help="time limit of each exact solve, s (default 60)")
+    ap.add_argument("--seeds", type=int, default=None, help="seeds of the generated gap instances (default 3)")
     args = ap.parse_args()
-    bench_scaling(args.sizes)
-    bench_exact(args.exact_sizes, args.exact_limit)
-    bench_gaps(args.seeds, args.exact_limit)
+    quick = args.quick
+    sizes = args.sizes or ([10, 100, 1000, 10000] if quick else [10, 100, 1000, 10000, 100000])
+    exact_max = args.exact_max or (32 if quick else 256)
+    limit = args.exact_limit or (5.0 if quick else 60.0)
+    seeds = args.seeds or (1 if quick else 3)
+    print(f"# command: .venv/bin/python benchmarks/{Path(__file__).name} {' '.join(sys.argv[1:])}".rstrip())
+    print(f"# {platform.python_version()} on {platform.machine()}, {os.cpu_count()} cores; {time.strftime('%Y-%m-%d')}\n")
+    t0 = time.perf_counter()
+    bench_scaling(sizes)
+    bench_exact(exact_max, limit)
+    bench_gaps(seeds, limit)
     bench_round()
+    print(f"\n# total {time.perf_counter() - t0:.0f} s")
 
 
 if __name__ == "__main__":

@@ -222,12 +222,13 @@ def write_report(result_dir: str | Path, out: str | Path) -> str:
              "Gap (maximisation) = (reference - objective) / max(|reference|, 1e-9); for bounds, "
              "(bound - reference) / max(|reference|, 1e-9); the reference is the optimum where proven, "
              "else the best known value (reference.solu).")
-    md = "\n\n".join([f"# Gap report\n\n{intro}", *[t.markdown() for t in tables],
+    shown = [t for t in tables if len(t.frame)]  # e.g. no Figure 7-9 panels without L/N/D sweeps
+    md = "\n\n".join([f"# Gap report\n\n{intro}", *[t.markdown() for t in shown],
                       *[f"![{title}]({stem}.png)" for title, stem in
                         zip([t for t, _ in images], _stems(images))]]) + "\n"
     (out / "report.md").write_text(md, encoding="utf-8")
     parts = [f"<h1>Gap report</h1><p>{html.escape(intro)}</p>"]
-    for t in tables:
+    for t in shown:
         parts.append(f"<h2>{html.escape(t.title)}</h2>" + t.frame.to_html(index=False, na_rep="-", float_format=lambda v: f"{v:.4g}"))
     for title, b64 in images:
         parts.append(f"<h2>{html.escape(title)}</h2><img alt=\"{html.escape(title)}\" src=\"data:image/png;base64,{b64}\">")
