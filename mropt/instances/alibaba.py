@@ -34,7 +34,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
-from mropt.model.errors import InputError
+from mropt.model.errors import InputError, read_input_file
 from mropt.model.fairness import FairNode, FairnessInstance, User
 
 MODEL_NAME = "alibaba-2017-drf"
@@ -86,14 +86,7 @@ class TaskRow:
 def read_alibaba_rows(path: str | Path) -> tuple[list[TaskRow], dict[str, int], str]:
     """(good rows, skip counts by reason, SHA-256 of the file); bad rows are counted, never raised."""
     path = Path(path)
-    try:
-        raw = path.read_bytes()
-    except FileNotFoundError:
-        raise InputError(f"{path}: no such file") from None
-    except IsADirectoryError:
-        raise InputError(f"{path}: is a directory, not a file") from None
-    except OSError as exc:
-        raise InputError(f"{path}: cannot read ({exc.strerror})") from None
+    raw = read_input_file(path)
     digest = hashlib.sha256(raw).hexdigest()
     try:
         text = raw.decode("utf-8")
