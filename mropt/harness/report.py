@@ -120,7 +120,7 @@ def figure_data(df: pd.DataFrame) -> pd.DataFrame:
     ok = data[data["objective"].notna() | data["bound"].notna()].copy()
     ok["benefit"] = ok["objective"].where(ok["status"] != "bound", ok["bound"].fillna(ok["objective"]))
     accepted, jobs, on_time = (_floats(ok[c]) for c in ("accepted", "jobs", "on_time"))
-    ok["acceptance"] = accepted / jobs
+    ok["acceptance"] = np.where(ok["status"] == "bound", np.nan, accepted / jobs)  # a bound accepts no plan
     with np.errstate(divide="ignore", invalid="ignore"):
         ok["completion"] = np.where(accepted > 0, on_time / accepted, np.nan)
     out = []
