@@ -101,6 +101,18 @@ def _flush_c_stdio() -> None:
         pass
 
 
+def highs_mip_bound(prob: pulp.LpProblem) -> float | None:
+    """HiGHS's proven bound on ``prob``'s objective, in ``prob``'s own sense (None if none).
+
+    PuLP hands HiGHS a maximisation as the minimisation of the negated objective, so
+    HiGHS's ``mip_dual_bound`` (a lower bound there) is negated back into an upper bound.
+    """
+    bound = float(prob.solverModel.getInfo().mip_dual_bound)
+    if not abs(bound) < 1e300:
+        return None
+    return -bound if prob.sense == pulp.LpMaximize else bound
+
+
 def solve_pulp(prob: pulp.LpProblem, backend: str, *, time_limit: float | None, threads: int,
                mip: bool = True) -> tuple[bool, bool, float | None, str]:
     """Solve ``prob`` in place: (has a solution, proven optimal, proven bound or None, message).
@@ -124,8 +136,8 @@ def solve_pulp(prob: pulp.LpProblem, backend: str, *, time_limit: float | None, 
         model = prob.solverModel
         info = model.getInfo()
         has_solution = has_solution and info.primal_solution_status == 2  # kSolutionStatusFeasible
-        if mip and abs(info.mip_dual_bound) < 1e300:
-            bound = float(info.mip_dual_bound)
+        if mip:
+            bound = highs_mip_bound(prob)
         if not optimal:
             message = f"HiGHS: {model.modelStatusToString(model.getModelStatus())}"
     if optimal:

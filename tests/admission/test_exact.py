@@ -193,3 +193,28 @@ def test_highs_native_prints_do_not_reach_stdout(capfd) -> None:  # noqa: ANN001
         libc.printf(b"buffered C noise\n")
     os.write(1, b"kept\n")
     assert capfd.readouterr().out == "kept\n"
+
+
+def test_highs_bound_is_in_the_problems_own_sense() -> None:
+    """PuLP gives HiGHS a maximisation negated; the bound read back must be an upper bound."""
+    import pulp
+
+    from mropt.admission.milp import highs_mip_bound, solve_pulp
+
+    prob = pulp.LpProblem("knapsack", pulp.LpMaximize)
+    x = [prob.add_variable(f"x{k}", lowBound=0, upBound=1, cat=pulp.LpBinary) for k in range(4)]
+    prob += 5 * x[0] + 4 * x[1] + 3 * x[2] + 2 * x[3]
+    prob += 4 * x[0] + 3 * x[1] + 2 * x[2] + 1 * x[3] <= 6
+    has_solution, optimal, bound, _ = solve_pulp(prob, "highs", time_limit=10, threads=1)
+    assert has_solution and optimal and bound == pytest.approx(9.0)
+    assert highs_mip_bound(prob) == pytest.approx(9.0)
+
+
+def test_time_limited_highs_master_never_claims_a_proof() -> None:
+    """A hard instance (seed 2, N = 40: no method proves it in 60 s) stopped after 3 s
+    reports time_limit with a bound above its plan, never a false 'optimal'."""
+    inst = generate_admission(2, jobs=40)
+    sol = solve(inst, "milp-highs", time_limit=3)
+    assert sol.status == "time_limit", dict(sol.details)
+    assert sol.bound > sol.objective
+    assert verify(inst, sol).ok
