@@ -26,34 +26,14 @@ from mropt.admission.amb import DEFAULT_BEAM, amb_static
 from mropt.admission.insertion import InsertionOracle
 from mropt.admission.scoring import score_order
 from mropt.admission.seq import evaluate
+from mropt.admission.verify import literal_reduce_completion_times
 from mropt.instances.admission_gen import generate_admission
 
 
 def naive_seq(tcm, tcr, deadlines, order):
-    """AMB sec. 4.1 step 2 literally: jobs in deadline order fill the earliest free time."""
+    """AMB sec. 4.1 literally: prefix sums, then jobs in deadline order fill the earliest free time."""
     cotm = np.cumsum(tcm[order])
-    busy: list[tuple[float, float]] = []
-    cotr = np.empty(len(order))
-    for k in sorted(range(len(order)), key=lambda k: (deadlines[order[k]], k)):
-        need, t, end = tcr[order[k]], cotm[k], cotm[k]
-        taken = []
-        for a, b in busy:
-            if need <= 0:
-                break
-            if b <= t:
-                continue
-            if a > t:
-                piece = min(need, a - t)
-                taken.append((t, t + piece))
-                need -= piece
-                end = t + piece
-            t = max(t, b)
-        if need > 0:
-            taken.append((t, t + need))
-            end = t + need
-        busy = sorted(busy + taken)
-        cotr[k] = end
-    return cotm, cotr
+    return cotm, literal_reduce_completion_times(cotm, tcr[order], deadlines[order])
 
 
 def amb_full_reeval(inst, beam):

@@ -28,7 +28,7 @@ from mropt.model.solution import Solution
 _PROVIDERS = ("mropt.admission", "mropt.fairness", "mropt.priority")
 
 #: Instance kind -> "module:function" of that problem package's independent ``verify``.
-#: Each returns an object with ``ok`` (bool), ``objective`` and ``problems`` (list of str).
+#: Each returns a :class:`mropt.model.solution.Verdict` (``ok``, ``objective``, ``problems``, and its own fields).
 _VERIFIERS = {
     "admission": "mropt.admission.verify:verify",
     "fairness": "mropt.fairness.verify:verify",

@@ -219,7 +219,8 @@ class SubsetOracle:
             return []
         if not self.necessary(jobs):
             return None
-        for order in self._heuristic_orders(jobs):
+        heuristic = self._heuristic_orders(jobs)
+        for order in heuristic:
             if self.valid(order):
                 return order
         self.searches += 1
@@ -229,7 +230,7 @@ class SubsetOracle:
             return _Search(self, jobs, deadline, node_limit=self.dfs_budget).run()
         except _NodeLimit:
             pass
-        hint = next(iter(self._heuristic_orders(jobs)), None)
+        hint = heuristic[0] if heuristic else None
         dominates = self.dominates if self.equal_release else None
         # a relaxation proves infeasibility; a restriction finds orders the relaxation's
         # rounding spoilt; a finer time grid narrows the space between the two

@@ -36,48 +36,13 @@ Agreement with full evaluation is exact up to float rounding far below the toler
 
 from __future__ import annotations
 
-import heapq
 
 import numpy as np
 
-from mropt.admission.seq import DEADLINE_TOLERANCE, map_completion_times
+from mropt.admission.seq import DEADLINE_TOLERANCE, map_completion_times, reduce_completion_times
 
 #: S keeps dense (n+1) x (distinct deadlines) tables when their size stays below this.
 DENSE_CELLS = 300_000
-
-
-def _edf_with_backlog(cotm: np.ndarray, tcr: np.ndarray, deadlines: np.ndarray):
-    """COTr (same rule as seq.reduce_completion_times) and the EDF backlog after each release.
-
-    ``backlog[k]`` lists (map position, remaining reduce work) of the unfinished reduce
-    work at time ``cotm[k]``, job k included.
-    """
-    n = len(cotm)
-    cotr = np.empty(n, dtype=float)
-    heap: list[tuple[float, int, float]] = []
-    backlog: list[tuple[np.ndarray, np.ndarray]] = []
-    now = 0.0
-    for k in range(n + 1):
-        release = cotm[k] if k < n else np.inf
-        while heap and now < release:
-            deadline, pos, remaining = heapq.heappop(heap)
-            if now + remaining <= release:
-                now += remaining
-                cotr[pos] = now
-            else:
-                heapq.heappush(heap, (deadline, pos, remaining - (release - now)))
-                now = release
-        if k == n:
-            break
-        now = max(now, release)
-        if tcr[k] > 0:
-            heapq.heappush(heap, (deadlines[k], k, float(tcr[k])))
-        else:
-            cotr[k] = release
-        backlog.append(
-            (np.fromiter((e[1] for e in heap), np.intp, len(heap)), np.fromiter((e[2] for e in heap), float, len(heap)))
-        )
-    return cotr, backlog
 
 
 class InsertionOracle:
@@ -111,7 +76,8 @@ class InsertionOracle:
         d = self.d = self.d_all[order]
         self.cotm = c = map_completion_times(tm, None if self.r_all is None else self.r_all[order])
         self.prefix = np.cumsum(tm)
-        cotr, backlog = _edf_with_backlog(c, tr, d)
+        backlog: list[tuple[np.ndarray, np.ndarray]] = []
+        cotr = reduce_completion_times(c, tr, d, backlog=backlog)
         self.cotr = cotr
         if n and not bool(np.all(cotr <= d + eps)):
             raise ValueError("InsertionOracle needs a valid order (Definition 2)")

@@ -69,12 +69,22 @@ def map_completion_times(tcm_in_order: np.ndarray, release_in_order: np.ndarray 
     return prefix + np.maximum(np.maximum.accumulate(slack), 0.0)
 
 
-def reduce_completion_times(cotm: np.ndarray, tcr: np.ndarray, deadlines: np.ndarray) -> np.ndarray:
+def reduce_completion_times(
+    cotm: np.ndarray,
+    tcr: np.ndarray,
+    deadlines: np.ndarray,
+    *,
+    backlog: list[tuple[np.ndarray, np.ndarray]] | None = None,
+) -> np.ndarray:
     """COTr of jobs released at ``cotm`` (non-decreasing) under preemptive EDF (sec. 4.1, step 2).
 
     All three arrays are in map order. Ties in deadline go to the earlier map.
     O(n log n): each job enters the heap once, and is re-pushed at most once per
     later release that preempts it.
+
+    If ``backlog`` is a list, it receives, after each release k, the unfinished reduce
+    work at time ``cotm[k]`` (job k included) as (map positions, remaining work) arrays:
+    the state :class:`mropt.admission.insertion.InsertionOracle` prepares from.
     """
     n = len(cotm)
     cotr = np.empty(n, dtype=float)
@@ -97,6 +107,9 @@ def reduce_completion_times(cotm: np.ndarray, tcr: np.ndarray, deadlines: np.nda
             heapq.heappush(heap, (deadlines[k], k, float(tcr[k])))
         else:
             cotr[k] = release  # map-only job: done when its maps are
+        if backlog is not None:
+            backlog.append((np.fromiter((e[1] for e in heap), np.intp, len(heap)),
+                            np.fromiter((e[2] for e in heap), float, len(heap))))
     return cotr
 
 

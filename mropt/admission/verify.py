@@ -15,29 +15,25 @@ documented value as the methods' (1e-6 s), written here separately.
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from fractions import Fraction
+from typing import Any
 
 from mropt.model.admission import AdmissionInstance, Job
 from mropt.model.solution import Solution
+from mropt.model.solution import Verdict as BaseVerdict
 
 _TOLERANCE = Fraction(1, 10**6)
 _OBJECTIVE_RTOL = 1e-6
 
 
 @dataclass
-class Verdict:
-    """What ``verify`` found. ``ok`` is False when ``problems`` is not empty."""
+class Verdict(BaseVerdict):
+    """What ``verify`` found: the common fields, the replayed times and the late jobs."""
 
-    objective: float | None = None
     completion: dict[str, tuple[float, float]] = field(default_factory=dict)  # id -> (COTm, COTr)
     late: list[str] = field(default_factory=list)
-    problems: list[str] = field(default_factory=list)
-    checked_schedule: bool = False
-
-    @property
-    def ok(self) -> bool:
-        return not self.problems
 
 
 def _phase_times(job: Job, instance: AdmissionInstance) -> tuple[Fraction, Fraction]:
@@ -56,16 +52,28 @@ def _replay(jobs: list[Job], instance: AdmissionInstance) -> dict[str, tuple[Fra
     for job in jobs:
         clock = max(clock, Fraction(job.submit_time)) + _phase_times(job, instance)[0]
         cotm[job.id] = clock
-    position = {job.id: k for k, job in enumerate(jobs)}
-    busy: list[tuple[Fraction, Fraction]] = []  # disjoint occupied intervals, sorted
-    result: dict[str, tuple[Fraction, Fraction]] = {}
-    for job in sorted(jobs, key=lambda j: (j.deadline, position[j.id])):
-        need = _phase_times(job, instance)[1]
-        t = cotm[job.id]
+    cotr = literal_reduce_completion_times([cotm[job.id] for job in jobs],
+                                           [_phase_times(job, instance)[1] for job in jobs],
+                                           [job.deadline for job in jobs])
+    return {job.id: (cotm[job.id], end) for job, end in zip(jobs, cotr)}
+
+
+def literal_reduce_completion_times(cotm: Sequence[Any], tcr: Sequence[Any], deadlines: Sequence[Any]) -> list[Any]:
+    """COTr by AMB sec. 4.1 step 2 as written, for jobs given in map order.
+
+    Jobs in deadline order (ties: the earlier map) each take the earliest unoccupied
+    reduce time from their own COTm on. O(n^2), on whatever numbers it is given
+    (``Fraction`` here, floats where tests and benchmarks use it as the plain
+    reference implementation).
+    """
+    busy: list[tuple[Any, Any]] = []  # disjoint occupied intervals, sorted
+    cotr: list[Any] = [None] * len(cotm)
+    for k in sorted(range(len(cotm)), key=lambda k: (deadlines[k], k)):
+        need, t = tcr[k], cotm[k]
         end = t
-        taken: list[tuple[Fraction, Fraction]] = []
+        taken: list[tuple[Any, Any]] = []
         for start, stop in busy:
-            if need == 0:
+            if need <= 0:
                 break
             if stop <= t:
                 continue
@@ -79,8 +87,8 @@ def _replay(jobs: list[Job], instance: AdmissionInstance) -> dict[str, tuple[Fra
             taken.append((t, t + need))
             end = t + need
         busy = sorted(busy + taken)
-        result[job.id] = (cotm[job.id], end)
-    return result
+        cotr[k] = end
+    return cotr
 
 
 def verify(instance: AdmissionInstance, solution: Solution, *, allow_late: bool = False) -> Verdict:

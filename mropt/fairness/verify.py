@@ -25,24 +25,17 @@ from fractions import Fraction
 from typing import Any
 
 from mropt.model.fairness import FairnessInstance
-from mropt.model.solution import Solution
+from mropt.model.solution import Solution, Verdict
 
 _RTOL = 1e-6
 _CONTINUOUS = ("drf-lp",)
 
 
 @dataclass
-class FairnessVerdict:
-    """What ``verify`` found. ``ok`` is False when ``problems`` is not empty."""
+class FairnessVerdict(Verdict):
+    """What ``verify`` found: the common fields and the recomputed weighted dominant shares."""
 
-    objective: float | None = None
     shares: dict[str, float] = field(default_factory=dict)
-    problems: list[str] = field(default_factory=list)
-    checked_schedule: bool = False
-
-    @property
-    def ok(self) -> bool:
-        return not self.problems
 
 
 def _q(value: Any) -> Fraction:

@@ -18,17 +18,15 @@ Unknown fields are kept in ``extra`` and written back, so no data is lost.
 
 from __future__ import annotations
 
-import hashlib
-import json
 import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
-from types import MappingProxyType
 from typing import Any
 
 import numpy as np
 
+from mropt.model.base import KeyedInstance, check_unique_ids, frozen_mapping, plain_number
 from mropt.model.errors import InputError
 from mropt.model.fields import read_int, read_number, read_str, require_mapping
 
@@ -45,17 +43,6 @@ _INSTANCE_FIELDS = ("kind", "schema_version", "name", "cluster", "alpha", "beta"
 _CLUSTER_FIELDS = ("map_slots", "reduce_slots")
 
 
-def _plain(value: float | int | None) -> float | int | None:
-    """Write integral floats as JSON integers (150.0 -> 150) for readable files."""
-    if isinstance(value, float) and value.is_integer() and abs(value) < 2**53:
-        return int(value)
-    return value
-
-
-def _frozen(mapping: Mapping[str, Any] | None) -> Mapping[str, Any]:
-    return MappingProxyType(dict(mapping or {}))
-
-
 @dataclass(frozen=True)
 class Cluster:
     """``map_slots`` (M) and ``reduce_slots`` (R) of a homogeneous cluster (AMB sec. 3)."""
@@ -68,7 +55,7 @@ class Cluster:
         values = {"map_slots": self.map_slots, "reduce_slots": self.reduce_slots}
         for key in _CLUSTER_FIELDS:
             object.__setattr__(self, key, read_int(values, key, "cluster", minimum=1))
-        object.__setattr__(self, "extra", _frozen(self.extra))
+        object.__setattr__(self, "extra", frozen_mapping(self.extra))
 
     @classmethod
     def from_dict(cls, data: Any) -> Cluster:
@@ -137,7 +124,7 @@ class Job:
             checked["reduce_task_time"] = read_number(given, "reduce_task_time", where, positive=True)
         for key, value in checked.items():
             object.__setattr__(self, key, value)
-        object.__setattr__(self, "extra", _frozen(self.extra))
+        object.__setattr__(self, "extra", frozen_mapping(self.extra))
 
     @property
     def has_task_form(self) -> bool:
@@ -169,17 +156,17 @@ class Job:
         out: dict[str, Any] = {"id": self.id}
         form = TASK_FIELDS if self.has_task_form else PHASE_FIELDS
         for key in form:
-            out[key] = _plain(getattr(self, key))
-        out["deadline"] = _plain(self.deadline)
-        out["benefit"] = _plain(self.benefit)
+            out[key] = plain_number(getattr(self, key))
+        out["deadline"] = plain_number(self.deadline)
+        out["benefit"] = plain_number(self.benefit)
         if self.submit_time:
-            out["submit_time"] = _plain(self.submit_time)
+            out["submit_time"] = plain_number(self.submit_time)
         out.update(self.extra)
         return out
 
 
 @dataclass(frozen=True)
-class AdmissionInstance:
+class AdmissionInstance(KeyedInstance):
     """A max-benefit admission instance (AMB paper).
 
     ``alpha`` is the penalty ratio of eq. 1, ``beta`` the penalty threshold of eq. 3,
@@ -197,6 +184,7 @@ class AdmissionInstance:
 
     kind = KIND
     schema_version = SCHEMA_VERSION
+    _ITEMS = "jobs"
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "jobs", tuple(self.jobs))
@@ -209,27 +197,10 @@ class AdmissionInstance:
         object.__setattr__(self, "rho", read_number(values, "rho", "instance", positive=True))
         if not self.jobs:
             raise InputError("instance: field 'jobs' must list at least one job, got []")
-        seen: dict[str, int] = {}
-        for i, job in enumerate(self.jobs):
-            if job.id in seen:
-                raise InputError(f"job {job.id!r}: duplicate id (jobs[{seen[job.id]}] and jobs[{i}])")
-            seen[job.id] = i
-        object.__setattr__(self, "meta", _frozen(self.meta))
+        check_unique_ids(self.jobs, "job", "jobs")
+        object.__setattr__(self, "meta", frozen_mapping(self.meta))
 
-    # -- derived data -------------------------------------------------------------------
-    @property
-    def n(self) -> int:
-        return len(self.jobs)
-
-    @cached_property
-    def ids(self) -> tuple[str, ...]:
-        return tuple(j.id for j in self.jobs)
-
-    @cached_property
-    def index(self) -> Mapping[str, int]:
-        """Job id -> position in ``jobs``."""
-        return MappingProxyType({j.id: i for i, j in enumerate(self.jobs)})
-
+    # -- derived data (n, ids, index: KeyedInstance) ----------------------------------------
     @cached_property
     def _phase_times(self) -> np.ndarray:
         arr = np.array([j.phase_times(self.cluster, self.rho) for j in self.jobs], dtype=float)
@@ -288,9 +259,9 @@ class AdmissionInstance:
         if self.name is not None:
             out["name"] = self.name
         out["cluster"] = self.cluster.to_dict()
-        out["alpha"] = _plain(self.alpha)
-        out["beta"] = _plain(self.beta)
-        out["rho"] = _plain(self.rho)
+        out["alpha"] = plain_number(self.alpha)
+        out["beta"] = plain_number(self.beta)
+        out["rho"] = plain_number(self.rho)
         out["jobs"] = [j.to_dict() for j in self.jobs]
         out.update(self.meta)
         return out
@@ -315,8 +286,3 @@ class AdmissionInstance:
             name=name,
             meta={k: v for k, v in data.items() if k not in _INSTANCE_FIELDS},
         )
-
-    def content_hash(self) -> str:
-        """SHA-256 of the canonical JSON: equal content, equal hash, whatever the file layout."""
-        text = json.dumps(self.to_dict(), sort_keys=True, separators=(",", ":"), allow_nan=False)
-        return hashlib.sha256(text.encode()).hexdigest()

@@ -22,17 +22,15 @@ A resource missing from a demand or a node capacity is 0. Unknown fields are kep
 
 from __future__ import annotations
 
-import hashlib
-import json
 import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
-from types import MappingProxyType
 from typing import Any
 
 import numpy as np
 
+from mropt.model.base import KeyedInstance, check_unique_ids, frozen_mapping, plain_number
 from mropt.model.errors import InputError
 from mropt.model.fields import read_int, read_number, read_str, require_mapping
 
@@ -43,16 +41,6 @@ DEFAULT_RACK = "rack0"
 _USER_FIELDS = ("id", "demand", "weight", "max_tasks", "task_inputs")
 _NODE_FIELDS = ("id", "rack", "capacity")
 _INSTANCE_FIELDS = ("kind", "schema_version", "name", "resources", "users", "nodes")
-
-
-def _plain(value: float | int | None) -> float | int | None:
-    if isinstance(value, float) and value.is_integer() and abs(value) < 2**53:
-        return int(value)
-    return value
-
-
-def _frozen(mapping: Mapping[str, Any] | None) -> Mapping[str, Any]:
-    return MappingProxyType(dict(mapping or {}))
 
 
 def _read_amounts(data: Any, where: str, key: str, *, positive: bool) -> dict[str, float]:
@@ -86,8 +74,8 @@ class FairNode:
         read_str({"id": self.id}, "id", "node")
         where = f"node {self.id!r}"
         read_str({"rack": self.rack}, "rack", where)
-        object.__setattr__(self, "capacity", _frozen(_read_amounts(self.capacity, where, "capacity", positive=False)))
-        object.__setattr__(self, "extra", _frozen(self.extra))
+        object.__setattr__(self, "capacity", frozen_mapping(_read_amounts(self.capacity, where, "capacity", positive=False)))
+        object.__setattr__(self, "extra", frozen_mapping(self.extra))
 
     @classmethod
     def from_dict(cls, data: Any, index: int) -> FairNode:
@@ -100,7 +88,7 @@ class FairNode:
         return cls(node_id, data["capacity"], rack, extra)
 
     def to_dict(self) -> dict[str, Any]:
-        cap = {k: _plain(v) for k, v in self.capacity.items()}
+        cap = {k: plain_number(v) for k, v in self.capacity.items()}
         return {"id": self.id, "rack": self.rack, "capacity": cap, **self.extra}
 
 
@@ -121,7 +109,7 @@ class User:
         demand = _read_amounts(self.demand, where, "demand", positive=False)
         if not any(v > 0 for v in demand.values()):
             raise InputError(f"{where}: field 'demand' must ask for some resource (> 0), got {dict(demand)!r:.60}")
-        object.__setattr__(self, "demand", _frozen(demand))
+        object.__setattr__(self, "demand", frozen_mapping(demand))
         object.__setattr__(self, "weight", read_number({"weight": self.weight}, "weight", where, positive=True))
         if self.max_tasks is not None:
             object.__setattr__(self, "max_tasks", read_int({"max_tasks": self.max_tasks}, "max_tasks", where, minimum=0))
@@ -134,7 +122,7 @@ class User:
                         raise InputError(f"{where}: field 'task_inputs[{k}]' must list node ids, got {node!r:.40}")
                 inputs.append(tuple(nodes))
             object.__setattr__(self, "task_inputs", tuple(inputs))
-        object.__setattr__(self, "extra", _frozen(self.extra))
+        object.__setattr__(self, "extra", frozen_mapping(self.extra))
 
     @classmethod
     def from_dict(cls, data: Any, index: int) -> User:
@@ -154,9 +142,9 @@ class User:
         )
 
     def to_dict(self) -> dict[str, Any]:
-        out: dict[str, Any] = {"id": self.id, "demand": {k: _plain(v) for k, v in self.demand.items()}}
+        out: dict[str, Any] = {"id": self.id, "demand": {k: plain_number(v) for k, v in self.demand.items()}}
         if self.weight != 1.0:
-            out["weight"] = _plain(self.weight)
+            out["weight"] = plain_number(self.weight)
         if self.max_tasks is not None:
             out["max_tasks"] = self.max_tasks
         if self.task_inputs is not None:
@@ -166,7 +154,7 @@ class User:
 
 
 @dataclass(frozen=True)
-class FairnessInstance:
+class FairnessInstance(KeyedInstance):
     """A DRF instance (DDRF paper sec. 3.1); see the module docstring.
 
     Numpy views, indexed like ``users`` and ``resource_names``: ``capacity`` (m,),
@@ -183,6 +171,7 @@ class FairnessInstance:
 
     kind = KIND
     schema_version = SCHEMA_VERSION
+    _ITEMS = "users"
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "users", tuple(self.users))
@@ -192,12 +181,9 @@ class FairnessInstance:
         if nodes is not None:
             if not nodes:
                 raise InputError("instance: field 'nodes' must list at least one node when given, got []")
-            seen_nodes: dict[str, int] = {}
+            check_unique_ids(nodes, "node", "nodes")
             totals: dict[str, float] = {}
-            for i, node in enumerate(nodes):
-                if node.id in seen_nodes:
-                    raise InputError(f"node {node.id!r}: duplicate id (nodes[{seen_nodes[node.id]}] and nodes[{i}])")
-                seen_nodes[node.id] = i
+            for node in nodes:
                 for r, amount in node.capacity.items():
                     if resources and r not in resources:
                         raise InputError(f"node {node.id!r}: field 'capacity' names unknown resource {r!r} (known: {', '.join(resources)})")
@@ -214,15 +200,12 @@ class FairnessInstance:
         if not resources:
             raise InputError("instance: field 'resources' must name at least one resource, got {}")
         resources = _read_amounts(resources, "instance", "resources", positive=True)
-        object.__setattr__(self, "resources", _frozen(resources))
+        object.__setattr__(self, "resources", frozen_mapping(resources))
         if not self.users:
             raise InputError("instance: field 'users' must list at least one user, got []")
-        seen: dict[str, int] = {}
+        check_unique_ids(self.users, "user", "users")
         node_ids = {n.id for n in nodes} if nodes else set()
-        for i, user in enumerate(self.users):
-            if user.id in seen:
-                raise InputError(f"user {user.id!r}: duplicate id (users[{seen[user.id]}] and users[{i}])")
-            seen[user.id] = i
+        for user in self.users:
             for r in user.demand:
                 if r not in resources:
                     raise InputError(f"user {user.id!r}: field 'demand' names unknown resource {r!r} (known: {', '.join(resources)})")
@@ -233,24 +216,12 @@ class FairnessInstance:
                     for node in inputs:
                         if node not in node_ids:
                             raise InputError(f"user {user.id!r}: field 'task_inputs[{k}]' names unknown node {node!r}")
-        object.__setattr__(self, "meta", _frozen(self.meta))
+        object.__setattr__(self, "meta", frozen_mapping(self.meta))
 
-    # -- derived data -------------------------------------------------------------------
-    @property
-    def n(self) -> int:
-        return len(self.users)
-
+    # -- derived data (n, ids, index: KeyedInstance) ----------------------------------------
     @cached_property
     def resource_names(self) -> tuple[str, ...]:
         return tuple(self.resources)
-
-    @cached_property
-    def ids(self) -> tuple[str, ...]:
-        return tuple(u.id for u in self.users)
-
-    @cached_property
-    def index(self) -> Mapping[str, int]:
-        return MappingProxyType({u.id: i for i, u in enumerate(self.users)})
 
     def _ro(self, arr: np.ndarray) -> np.ndarray:
         arr.setflags(write=False)
@@ -297,7 +268,7 @@ class FairnessInstance:
         out: dict[str, Any] = {"kind": KIND, "schema_version": SCHEMA_VERSION}
         if self.name is not None:
             out["name"] = self.name
-        out["resources"] = {k: _plain(v) for k, v in self.resources.items()}
+        out["resources"] = {k: plain_number(v) for k, v in self.resources.items()}
         out["users"] = [u.to_dict() for u in self.users]
         if self.nodes is not None:
             out["nodes"] = [n.to_dict() for n in self.nodes]
@@ -325,8 +296,3 @@ class FairnessInstance:
             name=read_str(data, "name", "instance", default=None),
             meta={k: v for k, v in data.items() if k not in _INSTANCE_FIELDS},
         )
-
-    def content_hash(self) -> str:
-        """SHA-256 of the canonical JSON: equal content, equal hash, whatever the file layout."""
-        text = json.dumps(self.to_dict(), sort_keys=True, separators=(",", ":"), allow_nan=False)
-        return hashlib.sha256(text.encode()).hexdigest()

@@ -23,8 +23,6 @@ and written back.
 
 from __future__ import annotations
 
-import hashlib
-import json
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
@@ -33,6 +31,7 @@ from typing import Any
 
 import numpy as np
 
+from mropt.model.base import KeyedInstance, check_unique_ids, frozen_mapping, plain_number
 from mropt.model.errors import InputError
 from mropt.model.fields import read_int, read_number, read_str, require_mapping
 
@@ -49,17 +48,6 @@ _INSTANCE_FIELDS = (
 _ROUTING_GIVEN = ("q11", "q12", "q21")
 _ROUTING_DERIVED = ("q10", "q20")
 _ROUTING_TOLERANCE = 1e-9
-
-
-def _plain(value: float | int | None) -> float | int | None:
-    """Write integral floats as JSON integers (600.0 -> 600) for readable files."""
-    if isinstance(value, float) and value.is_integer() and abs(value) < 2**53:
-        return int(value)
-    return value
-
-
-def _frozen(mapping: Mapping[str, Any] | None) -> Mapping[str, Any]:
-    return MappingProxyType(dict(mapping or {}))
 
 
 def _read_series(data: Mapping[str, Any], key: str, where: str) -> tuple[float, ...]:
@@ -117,7 +105,7 @@ class Priority:
             else:
                 object.__setattr__(self, key, read_number(given, key, where, positive=True))
         object.__setattr__(self, "history", MappingProxyType(series))
-        object.__setattr__(self, "extra", _frozen(self.extra))
+        object.__setattr__(self, "extra", frozen_mapping(self.extra))
 
     @classmethod
     def from_dict(cls, data: Any, index: int) -> Priority:
@@ -131,12 +119,12 @@ class Priority:
         return cls(**known, history=history, extra=extra)
 
     def to_dict(self) -> dict[str, Any]:
-        out: dict[str, Any] = {"id": self.id, "deadline": _plain(self.deadline)}
+        out: dict[str, Any] = {"id": self.id, "deadline": plain_number(self.deadline)}
         for key in SERIES:
             if getattr(self, key) is not None:
-                out[key] = _plain(getattr(self, key))
+                out[key] = plain_number(getattr(self, key))
         if self.history:
-            out["history"] = {k: [_plain(v) for v in self.history[k]] for k in SERIES if k in self.history}
+            out["history"] = {k: [plain_number(v) for v in self.history[k]] for k in SERIES if k in self.history}
         out.update(self.extra)
         return out
 
@@ -176,7 +164,7 @@ def _check_mix(mix: Mapping[str, Any]) -> dict[str, float]:
 
 
 @dataclass(frozen=True)
-class PriorityInstance:
+class PriorityInstance(KeyedInstance):
     """A multi-priority slot allocation instance (MPSA secs. 3-4, eq. 17).
 
     Exactly one of ``pattern_mix`` (weights of simple, iterative and chain jobs) and
@@ -195,6 +183,7 @@ class PriorityInstance:
 
     kind = KIND
     schema_version = SCHEMA_VERSION
+    _ITEMS = "priorities"
 
     def __post_init__(self) -> None:
         slots = {"map_slots": self.map_slots, "reduce_slots": self.reduce_slots}
@@ -214,28 +203,10 @@ class PriorityInstance:
         object.__setattr__(self, "priorities", tuple(self.priorities))
         if not self.priorities:
             raise InputError("instance: field 'priorities' must list at least one priority, got []")
-        seen: dict[str, int] = {}
-        for i, p in enumerate(self.priorities):
-            if p.id in seen:
-                raise InputError(f"priority {p.id!r}: duplicate id (priorities[{seen[p.id]}] and priorities[{i}])")
-            seen[p.id] = i
-        object.__setattr__(self, "meta", _frozen(self.meta))
+        check_unique_ids(self.priorities, "priority", "priorities")
+        object.__setattr__(self, "meta", frozen_mapping(self.meta))
 
-    # -- derived data -------------------------------------------------------------------
-    @property
-    def n(self) -> int:
-        """Number of priority classes."""
-        return len(self.priorities)
-
-    @cached_property
-    def ids(self) -> tuple[str, ...]:
-        return tuple(p.id for p in self.priorities)
-
-    @cached_property
-    def index(self) -> Mapping[str, int]:
-        """Priority id -> position in ``priorities``."""
-        return MappingProxyType({p.id: i for i, p in enumerate(self.priorities)})
-
+    # -- derived data (n, ids, index: KeyedInstance) ----------------------------------------
     @cached_property
     def deadlines(self) -> np.ndarray:
         arr = np.array([p.deadline for p in self.priorities], dtype=float)
@@ -261,10 +232,10 @@ class PriorityInstance:
         out["map_slots"] = self.map_slots
         out["reduce_slots"] = self.reduce_slots
         if self.pattern_mix is not None:
-            out["pattern_mix"] = {k: _plain(v) for k, v in self.pattern_mix.items()}
+            out["pattern_mix"] = {k: plain_number(v) for k, v in self.pattern_mix.items()}
             out["iterations"] = self.iterations
         else:
-            out["routing"] = {k: _plain(v) for k, v in self.routing.items()}  # type: ignore[union-attr]
+            out["routing"] = {k: plain_number(v) for k, v in self.routing.items()}  # type: ignore[union-attr]
             if self.iterations != DEFAULT_ITERATIONS:
                 out["iterations"] = self.iterations
         out["priorities"] = [p.to_dict() for p in self.priorities]
@@ -293,8 +264,3 @@ class PriorityInstance:
             name=read_str(data, "name", "instance", default=None),
             meta={k: v for k, v in data.items() if k not in _INSTANCE_FIELDS},
         )
-
-    def content_hash(self) -> str:
-        """SHA-256 of the canonical JSON: equal content, equal hash, whatever the file layout."""
-        text = json.dumps(self.to_dict(), sort_keys=True, separators=(",", ":"), allow_nan=False)
-        return hashlib.sha256(text.encode()).hexdigest()

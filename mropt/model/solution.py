@@ -112,3 +112,20 @@ class Solution:
             details=require_mapping(data.get("details") or {}, "solution field 'details'"),
             decision=decision,
         )
+
+
+@dataclass
+class Verdict:
+    """What a problem package's independent ``verify`` found (each kind adds its fields).
+
+    ``objective`` is the objective recomputed from the decision alone; ``ok`` is False
+    when ``problems`` (one line each) is not empty.
+    """
+
+    objective: float | None = None
+    problems: list[str] = field(default_factory=list)
+    checked_schedule: bool = False
+
+    @property
+    def ok(self) -> bool:
+        return not self.problems

@@ -29,24 +29,18 @@ from typing import Any
 
 from mropt.model.priority import PriorityInstance
 from mropt.model.solution import Solution
+from mropt.model.solution import Verdict as BaseVerdict
 
 _RTOL = 1e-8  # reported numbers vs recomputed, and the deadline test
 _INF = None  # a sojourn that is unbounded (unstable station)
 
 
 @dataclass
-class Verdict:
-    """What ``verify`` found. ``ok`` is False when ``problems`` is not empty."""
+class Verdict(BaseVerdict):
+    """What ``verify`` found: the common fields, recomputed sojourn times and late priorities."""
 
-    objective: float | None = None
     sojourn: dict[str, float | None] = field(default_factory=dict)
     late: list[str] = field(default_factory=list)
-    problems: list[str] = field(default_factory=list)
-    checked_schedule: bool = False
-
-    @property
-    def ok(self) -> bool:
-        return not self.problems
 
 
 def _transitions(pattern: str, iterations: int) -> dict[str, int]:

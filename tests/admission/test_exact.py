@@ -14,21 +14,9 @@ from mropt.instances.admission_gen import generate_admission
 from mropt.model import AdmissionInstance, Cluster, Job
 from mropt.registry import solve
 from brute_force import brute_force, valid_order
+from paper_table1 import table1
 
 EXACT = ("milp-cbc", "milp-highs", "cpsat")
-
-
-def table1() -> AdmissionInstance:
-    rows = {
-        "j1": (150, 170, 500, 300),
-        "j2": (160, 140, 650, 340),
-        "j3": (190, 180, 980, 400),
-        "j4": (140, 200, 400, 380),
-        "j5": (400, 500, 1000, 1360),
-        "j6": (190, 120, 600, 350),
-    }
-    jobs = [Job(id=k, map_phase_time=a, reduce_phase_time=b, deadline=d, benefit=w) for k, (a, b, d, w) in rows.items()]
-    return AdmissionInstance(Cluster(30, 20), tuple(jobs))
 
 
 def random_instance(seed: int, n: int, *, releases: bool = False) -> AdmissionInstance:

@@ -25,28 +25,15 @@ from mropt.admission.scoring import scores
 from mropt.admission.seq import evaluate
 from mropt.admission.verify import verify
 from mropt.instances.admission_gen import generate_admission
-from mropt.model.admission import AdmissionInstance, Cluster, Job
 from mropt.registry import solve
+from paper_table1 import table1
 
-TABLE1 = {  # TCm, TCr, deadline, benefit (AMB Table 1, M=30, R=20)
-    "j1": (150, 170, 500, 300),
-    "j2": (160, 140, 650, 340),
-    "j3": (190, 180, 980, 400),
-    "j4": (140, 200, 400, 380),
-    "j5": (400, 500, 1000, 1360),
-    "j6": (190, 120, 600, 350),
-}
 J7 = ("j7", 100, 100, 800, 213, 300.0)
 J8 = ("j8", 125, 125, 1000, 240, 300.0)
 
 
 def instance(extra=(J7, J8)):
-    rows = [(k, *v, 0.0) for k, v in TABLE1.items()] + list(extra)
-    jobs = tuple(
-        Job(id=k, map_phase_time=m, reduce_phase_time=r, deadline=d, benefit=b, submit_time=t)
-        for k, m, r, d, b, t in rows
-    )
-    return AdmissionInstance(cluster=Cluster(30, 20), jobs=jobs, beta=2.0)
+    return table1(extra)
 
 
 def ids(inst, order):

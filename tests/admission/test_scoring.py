@@ -5,23 +5,7 @@ import pytest
 
 from mropt.admission import scoring
 from mropt.model.admission import AdmissionInstance, Cluster, Job
-
-TABLE1 = {  # TCm, TCr, deadline, benefit (AMB Table 1, M=30, R=20)
-    "j1": (150, 170, 500, 300),
-    "j2": (160, 140, 650, 340),
-    "j3": (190, 180, 980, 400),
-    "j4": (140, 200, 400, 380),
-    "j5": (400, 500, 1000, 1360),
-    "j6": (190, 120, 600, 350),
-}
-
-
-def table1() -> AdmissionInstance:
-    jobs = tuple(
-        Job(id=k, map_phase_time=m, reduce_phase_time=r, deadline=d, benefit=b) for k, (m, r, d, b) in TABLE1.items()
-    )
-    return AdmissionInstance(cluster=Cluster(30, 20), jobs=jobs, beta=2.0)
-
+from paper_table1 import table1
 
 def test_table1_benefit_ratio_and_scores():
     inst = table1()

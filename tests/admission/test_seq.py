@@ -6,35 +6,16 @@ from hypothesis import strategies as st
 
 from mropt.admission.insertion import InsertionOracle
 from mropt.admission.seq import DEADLINE_TOLERANCE, evaluate
+from mropt.admission.verify import literal_reduce_completion_times
 
 
 def naive_seq(tcm, tcr, deadlines, order, release=None):
-    """The paper's procedure literally (sec. 4.1 step 2): O(n^2) occupied-interval filling."""
+    """The paper's procedure literally (sec. 4.1): prefix sums, then O(n^2) occupied-interval filling."""
     cotm, clock = [], 0.0
     for j in order:
         clock = max(clock, 0.0 if release is None else release[j]) + tcm[j]
         cotm.append(clock)
-    busy = []  # disjoint occupied intervals, sorted
-    cotr = [0.0] * len(order)
-    for k in sorted(range(len(order)), key=lambda k: (deadlines[order[k]], k)):
-        need, t, end = tcr[order[k]], cotm[k], cotm[k]
-        taken = []
-        for a, b in busy:
-            if need <= 0:
-                break
-            if b <= t:
-                continue
-            if a > t:
-                piece = min(need, a - t)
-                taken.append((t, t + piece))
-                need -= piece
-                end = t + piece
-            t = max(t, b)
-        if need > 0:
-            taken.append((t, t + need))
-            end = t + need
-        busy = sorted(busy + taken)
-        cotr[k] = end
+    cotr = literal_reduce_completion_times(cotm, [tcr[j] for j in order], [deadlines[j] for j in order])
     return np.array(cotm), np.array(cotr)
 
 

@@ -1,23 +1,10 @@
 """Timeout handling, Algorithm 2 (AMB sec. 4.3, Examples 4-5)."""
 
 from mropt.admission.timeout import handle_timeout
-from mropt.model.admission import AdmissionInstance, Cluster, Job
-
-TABLE1 = {  # TCm, TCr, deadline, benefit (AMB Table 1, M=30, R=20)
-    "j1": (150, 170, 500, 300),
-    "j2": (160, 140, 650, 340),
-    "j3": (190, 180, 980, 400),
-    "j4": (140, 200, 400, 380),
-    "j5": (400, 500, 1000, 1360),
-    "j6": (190, 120, 600, 350),
-}
-
+from paper_table1 import TABLE1, table1
 
 def instance(rows=TABLE1):
-    jobs = tuple(
-        Job(id=k, map_phase_time=m, reduce_phase_time=r, deadline=d, benefit=b) for k, (m, r, d, b) in rows.items()
-    )
-    return AdmissionInstance(cluster=Cluster(30, 20), jobs=jobs)
+    return table1(rows=rows)
 
 
 def plan(inst, names):

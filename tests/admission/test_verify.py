@@ -13,20 +13,7 @@ import mropt
 from mropt.admission.objective import evaluate_plan, solution_from_order
 from mropt.admission.verify import verify
 from mropt.model import AdmissionInstance, Cluster, Job
-
-
-def table1() -> AdmissionInstance:
-    """AMB Table 1 (M = 30, R = 20): TCm, TCr, deadline, benefit."""
-    rows = {
-        "j1": (150, 170, 500, 300),
-        "j2": (160, 140, 650, 340),
-        "j3": (190, 180, 980, 400),
-        "j4": (140, 200, 400, 380),
-        "j5": (400, 500, 1000, 1360),
-        "j6": (190, 120, 600, 350),
-    }
-    jobs = [Job(id=k, map_phase_time=a, reduce_phase_time=b, deadline=d, benefit=w) for k, (a, b, d, w) in rows.items()]
-    return AdmissionInstance(Cluster(30, 20), tuple(jobs))
+from paper_table1 import table1
 
 
 def _order(inst, ids):
