@@ -64,6 +64,13 @@ class KeyedInstance:
         raise NotImplementedError
 
     def content_hash(self) -> str:
-        """SHA-256 of the canonical JSON: equal content, equal hash, whatever the file layout."""
+        """SHA-256 of the canonical JSON: equal content, equal hash, whatever the file layout.
+
+        Computed once per (immutable) instance: the harness asks for it per run.
+        """
+        return self._content_hash
+
+    @cached_property
+    def _content_hash(self) -> str:
         text = json.dumps(self.to_dict(), sort_keys=True, separators=(",", ":"), allow_nan=False)
         return hashlib.sha256(text.encode()).hexdigest()
