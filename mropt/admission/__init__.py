@@ -5,7 +5,7 @@ Importing this package registers its methods (``mropt methods`` lists them).
 
 from mropt.admission import amb, baselines, online, bounds, cpsat, milp, slots  # noqa: F401  (registers methods)
 from mropt.admission.objective import evaluate_plan, total_benefit
-from mropt.admission.seq import DEADLINE_TOLERANCE, SeqSchedule, evaluate
+from mropt.admission.seq import SeqSchedule, evaluate
 from mropt.admission.verify import Verdict, verify
 
-__all__ = ["DEADLINE_TOLERANCE", "SeqSchedule", "Verdict", "evaluate", "evaluate_plan", "total_benefit", "verify"]
+__all__ = ["SeqSchedule", "Verdict", "evaluate", "evaluate_plan", "total_benefit", "verify"]

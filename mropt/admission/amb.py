@@ -35,7 +35,7 @@ import numpy as np
 from mropt.admission.insertion import InsertionOracle
 from mropt.admission.objective import solution_from_order
 from mropt.admission.scoring import score_order
-from mropt.admission.seq import DEADLINE_TOLERANCE, evaluate
+from mropt.admission.seq import evaluate
 from mropt.model.admission import AdmissionInstance
 from mropt.model.solution import Solution
 from mropt.registry import register
@@ -60,11 +60,16 @@ class AmbResult:
 
 
 def order_key(instance: AdmissionInstance, order: np.ndarray, release: np.ndarray | None = None) -> tuple:
-    """Ranking key of a valid order: (sum COTr, -min slack, job indices) — smaller is kept first."""
+    """Ranking key of a valid order: (sum COTr, -min slack, job indices) — smaller is kept first.
+
+    Times are compared in units of the latest deadline, rounded to 9 decimals, so float
+    noise between equal sums does not decide and the ranking is the same in any time unit.
+    """
     rel = instance.submit_times if release is None else release
     s = evaluate(instance.tcm, instance.tcr, instance.deadlines, order, rel)
-    slack = float((s.deadlines - s.cotr).min()) if len(order) else 0.0
-    return (round(float(s.cotr.sum()), 6), -round(slack, 6), tuple(int(i) for i in order))
+    unit = float(instance.deadlines.max())
+    slack = float((s.deadlines - s.cotr).min()) / unit if len(order) else 0.0
+    return (round(float(s.cotr.sum()) / unit, 9), -round(slack, 9), tuple(int(i) for i in order))
 
 
 def amb_static(
@@ -82,7 +87,7 @@ def amb_static(
     if beam < 0:
         raise ValueError(f"beam must be >= 0 (0 = unlimited), got {beam}")
     rel = instance.submit_times if release is None else np.asarray(release, dtype=float)
-    tcm, tcr, dl = instance.tcm, instance.tcr, instance.deadlines
+    tcm, tcr, dl = instance.tcm, instance.tcr, instance.deadline_limits
     candidates = score_order(instance, jobs)
     phi: list[np.ndarray] = [np.empty(0, dtype=np.intp)]
     oracles: list[InsertionOracle | None] = [None]
@@ -95,7 +100,7 @@ def amb_static(
         for i, order in enumerate(phi):
             oracle = oracles[i]
             if oracle is None:
-                oracle = oracles[i] = InsertionOracle(tcm, tcr, dl, order, rel, eps=DEADLINE_TOLERANCE)
+                oracle = oracles[i] = InsertionOracle(tcm, tcr, dl, order, rel)
             a, b = oracle.theorem_range(x)  # lines 06-07
             result.pruned += (oracle.n + 1) - max(0, b - a + 1)
             for p in range(a, b + 1):  # lines 09-13

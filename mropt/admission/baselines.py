@@ -12,7 +12,6 @@ from __future__ import annotations
 import numpy as np
 
 from mropt.admission.objective import solution_from_order
-from mropt.admission.seq import DEADLINE_TOLERANCE
 from mropt.model.admission import AdmissionInstance
 from mropt.model.solution import Solution
 from mropt.registry import register
@@ -28,14 +27,14 @@ def edf_greedy_order(instance: AdmissionInstance) -> list[int]:
     one test costs O(1), not a full SEQ evaluation.
     """
     tcm, tcr = instance.tcm, instance.tcr
-    deadlines, release = instance.deadlines, instance.submit_times
+    deadlines, limits, release = instance.deadlines, instance.deadline_limits, instance.submit_times
     candidates = np.lexsort((np.arange(instance.n), release, deadlines))
     map_clock = reduce_clock = 0.0
     accepted: list[int] = []
     for j in candidates:
         cotm = max(map_clock, release[j]) + tcm[j]
         cotr = max(cotm, reduce_clock) + tcr[j]
-        if cotr <= deadlines[j] + DEADLINE_TOLERANCE:
+        if cotr <= limits[j]:
             accepted.append(int(j))
             map_clock, reduce_clock = cotm, cotr
     return accepted

@@ -76,11 +76,13 @@ def master_bound(instance: AdmissionInstance, *, relax: bool, time_limit: float 
     left = None if time_limit is None else max(0.05, time_limit - (time.perf_counter() - start))
     prob, _ = build_pulp_model(data, [], relax=relax)
     has_solution, optimal, bound, message = solve_pulp(prob, "highs", time_limit=left, threads=threads, mip=not relax)
+    if bound is not None:
+        bound = float(bound) / data.benefit_unit  # the model is normalised (build_pulp_model)
     if optimal and bound is not None:
-        return float(bound), details
+        return bound, details
     if bound is not None:
         details["note"] = f"{message}: HiGHS's proven bound reported"
-        return float(bound), details
+        return bound, details
     details["fallback"] = f"HiGHS did not prove the bound ({message}); Ideal reported"
     return ideal_value(instance), details
 

@@ -19,11 +19,15 @@ at N = 30; the two halves of the problem are easy apart, hard together. So:
   ``sum_{j in C} x_j <= |C| - 1`` is added; the down-closed family of feasible sets
   makes it valid, and minimality makes it cut off every superset of C at once.
 
-Every master optimum is an upper bound (the master is a relaxation), so the best bound
-is the last one. A warm start (AMB when importable, otherwise edf-greedy, and the
-better of the two when both exist) gives the first incumbent; infeasible master sets
-are repaired (drop the least-benefit job of each core) to improve it. On time out the
-best valid order and the last proven bound are returned with status ``time_limit``.
+Every master optimum is an upper bound (the master is a relaxation; each master hands
+back a bound that already covers its own rounding), so the best bound is the smallest
+seen. A warm start (the better of AMB and edf-greedy) gives the first incumbent;
+infeasible master sets are repaired (drop the least-benefit job of each core) to
+improve it. The search stops, with status ``optimal``, once the bound is within
+:data:`~mropt.model.tolerance.OBJECTIVE_RTOL` (relative) of the incumbent: no absolute
+tolerance, so tiny or huge benefits are treated alike (docs/tolerances.md). On time out
+the best valid order and the smallest proven bound are returned with status
+``time_limit``.
 """
 
 from __future__ import annotations
@@ -34,14 +38,14 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from mropt.admission.amb import amb_static
 from mropt.admission.baselines import edf_greedy_order
 from mropt.admission.exact_master import MasterData, build_master
 from mropt.admission.exact_oracle import OracleTimeout, SubsetOracle
 from mropt.admission.objective import solution_from_order
 from mropt.model.admission import AdmissionInstance
 from mropt.model.solution import Solution
-
-_TOL = 1e-6
+from mropt.model.tolerance import within
 
 
 @dataclass
@@ -59,17 +63,8 @@ MasterSolver = Callable[[MasterData, list[list[int]], "float | None", list[int]]
 
 
 def warm_start_orders(instance: AdmissionInstance) -> dict[str, list[int]]:
-    """Heuristic orders to start from: edf-greedy, and AMB when its module is importable."""
-    out = {"edf-greedy": edf_greedy_order(instance)}
-    try:  # AMB is written beside this module; use it only when it is there
-        from mropt.registry import solve as run_method
-
-        sol = run_method(instance, "amb")
-        if sol.status in ("optimal", "feasible") and sol.sequence is not None:
-            out["amb"] = [instance.index[j] for j in sol.sequence]
-    except Exception:  # noqa: BLE001 - AMB missing or failing: edf-greedy suffices
-        pass
-    return out
+    """Heuristic orders to start from: edf-greedy and AMB (Algorithm 1, default beam)."""
+    return {"edf-greedy": edf_greedy_order(instance), "amb": [int(j) for j in amb_static(instance).order]}
 
 
 def benders(
@@ -91,7 +86,7 @@ def benders(
     best_order: list[int] = []
     best_source = "empty"
     for name, order in warm_start_orders(instance).items():
-        if oracle.valid(order) and value(order) > value(best_order) + _TOL:
+        if oracle.valid(order) and value(order) > value(best_order):
             best_order, best_source = list(order), name
     data = build_master(oracle)
     bound = float(sum(benefits[j] for j in data.candidates))
@@ -104,7 +99,7 @@ def benders(
         return None if deadline is None else deadline - time.perf_counter()
 
     try:
-        while True:
+        while not within(value(best_order), bound):
             left = time_left()
             if left is not None and left <= 0:
                 timed_out = True
@@ -115,31 +110,30 @@ def benders(
                 bound = min(bound, res.bound)
             if res.message:
                 message = res.message
+            if within(value(best_order), bound):
+                break
             if res.chosen is None:
                 timed_out = True
                 break
             chosen = sorted(res.chosen)
-            if res.optimal and value(chosen) <= value(best_order) + _TOL:
-                bound = min(bound, value(best_order))
-                break
             order = oracle.check(chosen, deadline)
             if order is not None:
-                if value(order) > value(best_order) + _TOL:
+                if value(order) > value(best_order):
                     best_order, best_source = order, "master"
-                if res.optimal:
-                    bound = min(bound, value(order))
-                    break
-                timed_out = True  # master stopped early: its set is feasible, no proof
+                # a feasible master optimum attains the master's bound (up to the master's
+                # own rounding slack, which the status below accounts for); an early stop
+                # of the master proves nothing
+                timed_out = not res.optimal
                 break
             core = oracle.minimal_infeasible(chosen, deadline)
             cuts.append(sorted(core))
             _repair(oracle, chosen, core, deadline, benefits, cuts)
             rep = getattr(oracle, "last_repair", None)
-            if rep is not None and value(rep) > value(best_order) + _TOL:
+            if rep is not None and value(rep) > value(best_order):
                 best_order, best_source = rep, "repair"
     except OracleTimeout:
         timed_out = True
-    status = "optimal" if value(best_order) >= bound - _TOL else "time_limit"
+    status = "optimal" if within(value(best_order), bound) else "time_limit"
     if status == "optimal":
         bound = value(best_order)
     details = {

@@ -17,6 +17,12 @@ problem of the logic-based Benders decomposition of :mod:`mropt.admission.exact_
 
   With equal submit times the windows are one per deadline value; otherwise one per
   (submit value, deadline value) pair with a non-empty group, duplicates removed.
+
+Deadlines are the on-time limits ``deadline * (1 + TIME_RTOL)`` (the oracle's). The
+rows are kept in the instance's units; :meth:`MasterData.scaled_rows` and
+:attr:`MasterData.benefit_unit` give every solver the same well-conditioned numbers in
+any unit of time or benefit (each row and the objective divided by a power of two,
+which is exact).
 """
 
 from __future__ import annotations
@@ -24,7 +30,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from mropt.admission.exact_oracle import SubsetOracle, pair_conflicts
-from mropt.admission.seq import DEADLINE_TOLERANCE
+from mropt.model.tolerance import pow2_scale
 
 
 @dataclass
@@ -36,12 +42,27 @@ class MasterData:
     rows: list[tuple[dict[int, float], float]] = field(default_factory=list)  # sum coef x <= rhs
     conflicts: list[tuple[int, int]] = field(default_factory=list)
 
+    @property
+    def benefit_unit(self) -> float:
+        """Power of two putting the largest candidate benefit in [1, 2): multiply to normalise."""
+        return pow2_scale(max((abs(self.benefits[j]) for j in self.candidates), default=0.0))
+
+    def scaled_rows(self) -> list[tuple[dict[int, float], float]]:
+        """The rows, each divided by the power of two that puts its largest number in [1, 2)."""
+        out = []
+        for coefs, rhs in self.rows:
+            f = pow2_scale(max(abs(rhs), *(abs(c) for c in coefs.values())))
+            out.append(({j: c * f for j, c in coefs.items()}, rhs * f))
+        return out
+
 
 def energy_rows(oracle: SubsetOracle, candidates: list[int]) -> list[tuple[dict[int, float], float]]:
     """The map- and reduce-energy rows of the module docstring (only binding-capable ones)."""
     a, b, d, r = oracle.a, oracle.b, oracle.d, oracle.r
     releases = sorted(set(r[j] for j in candidates)) if not oracle.equal_release else [min(r)]
     deadlines = sorted(set(d[j] for j in candidates))
+    # right sides loosened by float rounding's reach, so every row stays a relaxation
+    loose = 1e-12 * max((abs(d[j]) + abs(r[j]) for j in candidates), default=0.0)
     seen: set[frozenset[int]] = set()
     rows: list[tuple[dict[int, float], float]] = []
     for rel in releases:
@@ -51,10 +72,10 @@ def energy_rows(oracle: SubsetOracle, candidates: list[int]) -> list[tuple[dict[
             if not group or key in seen:
                 continue
             seen.add(key)
-            map_rhs = max(d[j] - b[j] for j in group) - rel + DEADLINE_TOLERANCE
+            map_rhs = max(d[j] - b[j] for j in group) - rel + loose
             if sum(a[j] for j in group) > map_rhs:
                 rows.append(({j: a[j] for j in group}, map_rhs))
-            red_rhs = max(d[j] for j in group) - min(r[j] + a[j] for j in group) + DEADLINE_TOLERANCE
+            red_rhs = max(d[j] for j in group) - min(r[j] + a[j] for j in group) + loose
             if sum(b[j] for j in group) > red_rhs:
                 rows.append(({j: b[j] for j in group if b[j] > 0}, red_rhs))
     return rows

@@ -25,12 +25,47 @@ The oracle answers in three steps:
    flow-shop completion of the G_D reduces so far; a completion is feasible from one
    prefix whenever it is from a prefix with the same job set and a componentwise
    larger state, so states dominated by one already explored (same set, same last
-   job) are pruned. With equal submit times, an adjacent-interchange rule also
-   prunes: job i goes right before j when ``d_i < d_j`` and Johnson's condition
-   ``min(TCm_i, TCr_j) <= min(TCm_j, TCr_i)`` holds, or ``d_i = d_j`` and i comes
-   first in Johnson's order (the swap never increases any of the makespans, and the
-   number of deadline inversions falls, so an optimal order without such adjacent
-   pairs exists). Bound checks prune prefixes that cannot be completed.
+   job) are pruned (compared exactly, no tolerance). With equal submit times two
+   order rules also prune (see "Why the order rules are sound together" below).
+   Bound checks prune prefixes that cannot be completed. An order the search
+   completes is re-checked with :func:`mropt.admission.seq.evaluate` before it is
+   returned.
+
+Deadlines here are the on-time limits ``deadline * (1 + TIME_RTOL)``
+(``instance.deadline_limits``; docs/tolerances.md): one factor for every job keeps the
+deadlines' order and ties, so all of the above holds for the limits exactly and no
+absolute tolerance is used anywhere.
+
+Why the order rules are sound together (equal submit times). Let ``key(j) =
+(d_j, J(j))`` with Johnson's key ``J(j) = (0, TCm_j, -TCr_j, j)`` when ``TCm_j < TCr_j``
+and ``(1, -TCr_j, TCm_j, j)`` otherwise: a strict total order ``<`` of the jobs.
+
+* Adjacent interchange (:meth:`SubsetOracle.must_precede`): i goes right before j
+  when ``d_i < d_j`` and ``min(TCm_i, TCr_j) <= min(TCm_j, TCr_i)`` (Johnson's
+  condition), or ``d_i = d_j`` and ``J(i) < J(j)`` (which implies Johnson's
+  condition). Swapping an adjacent pair j, i into i, j keeps a valid order valid: for
+  a deadline value D >= both deadlines both reduces count in the flow shop of G_D and
+  Johnson's condition says the swap does not increase its makespan; for
+  ``d_i <= D < d_j`` only i's reduce counts and it moves earlier; for smaller D
+  neither counts and the map clock after the pair is unchanged.
+* Dominance (:meth:`SubsetOracle.dominates`): i before j (anywhere) when
+  ``d_i <= d_j``, ``TCm_i <= TCm_j``, ``TCr_i >= TCr_j`` and ``key(i) < key(j)``.
+  Swapping j ... i into i ... j keeps a valid order valid: every Horn interval that
+  starts between the two positions starts no later and holds i's place with j's
+  reduce, which belongs to fewer groups G_D (``d_j >= d_i``) and is not longer.
+  Under these three conditions ``key(i) < key(j)`` holds whenever (TCm, TCr, d)
+  differ (d_i < d_j decides, else J does: i is in Johnson's first group when j is,
+  with a smaller TCm or, equal, a larger TCr; in the second group with a larger TCr
+  or, equal, a smaller TCm), so the last condition only breaks exact ties, by index.
+
+Every swap either rule asks for exchanges a pair that is inverted with respect to
+``<``, and exchanging an inverted pair (adjacent or not) strictly decreases the number
+of inverted pairs of the order. So from any valid order, applying either rule while
+one is violated ends, after finitely many swaps, in a valid order violating neither:
+some valid order survives both prunings whenever one exists. (The two rules once broke
+ties in different ways, the adjacent rule by Johnson rank, the dominance rule by
+index; with equal deadlines and equal TCm or TCr they then forbade every valid order
+and the oracle called feasible sets infeasible: issue 18.)
 
 Answers are cached, and the set family is down-closed (removing a job keeps a valid
 order valid, with the job left out), so subsets of a feasible set and supersets of
@@ -45,10 +80,8 @@ from collections.abc import Iterable, Sequence
 import numpy as np
 
 from mropt.admission.exact_seqcp import cp_order
-from mropt.admission.seq import DEADLINE_TOLERANCE, evaluate
+from mropt.admission.seq import evaluate
 from mropt.model.admission import AdmissionInstance
-
-_EPS = DEADLINE_TOLERANCE
 
 
 class OracleTimeout(Exception):
@@ -88,7 +121,7 @@ class SubsetOracle:
         self.cp_calls = 0
         self.a = [float(x) for x in instance.tcm]
         self.b = [float(x) for x in instance.tcr]
-        self.d = [float(x) for x in instance.deadlines]
+        self.d = [float(x) for x in instance.deadline_limits]  # on-time limits (module docstring)
         self.r = [float(x) for x in instance.submit_times]
         self.n = instance.n
         self.equal_release = len(set(self.r)) == 1
@@ -96,13 +129,19 @@ class SubsetOracle:
         self._infeasible: set[int] = set()
         self.searches = 0
         self.nodes = 0
-        self.alone_ok = [self.r[j] + self.a[j] + self.b[j] <= self.d[j] + _EPS for j in range(self.n)]
-        jk = [(0, self.a[j], j) if self.a[j] < self.b[j] else (1, -self.b[j], j) for j in range(self.n)]
-        self._johnson_rank = {j: k for k, (_, _, j) in enumerate(sorted(jk))}
+        self.alone_ok = [self.r[j] + self.a[j] + self.b[j] <= self.d[j] for j in range(self.n)]
+        jk = [(0, self.a[j], -self.b[j], j) if self.a[j] < self.b[j] else (1, -self.b[j], self.a[j], j)
+              for j in range(self.n)]
+        self._johnson_rank = {key[-1]: k for k, key in enumerate(sorted(jk))}
+        #: the total order of the module docstring: (deadline, Johnson rank)
+        self._key = [(self.d[j], self._johnson_rank[j]) for j in range(self.n)]
 
     # -- public -------------------------------------------------------------------------
     def must_precede(self, i: int, j: int) -> bool:
-        """Adjacent-interchange rule (equal submit times only): i goes right before j."""
+        """Adjacent-interchange rule (equal submit times only): i goes right before j.
+
+        Sound together with :meth:`dominates`: see the module docstring.
+        """
         if self.d[i] < self.d[j]:
             return min(self.a[i], self.b[j]) <= min(self.a[j], self.b[i])
         if self.d[i] == self.d[j]:
@@ -112,15 +151,15 @@ class SubsetOracle:
     def dominates(self, i: int, j: int) -> bool:
         """Global rule (equal submit times only): some valid order has i before j.
 
-        When ``d_i <= d_j``, ``TCm_i <= TCm_j`` and ``TCr_i >= TCr_j`` (ties by index),
-        swapping i and j when j comes first keeps a valid order valid: the jobs between
-        are released earlier, i earlier, and j at i's old time with less reduce work
-        than i had there, so no interval of Horn's condition gains work.
+        When ``d_i <= d_j``, ``TCm_i <= TCm_j`` and ``TCr_i >= TCr_j``, swapping i and j
+        when j comes first keeps a valid order valid: the jobs between are released
+        earlier, i earlier, and j at i's old time with less reduce work than i had
+        there, so no interval of Horn's condition gains work. Ties are broken by the
+        same total order as :meth:`must_precede` (the module docstring proves the two
+        rules sound together).
         """
         a, b, d = self.a, self.b, self.d
-        if not (d[i] <= d[j] and a[i] <= a[j] and b[i] >= b[j]):
-            return False
-        return (d[i], a[i], -b[i]) != (d[j], a[j], -b[j]) or i < j
+        return d[i] <= d[j] and a[i] <= a[j] and b[i] >= b[j] and self._key[i] < self._key[j]
 
     def valid(self, order: Sequence[int]) -> bool:
         inst = self.instance
@@ -162,8 +201,8 @@ class SubsetOracle:
             earliest_red = min(earliest_red, self.r[j] + self.a[j])
             if k + 1 < len(by_deadline) and self.d[by_deadline[k + 1]] == self.d[j]:
                 continue
-            dd = self.d[j] + _EPS
-            if r0 + sa + min_b > dd or earliest_red + sb > dd or r0 + sa > latest_map + _EPS:
+            dd = self.d[j]
+            if r0 + sa + min_b > dd or earliest_red + sb > dd or r0 + sa > latest_map:
                 return False
         return True
 
@@ -234,14 +273,14 @@ class SubsetOracle:
         dominates = self.dominates if self.equal_release else None
         # a relaxation proves infeasibility; a restriction finds orders the relaxation's
         # rounding spoilt; a finer time grid narrows the space between the two
-        for scale in (None, 1_000_000):
+        for bits in (30, 40):
             for conservative in (False, True):
                 left = None if deadline is None else deadline - time.perf_counter()
                 if left is not None and left <= 0:
                     raise OracleTimeout
                 self.cp_calls += 1
                 status, order = cp_order(jobs, self.a, self.b, self.d, self.r, dominates=dominates,
-                                         time_limit=left, hint=hint, scale=scale, conservative=conservative)
+                                         time_limit=left, hint=hint, bits=bits, conservative=conservative)
                 if status == "infeasible" and not conservative:
                     return None
                 if status == "feasible" and order is not None and self.valid(order):
@@ -297,13 +336,13 @@ class _Search:
                     y = m2[u]
                     m2[u] = (x if x > y else y) + bj
         for u in range(m):
-            if m2[u] > D[u] + _EPS:
+            if m2[u] > D[u]:
                 return False
         return True
 
     def _dfs(self, mask: int, clock: float, h: list[float], last: int) -> bool:
-        if mask == 0:
-            return True
+        if mask == 0:  # the state's arithmetic differs from evaluate's: its verdict is final
+            return self.o.valid(self.path)
         self.count += 1
         if self.node_limit is not None and self.count > self.node_limit:
             raise _NodeLimit
@@ -327,7 +366,7 @@ class _Search:
             if states is not None:
                 dominated = False
                 for pc, ph in states:
-                    if pc <= c + 1e-12 and all(x <= y + 1e-12 for x, y in zip(ph, nh)):
+                    if pc <= c and all(x <= y for x, y in zip(ph, nh)):
                         dominated = True
                         break
                 if dominated:

@@ -13,12 +13,15 @@ deadline <= D (a release point of another job is beaten by the next such job), s
         C_k + TCr_k + sum_{j != k, d_j <= D} TCr_j * p[k, j]  <=  D
 
 Global dominance fixings of the oracle (equal submit times) are added as fixed
-literals. Times are scaled to integers. By default they are rounded so that the
-model is a relaxation (durations down, deadlines up; the tolerance of
-:data:`mropt.admission.seq.DEADLINE_TOLERANCE` included): "infeasible" is a proof.
-With ``conservative=True`` they are rounded the other way (a restriction), so an
-order it finds is valid unless float summation differs. Either way the caller checks
-every order exactly with :func:`mropt.admission.seq.evaluate`.
+literals. The deadlines given are the on-time limits ``deadline * (1 + TIME_RTOL)``.
+Times are put on an integer grid whose unit is a power of two with the largest time
+at about ``2**bits`` units (:func:`mropt.model.tolerance.integer_grid`): integer and
+binary-fraction data up to ``2**(bits-1)`` stay exact, and the model is the same in
+any unit of time. Where the grid is not exact, times are rounded so that the model is
+a relaxation (durations down, deadlines up): "infeasible" is a proof. With
+``conservative=True`` they are rounded the other way (a restriction), so an order it
+finds is valid unless float summation differs. Either way the caller checks every
+order with :func:`mropt.admission.seq.evaluate`.
 """
 
 from __future__ import annotations
@@ -28,14 +31,7 @@ from collections.abc import Callable, Sequence
 
 from ortools.sat.python import cp_model
 
-from mropt.admission.seq import DEADLINE_TOLERANCE
-
-
-def _scale_for(values: Sequence[float]) -> int:
-    for s in (1, 10, 100, 1000):
-        if all(abs(v * s - round(v * s)) < 1e-7 for v in values):
-            return s
-    return 1000
+from mropt.model.tolerance import integer_grid
 
 
 def cp_order(
@@ -48,26 +44,26 @@ def cp_order(
     dominates: Callable[[int, int], bool] | None,
     time_limit: float | None,
     hint: Sequence[int] | None = None,
-    scale: int | None = None,
+    bits: int = 30,
     conservative: bool = False,
 ) -> tuple[str, list[int] | None]:
     """('feasible', order) | ('infeasible', None) | ('unknown', None).
 
-    ``scale``: integer time units per second (default: the smallest of 1, 10, 100,
-    1000 that represents every time exactly, else 1000). ``conservative``: round to
-    a restriction instead of a relaxation (see the module docstring).
+    ``bits``: the largest time is about ``2**bits`` grid units. ``conservative``: round
+    to a restriction instead of a relaxation (see the module docstring).
     """
     jobs = list(jobs)
     if not jobs:
         return "feasible", []
-    s = scale or _scale_for([a[j] for j in jobs] + [b[j] for j in jobs] + [d[j] for j in jobs] + [r[j] for j in jobs])
-    up = lambda v: int(math.ceil(v * s - 1e-9))  # noqa: E731
-    down = lambda v: int(math.floor(v * s + 1e-9))  # noqa: E731
+    s, _ = integer_grid([a[j] for j in jobs] + [b[j] for j in jobs] + [d[j] for j in jobs] + [r[j] for j in jobs],
+                        bits)
+    up = lambda v: int(math.ceil(v * s))  # noqa: E731
+    down = lambda v: int(math.floor(v * s))  # noqa: E731
     dur = up if conservative else down
     A = {j: dur(a[j]) for j in jobs}
     B = {j: dur(b[j]) for j in jobs}
     R = {j: dur(r[j]) for j in jobs}
-    Dd = {j: down(d[j]) if conservative else up(d[j] + DEADLINE_TOLERANCE) for j in jobs}
+    Dd = {j: down(d[j]) if conservative else up(d[j]) for j in jobs}
     horizon = max(Dd.values())
     m = cp_model.CpModel()
     start = {j: m.NewIntVar(R[j], horizon, f"s{j}") for j in jobs}

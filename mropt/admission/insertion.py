@@ -9,9 +9,11 @@ answers each (x, p) with a handful of numpy operations and no per-job Python loo
 Why it is exact. Under SEQ the reduce stage is preemptive EDF on one machine with
 release times COTm (seq.py), and EDF meets every deadline exactly when Horn's
 condition holds: for every release a and every deadline b, the reduce work of the
-jobs released at or after a with deadline <= b fits in ``b - a``. Shifting every
-deadline by the tolerance eps leaves the EDF schedule unchanged, so "valid within
-eps" is Horn's condition with ``b + eps``. COTm is strictly increasing (TCm > 0), so
+jobs released at or after a with deadline <= b fits in ``b - a``. Callers pass the
+on-time limits ``deadline * (1 + TIME_RTOL)`` (``instance.deadline_limits``) as the
+deadlines: inflating every deadline by one factor keeps their order, so the EDF
+schedule is unchanged and "on time" is Horn's condition on the limits (``eps``, an
+extra absolute slack, stays 0). COTm is strictly increasing (TCm > 0), so
 "released at or after COTm_i" means "at position >= i". Inserting x at p:
 
 * jobs before p keep their COTm; x gets ``c_x = max(COTm_{p-1}, r_x) + TCm(x)``; a job k
@@ -30,8 +32,8 @@ eps" is Horn's condition with ``b + eps``. COTm is strictly increasing (TCm > 0)
   row lookup when S is short enough to keep the (n+1) x (distinct deadlines) tables.
 
 Theorems 3-4 (the paper's pruning) are offered as :meth:`InsertionOracle.theorem_range`.
-Agreement with full evaluation is exact up to float rounding far below the tolerance
-(tests use integer times, where both are exact).
+Agreement with full evaluation is exact up to float rounding far below the relative
+tolerance (tests use integer times, where both are exact).
 """
 
 from __future__ import annotations
@@ -39,7 +41,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from mropt.admission.seq import DEADLINE_TOLERANCE, map_completion_times, reduce_completion_times
+from mropt.admission.seq import map_completion_times, reduce_completion_times
 
 #: S keeps dense (n+1) x (distinct deadlines) tables when their size stays below this.
 DENSE_CELLS = 300_000
@@ -60,7 +62,7 @@ class InsertionOracle:
         order: np.ndarray | list[int],
         release: np.ndarray | None = None,
         *,
-        eps: float = DEADLINE_TOLERANCE,
+        eps: float = 0.0,
         dense_cells: int = DENSE_CELLS,
     ) -> None:
         self.tcm_all = np.asarray(tcm, dtype=float)

@@ -46,22 +46,29 @@ def cbc_path() -> str:
 
 
 def cbc_solver(*, time_limit: float | None, threads: int) -> pulp.COIN_CMD:
-    return pulp.COIN_CMD(msg=False, timeLimit=time_limit, threads=threads, gapRel=0.0, path=cbc_path())
+    # both gaps 0: the master optimum must be exact, it is the Benders upper bound
+    return pulp.COIN_CMD(msg=False, timeLimit=time_limit, threads=threads, gapRel=0.0, gapAbs=0.0, path=cbc_path())
 
 
 def highs_solver(*, time_limit: float | None, threads: int, mip: bool = True) -> pulp.HiGHS:
-    # gapRel=0: the master optimum must be exact, it is the Benders upper bound
+    # both gaps 0 (HiGHS's default absolute gap, 1e-6, is not relative to the data)
     return pulp.HiGHS(mip=mip, msg=False, timeLimit=time_limit, threads=threads, gapRel=0.0 if mip else None,
-                      random_seed=0)
+                      gapAbs=0.0 if mip else None, random_seed=0)
 
 
 def build_pulp_model(data: MasterData, cuts: list[list[int]], *, relax: bool = False) -> tuple[pulp.LpProblem, dict]:
-    """The master of :mod:`mropt.admission.exact_master` as a PuLP problem (LP if ``relax``)."""
+    """The master of :mod:`mropt.admission.exact_master` as a PuLP problem (LP if ``relax``).
+
+    Normalised (exactly, by powers of two): the objective is in units of
+    ``1 / data.benefit_unit`` (divide its value by the unit), rows as
+    :meth:`MasterData.scaled_rows`.
+    """
     prob = pulp.LpProblem("seq_admission_master", pulp.LpMaximize)
     cat = pulp.LpContinuous if relax else pulp.LpBinary
     x = {j: prob.add_variable(f"x_{j}", lowBound=0, upBound=1, cat=cat) for j in data.candidates}
-    prob += pulp.lpSum(data.benefits[j] * x[j] for j in data.candidates)
-    for k, (coefs, rhs) in enumerate(data.rows):
+    unit = data.benefit_unit
+    prob += pulp.lpSum(data.benefits[j] * unit * x[j] for j in data.candidates)
+    for k, (coefs, rhs) in enumerate(data.scaled_rows()):
         prob += pulp.lpSum(c * x[j] for j, c in coefs.items() if j in x) <= rhs, f"energy_{k}"
     for k, (i, j) in enumerate(data.conflicts):
         prob += x[i] + x[j] <= 1, f"pair_{k}"
@@ -169,11 +176,13 @@ def _master(backend: str, threads: int):  # noqa: ANN202
             return MasterResult([], 0.0, 0.0, True)
         prob, x = build_pulp_model(data, cuts)
         has_solution, optimal, bound, message = solve_pulp(prob, backend, time_limit=time_left, threads=threads)
+        if bound is not None:
+            bound /= data.benefit_unit
         if not has_solution:
             return MasterResult(None, None, bound, False, message)
         chosen = [j for j, v in x.items() if (v.value() or 0.0) > 0.5]
         obj = float(sum(data.benefits[j] for j in chosen))
-        return MasterResult(chosen, obj, obj if optimal else bound, optimal, message)
+        return MasterResult(chosen, obj, None if bound is None else max(obj, bound), optimal, message)
 
     return solve_master
 

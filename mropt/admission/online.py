@@ -62,7 +62,7 @@ def amb_insert(
     rejected: list[int] = []
     for x in score_order(instance, new):
         x = int(x)
-        oracle = InsertionOracle(instance.tcm, instance.tcr, instance.deadlines, order, release)
+        oracle = InsertionOracle(instance.tcm, instance.tcr, instance.deadline_limits, order, release)
         a, b = oracle.theorem_range(x, lo)
         chosen = next((p for p in range(b, a - 1, -1) if oracle.can_insert(x, p)), None)
         if chosen is None:

@@ -12,9 +12,11 @@ AMB sec. 4.2 (static part), eqs. 2-3 and Example 1:
 
 With a candidate set of one job there are no "other" jobs; Ad is then 1 (no penalty).
 
-Tie-breaking (the paper leaves it open): jobs are sorted by descending Score rounded
-to 9 decimals (so float noise between mathematically equal scores does not decide),
-then by earlier deadline, then by position in the instance's job list.
+Tie-breaking (the paper leaves it open): jobs are sorted by descending Score relative
+to the largest Score of the candidate set, rounded to 9 decimals (so float noise
+between mathematically equal scores does not decide, and the order is the same in
+any unit of benefit or time), then by earlier deadline, then by position in the
+instance's job list.
 """
 
 from __future__ import annotations
@@ -25,7 +27,7 @@ import numpy as np
 
 from mropt.model.admission import AdmissionInstance
 
-#: Scores are rounded to this many decimals before sorting (see the module docstring).
+#: Relative scores (Score / max Score) are rounded to this many decimals before sorting.
 SCORE_DECIMALS = 9
 
 
@@ -88,6 +90,8 @@ def adjusted_time(instance: AdmissionInstance, jobs: Sequence[int] | np.ndarray 
 def score_order(instance: AdmissionInstance, jobs: Sequence[int] | np.ndarray | None = None) -> np.ndarray:
     """Job indices sorted for admission (Algorithm 1 lines 01-02): descending Score, ties as documented."""
     idx = _subset(instance, jobs)
-    s = np.round(scores(instance, idx), SCORE_DECIMALS)
+    raw = scores(instance, idx)
+    top = float(np.max(np.abs(raw))) if len(raw) else 0.0
+    s = np.round(raw / top, SCORE_DECIMALS) if top > 0 else raw
     keys = np.lexsort((idx, instance.deadlines[idx], -s))
     return idx[keys]

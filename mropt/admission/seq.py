@@ -15,8 +15,11 @@ paper's static part has every job submitted at time 0, where this changes nothin
 
 A sequence is valid (Definition 2) when every job finishes by its deadline;
 Theorems 1-2 show that a set has a valid sequence exactly when some order is
-feasible for any strategy. Deadlines are compared with the tolerance
-:data:`DEADLINE_TOLERANCE`, so float rounding in prefix sums never flips a verdict.
+feasible for any strategy. A job is on time when ``COTr <= deadline * (1 + TIME_RTOL)``
+(:func:`mropt.model.tolerance.deadline_limit`, a relative tolerance of 1e-9): the
+verdict does not depend on the unit of time, and float rounding in the prefix sums
+(about ``n * 2**-53`` relative) flips it only for a plan whose exact lateness lies
+within that rounding of the limit (docs/tolerances.md states the guarantee).
 
 The hot path of every admission method works on numpy arrays indexed like the
 instance's jobs; :func:`evaluate` takes an order of indices into those arrays.
@@ -29,8 +32,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-#: Absolute slack (seconds) allowed when comparing a completion time with a deadline.
-DEADLINE_TOLERANCE = 1e-6
+from mropt.model.tolerance import deadline_limit
 
 
 @dataclass(frozen=True)
@@ -44,8 +46,8 @@ class SeqSchedule:
 
     @property
     def on_time(self) -> np.ndarray:
-        """Boolean per position: COTr <= deadline (within the tolerance)."""
-        return self.cotr <= self.deadlines + DEADLINE_TOLERANCE
+        """Boolean per position: COTr <= deadline * (1 + TIME_RTOL)."""
+        return self.cotr <= deadline_limit(self.deadlines)
 
     @property
     def valid(self) -> bool:

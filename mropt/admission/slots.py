@@ -20,9 +20,14 @@ Model: one optional interval per task (present iff its job is accepted), a
 ``cumulative`` of capacity M over map tasks and R over reduce tasks, a map-done
 variable per job (>= every map end, <= every reduce start), deadlines and submit
 times as bounds, and start-order symmetry breaking among a job's identical tasks.
-Times are scaled to integers (the smallest of 1, 10, 100, 1000 that makes every
-duration, deadline and submit time integral; otherwise 1000 with durations rounded up
-and deadlines down, so every schedule found is valid, noted in ``details``).
+Times go on an integer grid whose unit is a power of two, with the latest on-time
+limit ``deadline * (1 + TIME_RTOL)`` at about ``2**20`` units (integer and binary-fraction
+times stay exact; ``details["times_exact"]``). Where the grid is not exact the model is
+solved twice: rounded to a restriction (durations up, deadlines down: every schedule
+found is valid) and to a relaxation (the other way: its bound holds); ``optimal`` only
+when the two meet within ``OBJECTIVE_RTOL``. Benefits go on a grid of about ``2**40``
+units, with the rounding slack added to the bound (as in ``cpsat``). So the model
+and the answer are the same in any unit of time or benefit.
 
 How it compares with the SEQ optimum (tests/admission/test_slots.py):
 
@@ -47,6 +52,7 @@ within their 20 s limit.
 from __future__ import annotations
 
 import math
+import time
 
 import numpy as np
 
@@ -54,6 +60,7 @@ from mropt.admission.objective import evaluate_plan
 from mropt.model.admission import AdmissionInstance
 from mropt.model.errors import InputError
 from mropt.model.solution import Solution
+from mropt.model.tolerance import integer_grid, within
 from mropt.registry import register
 
 import ortools
@@ -70,11 +77,10 @@ def job_tasks(instance: AdmissionInstance, k: int) -> tuple[int, float, int, flo
     return cl.map_slots, float(job.map_phase_time), (cl.reduce_slots if tcr > 0 else 0), tcr
 
 
-def _scale(values: list[float]) -> tuple[int, bool]:
-    for s in (1, 10, 100, 1000):
-        if all(abs(v * s - round(v * s)) < 1e-9 for v in values):
-            return s, True
-    return 1000, False
+#: the largest time (deadline) of the model is about 2**_TIME_BITS grid units
+_TIME_BITS = 20
+#: the largest benefit is about 2**_WEIGHT_BITS units of the objective
+_WEIGHT_BITS = 40
 
 
 @register("slots-cpsat", kind="admission", exact=True,
@@ -97,71 +103,101 @@ def slots_cpsat(instance: AdmissionInstance, *, time_limit: float | None = None,
                         details={"error": f"slots-cpsat size limit: the instance has {total} tasks, "
                                           f"more than max_tasks = {max_tasks}", "tasks": total,
                                  "max_tasks": int(max_tasks)})
+    # on an exact grid (integer data with deadline * TIME_RTOL below one unit) the
+    # restriction below is the exact model: integer starts suffice, and an integer
+    # completion within the limit is within the deadline
     times = [x for t in tasks for x in (t[1], t[3])] + list(instance.deadlines) + list(instance.submit_times)
-    s, exact_times = _scale(times)
-    dur = lambda x: int(math.ceil(x * s - 1e-9))  # noqa: E731
-    due = [int(math.floor(d * s + 1e-9)) for d in instance.deadlines]
-    rel = [int(math.ceil(r * s - 1e-9)) for r in instance.submit_times]
-    horizon = max(due)
-    bscale = 1 if all(float(b).is_integer() for b in instance.benefits) else 1000
-    weights = [int(round(b * bscale)) for b in instance.benefits]
-
-    model = cp_model.CpModel()
-    accept = [model.NewBoolVar(f"y{k}") for k in range(n)]
-    map_iv, red_iv = [], []
-    map_done = []
-    for k, (nm, tm, nr, tr) in enumerate(tasks):
-        pm, pr = dur(tm), dur(tr)
-        if rel[k] + pm + (pr if nr else 0) > due[k]:
-            model.Add(accept[k] == 0)
-        done = model.NewIntVar(0, horizon, f"md{k}")
-        map_done.append(done)
-        prev = None
-        for i in range(nm):
-            st = model.NewIntVar(rel[k], horizon, f"ms{k}_{i}")
-            iv = model.NewOptionalFixedSizeIntervalVar(st, pm, accept[k], f"m{k}_{i}")
-            map_iv.append(iv)
-            model.Add(st + pm <= done).OnlyEnforceIf(accept[k])
-            if prev is not None:
-                model.Add(prev <= st)
-            prev = st
-        prev = None
-        for i in range(nr):
-            st = model.NewIntVar(0, horizon, f"rs{k}_{i}")
-            iv = model.NewOptionalFixedSizeIntervalVar(st, pr, accept[k], f"r{k}_{i}")
-            red_iv.append(iv)
-            model.Add(st >= done).OnlyEnforceIf(accept[k])
-            model.Add(st + pr <= due[k]).OnlyEnforceIf(accept[k])
-            if prev is not None:
-                model.Add(prev <= st)
-            prev = st
-        model.Add(done <= due[k]).OnlyEnforceIf(accept[k])
-    cl = instance.cluster
-    if map_iv:
-        model.AddCumulative(map_iv, [1] * len(map_iv), cl.map_slots)
-    if red_iv:
-        model.AddCumulative(red_iv, [1] * len(red_iv), cl.reduce_slots)
-    model.Maximize(sum(w * y for w, y in zip(weights, accept)))
-
-    solver = cp_model.CpSolver()
-    solver.parameters.num_search_workers = max(1, int(threads))
-    solver.parameters.random_seed = int(seed)
-    if time_limit is not None:
-        solver.parameters.max_time_in_seconds = float(time_limit)
-    status = solver.Solve(model)
+    s, exact_times = integer_grid(times, _TIME_BITS)
+    unit, exact_weights = integer_grid(instance.benefits, _WEIGHT_BITS)
+    weights = [round(b * unit) for b in instance.benefits]
+    slack = 0.0 if exact_weights else 0.5 * n  # weight rounding, in grid units
+    start = time.perf_counter()
+    status, solver, accept, map_done = _solve(instance, tasks, s, weights, relax=False, threads=threads,
+                                              seed=seed, time_limit=time_limit)
     details: dict = {"model": "slot-level", "tasks": total, "time_scale": s, "times_exact": exact_times}
+    bound = None if status == cp_model.INFEASIBLE else (solver.best_objective_bound + slack) / unit
+    proven = status == cp_model.OPTIMAL and exact_times
+    if status == cp_model.OPTIMAL and not exact_times:
+        # the model above is a restriction (durations up, deadlines down); a relaxation
+        # (the other way) bounds the true optimum
+        left = None if time_limit is None else max(0.05, time_limit - (time.perf_counter() - start))
+        r_status, r_solver, _, _ = _solve(instance, tasks, s, weights, relax=True, threads=threads, seed=seed,
+                                          time_limit=left)
+        if r_status in (cp_model.OPTIMAL, cp_model.FEASIBLE):
+            bound = (r_solver.best_objective_bound + slack) / unit
+        details["relaxation"] = r_solver.status_name(r_status)
     if status not in (cp_model.OPTIMAL, cp_model.FEASIBLE):
-        details["message"] = f"CP-SAT: {solver.StatusName(status)}"
+        details["message"] = f"CP-SAT: {solver.status_name(status)}"
         return Solution(method="slots-cpsat", status="time_limit", objective=0.0,
-                        bound=solver.BestObjectiveBound() / bscale if status == cp_model.UNKNOWN else None,
+                        bound=bound if status == cp_model.UNKNOWN else None,
                         accepted=(), sequence=(), solver=record, details=details)
-    chosen = [k for k in range(n) if solver.Value(accept[k])]
-    chosen.sort(key=lambda k: (solver.Value(map_done[k]), k))
+    chosen = [k for k in range(n) if solver.value(accept[k])]
+    chosen.sort(key=lambda k: (solver.value(map_done[k]), k))
     objective = float(sum(instance.benefits[k] for k in chosen))
     seq_value, schedule = evaluate_plan(instance, np.asarray(chosen, dtype=np.intp))
     details["seq_valid"] = bool(schedule.valid)
-    details["map_done"] = {instance.ids[k]: solver.Value(map_done[k]) / s for k in chosen}
-    bound = solver.BestObjectiveBound() / bscale
-    return Solution(method="slots-cpsat", status="optimal" if status == cp_model.OPTIMAL else "time_limit",
-                    objective=objective, bound=max(bound, objective), accepted=tuple(instance.ids[k] for k in chosen),
+    details["map_done"] = {instance.ids[k]: solver.value(map_done[k]) / s for k in chosen}
+    bound = objective if bound is None else max(bound, objective)
+    optimal = (proven or status == cp_model.OPTIMAL) and within(objective, bound)
+    return Solution(method="slots-cpsat", status="optimal" if optimal else "time_limit",
+                    objective=objective, bound=objective if optimal else bound,
+                    accepted=tuple(instance.ids[k] for k in chosen),
                     sequence=tuple(instance.ids[k] for k in chosen), solver=record, details=details)
+
+
+def _solve(instance: AdmissionInstance, tasks: list[tuple[int, float, int, float]], s: float, weights: list[int], *,
+           relax: bool, threads: int, seed: int, time_limit: float | None
+           ) -> tuple[int, cp_model.CpSolver, list[cp_model.IntVar], list[cp_model.IntVar]]:
+    """Build and solve the model of the module docstring on the time grid ``s``.
+
+    ``relax``: durations and submit times rounded down, deadlines up (a relaxation);
+    otherwise the other way (a restriction: every schedule found is valid).
+    """
+    inner = lambda x: math.floor(x * s) if relax else math.ceil(x * s)  # noqa: E731
+    outer = lambda x: math.ceil(x * s) if relax else math.floor(x * s)  # noqa: E731
+    due = [outer(d) for d in instance.deadline_limits]
+    rel = [inner(r) for r in instance.submit_times]
+    horizon = max(due)
+    n = instance.n
+    model = cp_model.CpModel()
+    accept = [model.new_bool_var(f"y{k}") for k in range(n)]
+    map_iv, red_iv = [], []
+    map_done = []
+    for k, (nm, tm, nr, tr) in enumerate(tasks):
+        pm, pr = inner(tm), inner(tr)
+        if rel[k] + pm + (pr if nr else 0) > due[k]:
+            model.add(accept[k] == 0)
+        done = model.new_int_var(0, horizon, f"md{k}")
+        map_done.append(done)
+        prev = None
+        for i in range(nm):
+            st = model.new_int_var(min(rel[k], horizon), horizon, f"ms{k}_{i}")
+            iv = model.new_optional_fixed_size_interval_var(st, pm, accept[k], f"m{k}_{i}")
+            map_iv.append(iv)
+            model.add(st + pm <= done).only_enforce_if(accept[k])
+            if prev is not None:
+                model.add(prev <= st)
+            prev = st
+        prev = None
+        for i in range(nr):
+            st = model.new_int_var(0, horizon, f"rs{k}_{i}")
+            iv = model.new_optional_fixed_size_interval_var(st, pr, accept[k], f"r{k}_{i}")
+            red_iv.append(iv)
+            model.add(st >= done).only_enforce_if(accept[k])
+            model.add(st + pr <= due[k]).only_enforce_if(accept[k])
+            if prev is not None:
+                model.add(prev <= st)
+            prev = st
+        model.add(done <= due[k]).only_enforce_if(accept[k])
+    cl = instance.cluster
+    if map_iv:
+        model.add_cumulative(map_iv, [1] * len(map_iv), cl.map_slots)
+    if red_iv:
+        model.add_cumulative(red_iv, [1] * len(red_iv), cl.reduce_slots)
+    model.maximize(sum(w * y for w, y in zip(weights, accept)))
+    solver = cp_model.CpSolver()
+    solver.parameters.num_workers = max(1, int(threads))
+    solver.parameters.random_seed = int(seed)
+    if time_limit is not None:
+        solver.parameters.max_time_in_seconds = float(time_limit)
+    return solver.solve(model), solver, accept, map_done

@@ -8,8 +8,12 @@ from its map completion until it has its TCr (ties in deadline go to the earlier
 map, as in the methods). It then recomputes eq. 1 from the decision alone.
 
 Phase times are recomputed from the raw job fields (sec. 4.1 and Appendix A), not
-read from the instance's cached arrays. The tolerance on deadlines is the same
-documented value as the methods' (1e-6 s), written here separately.
+read from the instance's cached arrays. The tolerances are the documented ones
+(docs/tolerances.md), written here separately as exact fractions: a job is on time
+when its exact ``COTr <= deadline * (1 + 10**-9)``, and a claimed objective must match
+the recomputed one within a relative 1e-9, or within 1e-12 of the total benefit of
+the instance when the objective is near 0 (no absolute constant: the check is the
+same in every unit of benefit).
 """
 
 from __future__ import annotations
@@ -24,8 +28,9 @@ from mropt.model.admission import AdmissionInstance, Job
 from mropt.model.solution import Solution
 from mropt.model.solution import Verdict as BaseVerdict
 
-_TOLERANCE = Fraction(1, 10**6)
-_OBJECTIVE_RTOL = 1e-6
+_TIME_RTOL = Fraction(1, 10**9)
+_OBJECTIVE_RTOL = 1e-9
+_OBJECTIVE_ATOL_FACTOR = 1e-12
 
 
 @dataclass
@@ -137,7 +142,7 @@ def verify(instance: AdmissionInstance, solution: Solution, *, allow_late: bool 
         job = jobs[job_id]
         cotm, cotr = times[job_id]
         verdict.completion[job_id] = (float(cotm), float(cotr))
-        if cotr <= Fraction(job.deadline) + _TOLERANCE:
+        if cotr <= Fraction(job.deadline) * (1 + _TIME_RTOL):
             total += Fraction(job.benefit)
         else:
             total -= Fraction(instance.alpha) * Fraction(job.benefit)
@@ -151,6 +156,7 @@ def verify(instance: AdmissionInstance, solution: Solution, *, allow_late: bool 
     claimed = solution.objective
     if claimed is None:
         verdict.problems.append(f"solution gives no objective; recomputed {verdict.objective:g}")
-    elif not math.isclose(claimed, verdict.objective, rel_tol=_OBJECTIVE_RTOL, abs_tol=1e-6):
+    elif not math.isclose(claimed, verdict.objective, rel_tol=_OBJECTIVE_RTOL,
+                          abs_tol=_OBJECTIVE_ATOL_FACTOR * sum(abs(job.benefit) for job in instance.jobs)):
         verdict.problems.append(f"objective {claimed:g} claimed, {verdict.objective:g} recomputed (eq. 1)")
     return verdict

@@ -29,6 +29,7 @@ import numpy as np
 from mropt.model.base import KeyedInstance, check_unique_ids, frozen_mapping, plain_number
 from mropt.model.errors import InputError
 from mropt.model.fields import read_int, read_number, read_str, require_mapping
+from mropt.model.tolerance import deadline_limit
 
 KIND = "admission"
 SCHEMA_VERSION = 1
@@ -225,6 +226,13 @@ class AdmissionInstance(KeyedInstance):
     @cached_property
     def deadlines(self) -> np.ndarray:
         return self._column("deadline")
+
+    @cached_property
+    def deadline_limits(self) -> np.ndarray:
+        """Latest on-time completion per job: ``deadline * (1 + TIME_RTOL)`` (docs/tolerances.md)."""
+        arr = deadline_limit(self.deadlines)
+        arr.setflags(write=False)
+        return arr
 
     @cached_property
     def benefits(self) -> np.ndarray:
