@@ -21,7 +21,8 @@ Model: one optional interval per task (present iff its job is accepted), a
 variable per job (>= every map end, <= every reduce start), deadlines and submit
 times as bounds, and start-order symmetry breaking among a job's identical tasks.
 Times go on an integer grid whose unit is a power of two, with the latest on-time
-limit ``deadline * (1 + TIME_RTOL)`` at about ``2**20`` units (integer and binary-fraction
+limit ``deadline * (1 + TIME_RTOL)`` at about ``2**42`` units (finer than the tolerance, so a plan that is
+tight in exact arithmetic survives the rounding) (integer and binary-fraction
 times stay exact; ``details["times_exact"]``). Where the grid is not exact the model is
 solved twice: rounded to a restriction (durations up, deadlines down: every schedule
 found is valid) and to a relaxation (the other way: its bound holds); ``optimal`` only
@@ -78,7 +79,7 @@ def job_tasks(instance: AdmissionInstance, k: int) -> tuple[int, float, int, flo
 
 
 #: the largest time (deadline) of the model is about 2**_TIME_BITS grid units
-_TIME_BITS = 20
+_TIME_BITS = 42
 #: the largest benefit is about 2**_WEIGHT_BITS units of the objective
 _WEIGHT_BITS = 40
 
