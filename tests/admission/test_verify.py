@@ -126,3 +126,15 @@ def test_edf_greedy_solutions_verify(seed, n):
     # nothing it rejected could have been appended at the end of its plan
     accepted = [inst.index[j] for j in sol.sequence]
     assert np.all(np.diff(inst.deadlines[accepted]) >= 0)
+
+
+def test_verify_writes_the_documented_tolerances_down_on_its_own() -> None:
+    """verify shares no code with the methods, but its numbers are docs/tolerances.md's."""
+    import importlib
+
+    verify_module = importlib.import_module("mropt.admission.verify")
+    from mropt.model import tolerance
+
+    assert float(verify_module._TIME_RTOL) == tolerance.TIME_RTOL
+    assert verify_module._OBJECTIVE_RTOL == tolerance.OBJECTIVE_RTOL
+    assert verify_module._OBJECTIVE_ATOL_FACTOR == tolerance.VALUE_ATOL_FACTOR
