@@ -2,8 +2,9 @@
 
 Eq. 17 without sec. 4.3's fixed ratio s_i2 = k s_i1: integer slots (x_i, y_i) per
 priority minimising the total reserved slots sum_i (x_i + y_i) subject to every
-sojourn constraint T_i(x_i, y_i) <= T_i^target (eq. 16, tested as Algorithm 1 does,
-with relative tolerance 1e-9) and both slot totals sum x_i <= S_map, sum y_i <= S_reduce.
+sojourn constraint T_i(x_i, y_i) <= T_i^target (eq. 16, tested as Algorithm 1 does:
+T_i <= deadline_limit(target), relative tolerance TIME_RTOL) and both slot totals
+sum x_i <= S_map, sum y_i <= S_reduce.
 
 How it is solved, exactly:
 
@@ -27,8 +28,19 @@ of the tables, and "some allocation has every T_i <= r T_i^target" is monotone i
 binary search over those sorted values, each step the DP above with deadlines r T_i^target,
 finds the least feasible one. If no finite r exists (the stations cannot all be made
 stable together), the priority with the largest offered load lambda_i (a W_map + b W_reduce)
-is given no slots and reported infeasible, and so on until the rest can be stabilised.
+is given no slots and reported infeasible, and so on until the rest can be stabilised;
+offered loads equal within OBJECTIVE_RTOL (:func:`~mropt.model.tolerance.same_value`)
+count as a tie, which goes to the later priority in the file.
 The status is then ``infeasible``; ``details.worst_ratio`` holds r*.
+
+Tolerances (relative, unit-free; ``docs/tolerances.md``): the deadline test
+deadline_limit (TIME_RTOL) and the stability test rho < 1 - TIME_RTOL of
+:mod:`~mropt.priority.queueing`; every other comparison is between integers (slot
+counts) or between unit-free ratios T_i / T_i^target. Offered loads are unit-free too,
+but two that are equal in exact arithmetic (lambda = 0.1, W = 9 and lambda = 0.3, W = 3)
+need not be equal once rounded in other units: compared exactly, as before issue 19,
+the tie went to whichever product rounded up, so the priority left without slots
+depended on the time unit (tests/priority/test_scale_invariance.py keeps the case).
 """
 
 from __future__ import annotations
@@ -39,17 +51,18 @@ import numpy as np
 
 from mropt.model.priority import PriorityInstance
 from mropt.model.solution import Solution
+from mropt.model.tolerance import deadline_limit, same_value
 from mropt.priority.forecast import planning_load
 from mropt.priority.mpsa import allocation_solution
-from mropt.priority.queueing import DEADLINE_RTOL, routing_of, sojourn_table
+from mropt.priority.queueing import routing_of, sojourn_table
 from mropt.registry import register
 
 _NONE = np.iinfo(np.int64).max // 4  # "no feasible y" in the frontier and the DP
 
 
 def reduce_frontier(table: np.ndarray, limit: float) -> np.ndarray:
-    """y_i(x): least y with T_i(x, y) <= limit (1 + rtol) (eq. 16 against eq. 17's target), per x; _NONE if none."""
-    ok = table <= limit * (1.0 + DEADLINE_RTOL)
+    """y_i(x): least y with T_i(x, y) <= deadline_limit(limit) (eq. 16 against eq. 17's target), per x; _NONE if none."""
+    ok = table <= deadline_limit(limit)
     first = np.argmax(ok, axis=1).astype(np.int64)
     return np.where(ok.any(axis=1), first, _NONE)
 
@@ -86,6 +99,12 @@ def knapsack(frontiers: list[np.ndarray], map_total: int, reduce_total: int) -> 
         xs[i], ys[i] = x, int(frontiers[i][x])
         m -= x
     return xs, ys
+
+
+def _most_offered(active: list[int], offered: np.ndarray) -> int:
+    """The active priority with the largest offered load; loads within OBJECTIVE_RTOL tie, the later one wins."""
+    top = max(float(offered[i]) for i in active)
+    return max(i for i in active if same_value(float(offered[i]), top))
 
 
 def exact_slots(instance: PriorityInstance) -> tuple[list[int], list[int], dict]:
@@ -127,7 +146,7 @@ def exact_slots(instance: PriorityInstance) -> tuple[list[int], list[int], dict]
                 xs[i], ys[i] = xs_a[j], ys_a[j]
             record = {"proven": True, "worst_ratio": r_star, "saturated": [instance.ids[i] for i in saturated]}
             return xs, ys, record
-        drop = max(active, key=lambda i: (offered[i], i))
+        drop = _most_offered(active, offered)
         active.remove(drop)
         saturated.append(drop)
     return [0] * instance.n, [0] * instance.n, {

@@ -14,18 +14,34 @@ s_i1 that meets the deadline (eq. 18). Choices where the listing is silent:
   s_i1 meets the deadline (or when no integer lands within Yu of it). mropt keeps the
   invariant "mapMin fails, mapMax is the best candidate", starts at mapMin = 0 (zero
   slots always fail; the listing's 1 would make s_i1 = 1 unreachable) and stops when
-  ``Tcha <= Yu`` (parameter ``threshold``, default 0 s) or when mapMax - mapMin <= 1:
-  at most ceil(log2(mapIdle + 1)) evaluations per priority. The result is s_i1 = mapMax,
-  the smallest feasible count when one exists (with Yu = 0).
+  mapMax - mapMin <= 1 or, for Yu > 0 (parameter ``threshold``, default 0), when
+  ``Tcha <= Yu``: at most ceil(log2(mapIdle + 1)) evaluations per priority. The result
+  is s_i1 = mapMax, the smallest feasible count when one exists (with Yu = 0). Tcha is
+  the slack to the deadline's tolerance limit, deadline_limit(T_i) - T, never negative
+  for a feasible probe. (Stopping at Tcha <= 0 with the slack measured from T_i itself,
+  as before issue 19, ended the search at the first probe inside the tolerance band,
+  and whether a probe fell inside it, i.e. whether T - T_i was a rounding error above
+  or below 0, depended on the units: tests/priority/test_scale_invariance.py keeps
+  the case.)
 * **A priority that cannot meet its deadline** within what is left: as the bounded
   listing does, it keeps mapMax = mapIdle, i.e. all remaining map slots (and the
   matching reduce slots), and is reported in ``infeasible``. Later priorities then
   find mapIdle = 0 and get nothing (sec. 4.3: the cluster must be extended).
 * **Order**: priorities by increasing deadline (the most urgent first; ties in file
-  order), or file order with ``order="file"``.
+  order), or file order with ``order="file"``. Deadlines that differ by at most
+  TIME_RTOL relative (each from the previous one in deadline order) are ties: exact
+  comparison let two deadlines one rounding apart, say 15 and the next float above,
+  swap places with the unit (once rescaled both round to one float and the tie went
+  to file order).
 
 The slots left over (mapIdle, reduceIdle) are ``shared`` (sec. 4.4). The objective is
 the total number of reserved slots, sum_i (s_i1 + s_i2).
+
+Tolerances (``docs/tolerances.md``): T_i meets its target when T_i <= deadline_limit(target)
+= target (1 + TIME_RTOL), and a station is stable when rho < 1 - TIME_RTOL
+(:mod:`~mropt.priority.queueing`); both are relative, so with the default Yu = 0 the
+answer does not depend on the time unit. Yu itself is a time in the instance's unit:
+data rescaled by 10^m need Yu rescaled by 10^m for the same answer.
 """
 
 from __future__ import annotations
@@ -36,6 +52,7 @@ from collections.abc import Sequence
 from mropt.model.errors import InputError
 from mropt.model.priority import PriorityInstance
 from mropt.model.solution import Solution
+from mropt.model.tolerance import deadline_limit
 from mropt.priority.forecast import PlanningLoad, planning_load
 from mropt.priority.queueing import Routing, meets_deadline, priority_sojourn, routing_of
 from mropt.registry import mropt_solver, register
@@ -49,7 +66,14 @@ def priority_order(instance: PriorityInstance, order: str = "deadline") -> list[
         raise InputError(f"method parameter 'order' must be one of {', '.join(ORDERS)}, got {order!r}")
     if order == "file":
         return list(range(instance.n))
-    return sorted(range(instance.n), key=lambda i: (instance.priorities[i].deadline, i))
+    deadline = [p.deadline for p in instance.priorities]
+    groups: list[list[int]] = []  # runs of deadlines each within deadline_limit of the previous: ties
+    for i in sorted(range(instance.n), key=lambda i: (deadline[i], i)):
+        if groups and deadline[i] <= deadline_limit(deadline[groups[-1][-1]]):
+            groups[-1].append(i)
+        else:
+            groups.append([i])
+    return [i for group in groups for i in sorted(group)]
 
 
 def allocation_solution(
@@ -80,9 +104,9 @@ def allocation_solution(
         allocation[p.id] = {
             "map_slots": int(map_slots[i]),
             "reduce_slots": int(reduce_slots[i]),
-            "sojourn": t if finite else None,
+            "sojourn": float(t) if finite else None,
         }
-        ratios[p.id] = t / p.deadline if finite else None
+        ratios[p.id] = float(t / p.deadline) if finite else None
         if not meets_deadline(t, p.deadline):
             infeasible.append(p.id)
     used_map, used_reduce = int(sum(map_slots)), int(sum(reduce_slots))
@@ -127,7 +151,7 @@ def mpsa_slots(
     of eq. 16 the search made.
     """
     if isinstance(threshold, bool) or not isinstance(threshold, (int, float)) or not threshold >= 0:
-        raise InputError(f"method parameter 'threshold' (Yu, seconds) must be a number >= 0, got {threshold!r}")
+        raise InputError(f"method parameter 'threshold' (Yu, a time) must be a number >= 0, got {threshold!r}")
     routing = routing_of(instance)
     load = planning_load(instance)
     big_m, big_r = instance.map_slots, instance.reduce_slots
@@ -148,9 +172,10 @@ def mpsa_slots(
             )
 
         slack = math.inf  # Tcha = Float.MAX_VALUE
+        limit = deadline_limit(p.deadline)
         map_min, map_max = 0, map_idle  # invariant: map_min fails; map_max is the candidate
         count = 0
-        while slack > threshold and map_max - map_min > 1:
+        while map_max - map_min > 1 and not (threshold > 0 and slack <= threshold):
             s = (map_max + map_min) // 2
             t = sojourn(s)
             count += 1
@@ -158,7 +183,7 @@ def mpsa_slots(
                 map_min = s
             else:
                 map_max = s
-                slack = p.deadline - t
+                slack = limit - t  # >= 0: T meets the limit
         evaluations[p.id] = count
         s1[i] = map_max
         s2[i] = reduce_for(map_max)
@@ -173,7 +198,10 @@ def mpsa_slots(
     kind="priority",
     summary="MPSA Algorithm 1: per-priority binary search on map slots, reduce = ceil(k * map)",
     params={
-        "threshold": "Yu of Algorithm 1: stop once the slack T_i - T is <= this many seconds (default 0)",
+        "threshold": (
+            "Yu of Algorithm 1: stop once the slack to the deadline is <= this "
+            "(a time, in the instance's unit; default 0: search to the end)"
+        ),
         "order": "deadline (most urgent first, default) or file",
     },
 )

@@ -12,6 +12,16 @@ a = 1 / (1 - q11 - q12 * q21) and b = q12 * a, and eq. 13 the mean sojourn
 T = a / (mu_map - a * lambda) + b / (mu_reduce - b * lambda), infinite when a station
 is unstable. A station with s slots and work W slot-seconds per visit serves at
 mu = s / W (f1, f2 of sec. 4.3).
+
+Tolerances (relative, unit-free; ``docs/tolerances.md``): a sojourn T meets its target
+when ``T <= deadline_limit(target)`` = target (1 + TIME_RTOL) (:func:`meets_deadline`),
+and a station is stable when ``mu - lambda > TIME_RTOL * mu``, i.e. its utilisation
+rho < 1 - TIME_RTOL (:func:`is_stable`; a station that close to saturation would keep a
+job more than 10^9 mean service times). Both tests compare quantities of one unit, so
+times multiplied by 10^m (rates divided by 10^m) give the same verdicts: data whose
+exact rho is 1 (round numbers, e.g. lambda = 0.25, W = 4, one slot) stay unstable
+whatever rounding the rescaled floats carry, where an exact ``mu > lambda`` test would
+find some of them stable with a sojourn of 10^16 service times.
 """
 
 from __future__ import annotations
@@ -24,9 +34,7 @@ from fractions import Fraction
 import numpy as np
 
 from mropt.model.priority import PriorityInstance
-
-#: Relative tolerance of the deadline test T_i <= T_i^target (Algorithm 1's "If T_i > T_i").
-DEADLINE_RTOL = 1e-9
+from mropt.model.tolerance import TIME_RTOL, deadline_limit
 
 _PATTERN_VISITS = {"simple": "MR", "chain": "MMRM"}
 
@@ -117,21 +125,27 @@ def mm1_utilisation(arrival: float, mu: float) -> float:
     return arrival / mu if mu > 0 else math.inf
 
 
+def is_stable(arrival: float, mu: float) -> bool:
+    """An M/M/1 station is stable when mu - lambda > TIME_RTOL * mu (rho < 1 - TIME_RTOL, relative)."""
+    return mu - arrival > TIME_RTOL * mu
+
+
 def mm1_state_probability(arrival: float, mu: float, k: int) -> float:
-    """eta_ik = (1 - rho_i) rho_i^k (eqs. 5-6); 0 for an unstable station."""
+    """eta_ik = (1 - rho_i) rho_i^k (eqs. 5-6); 0 for an unstable station (:func:`is_stable`)."""
     rho = mm1_utilisation(arrival, mu)
-    return (1.0 - rho) * rho**k if rho < 1 else 0.0
+    return (1.0 - rho) * rho**k if is_stable(arrival, mu) else 0.0
 
 
 def mm1_mean_number(arrival: float, mu: float) -> float:
-    """L_s = rho / (1 - rho) (eq. 7); infinite when rho >= 1."""
+    """L_s = rho / (1 - rho) (eq. 7); infinite for an unstable station (:func:`is_stable`)."""
     rho = mm1_utilisation(arrival, mu)
-    return rho / (1.0 - rho) if rho < 1 else math.inf
+    return rho / (1.0 - rho) if is_stable(arrival, mu) else math.inf
 
 
 def mm1_sojourn(arrival: float, mu: float) -> float:
-    """T_q = L_s / lambda = 1 / (mu - lambda) (eq. 8); infinite when mu <= lambda."""
-    return 1.0 / (mu - arrival) if mu > arrival else math.inf
+    """T_q = L_s / lambda = 1 / (mu - lambda) (eq. 8); infinite for an unstable station (:func:`is_stable`)."""
+    gap = mu - arrival
+    return 1.0 / gap if gap > TIME_RTOL * mu else math.inf
 
 
 def network_sojourn(routing: Routing, arrival_rate: float, mu_map: float, mu_reduce: float) -> float:
@@ -156,8 +170,8 @@ def priority_sojourn(
 
 
 def meets_deadline(sojourn: float, deadline: float) -> bool:
-    """Eq. 17 as Algorithm 1 tests it (T_i <= target), with relative tolerance DEADLINE_RTOL."""
-    return sojourn <= deadline * (1.0 + DEADLINE_RTOL)
+    """Eq. 17 as Algorithm 1 tests it: T_i <= deadline_limit(T_i^target) = target (1 + TIME_RTOL)."""
+    return sojourn <= deadline_limit(deadline)
 
 
 def sojourn_table(
@@ -165,9 +179,9 @@ def sojourn_table(
 ) -> np.ndarray:
     """T_i(x, y) of eq. 16 for every x in 0..max_map map slots and y in 0..max_reduce reduce slots.
 
-    Computed with the same floating-point operations as :func:`priority_sojourn`, so
-    the two agree bit for bit; ``inf`` where a station is unstable. Non-increasing
-    along both axes.
+    Computed with the same floating-point operations (and the same stability test,
+    :func:`is_stable`) as :func:`priority_sojourn`, so the two agree bit for bit; ``inf``
+    where a station is unstable. Non-increasing along both axes.
     """
     a, b = routing.a, routing.b
     x = np.arange(max_map + 1, dtype=float)
@@ -175,11 +189,13 @@ def sojourn_table(
     with np.errstate(divide="ignore", invalid="ignore"):
         mu_map = x / map_work
         gap_map = mu_map - a * arrival_rate
-        t_map = np.where(gap_map > 0, a * (1.0 / np.where(gap_map > 0, gap_map, 1.0)), np.inf)
+        ok_map = gap_map > TIME_RTOL * mu_map
+        t_map = np.where(ok_map, a * (1.0 / np.where(ok_map, gap_map, 1.0)), np.inf)
         if b > 0:
             mu_red = y / reduce_work
             gap_red = mu_red - b * arrival_rate
-            t_red = np.where(gap_red > 0, b * (1.0 / np.where(gap_red > 0, gap_red, 1.0)), np.inf)
+            ok_red = gap_red > TIME_RTOL * mu_red
+            t_red = np.where(ok_red, b * (1.0 / np.where(ok_red, gap_red, 1.0)), np.inf)
         else:
             t_red = np.zeros_like(y)
     return t_map[:, None] + t_red[None, :]

@@ -16,8 +16,23 @@ through the paper's model (MPSA sec. 3):
 
 It then checks the decision alone: every priority allocated non-negative integer
 slots, both slot totals (eq. 17), ``shared`` = the remainder, each reported sojourn,
-``infeasible`` = exactly the priorities with T_i > deadline (relative tolerance 1e-8,
-written here separately; within that band either answer is accepted), the routing, a and b, and the objective (total reserved slots).
+``infeasible`` = exactly the priorities that miss their deadline, the routing, a and b,
+the objective (total reserved slots, an integer: compared exactly) and that a bound does
+not exceed it (:func:`~mropt.model.tolerance.within`).
+
+Tolerances (relative, unit-free; ``docs/tolerances.md``), the methods' documented values
+applied here to exact numbers: T_i is late when T_i > deadline (1 + TIME_RTOL)
+(``deadline_limit``); a station is stable when lambda < mu (1 - TIME_RTOL); a workload
+forecast at most TIME_RTOL times its series' largest value counts as not positive. The
+methods evaluate eq. 13 in floating point, so their T_i carries a rounding error, which
+this module bounds for each allocation from the exact values (first order, with a
+generous constant: unit roundoff times the conditioning of 1 - q11 - q12 q21 and of each
+station's mu - lambda, see :func:`_network`; a few 1e-15 relative for a station far from
+saturation). A reported sojourn must lie within TIME_RTOL plus twice that bound of the
+exact one; where the exact T_i lies within that bound of the deadline limit, or a
+station's stability within rounding of its threshold, either verdict (late or not,
+unstable or not) is accepted. No tolerance depends on the unit of time: times
+multiplied by 10^m (rates divided by 10^m) get the same verdict.
 """
 
 from __future__ import annotations
@@ -30,8 +45,11 @@ from typing import Any
 from mropt.model.priority import PriorityInstance
 from mropt.model.solution import Solution
 from mropt.model.solution import Verdict as BaseVerdict
+from mropt.model.tolerance import TIME_RTOL, within
 
-_RTOL = 1e-8  # reported numbers vs recomputed, and the deadline test
+_R = Fraction(TIME_RTOL)  # the deadline and stability tolerance, as an exact number
+_U = 2.0**-53  # unit roundoff of binary64
+_C = 16  # constant of the first-order rounding-error bound (a generous one)
 _INF = None  # a sojourn that is unbounded (unstable station)
 
 
@@ -75,7 +93,7 @@ def _forecast(series: tuple[float, ...], rate: bool) -> Fraction:
     value = mean + rho * (values[-1] - mean)
     if rate:
         return max(Fraction(0), value)
-    return value if value > 0 else min(values)
+    return value if value > _R * max(values) else min(values)
 
 
 def _value(p: Any, key: str) -> Fraction:
@@ -85,22 +103,42 @@ def _value(p: Any, key: str) -> Fraction:
     return _forecast(p.history[key], rate=key == "arrival_rate")
 
 
-def _sojourn(q11: Fraction, q12: Fraction, q21: Fraction, lam: Fraction, mu1: Fraction, mu2: Fraction) -> Fraction | None:
+@dataclass(frozen=True)
+class _Network:
+    """One priority's sojourn (None: a station is unstable) and how far a float evaluation may stray."""
+
+    sojourn: Fraction | None
+    rtol: float  # bound on the relative rounding error of a float evaluation of eq. 13
+    near: bool  # a station's stability lies within rounding of the threshold: either verdict
+
+
+def _network(q11: Fraction, q12: Fraction, q21: Fraction, lam: Fraction, mu1: Fraction, mu2: Fraction) -> _Network:
     # traffic equations (eq. 1): (1 - q11) l1 - q21 l4 = lam ; -q12 l1 + l4 = 0
     det = (1 - q11) - q21 * q12
     l1 = lam / det
     l4 = q12 * lam / det
-    if mu1 <= l1:
-        return _INF
-    tq1 = 1 / (mu1 - l1)
-    if q12 == 0:
-        tq2 = Fraction(0)  # the reduce station is never visited
-    elif mu2 <= l4:
-        return _INF
-    else:
-        tq2 = 1 / (mu2 - l4)
+    stations = [(l1, mu1)] + ([(l4, mu2)] if q12 != 0 else [])  # reduce is never visited when q12 = 0
+    near = any(mu > 0 and abs(mu * (1 - _R) - l) <= Fraction(_C * _U) * (mu + l) for l, mu in stations)
+    if any(not l < mu * (1 - _R) for l, mu in stations):
+        return _Network(_INF, math.inf, near)
+    tq1 = 1 / (mu1 - l1)  # eq. 8
+    tq2 = 1 / (mu2 - l4) if q12 != 0 else Fraction(0)
     # eq. 10: (1 - q11) T1 - q12 T2 = tq1 ; -q21 T1 + T2 = tq2  (q22 = 0)
-    return (tq1 + q12 * tq2) / det
+    t = (tq1 + q12 * tq2) / det
+    # Rounding of a float evaluation (rounded q's and inputs, a = 1/det, eq. 13): the
+    # conditioning of det, and of each station's mu - lambda weighted by its share of T.
+    cond = (1 + q11 + q12 * q21) / det
+    cond += (tq1 * (mu1 + l1) / (mu1 - l1) + (q12 * tq2 * (mu2 + l4) / (mu2 - l4) if q12 != 0 else 0)) / det / t
+    return _Network(t, _C * _U * (1 + float(cond)), near)
+
+
+def _sojourn(q11: Fraction, q12: Fraction, q21: Fraction, lam: Fraction, mu1: Fraction, mu2: Fraction) -> Fraction | None:
+    """T_i by eqs. 1, 8 and 10 in exact arithmetic; None when a station is unstable."""
+    return _network(q11, q12, q21, lam, mu1, mu2).sojourn
+
+
+def _number(value: Any) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
 
 
 def verify(instance: PriorityInstance, solution: Solution) -> Verdict:
@@ -147,29 +185,38 @@ def verify(instance: PriorityInstance, solution: Solution) -> Verdict:
     want = {"q11": q11, "q12": q12, "q10": 1 - q11 - q12, "q21": q21, "q20": 1 - q21}
     routing = d["routing"] if isinstance(d["routing"], dict) else {}
     for key, value in want.items():
-        got = routing.get(key)
-        if not isinstance(got, (int, float)) or not math.isclose(got, float(value), rel_tol=_RTOL, abs_tol=1e-12):
+        got = routing.get(key)  # a probability (<= 1): TIME_RTOL relative to 1
+        if not _number(got) or not abs(Fraction(got) - value) <= _R:
             verdict.problems.append(f"routing {key} is {got!r}, recomputed {float(value):.12g}")
+    ratio_rtol = _R + Fraction(_C * _U) * (1 + q11 + q12 * q21) / det  # the rounding of a = 1 / det
     for key, value in (("a", 1 / det), ("b", q12 / det)):
         got = d[key]
-        if not isinstance(got, (int, float)) or not math.isclose(got, float(value), rel_tol=_RTOL):
+        if not _number(got) or not abs(Fraction(got) - value) <= ratio_rtol * value:
             verdict.problems.append(f"{key} is {got!r}, recomputed {float(value):.12g} (eq. 12)")
 
     borderline: list[str] = []
     for p in instance.priorities:
         x, y = slots[p.id]
         lam = _value(p, "arrival_rate")
-        t = _sojourn(q11, q12, q21, lam, Fraction(x) / _value(p, "map_work"), Fraction(y) / _value(p, "reduce_work"))
+        net = _network(q11, q12, q21, lam, Fraction(x) / _value(p, "map_work"), Fraction(y) / _value(p, "reduce_work"))
+        t = net.sojourn
         verdict.sojourn[p.id] = None if t is None else float(t)
-        if t is None or t > Fraction(p.deadline) * (1 + Fraction(_RTOL)):
+        limit = Fraction(p.deadline) * (1 + _R)  # deadline_limit, exactly
+        band = 2 * Fraction(net.rtol) + 4 * Fraction(_U) if t is not None else Fraction(0)
+        if (t is None and not net.near) or (t is not None and t > limit * (1 + band)):
             verdict.late.append(p.id)
-        elif t >= Fraction(p.deadline) * (1 - Fraction(_RTOL)):
-            borderline.append(p.id)  # within the tolerance band: either verdict is accepted
+        elif net.near or t >= limit * (1 - band):  # type: ignore[operator]
+            borderline.append(p.id)  # within rounding of the limit: either verdict is accepted
         claimed = allocation[p.id].get("sojourn")
-        if t is None:
-            if claimed is not None:
+        if claimed is None:
+            if t is not None and not net.near:
+                verdict.problems.append(f"priority {p.id!r}: sojourn null claimed, {float(t):.10g} recomputed (eq. 10)")
+        elif not _number(claimed):
+            verdict.problems.append(f"priority {p.id!r}: sojourn must be a finite number or null, got {claimed!r:.40}")
+        elif t is None:
+            if not net.near:
                 verdict.problems.append(f"priority {p.id!r}: sojourn {claimed!r} claimed, but a station is unstable")
-        elif not isinstance(claimed, (int, float)) or not math.isclose(claimed, float(t), rel_tol=_RTOL):
+        elif not abs(Fraction(claimed) - t) <= (_R + 2 * Fraction(net.rtol)) * t:
             verdict.problems.append(f"priority {p.id!r}: sojourn {claimed!r} claimed, {float(t):.10g} recomputed (eq. 10)")
     claimed_late = d["infeasible"]
     if not isinstance(claimed_late, list) or not (
@@ -180,8 +227,8 @@ def verify(instance: PriorityInstance, solution: Solution) -> Verdict:
         verdict.problems.append(f"status {solution.status!r} but priorities {verdict.late} miss their deadline")
     verdict.checked_schedule = True
     verdict.objective = float(used_m + used_r)
-    if solution.objective is None or not math.isclose(solution.objective, verdict.objective, abs_tol=1e-9):
+    if not _number(solution.objective) or solution.objective != verdict.objective:
         verdict.problems.append(f"objective {solution.objective!r} claimed, {verdict.objective:g} recomputed (slots reserved)")
-    if solution.bound is not None and solution.bound > verdict.objective + 1e-9:
-        verdict.problems.append(f"bound {solution.bound:g} exceeds the objective {verdict.objective:g}")
+    if solution.bound is not None and not (_number(solution.bound) and within(verdict.objective, solution.bound)):
+        verdict.problems.append(f"bound {solution.bound!r} exceeds the objective {verdict.objective:g}")
     return verdict
