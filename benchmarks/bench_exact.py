@@ -10,6 +10,7 @@ optimum of the methods; instances no method proved are left out of the gap means
 
     python benchmarks/bench_exact.py                      # full: N = 10..100, 5 seeds, 60 s
     python benchmarks/bench_exact.py --sizes 10,20,30 --seeds 3 --time-limit 20
+    python benchmarks/bench_exact.py --quick              # N = 10, 20, 30; 3 seeds; 20 s
 """
 
 from __future__ import annotations
@@ -32,7 +33,10 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--time-limit", type=float, default=60.0)
     ap.add_argument("--methods", default="milp-cbc,milp-highs,cpsat")
     ap.add_argument("--threads", type=int, default=1)
+    ap.add_argument("--quick", action="store_true", help="N = 10, 20, 30; 3 seeds; 20 s per run")
     args = ap.parse_args(argv)
+    if args.quick:
+        args.sizes, args.seeds, args.time_limit = "10,20,30", 3, 20.0
     sizes = [int(x) for x in args.sizes.split(",")]
     methods = args.methods.split(",")
     try:

@@ -10,6 +10,8 @@ The Python API in one screen::
     [m.name for m in mropt.methods()]                      # what is registered
 """
 
+# the problem packages register their methods and verifiers on import
+from mropt import admission, fairness, priority  # noqa: F401  (isort: skip)
 from mropt._version import __version__
 from mropt.instances.admission_gen import generate_admission
 from mropt.instances.alibaba import import_alibaba

@@ -8,13 +8,21 @@ Every method, heuristic or exact, is a plain function registered under a stable 
 method fits the instance's kind and that the parameters are ones the method declares,
 times the call, and turns an unexpected exception inside a method or solver into a
 ``Solution`` with status ``error`` and a one-line message, never a traceback.
-Problem packages register their methods when imported; the registry imports them
-the first time it is asked (see ``_PROVIDERS``), so ``model`` never imports them.
+
+Each method declares its parameters once (:class:`Param`: type, default, range, one
+line of help); :func:`solve`, the CLI's ``--param``, the harness's experiment check and
+``mropt methods`` all read that declaration, so a bad value is an input error naming the
+parameter and the value before anything runs.
+
+Problem packages register their methods and their independent ``verify`` when
+imported (:func:`register`, :func:`register_verifier`); the package ``mropt`` imports
+them all, and Python imports a package before any of its modules, so the registry
+never imports a layer above it (docs/architecture.md).
 """
 
 from __future__ import annotations
 
-import importlib
+import math
 import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
@@ -24,31 +32,93 @@ from mropt._version import __version__
 from mropt.model.errors import InputError
 from mropt.model.solution import Solution
 
-#: Modules whose import registers methods.
-_PROVIDERS = ("mropt.admission", "mropt.fairness", "mropt.priority")
-
-#: Instance kind -> "module:function" of that problem package's independent ``verify``.
-#: Each returns a :class:`mropt.model.solution.Verdict` (``ok``, ``objective``, ``problems``, and its own fields).
-_VERIFIERS = {
-    "admission": "mropt.admission.verify:verify",
-    "fairness": "mropt.fairness.verify:verify",
-    "priority": "mropt.priority.verify:verify",
-}
-
 MethodFunc = Callable[..., Solution]
+VerifyFunc = Callable[..., Any]
+
+#: Instance kind -> that problem package's independent ``verify`` (registered on import).
+#: Each returns a :class:`mropt.model.solution.Verdict` (``ok``, ``objective``, ``problems``, and its own fields).
+_VERIFIERS: dict[str, VerifyFunc] = {}
+
+_TYPE_NAMES = {int: "an integer", float: "a number", str: "a string", bool: "true or false"}
+
+
+@dataclass(frozen=True)
+class Param:
+    """A method parameter: its type (int, float, str or bool), default, range and help."""
+
+    type: type
+    default: Any
+    help: str
+    minimum: float | None = None
+    maximum: float | None = None
+    choices: tuple[str, ...] = ()
+
+    def expects(self) -> str:
+        """What a value must be, in words: ``an integer >= 0``, ``one of text, listing``."""
+        if self.choices:
+            return "one of " + ", ".join(self.choices)
+        words = _TYPE_NAMES[self.type]
+        if self.minimum is not None and self.maximum is not None:
+            return f"{words} in [{self.minimum:g}, {self.maximum:g}]"
+        if self.minimum is not None:
+            return f"{words} >= {self.minimum:g}"
+        if self.maximum is not None:
+            return f"{words} <= {self.maximum:g}"
+        return words
+
+    def describe(self) -> str:
+        """One line for ``mropt methods --params``: type and range, default, help."""
+        return f"{self.expects()}; default {self.default!r}: {self.help}"
+
+    def check(self, method: str, name: str, value: Any) -> Any:
+        """``value`` as this parameter's type, or InputError naming the method, parameter and value."""
+        got = _coerce(self.type, value)
+        if got is None or (self.choices and got not in self.choices) or (
+                self.minimum is not None and got < self.minimum) or (self.maximum is not None and got > self.maximum):
+            raise InputError(f"method {method!r}: parameter {name!r} must be {self.expects()}, got {value!r}")
+        return got
+
+
+def _coerce(kind: type, value: Any) -> Any:
+    """``value`` as ``kind`` when it is one exactly (an integral float counts as an int), else None."""
+    if kind is bool:
+        return value if isinstance(value, bool) else None
+    if isinstance(value, bool):
+        return None
+    if kind is int:
+        if isinstance(value, int):
+            return value
+        if isinstance(value, float) and value.is_integer() and abs(value) < 2**63:
+            return int(value)
+        return None
+    if kind is float:
+        return float(value) if isinstance(value, (int, float)) and math.isfinite(value) else None
+    return value if isinstance(value, kind) else None
+
+
+#: The ``threads`` parameter of every solver-backed method.
+THREADS = Param(int, 1, "solver threads", minimum=1, maximum=1024)
 
 
 @dataclass(frozen=True)
 class Method:
-    """A registered method: ``params`` maps each accepted parameter to a one-line description."""
+    """A registered method: ``params`` declares each accepted parameter (:class:`Param`)."""
 
     name: str
     kind: str
     summary: str
     func: MethodFunc
     exact: bool = False
-    params: Mapping[str, str] = field(default_factory=dict)
+    params: Mapping[str, Param] = field(default_factory=dict)
     bound: bool = False  # returns a proven bound (status "bound"), not a plan
+
+    def check_params(self, params: Mapping[str, Any]) -> dict[str, Any]:
+        """The parameters checked against their declarations (InputError on the first bad one)."""
+        unknown = sorted(set(params) - set(self.params))
+        if unknown:
+            takes = ", ".join(sorted(self.params)) or "none"
+            raise InputError(f"method {self.name!r} has no parameter {unknown[0]!r} (it takes: {takes})")
+        return {k: self.params[k].check(self.name, k, v) for k, v in params.items()}
 
     @property
     def role(self) -> str:
@@ -57,7 +127,6 @@ class Method:
 
 
 _METHODS: dict[str, Method] = {}
-_loaded = False
 
 
 def register(
@@ -66,10 +135,13 @@ def register(
     kind: str,
     summary: str,
     exact: bool = False,
-    params: Mapping[str, str] | None = None,
+    params: Mapping[str, Param] | None = None,
     bound: bool = False,
 ) -> Callable[[MethodFunc], MethodFunc]:
     """Decorator: register ``func`` under ``name`` for instances of ``kind``."""
+    for key, decl in (params or {}).items():
+        if not isinstance(decl, Param):
+            raise TypeError(f"method {name!r}: parameter {key!r} must be declared with registry.Param")
 
     def decorate(func: MethodFunc) -> MethodFunc:
         if name in _METHODS and _METHODS[name].func is not func:
@@ -80,22 +152,24 @@ def register(
     return decorate
 
 
-def _load() -> None:
-    global _loaded
-    if not _loaded:
-        for module in _PROVIDERS:
-            importlib.import_module(module)
-        _loaded = True
+def register_verifier(kind: str, func: VerifyFunc) -> VerifyFunc:
+    """Register the independent ``verify`` of the problem package of ``kind``."""
+    _VERIFIERS[kind] = func
+    return func
+
+
+def kinds() -> list[str]:
+    """Instance kinds that have registered methods, in registration order."""
+    return list(dict.fromkeys(m.kind for m in _METHODS.values()))
 
 
 def methods(kind: str | None = None) -> list[Method]:
     """Registered methods (of one instance kind, if given), in registration order."""
-    _load()
     return [m for m in _METHODS.values() if kind is None or m.kind == kind]
 
 
 def get_method(name: str) -> Method:
-    _load()
+    """The method registered under ``name`` (InputError naming the known ones if none)."""
     try:
         return _METHODS[name]
     except KeyError:
@@ -115,10 +189,7 @@ def solve(
     info = get_method(method)
     if info.kind != instance.kind:
         raise InputError(f"method {method!r} solves {info.kind} instances, not {instance.kind}")
-    unknown = sorted(set(params) - set(info.params))
-    if unknown:
-        takes = ", ".join(sorted(info.params)) or "none"
-        raise InputError(f"method {method!r} has no parameter {unknown[0]!r} (it takes: {takes})")
+    params = info.check_params(params)
     if time_limit is not None and not time_limit > 0:
         raise InputError(f"time limit must be > 0 seconds, got {time_limit!r}")
     start = time.perf_counter()
@@ -141,8 +212,7 @@ def solve(
 
 def verify_solution(instance: Any, solution: Solution, **options: Any) -> Any:
     """Check ``solution`` with the independent ``verify`` of the instance's problem package."""
-    target = _VERIFIERS.get(instance.kind)
-    if target is None:
+    func = _VERIFIERS.get(instance.kind)
+    if func is None:
         raise InputError(f"no verifier for {instance.kind} instances")
-    module, _, func = target.partition(":")
-    return getattr(importlib.import_module(module), func)(instance, solution, **options)
+    return func(instance, solution, **options)

@@ -38,7 +38,7 @@ from mropt.admission.scoring import score_order
 from mropt.admission.seq import evaluate
 from mropt.model.admission import AdmissionInstance
 from mropt.model.solution import Solution
-from mropt.registry import register
+from mropt.registry import Param, register
 
 #: Default bound on the number of kept valid orders (see the module docstring and benchmarks/bench_amb.py).
 DEFAULT_BEAM = 16
@@ -127,7 +127,8 @@ def amb_static(
     "amb",
     kind="admission",
     summary="AMB static part (Algorithm 1): score order, Theorems 3-4 pruning, bounded set of valid orders",
-    params={"beam": f"max valid orders kept per step (0 = unlimited, Algorithm 1 exactly; default {DEFAULT_BEAM})"},
+    params={"beam": Param(int, DEFAULT_BEAM, "max valid orders kept per step (0 = unlimited, Algorithm 1 exactly)",
+                          minimum=0)},
 )
 def amb(instance: AdmissionInstance, *, time_limit: float | None = None, seed: int = 0, beam: int = DEFAULT_BEAM) -> Solution:
     """Registered method ``amb``: Algorithm 1 of AMB sec. 4.2 (see the module docstring)."""

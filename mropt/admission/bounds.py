@@ -35,7 +35,7 @@ from mropt.admission.exact_oracle import SubsetOracle
 from mropt.admission.milp import build_pulp_model, solve_pulp, solver_record
 from mropt.model.admission import AdmissionInstance
 from mropt.model.solution import Solution
-from mropt.registry import mropt_solver, register
+from mropt.registry import THREADS, mropt_solver, register
 
 
 def ideal_value(instance: AdmissionInstance) -> float:
@@ -87,14 +87,14 @@ def master_bound(instance: AdmissionInstance, *, relax: bool, time_limit: float 
     return ideal_value(instance), details
 
 
-@register("bound-lp", kind="admission", bound=True, params={"threads": "HiGHS threads (default 1)"},
+@register("bound-lp", kind="admission", bound=True, params={"threads": THREADS},
           summary="upper bound: LP relaxation of the exact methods' master (energy windows, pair conflicts)")
 def bound_lp(instance: AdmissionInstance, *, time_limit: float | None = None, seed: int = 0, threads: int = 1) -> Solution:
     value, details = master_bound(instance, relax=True, time_limit=time_limit, threads=threads)
     return _bound_solution(value, details, solver_record("highs"))
 
 
-@register("bound-energy", kind="admission", bound=True, params={"threads": "HiGHS threads (default 1)"},
+@register("bound-energy", kind="admission", bound=True, params={"threads": THREADS},
           summary="upper bound: 0-1 energy-window knapsack (never weaker than Ideal)")
 def bound_energy(instance: AdmissionInstance, *, time_limit: float | None = None, seed: int = 0, threads: int = 1) -> Solution:
     value, details = master_bound(instance, relax=False, time_limit=time_limit, threads=threads)

@@ -30,11 +30,12 @@ from mropt.admission.exact_master import MasterData
 from mropt.model.admission import AdmissionInstance
 from mropt.model.solution import Solution
 from mropt.model.tolerance import integer_grid
-from mropt.registry import register
+from mropt.registry import THREADS, Param, register
 
 _PARAMS = {
-    "threads": "CP-SAT search workers (default 1)",
-    "weight_bits": "benefit grid of the CP-SAT master: the largest benefit is about 2**weight_bits units (default 40)",
+    "threads": THREADS,
+    "weight_bits": Param(int, 40, "benefit grid of the CP-SAT master: the largest benefit is about "
+                                  "2**weight_bits units", minimum=8, maximum=52),
 }
 
 

@@ -28,9 +28,9 @@ from mropt.admission.exact_benders import MasterResult, benders
 from mropt.admission.exact_master import MasterData
 from mropt.model.admission import AdmissionInstance
 from mropt.model.solution import Solution
-from mropt.registry import register
+from mropt.registry import THREADS, register
 
-_PARAMS = {"threads": "solver threads for the master MILP (default 1)"}
+_PARAMS = {"threads": THREADS}
 
 
 def cbc_path() -> str:

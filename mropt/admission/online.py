@@ -28,7 +28,7 @@ from mropt.admission.scoring import score_order
 from mropt.admission.seq import map_completion_times
 from mropt.model.admission import AdmissionInstance
 from mropt.model.solution import Solution
-from mropt.registry import register
+from mropt.registry import Param, register
 
 
 def locked_prefix(instance: AdmissionInstance, plan_order: Sequence[int] | np.ndarray, t: float) -> int:
@@ -94,7 +94,8 @@ def amb_online_order(instance: AdmissionInstance, *, beam: int = DEFAULT_BEAM) -
     "amb-online",
     kind="admission",
     summary="AMB dynamic part: jobs arrive by submit time, scored per batch and inserted where Theorems 3-4 allow",
-    params={"beam": f"max valid orders kept by the static part for the first batch (0 = unlimited; default {DEFAULT_BEAM})"},
+    params={"beam": Param(int, DEFAULT_BEAM, "max valid orders kept by the static part for the first batch "
+                                             "(0 = unlimited)", minimum=0)},
 )
 def amb_online(
     instance: AdmissionInstance, *, time_limit: float | None = None, seed: int = 0, beam: int = DEFAULT_BEAM

@@ -62,7 +62,7 @@ from mropt.model.admission import AdmissionInstance
 from mropt.model.errors import InputError
 from mropt.model.solution import Solution
 from mropt.model.tolerance import integer_grid, within
-from mropt.registry import register
+from mropt.registry import THREADS, Param, register
 
 import ortools
 from ortools.sat.python import cp_model
@@ -85,8 +85,8 @@ _WEIGHT_BITS = 40
 
 
 @register("slots-cpsat", kind="admission", exact=True,
-          params={"threads": "CP-SAT search workers (default 1)",
-                  "max_tasks": "refuse instances with more tasks than this (default 400)"},
+          params={"threads": THREADS,
+                  "max_tasks": Param(int, 400, "refuse instances with more tasks than this", minimum=1)},
           summary="slot-level exact admission (M map, R reduce slots, non-preemptive tasks) with CP-SAT")
 def slots_cpsat(instance: AdmissionInstance, *, time_limit: float | None = None, seed: int = 0,
                 threads: int = 1, max_tasks: int = 400) -> Solution:

@@ -7,7 +7,7 @@ import json
 import math
 
 from mropt.cli.common import write_text
-from mropt.cli.table import render
+from mropt.harness.table import render
 from mropt.model.errors import InputError
 from mropt.model.io import instance_to_json
 

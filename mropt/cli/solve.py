@@ -7,17 +7,18 @@ import json
 import sys
 
 from mropt.cli.common import parse_param, write_text
-from mropt.cli.table import render
+from mropt.harness.table import render
 from mropt.harness.profiles import load_profile
 from mropt.model.errors import InputError
 from mropt.model.io import load_instance, read_json
 from mropt.model.solution import Solution
-from mropt.registry import methods, solve, verify_solution
+from mropt.registry import kinds, methods, solve, verify_solution
 
 
 def add_parsers(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("methods", help="list the registered methods")
     p.add_argument("--kind", help="only methods for this instance kind")
+    p.add_argument("--params", action="store_true", help="list each parameter: type, range, default, meaning")
     p.set_defaults(handler=run_methods)
 
     p = sub.add_parser("solve", help="solve an instance file with a registered method")
@@ -41,11 +42,16 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:
 
 
 def run_methods(args: argparse.Namespace) -> int:
+    if args.kind is not None and args.kind not in kinds():
+        raise InputError(f"--kind: no methods for kind {args.kind!r} (kinds: {', '.join(kinds())})")
     found = methods(args.kind)
     width = max(len(m.name) for m in found) if found else 0
     for m in found:
         params = f" [params: {', '.join(m.params)}]" if m.params else ""
         print(f"{m.name.ljust(width)}  {m.kind:<10} {m.role:<9}  {m.summary}{params}")
+        if args.params:
+            for name, decl in m.params.items():
+                print(f"{'':{width}}    {name}: {decl.describe()}")
     return 0
 
 

@@ -212,11 +212,10 @@ def _parse(data: dict[str, Any], path: Path) -> Experiment:
             raise InputError(f"key '{dotted(where, 'name')}': {exc}") from None
         label = need(raw, "label", str, where, mname)
         params = need(raw, "params", dict, where, {})
-        unknown = sorted(set(params) - set(info.params))
-        if unknown:
-            takes = ", ".join(sorted(info.params)) or "none"
-            raise InputError(f"key '{dotted(where, 'params')}.{unknown[0]}': method {mname!r} has no such "
-                             f"parameter (it takes: {takes})")
+        try:  # names, types and ranges, from the method's declaration
+            params = info.check_params(params)
+        except InputError as exc:
+            raise InputError(f"key '{dotted(where, 'params')}': {exc}") from None
         own = need(raw, "profiles", list, where, None)
         limit = need(raw, "time_limit", (int, float), where, None)
         if limit is not None and not limit > 0:

@@ -103,6 +103,10 @@ def parse_profile(data: Mapping[str, Any], *, name: str, where: str, path: str |
         takes = ", ".join(sorted(set(method.params) - {"threads"})) or "none"
         raise InputError(f"solver profile {where}: key 'params.{bad[0]}' is not a parameter of {backend!r} "
                          f"(it takes: {takes}; give threads as the top-level key 'threads')")
+    try:  # types and ranges, from the method's declaration
+        params = method.check_params(params)
+    except InputError as exc:
+        raise InputError(f"solver profile {where}: key 'params': {exc}") from None
     description = data.get("description", "")
     if not isinstance(description, str):
         raise _fail(where, "description", "must be a string", description)

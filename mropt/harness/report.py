@@ -30,7 +30,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from mropt.cli.table import render
+from mropt.harness.table import render
 
 AXES = (("size", "job size L (splits)"), ("jobs", "job count N"), ("deadline", "deadline D (s)"))
 PANELS = (("benefit", "total benefit"), ("acceptance", "acceptance rate"), ("completion", "completion rate"))

@@ -17,6 +17,9 @@ from mropt.priority.queueing import (
     traffic_rates,
 )
 from mropt.priority.verify import Verdict, verify
+from mropt.registry import register_verifier
+
+register_verifier("priority", verify)
 
 __all__ = [
     "PlanningLoad",

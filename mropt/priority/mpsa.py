@@ -55,7 +55,7 @@ from mropt.model.solution import Solution
 from mropt.model.tolerance import deadline_limit
 from mropt.priority.forecast import PlanningLoad, planning_load
 from mropt.priority.queueing import Routing, meets_deadline, priority_sojourn, routing_of
-from mropt.registry import mropt_solver, register
+from mropt.registry import Param, mropt_solver, register
 
 ORDERS = ("deadline", "file")
 
@@ -198,11 +198,10 @@ def mpsa_slots(
     kind="priority",
     summary="MPSA Algorithm 1: per-priority binary search on map slots, reduce = ceil(k * map)",
     params={
-        "threshold": (
-            "Yu of Algorithm 1: stop once the slack to the deadline is <= this "
-            "(a time, in the instance's unit; default 0: search to the end)"
-        ),
-        "order": "deadline (most urgent first, default) or file",
+        "threshold": Param(float, 0.0, "Yu of Algorithm 1: stop once the slack to the deadline is <= this "
+                                       "(a time, in the instance's unit; 0: search to the end)", minimum=0),
+        "order": Param(str, "deadline", "deadline: most urgent first; file: the file's order",
+                       choices=("deadline", "file")),
     },
 )
 def mpsa(

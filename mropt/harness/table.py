@@ -1,4 +1,4 @@
-"""Plain-text tables for the CLI."""
+"""Plain-text tables for reports and the CLI (the harness layer, so both can use them)."""
 
 from __future__ import annotations
 
