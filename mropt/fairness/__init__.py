@@ -10,5 +10,8 @@ from mropt.fairness import drf, exact  # noqa: F401  (registers methods)
 from mropt.fairness.drf import FillingResult, progressive_filling
 from mropt.fairness.metrics import envy_pairs, gaps, lex_compare
 from mropt.fairness.verify import FairnessVerdict, verify
+from mropt.registry import register_verifier
+
+register_verifier("fairness", verify)
 
 __all__ = ["FairnessVerdict", "FillingResult", "envy_pairs", "gaps", "lex_compare", "progressive_filling", "verify"]

@@ -36,7 +36,7 @@ from mropt.fairness.placement import PLACEMENT_RULES, LocalityMap, choose_node
 from mropt.model.errors import InputError
 from mropt.model.fairness import FairnessInstance
 from mropt.model.solution import Solution
-from mropt.registry import mropt_solver, register
+from mropt.registry import Param, mropt_solver, register
 
 MODES = ("text", "listing")
 TIE_BREAKS = ("largest-demand", "index")
@@ -133,10 +133,12 @@ def progressive_filling(
     kind="fairness",
     summary="DRF progressive filling with a binary heap (DDRF sec. 3.1)",
     params={
-        "mode": "text (go on past a task that does not fit; default) or listing (stop there)",
-        "tie_break": "largest-demand (default, Table 1's order) or index",
-        "placement": "with nodes: first-fit (default) or best-fit",
-        "locality": "with nodes: prefer input node, then rack (default true)",
+        "mode": Param(str, "text", "text: go on past a task that does not fit; listing: stop there",
+                      choices=("text", "listing")),
+        "tie_break": Param(str, "largest-demand", "largest-demand (Table 1's order) or index",
+                           choices=("largest-demand", "index")),
+        "placement": Param(str, "first-fit", "with nodes: first-fit or best-fit", choices=("first-fit", "best-fit")),
+        "locality": Param(bool, True, "with nodes: prefer the input node, then its rack"),
     },
 )
 def solve_drf(

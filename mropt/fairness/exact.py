@@ -40,7 +40,7 @@ from mropt.fairness.metrics import allocation_solution
 from mropt.model.errors import InputError
 from mropt.model.fairness import FairnessInstance
 from mropt.model.solution import Solution
-from mropt.registry import register
+from mropt.registry import THREADS, register
 
 _FIX_RTOL = 1e-7
 _COEF_LIMIT = 10**5
@@ -289,19 +289,19 @@ def _pulp_solver_record() -> dict[str, str]:
     return {"name": "CBC (PuLP COIN_CMD)", "version": pulp.__version__}
 
 
-@register("drf-lp", kind="fairness", summary="continuous DRF: leximin LP of weighted dominant shares (PuLP, CBC/CLP)", exact=True, params={"threads": "solver threads (default 1)"})
+@register("drf-lp", kind="fairness", summary="continuous DRF: leximin LP of weighted dominant shares (PuLP, CBC/CLP)", exact=True, params={"threads": THREADS})
 def solve_lp(instance: FairnessInstance, *, time_limit: float | None = None, seed: int = 0, threads: int = 1) -> Solution:
     status, values, info = _leximin_pulp(instance, integer=False, time_limit=time_limit, threads=int(threads))
     return _solution(instance, "drf-lp", status, values, info, _pulp_solver_record())
 
 
-@register("drf-milp", kind="fairness", summary="integer DRF: leximin MILP of weighted dominant shares (PuLP, CBC)", exact=True, params={"threads": "solver threads (default 1)"})
+@register("drf-milp", kind="fairness", summary="integer DRF: leximin MILP of weighted dominant shares (PuLP, CBC)", exact=True, params={"threads": THREADS})
 def solve_milp(instance: FairnessInstance, *, time_limit: float | None = None, seed: int = 0, threads: int = 1) -> Solution:
     status, values, info = _leximin_pulp(instance, integer=True, time_limit=time_limit, threads=int(threads))
     return _solution(instance, "drf-milp", status, values, info, _pulp_solver_record())
 
 
-@register("drf-cpsat", kind="fairness", summary="integer DRF: leximin of weighted dominant shares (OR-Tools CP-SAT)", exact=True, params={"threads": "CP-SAT search workers (default 1)"})
+@register("drf-cpsat", kind="fairness", summary="integer DRF: leximin of weighted dominant shares (OR-Tools CP-SAT)", exact=True, params={"threads": THREADS})
 def solve_cpsat(instance: FairnessInstance, *, time_limit: float | None = None, seed: int = 0, threads: int = 1) -> Solution:
     import ortools
 
