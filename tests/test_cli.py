@@ -147,6 +147,25 @@ def test_bad_method_param_and_generator_values(tmp_path):
     assert_input_error(mropt("verify", path, sol), "'status'", "'great'")
 
 
+def test_output_to_a_device_a_link_and_a_bad_folder(tmp_path):
+    """``-o`` writes through /dev/null and symlinks, and a bad folder is one line (issues 13.8, 14.2)."""
+    import os
+    import stat
+
+    r = mropt("generate", "admission", "--seed", "1", "-o", "/dev/null")
+    assert r.returncode == 0 and r.stdout == "" and r.stderr == ""
+    assert stat.S_ISCHR(os.stat("/dev/null").st_mode)
+    target, link = tmp_path / "real.json", tmp_path / "link.json"
+    link.symlink_to(target.name)
+    assert mropt("generate", "admission", "--seed", "1", "-o", link).returncode == 0
+    assert link.is_symlink() and load_instance(target).meta["generator"]["seed"] == 1
+    bad = mropt("generate", "admission", "--seed", "1", "-o", "/nonexistent/x.json")
+    assert_input_error(bad, "/nonexistent/x.json", "does not exist")
+    (tmp_path / "afile").write_text("x")
+    assert_input_error(mropt("generate", "priority", "-o", tmp_path / "afile" / "x.json"), "is not a folder")
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["afile", "link.json", "real.json"]
+
+
 def test_demo_prints_a_comparison_table():
     r = mropt("demo", "--jobs", "8", "--time-limit", "5")
     assert r.returncode == 0, r.stderr

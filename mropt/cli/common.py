@@ -4,25 +4,22 @@ from __future__ import annotations
 
 import json
 import sys
-from pathlib import Path
 from typing import Any
 
+from mropt.model import files
 from mropt.model.errors import InputError
 
 
 def write_text(text: str, out: str | None) -> None:
-    """Write to ``out`` atomically (temporary file renamed into place), or to stdout."""
+    """Write to stdout (``out`` None or ``-``) or to the file ``out`` through :mod:`mropt.model.files`.
+
+    A regular file is replaced atomically; a device, pipe or symlink target is written
+    through (issues 13 item 8, 14 item 2); a bad path is a one-line InputError.
+    """
     if out is None or out == "-":
         sys.stdout.write(text)
         return
-    path = Path(out)
-    if path.is_dir():
-        raise InputError(f"{path}: is a directory; give a file name for -o")
-    if not path.parent.exists():
-        raise InputError(f"{path}: folder {path.parent} does not exist")
-    tmp = path.with_name(f".{path.name}.tmp")
-    tmp.write_text(text, encoding="utf-8")
-    tmp.replace(path)
+    files.write_text(out, text)
 
 
 def parse_param(text: str) -> tuple[str, Any]:

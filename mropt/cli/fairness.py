@@ -8,6 +8,7 @@ import math
 
 from mropt.cli.common import write_text
 from mropt.harness.table import render
+from mropt.model import files
 from mropt.model.errors import InputError
 from mropt.model.io import instance_to_json
 
@@ -223,7 +224,7 @@ def run_figures(args: argparse.Namespace) -> int:
         raise InputError(f"{out}: is a file; --out needs a folder")
     data = all_figures()
     paths = plot_figures(data, out)
-    (out / "figures.json").write_text(json.dumps(data, indent=1) + "\n", encoding="utf-8")
+    files.write_text(out / "figures.json", json.dumps(data, indent=1) + "\n")
     for p in [*paths, out / "figures.json"]:
         print(p)
     return 0

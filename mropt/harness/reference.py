@@ -35,13 +35,12 @@ without an objective (errors, kills) and for infeasible instances.
 from __future__ import annotations
 
 import math
-import os
-import uuid
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from mropt.model.errors import InputError
+from mropt.model.files import write_text
 
 TAGS = {"=opt=": "optimal", "=best=": "best_known", "=inf=": "infeasible"}
 _TAG_OF = {v: k for k, v in TAGS.items()}
@@ -188,10 +187,8 @@ class Reference:
         return "\n".join(lines) + "\n"
 
     def save(self, path: str | Path) -> None:
-        path = Path(path)
-        tmp = path.with_name(f".{path.name}.{uuid.uuid4().hex[:8]}.tmp")
-        tmp.write_text(self.text(), encoding="utf-8")
-        os.replace(tmp, path)
+        """Write the file atomically (:func:`mropt.model.files.write_text`)."""
+        write_text(path, self.text())
 
 
 def _true(x: Any) -> bool:

@@ -31,6 +31,7 @@ import numpy as np
 import pandas as pd
 
 from mropt.harness.table import render
+from mropt.model.files import write_bytes, write_text
 
 AXES = (("size", "job size L (splits)"), ("jobs", "job count N"), ("deadline", "deadline D (s)"))
 PANELS = (("benefit", "total benefit"), ("acceptance", "acceptance rate"), ("completion", "completion rate"))
@@ -149,7 +150,7 @@ def _save(fig: Any, out: Path, stem: str) -> str:
     fig.savefig(out / f"{stem}.pdf")
     buf = io.BytesIO()
     fig.savefig(buf, format="png", dpi=110)
-    (out / f"{stem}.png").write_bytes(buf.getvalue())
+    write_bytes(out / f"{stem}.png", buf.getvalue())
     plt.close(fig)
     return base64.b64encode(buf.getvalue()).decode()
 
@@ -226,7 +227,7 @@ def write_report(result_dir: str | Path, out: str | Path) -> str:
     md = "\n\n".join([f"# Gap report\n\n{intro}", *[t.markdown() for t in shown],
                       *[f"![{title}]({stem}.png)" for title, stem in
                         zip([t for t, _ in images], _stems(images))]]) + "\n"
-    (out / "report.md").write_text(md, encoding="utf-8")
+    write_text(out / "report.md", md)
     parts = [f"<h1>Gap report</h1><p>{html.escape(intro)}</p>"]
     for t in shown:
         parts.append(f"<h2>{html.escape(t.title)}</h2>" + t.frame.to_html(index=False, na_rep="-", float_format=lambda v: f"{v:.4g}"))
@@ -236,7 +237,7 @@ def write_report(result_dir: str | Path, out: str | Path) -> str:
             "body{font-family:sans-serif;margin:2em}table{border-collapse:collapse;font-size:13px}"
             "td,th{border:1px solid #ccc;padding:2px 6px;text-align:right}img{max-width:100%}"
             "</style></head><body>" + "\n".join(parts) + "</body></html>\n")
-    (out / "report.html").write_text(page, encoding="utf-8")
+    write_text(out / "report.html", page)
     return "\n\n".join(t.to_markdown_text() for t in (headline, by_group, tto))
 
 

@@ -8,8 +8,8 @@ Layout of a study folder ``DIR``::
     DIR/reference.solu                    best known values per instance (mropt.harness.reference)
 
 A Parquet file is unreadable until its footer is written, so every file is written under a
-temporary name (``.*.tmp``, ignored by readers) and renamed into place with ``os.replace``,
-which is atomic: a reader sees the whole file or none. Killing a study at any moment loses
+temporary name (``.*.tmp``, ignored by readers) and renamed into place with ``os.replace``
+(:mod:`mropt.model.files`, the one writer of mropt), which is atomic: a reader sees the whole file or none. Killing a study at any moment loses
 at most the runs in flight. A run's file is named by its run key, so writing the same run
 twice (two studies on one folder) leaves one file; readers also drop duplicate keys.
 :meth:`Store.compact` merges everything into one new file, and deletes the files it merged
@@ -21,7 +21,6 @@ from __future__ import annotations
 import fcntl
 import hashlib
 import json
-import os
 import time
 import uuid
 from collections.abc import Iterator
@@ -33,6 +32,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from mropt.model.errors import InputError
+from mropt.model.files import replacing, write_text
 
 #: Columns of a row, in order (DESIGN: one row per run).
 SCHEMA = pa.schema([
@@ -105,22 +105,16 @@ class Store:
 
     @staticmethod
     def _write_atomic(table: pa.Table, target: Path) -> None:
-        tmp = target.with_name(f".{target.stem}.{uuid.uuid4().hex[:8]}.tmp")
-        try:
+        """Parquet under a temporary name, fsync-ed and renamed into place (:func:`mropt.model.files.replacing`)."""
+        with replacing(target) as tmp:
             pq.write_table(table, tmp, compression="zstd")
-            os.replace(tmp, target)
-        finally:
-            if tmp.exists():
-                tmp.unlink()
 
     def save_instance(self, instance: Any, digest: str) -> None:
         target = self.instances / f"{digest}.json"
         if not target.exists():
             from mropt.model.io import instance_to_json
 
-            tmp = target.with_name(f".{target.name}.{uuid.uuid4().hex[:8]}.tmp")
-            tmp.write_text(instance_to_json(instance), encoding="utf-8")
-            os.replace(tmp, target)
+            write_text(target, instance_to_json(instance))
 
     def load_instance(self, digest: str) -> Any:
         from mropt.model.io import load_instance

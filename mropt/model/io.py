@@ -13,6 +13,7 @@ from typing import Any
 from mropt.model.admission import AdmissionInstance
 from mropt.model.errors import InputError, read_input_file
 from mropt.model.fairness import FairnessInstance
+from mropt.model.files import write_text
 from mropt.model.priority import PriorityInstance
 
 #: kind -> instance class; each class carries the newest ``schema_version`` it reads
@@ -90,8 +91,5 @@ def instance_to_json(instance: Instance) -> str:
 
 
 def save_instance(instance: Instance, path: str | Path) -> None:
-    """Write atomically: a temporary file renamed into place, so a crash never leaves half a file."""
-    path = Path(path)
-    tmp = path.with_name(f".{path.name}.tmp")
-    tmp.write_text(instance_to_json(instance), encoding="utf-8")
-    tmp.replace(path)
+    """Write the instance file through :func:`mropt.model.files.write_text` (atomic for a regular file)."""
+    write_text(path, instance_to_json(instance))
