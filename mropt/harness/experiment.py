@@ -8,9 +8,10 @@ naming it (``smoke.toml: key 'methods[2].profiles' ...``). Schema::
     description = "..."           # free text
     imports = ["mypkg.methods"]   # modules imported, in the parent and in every worker, before
                                   # methods are looked up: plug-in methods register themselves there
-    time_limit = 10.0             # seconds per run for runs without a profile (default 60)
-    kill_grace = 5.0              # seconds past a run's limit before its worker is killed (default 5)
-    method_seeds = [0]            # seeds passed to the methods (default [0]; instance seeds are below)
+    time_limit = 10.0             # seconds per run for runs without a profile (default 60), in (0, 1e7]
+    kill_grace = 5.0              # seconds past a run's limit before its worker is killed (default 5), in [0, 1e7]
+    method_seeds = [0]            # seeds passed to the methods (default [0]; instance seeds are below),
+                                  # integers in [0, 2^63 - 1] or {start, count}
     profiles = ["cbc", "cpsat"]   # solver profiles (solvers/NAME.toml, or a path relative to this
                                   # file): each runs its backend with its time limit, threads and
                                   # params; a listed method with that backend gets it (default: none)
@@ -39,7 +40,20 @@ from pathlib import Path
 from typing import Any
 
 from mropt.harness import instance_sets as sets
-from mropt.harness.instance_sets import InstanceEntry, check_keys, dotted, int_list, need
+from mropt.harness.instance_sets import InstanceEntry
+from mropt.harness.toml_fields import (
+    check_keys,
+    dotted,
+    fail,
+    in_file,
+    method_params,
+    need,
+    read_toml,
+    seconds,
+    seed_list,
+    show,
+    string,
+)
 from mropt.model.errors import InputError
 
 _TOP = {"name", "description", "imports", "time_limit", "kill_grace", "method_seeds", "profiles", "methods",
@@ -146,37 +160,26 @@ def load_profile_any(name: str, base: Path) -> Any:
 def load_experiment(path: str | Path) -> Experiment:
     """Read and check an experiment file; every error names the file and the key."""
     path = Path(path)
-    data = sets.read_toml(path)
+    data = read_toml(path)
     try:
         return _parse(data, path)
     except InputError as exc:
-        raise InputError(f"{path}: {exc}") from None
-
-
-def _number(data: dict[str, Any], key: str, default: float, minimum_exclusive: float | None = 0.0) -> float:
-    value = float(need(data, key, (int, float), "", default))
-    if minimum_exclusive is not None and not value > minimum_exclusive:
-        raise InputError(f"key '{key}' must be > {minimum_exclusive:g}, got {value:g}")
-    return value
+        raise in_file(path, exc) from None
 
 
 def _parse(data: dict[str, Any], path: Path) -> Experiment:
     check_keys(data, _TOP, "")
-    name = need(data, "name", str, "", path.stem)
-    if not name.strip():
-        raise InputError("key 'name' must not be empty")
+    name = string(data, "name", "", path.stem, non_empty=True)
     imports = need(data, "imports", list, "", [])
     if not all(isinstance(m, str) for m in imports):
-        raise InputError(f"key 'imports' must be a list of module names, got {imports!r:.60}")
+        raise fail("", "imports", "a list of module names", imports)
     try:
         import_modules(imports, [str(Path.cwd()), str(path.parent.resolve())])
     except ImportError as exc:
         raise InputError(f"key 'imports': cannot import ({exc})") from None
-    time_limit = _number(data, "time_limit", 60.0)
-    kill_grace = _number(data, "kill_grace", 5.0, minimum_exclusive=None)
-    if kill_grace < 0:
-        raise InputError(f"key 'kill_grace' must be >= 0, got {kill_grace:g}")
-    method_seeds = int_list(data, "method_seeds", "", [0])
+    time_limit = seconds(data, "time_limit", "", 60.0)
+    kill_grace = seconds(data, "kill_grace", "", 5.0, zero=True)
+    method_seeds = seed_list(data, "method_seeds", "", [0])
     default_profiles = need(data, "profiles", list, "", [])
     report = need(data, "report", dict, "", {})
 
@@ -188,7 +191,7 @@ def _parse(data: dict[str, Any], path: Path) -> Experiment:
 
     def profile(p: Any, where: str) -> Any:
         if not isinstance(p, str):
-            raise InputError(f"key '{where}' must list profile names, got {p!r:.60}")
+            raise InputError(f"key '{where}' must be a profile name, got {show(p)}")
         if p not in profiles:
             try:
                 profiles[p] = load_profile_any(p, path.parent)
@@ -203,7 +206,7 @@ def _parse(data: dict[str, Any], path: Path) -> Experiment:
         if isinstance(raw, str):
             raw = {"name": raw}
         if not isinstance(raw, dict):
-            raise InputError(f"key '{where}' must be a method name or a table, got {raw!r:.60}")
+            raise InputError(f"key '{where}' must be a method name or a table, got {show(raw)}")
         check_keys(raw, _METHOD_KEYS, where)
         mname = need(raw, "name", str, where)
         try:
@@ -211,15 +214,9 @@ def _parse(data: dict[str, Any], path: Path) -> Experiment:
         except InputError as exc:
             raise InputError(f"key '{dotted(where, 'name')}': {exc}") from None
         label = need(raw, "label", str, where, mname)
-        params = need(raw, "params", dict, where, {})
-        try:  # names, types and ranges, from the method's declaration
-            params = info.check_params(params)
-        except InputError as exc:
-            raise InputError(f"key '{dotted(where, 'params')}': {exc}") from None
+        params = method_params(info, need(raw, "params", dict, where, {}), dotted(where, "params"))
         own = need(raw, "profiles", list, where, None)
-        limit = need(raw, "time_limit", (int, float), where, None)
-        if limit is not None and not limit > 0:
-            raise InputError(f"key '{dotted(where, 'time_limit')}' must be > 0, got {limit!r}")
+        limit = seconds(raw, "time_limit", where, None)
         if own is None:  # the top-level profiles whose backend is this method
             names = [p for p in default_profiles if profiles[p].backend == mname]
         else:
@@ -231,8 +228,7 @@ def _parse(data: dict[str, Any], path: Path) -> Experiment:
                                      f"{prof.backend!r}, not {mname!r}")
         if any(m.label == label for m in methods):
             raise InputError(f"key '{dotted(where, 'label')}': method label {label!r} is used twice")
-        methods.append(MethodSpec(mname, label, dict(params), tuple(names) or (NO_PROFILE,),
-                                  None if limit is None else float(limit)))
+        methods.append(MethodSpec(mname, label, dict(params), tuple(names) or (NO_PROFILE,), limit))
     listed = {m.name for m in methods}
     for p in default_profiles:  # a profile whose backend is not listed runs its backend, as is
         backend = profiles[p].backend
@@ -253,5 +249,5 @@ def _parse(data: dict[str, Any], path: Path) -> Experiment:
         raise InputError("key 'instances' is missing (give one or more [[instances]] blocks)")
     for k, block in enumerate(blocks):
         sets.check_block(block, f"instances[{k}]", path.parent)
-    return Experiment(name, path, need(data, "description", str, "", ""), imports, time_limit, kill_grace,
+    return Experiment(name, path, string(data, "description", "", ""), imports, time_limit, kill_grace,
                      method_seeds, methods, blocks, profiles, report)

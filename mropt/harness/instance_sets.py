@@ -2,11 +2,12 @@
 
 An experiment's ``[[instances]]`` blocks (or the blocks of ``instances/NAME.toml``, which
 ``set = "NAME"`` names) each take one of four forms; every key is checked before anything
-runs, and a bad one is an :class:`InputError` naming it (``instances[1].sweep.size``)::
+runs (through :mod:`mropt.harness.toml_fields`), and a bad one is an :class:`InputError`
+naming it (``instances[1].sweep.size``)::
 
     [[instances]]                 # 1. generator: paper defaults, overridden and swept
     generator = "admission"       #    mropt.instances.admission_gen.generate_admission
-    seeds = [1, 2, 3]             #    or {start = 1, count = 10}
+    seeds = [1, 2, 3]             #    in [0, 2^63 - 1]; or {start = 1, count = 10} (count <= 1000000)
     params = {jobs = 30}          #    fixed generator parameters
     sweep = {size = [100, 150, 200]}   # lists; their product (every combination)
     group = "L"                   #    optional label of the block (default: the swept keys)
@@ -19,7 +20,7 @@ runs, and a bad one is an :class:`InputError` naming it (``instances[1].sweep.si
     params = {nodes = 40}         #    SwimParams overrides
 
     [[instances]]                 # 3. a folder of instance files (*.json)
-    folder = "instances/small"
+    folder = "instances/small"    #    pattern = "*.json" (default): a glob inside the folder
 
     [[instances]]                 # 4. a reusable set: instances/NAME.toml holds [[instances]] blocks
     set = "paper-defaults"        #    and may ship instances/NAME.solu, its reference values
@@ -30,13 +31,23 @@ same SHA-256) are kept once.
 
 from __future__ import annotations
 
-import itertools
-import tomllib
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from mropt.harness.toml_fields import (
+    check_keys,
+    dotted,
+    fail,
+    need,
+    product,
+    read_toml,
+    seed_list,
+    show,
+    string,
+    value_list,
+)
 from mropt.model.errors import InputError
 from mropt.model.io import load_instance
 
@@ -62,74 +73,6 @@ class InstanceEntry:
         return self.instance.name or self.instance.content_hash()[:12]
 
 
-# -- key checking shared with the experiment file ---------------------------------------
-# ``where`` is the dotted key path of the table ("instances[0].sweep"); the caller that
-# knows the file puts its name in front of the message.
-def dotted(where: str, key: str) -> str:
-    return f"{where}.{key}" if where else key
-
-
-def check_keys(table: Mapping[str, Any], allowed: set[str], where: str) -> None:
-    unknown = sorted(set(table) - allowed)
-    if unknown:
-        raise InputError(f"unknown key '{dotted(where, unknown[0])}' (allowed: {', '.join(sorted(allowed))})")
-
-
-def need(table: Mapping[str, Any], key: str, kind: type | tuple[type, ...], where: str, default: Any = ...) -> Any:
-    """``table[key]`` checked against ``kind``; missing without a default is an error naming the key."""
-    if key not in table:
-        if default is ...:
-            raise InputError(f"key '{dotted(where, key)}' is missing")
-        return default
-    value = table[key]
-    kinds = kind if isinstance(kind, tuple) else (kind,)
-    if not isinstance(value, kinds) or (isinstance(value, bool) and bool not in kinds):
-        names = " or ".join({"dict": "a table", "list": "a list", "str": "a string", "int": "an integer",
-                             "float": "a number", "bool": "true or false"}.get(k.__name__, k.__name__) for k in kinds)
-        raise InputError(f"key '{dotted(where, key)}' must be {names}, got {value!r:.60}")
-    return value
-
-
-def int_list(table: Mapping[str, Any], key: str, where: str, default: Any = ...) -> list[int]:
-    """A list of integers, or ``{start = a, count = n}`` (a, a+1, ..., a+n-1)."""
-    value = need(table, key, (list, dict), where, default)
-    here = dotted(where, key)
-    if isinstance(value, dict):
-        check_keys(value, {"start", "count"}, here)
-        start = need(value, "start", int, here, 0)
-        count = need(value, "count", int, here)
-        if count < 1:
-            raise InputError(f"key '{here}.count' must be >= 1, got {count}")
-        return list(range(start, start + count))
-    if not value or not all(isinstance(v, int) and not isinstance(v, bool) for v in value):
-        raise InputError(f"key '{here}' must be a non-empty list of integers, got {value!r:.60}")
-    return list(value)
-
-
-def _value_list(value: Any, where: str, key: str) -> list[Any]:
-    here = dotted(where, key)
-    if isinstance(value, dict):  # {from, step, count}
-        check_keys(value, {"from", "step", "count"}, here)
-        lo = need(value, "from", (int, float), here)
-        step = need(value, "step", (int, float), here)
-        count = need(value, "count", int, here)
-        if count < 1:
-            raise InputError(f"key '{here}.count' must be >= 1, got {count}")
-        return [lo + k * step for k in range(count)]
-    if isinstance(value, list):
-        if not value:
-            raise InputError(f"key '{here}' must not be empty")
-        return value
-    return [value]
-
-
-def _product(table: Mapping[str, Any], where: str) -> Iterator[dict[str, Any]]:
-    keys = list(table)
-    lists = [_value_list(table[k], where, k) for k in keys]
-    for combo in itertools.product(*lists):
-        yield dict(zip(keys, combo))
-
-
 # -- parsing (checks only) and expansion --------------------------------------------------
 def resolve_set(name: str, base: Path, where: str) -> Path:
     """``instances/NAME.toml``, looked up beside the naming file, in its parents and in the cwd."""
@@ -139,18 +82,6 @@ def resolve_set(name: str, base: Path, where: str) -> Path:
         if path.is_file():
             return path
     raise InputError(f"key '{dotted(where, 'set')}': no instance set {name!r} (looked for instances/{name}.toml)")
-
-
-def read_toml(path: Path) -> dict[str, Any]:
-    try:
-        with open(path, "rb") as f:
-            return tomllib.load(f)
-    except FileNotFoundError:
-        raise InputError(f"{path}: no such file") from None
-    except IsADirectoryError:
-        raise InputError(f"{path}: is a directory, not a file") from None
-    except tomllib.TOMLDecodeError as exc:
-        raise InputError(f"{path}: not valid TOML ({exc})") from None
 
 
 def set_blocks(path: Path) -> list[dict[str, Any]]:
@@ -171,7 +102,7 @@ def set_blocks(path: Path) -> list[dict[str, Any]]:
 def check_block(block: Any, where: str, base: Path, depth: int = 0) -> None:
     """Check one ``[[instances]]`` block without generating anything."""
     if not isinstance(block, dict):
-        raise InputError(f"key '{where}' must be a table, got {block!r:.60}")
+        raise InputError(f"key '{where}' must be a table, got {show(block)}")
     forms = [f for f in FORMS if f in block]
     if len(forms) != 1:
         raise InputError(f"key '{where}' needs exactly one of {', '.join(FORMS)} (got {', '.join(forms) or 'none'})")
@@ -181,8 +112,8 @@ def check_block(block: Any, where: str, base: Path, depth: int = 0) -> None:
     if form == "generator":
         gen = need(block, "generator", str, where)
         if gen != "admission":
-            raise InputError(f"key '{dotted(where, 'generator')}' is {gen!r}; known generators: admission")
-        int_list(block, "seeds", where)
+            raise fail(where, "generator", "a known generator (admission)", gen)
+        seed_list(block, "seeds", where)
         params = need(block, "params", dict, where, {})
         sweep = need(block, "sweep", dict, where, {})
         from mropt.instances.admission_gen import AdmissionParams
@@ -194,25 +125,27 @@ def check_block(block: Any, where: str, base: Path, depth: int = 0) -> None:
                     raise InputError(f"key '{dotted(where, table)}.{key}' is not a generator parameter "
                                      f"(known: {', '.join(sorted(known))})")
         for key, value in sweep.items():
-            _value_list(value, dotted(where, "sweep"), key)
+            value_list(value, dotted(where, "sweep"), key)
     elif form == "importer":
         imp = need(block, "importer", str, where)
         if imp != "swim":
-            raise InputError(f"key '{dotted(where, 'importer')}' is {imp!r}; known importers: swim")
+            raise fail(where, "importer", "a known importer (swim)", imp)
         trace = need(block, "trace", str, where)
         if not (base / trace).is_file():
             raise InputError(f"key '{dotted(where, 'trace')}': no such file {str(base / trace)!r}")
-        int_list(block, "seeds", where, [0])
+        seed_list(block, "seeds", where, [0])
         windows = need(block, "windows", dict, where, {})
         check_keys(windows, {"start", "jobs", "duration"}, dotted(where, "windows"))
         for key, value in windows.items():
-            _value_list(value, dotted(where, "windows"), key)
+            value_list(value, dotted(where, "windows"), key)
         need(block, "params", dict, where, {})
     elif form == "folder":
         folder = base / need(block, "folder", str, where)
         if not folder.is_dir():
             raise InputError(f"key '{dotted(where, 'folder')}': no such folder {str(folder)!r}")
-        need(block, "pattern", str, where, "*.json")
+        pattern = string(block, "pattern", where, "*.json")
+        if not pattern or Path(pattern).is_absolute() or ".." in Path(pattern).parts:
+            raise fail(where, "pattern", "a non-empty glob pattern inside the folder (not absolute, no '..')", pattern)
     else:
         if depth > 4:
             raise InputError(f"key '{where}': instance sets nest too deeply")
@@ -241,12 +174,12 @@ def expand_block(block: dict[str, Any], where: str, base: Path) -> Iterator[Inst
 
         fixed = {k: typed(k, v) for k, v in block.get("params", {}).items()}
         sweep = dict(block.get("sweep", {}))
-        for point in _product(sweep, dotted(where, "sweep")):
+        for point in product(sweep, dotted(where, "sweep")):
             point = {k: typed(k, v) for k, v in point.items()}
             kwargs = {**fixed, **point}
             group = group_label or (" ".join(f"{k}={v:g}" if isinstance(v, (int, float)) else f"{k}={v}"
                                              for k, v in point.items()) or "default")
-            for seed in int_list(block, "seeds", where):
+            for seed in seed_list(block, "seeds", where):
                 inst = generate_admission(seed, **kwargs)
                 params = {**_generator_axes(inst), **{k: v for k, v in kwargs.items() if _scalar(v)}, "seed": seed}
                 yield InstanceEntry(inst, group, params)
@@ -254,8 +187,8 @@ def expand_block(block: dict[str, Any], where: str, base: Path) -> Iterator[Inst
         from mropt.instances.swim import import_swim
 
         trace = base / block["trace"]
-        for window in _product(dict(block.get("windows", {})), dotted(where, "windows")):
-            for seed in int_list(block, "seeds", where, [0]):
+        for window in product(dict(block.get("windows", {})), dotted(where, "windows")):
+            for seed in seed_list(block, "seeds", where, [0]):
                 inst = import_swim(trace, seed=seed, **{**block.get("params", {}), **window})
                 group = group_label or f"swim {Path(block['trace']).stem}"
                 params = {**{k: v for k, v in window.items() if _scalar(v)}, "seed": seed, "jobs": inst.n}

@@ -9,8 +9,8 @@ Layout of a study folder ``DIR``::
 
 A Parquet file is unreadable until its footer is written, so every file is written under a
 temporary name (``.*.tmp``, ignored by readers) and renamed into place with ``os.replace``
-(:mod:`mropt.model.files`, the one writer of mropt), which is atomic: a reader sees the whole file or none. Killing a study at any moment loses
-at most the runs in flight. A run's file is named by its run key, so writing the same run
+(:mod:`mropt.model.files`, the one writer of mropt), which is atomic: a reader sees the
+whole file or none. Killing a study at any moment loses at most the runs in flight. A run's file is named by its run key, so writing the same run
 twice (two studies on one folder) leaves one file; readers also drop duplicate keys.
 :meth:`Store.compact` merges everything into one new file, and deletes the files it merged
 only after the merged file is in place; a lock file serialises compactions.
