@@ -56,7 +56,7 @@ def run_gap(args: argparse.Namespace) -> int:
     exp = load_experiment(args.experiment)
     workers = _workers(args.workers)
     executor = "dask" if args.scheduler else args.executor
-    out = Path(args.out) if args.out else Path("results") / exp.name
+    out = Path(args.out) if args.out else exp.results_folder()
     if args.check:
         entries = exp.instances()
         runs = sum(1 for _ in exp.runs(entries))

@@ -4,7 +4,9 @@ A study is every (instance, method, profile, seed) run of the file. The whole fi
 checked before anything runs: an unknown or malformed key is an :class:`InputError`
 naming it (``smoke.toml: key 'methods[2].profiles' ...``). Schema::
 
-    name = "smoke"                # the experiment's name in the store (default: the file's stem)
+    name = "smoke"                # the experiment's name in the store (default: the file's stem); without
+                                  # --out, results go to results/NAME, so NAME must then be a folder name
+                                  # (letters, digits, '.', '_', '-'; see Experiment.results_folder)
     description = "..."           # free text
     imports = ["mypkg.methods"]   # modules imported, in the parent and in every worker, before
                                   # methods are looked up: plug-in methods register themselves there
@@ -33,6 +35,7 @@ from __future__ import annotations
 
 import importlib
 import json
+import re
 import sys
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -60,6 +63,8 @@ _TOP = {"name", "description", "imports", "time_limit", "kill_grace", "method_se
         "instances", "report"}
 _METHOD_KEYS = {"name", "label", "params", "profiles", "time_limit"}
 NO_PROFILE = "-"
+#: what an experiment name must look like to name its results folder (Experiment.results_folder)
+_FOLDER_NAME = re.compile(r"[A-Za-z0-9_-][A-Za-z0-9._-]*")
 
 
 @dataclass(frozen=True)
@@ -101,6 +106,20 @@ class Experiment:
     @property
     def base(self) -> Path:
         return self.path.parent
+
+    def results_folder(self, root: str | Path = "results") -> Path:
+        """``root/NAME``, the folder of a study run without ``--out`` (issue 14, item 4).
+
+        The name becomes a folder, so it must be a plain folder name: letters, digits,
+        ``.``, ``_`` and ``-``, not starting with ``.`` and without ``..``. An absolute
+        name, a path separator or ``..`` would put the results outside ``root``; such a
+        name is refused (one line naming the file and the key), not rewritten.
+        """
+        if not _FOLDER_NAME.fullmatch(self.name) or ".." in self.name:
+            raise in_file(self.path, fail("", "name", "a folder name of letters, digits, '.', '_' and '-' (not "
+                                          "starting with '.', no '..') to name the results folder (or give --out)",
+                                          self.name))
+        return Path(root) / self.name
 
     def instances(self) -> list[InstanceEntry]:
         """The instances, each kept once (by content hash), in file order."""

@@ -128,3 +128,28 @@ def test_the_reader_functions():
     with pytest.raises(InputError, match=r"^unknown key 'z' \(allowed: a, b\)$"):
         tf.check_keys({"z": 1}, {"a", "b"}, "")
     assert tf.show("x" * 100).endswith("...") and len(tf.show("x" * 100)) == 60
+
+
+# -- experiment names and the results folder (issue 14, item 4) ---------------------------
+@pytest.mark.parametrize("name", ["/tmp/evil", "../outside", "a/b", "a..b", ".hidden", "..", "sp ace", "tab\tname",
+                                  "ünï"])
+def test_unsafe_names_are_refused_without_out(write_experiment, tmp_path, monkeypatch, name):
+    escaped = name.replace("\\", "\\\\").replace("\t", "\\t")
+    exp = write_experiment(f'name = "{escaped}"\nmethods = ["edf-greedy"]\n' + BLOCK)
+    loaded = load_experiment(exp)
+    one_line_error(loaded.results_folder, str(exp), "key 'name' must be a folder name", repr(name))
+    monkeypatch.chdir(tmp_path)
+    err = io.StringIO()
+    with redirect_stderr(err):
+        assert main(["gap", str(exp), "--check"]) == 2
+    assert err.getvalue().count("\n") == 1 and "key 'name'" in err.getvalue() and "--out" in err.getvalue()
+    with redirect_stderr(io.StringIO()):  # with --out the name is only a label
+        assert main(["gap", str(exp), "--check", "--out", str(tmp_path / "elsewhere")]) == 0
+    assert not (tmp_path / "results").exists()
+
+
+def test_a_plain_name_gives_results_name(write_experiment):
+    exp = load_experiment(write_experiment('name = "amb-paper_v1.2"\nmethods = ["edf-greedy"]\n' + BLOCK))
+    assert exp.results_folder() == Path("results") / "amb-paper_v1.2"
+    stem = load_experiment(write_experiment('methods = ["edf-greedy"]\n' + BLOCK, name="my-study.toml"))
+    assert stem.results_folder() == Path("results") / "my-study"
