@@ -188,3 +188,56 @@ def test_solve_with_profile_and_threads(tmp_path):
     assert_input_error(mropt("solve", path, "--profile", "cpsat", "-m", "amb"), "disagrees")
     assert_input_error(mropt("solve", path, "-m", "amb", "--threads", "2"), "'threads'")
     assert_input_error(mropt("solve", path), "--method")
+
+
+def test_generator_options_are_the_parameter_fields():
+    """Every parameter of a generator is an option, with the dataclass's default (issue 12, item 7)."""
+    import argparse
+    import dataclasses
+
+    from mropt.cli.common import add_param_options, param_fields, params_from_args
+    from mropt.cli.main import build_parser
+    from mropt.instances.admission_gen import AdmissionParams
+    from mropt.instances.fairness_gen import FairnessParams
+    from mropt.instances.priority_gen import PriorityParams
+
+    parser = build_parser()
+    for kind, cls in (("admission", AdmissionParams), ("priority", PriorityParams), ("fairness", FairnessParams)):
+        args = parser.parse_args(["generate", kind])
+        assert params_from_args(cls, args) == cls()  # no option given: the paper's defaults
+        hidden = {f.name for f in dataclasses.fields(cls)} - {f.name for f in param_fields(cls)}
+        assert hidden <= {"history_phi", "history_cv", "heavy_min", "heavy_max", "light_min", "light_max", "mem_unit"}
+    args = parser.parse_args(["generate", "admission", "--benefit-min", "10", "--job-type", "x=1,0,2", "--mix", "x"])
+    params = params_from_args(AdmissionParams, args)
+    assert params.benefit_min == 10 and params.mix == {"x": 1.0} and set(params.job_types) == {
+        "wordcount", "inverted-index", "grep", "x"}
+
+    @dataclasses.dataclass(frozen=True)
+    class NewParams:
+        rate: float = 0.5
+        new_knob: int = dataclasses.field(default=7, metadata={"help": "a new knob (default {default})"})
+        switch: bool = False
+
+    p = argparse.ArgumentParser()
+    add_param_options(p, NewParams)
+    assert "--new-knob NEW_KNOB" in p.format_help() and "a new knob (default 7)" in p.format_help()
+    assert params_from_args(NewParams, p.parse_args(["--new-knob", "3", "--switch"])) == NewParams(new_knob=3, switch=True)
+    assert p.parse_args([]).seed == 0
+
+
+@pytest.mark.parametrize("argv, message", [
+    (["priority", "--deadlines", "a,b"], "argument --deadlines: expected comma-separated numbers, got 'a,b'"),
+    (["admission", "--mix", "a=x"], "argument --mix: expected name=weight,..., got 'a=x'"),
+    (["admission", "--job-type", "foo=1,2"],
+     "argument --job-type: expected name=map_task_time,reduce_fanout,reduce_task_time, got 'foo=1,2'"),
+])
+def test_bad_generator_option_values_say_what_is_expected(argv, message):
+    import io
+    from contextlib import redirect_stderr
+
+    from mropt.cli.main import build_parser
+
+    err = io.StringIO()
+    with redirect_stderr(err), pytest.raises(SystemExit) as exc:
+        build_parser().parse_args(["generate", *argv])
+    assert exc.value.code == 2 and err.getvalue().strip().endswith(message)

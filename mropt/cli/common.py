@@ -1,9 +1,13 @@
-"""Helpers shared by the CLI subcommands: output files and parameter parsing."""
+"""Helpers shared by the CLI subcommands: output files, parameter parsing, generator options."""
 
 from __future__ import annotations
 
+import argparse
+import dataclasses
 import json
 import sys
+import typing
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from mropt.model import files
@@ -32,3 +36,119 @@ def parse_param(text: str) -> tuple[str, Any]:
     except json.JSONDecodeError:
         value = raw
     return name.strip().replace("-", "_"), value
+
+
+# -- options built from a parameter dataclass (issue 12, item 7) ----------------------------
+def param_fields(cls: type) -> list[dataclasses.Field]:
+    """The fields of ``cls`` that are command-line options (all but ``metadata["cli"] = False``)."""
+    return [f for f in dataclasses.fields(cls) if f.metadata.get("cli", True)]
+
+
+def add_param_options(parser: argparse.ArgumentParser, cls: type, *, first: tuple[str, ...] = ("seed",)) -> None:
+    """One option per field of the generator's parameter dataclass ``cls``, so a new field is a new option.
+
+    The option is ``--name-with-dashes`` (or ``metadata["flag"]``, plus ``metadata["short"]``);
+    its default is the field's; its help is ``metadata["help"]`` with ``{default}`` replaced
+    by the default (numbers as ``:g``, tuples comma-separated, tables by their keys), or
+    ``default {default}``. The field's type picks the parsing: ``int``, ``float``, ``bool``
+    (a switch), ``tuple[float, ...]`` (``600,1200``), ``Mapping[str, float]`` (``a=1,b=2``;
+    unset: the field's default) and ``Mapping[str, SomeDataclass]`` (repeated
+    ``NAME=v1,v2,...`` added to the default table). Options come in field order, after
+    the names in ``first`` (``"seed"`` there is the generator's ``--seed``).
+    """
+    fields = {f.name: f for f in param_fields(cls)}
+    hints = typing.get_type_hints(cls)
+    order = [*first, *(name for name in fields if name not in first)]
+    for name in order:
+        if name == "seed":
+            parser.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
+            continue
+        f = fields[name]
+        default = _field_default(f)
+        flags = [f.metadata.get("flag", "--" + name.replace("_", "-"))]
+        flags += [f.metadata["short"]] if "short" in f.metadata else []
+        text = f.metadata.get("help", "default {default}").replace("{default}", _show_default(default))
+        kind = hints[name]
+        extra: dict[str, Any] = {"metavar": f.metadata["metavar"]} if "metavar" in f.metadata else {}
+        if kind is bool and default is False:
+            parser.add_argument(*flags, dest=name, action="store_true", help=text)
+        elif kind in (int, float):
+            parser.add_argument(*flags, dest=name, type=kind, default=default, help=text, **extra)
+        elif typing.get_origin(kind) is tuple:
+            parser.add_argument(*flags, dest=name, type=_floats, default=default, help=text, **extra)
+        elif typing.get_origin(kind) is Mapping and typing.get_args(kind)[1] is float:
+            parser.add_argument(*flags, dest=name, type=_mix, default=None, help=text, **extra)
+        elif typing.get_origin(kind) is Mapping and dataclasses.is_dataclass(typing.get_args(kind)[1]):
+            parse = _named_record(typing.get_args(kind)[1])
+            parser.add_argument(*flags, dest=name, type=parse, action="append", default=[], help=text, **extra)
+        else:  # pragma: no cover - a new kind of field needs its parser here
+            raise TypeError(f"{cls.__name__}.{name}: no command-line option for type {kind!r}")
+
+
+def params_from_args(cls: type, args: argparse.Namespace) -> Any:
+    """The ``cls`` instance of the parsed options (see :func:`add_param_options`)."""
+    hints = typing.get_type_hints(cls)
+    values: dict[str, Any] = {}
+    for f in param_fields(cls):
+        value = getattr(args, f.name)
+        if typing.get_origin(hints[f.name]) is Mapping:
+            if isinstance(value, list):  # repeated NAME=... records over the default table
+                value = {**_field_default(f), **dict(value)}
+            elif value is None:
+                continue
+        values[f.name] = value
+    return cls(**values)
+
+
+def _field_default(f: dataclasses.Field) -> Any:
+    return f.default_factory() if f.default is dataclasses.MISSING else f.default  # type: ignore[misc]
+
+
+def _show_default(value: Any) -> str:
+    if isinstance(value, bool):
+        return str(value).lower()
+    if isinstance(value, float):
+        return f"{value:g}"
+    if isinstance(value, tuple):
+        return ",".join(_show_default(v) for v in value)
+    if isinstance(value, Mapping):
+        return ", ".join(value)
+    return str(value)
+
+
+def _floats(text: str) -> tuple[float, ...]:
+    """``600,1200,2400`` -> (600.0, 1200.0, 2400.0)."""
+    try:
+        return tuple(float(v) for v in text.split(","))
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected comma-separated numbers, got {text!r}") from None
+
+
+def _mix(text: str) -> dict[str, float]:
+    """``a=1,b=2`` -> {"a": 1.0, "b": 2.0} (a bare name weighs 1)."""
+    out: dict[str, float] = {}
+    for part in text.split(","):
+        name, sep, weight = part.partition("=")
+        try:
+            out[name.strip()] = float(weight) if sep else 1.0
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"expected name=weight,..., got {text!r}") from None
+    return out
+
+
+def _named_record(record: type) -> Callable[[str], tuple[str, Any]]:
+    """A parser of ``NAME=v1,v2,...`` into (NAME, record(v1, v2, ...)), the record's fields as floats."""
+    names = [f.name for f in dataclasses.fields(record)]
+    usage = f"name={','.join(names)}"
+
+    def parse(text: str) -> tuple[str, Any]:
+        name, sep, values = text.partition("=")
+        try:
+            numbers = [float(v) for v in values.split(",")]
+        except ValueError:
+            numbers = []
+        if not sep or not name.strip() or len(numbers) != len(names):
+            raise argparse.ArgumentTypeError(f"expected {usage}, got {text!r}")
+        return name.strip(), record(*numbers)
+
+    return parse

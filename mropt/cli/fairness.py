@@ -6,7 +6,7 @@ import argparse
 import json
 import math
 
-from mropt.cli.common import write_text
+from mropt.cli.common import add_param_options, params_from_args, write_text
 from mropt.harness.table import render
 from mropt.model import files
 from mropt.model.errors import InputError
@@ -103,43 +103,20 @@ def add_generate_fairness(kinds: argparse._SubParsersAction) -> None:
     """The ``mropt generate fairness`` subparser (called from :mod:`mropt.cli.generate`)."""
     from mropt.instances.fairness_gen import FairnessParams
 
-    d = FairnessParams()
     p = kinds.add_parser(
         "fairness",
         help="DRF instance: CPU- and memory-heavy users (DDRF sec. 3)",
         description="Generate a fairness instance (model drf-mix, see mropt.instances.fairness_gen). Same arguments, same file.",
     )
-    p.add_argument("--users", "-n", type=int, default=d.users, help=f"users (default {d.users})")
-    p.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
-    p.add_argument("--nodes", type=int, default=d.nodes, help=f"machines (default {d.nodes})")
-    p.add_argument("--node-cpu", type=float, default=d.node_cpu, help=f"cores per machine (default {d.node_cpu:g})")
-    p.add_argument("--node-mem", type=float, default=d.node_mem, help=f"GB per machine (default {d.node_mem:g})")
-    p.add_argument("--rack-size", type=int, default=d.rack_size, help=f"machines per rack (default {d.rack_size})")
-    p.add_argument("--tasks-min", type=int, default=d.tasks_min, help=f"default {d.tasks_min}")
-    p.add_argument("--tasks-max", type=int, default=d.tasks_max, help=f"default {d.tasks_max}; 0 = unbounded")
-    p.add_argument("--weight-max", type=int, default=d.weight_max, help=f"weights uniform in 1..this (default {d.weight_max})")
-    p.add_argument("--with-nodes", action="store_true", help="list the machines (placement instances)")
-    p.add_argument("--replicas", type=int, default=d.replicas, help="input replicas per task on random nodes (needs --with-nodes)")
+    add_param_options(p, FairnessParams, first=("users", "seed"))  # one option per field
     p.add_argument("-o", "--output", help="output file (default stdout)")
     p.set_defaults(handler=run_generate_fairness)
 
 
 def run_generate_fairness(args: argparse.Namespace) -> int:
-    from mropt.instances.fairness_gen import generate_fairness
+    from mropt.instances.fairness_gen import FairnessParams, generate_fairness
 
-    instance = generate_fairness(
-        args.seed,
-        users=args.users,
-        nodes=args.nodes,
-        node_cpu=args.node_cpu,
-        node_mem=args.node_mem,
-        rack_size=args.rack_size,
-        tasks_min=args.tasks_min,
-        tasks_max=args.tasks_max,
-        weight_max=args.weight_max,
-        with_nodes=args.with_nodes,
-        replicas=args.replicas,
-    )
+    instance = generate_fairness(args.seed, params_from_args(FairnessParams, args))
     write_text(instance_to_json(instance), args.output)
     return 0
 

@@ -65,23 +65,34 @@ PAPER_JOB_TYPES: Mapping[str, JobType] = {
 
 @dataclass(frozen=True)
 class AdmissionParams:
-    """Every parameter of the generator; the defaults are the paper's (Table 2)."""
+    """Every parameter of the generator; the defaults are the paper's (Table 2).
 
-    jobs: int = 30
-    size: float = 150.0  # L: mean job size in 64 MB splits
-    deadline: float = 1000.0  # D: mean relative deadline, seconds
+    Each field is an option of ``mropt generate admission`` (``--benefit-min`` for
+    ``benefit_min``), built from the field's type, default and ``metadata``: ``help``
+    (``{default}`` is the default), ``short``, ``flag`` and ``metavar``
+    (:func:`mropt.cli.common.add_param_options`). A new field is a new option.
+    """
+
+    jobs: int = field(default=30, metadata={"help": "N, number of jobs (default {default})", "short": "-n"})
+    size: float = field(default=150.0, metadata={"help": "L, mean job size in 64 MB splits (default {default})"})
+    deadline: float = field(default=1000.0, metadata={"help": "D, mean relative deadline in s (default {default})"})
     benefit_min: int = 300
     benefit_max: int = 700
-    alpha: float = 0.3
-    beta: float = 2.0
-    rho: float = 1.0
-    nodes: int = 40
+    alpha: float = field(default=0.3, metadata={"help": "penalty ratio (default {default})"})
+    beta: float = field(default=2.0, metadata={"help": "penalty threshold of eq. 3 (default {default})"})
+    rho: float = field(default=1.0, metadata={"help": "slack factor (default {default})"})
+    nodes: int = field(default=40, metadata={"help": "cluster nodes (default {default})"})
     map_slots_per_node: int = 2
     reduce_slots_per_node: int = 2
-    task_time_jitter: float = 0.2
-    mean_interarrival: float = 0.0
-    mix: Mapping[str, float] = field(default_factory=lambda: {t: 1.0 for t in PAPER_JOB_TYPES})
-    job_types: Mapping[str, JobType] = field(default_factory=lambda: dict(PAPER_JOB_TYPES))
+    task_time_jitter: float = field(default=0.2, metadata={
+        "help": "task times vary by +/- this fraction (default {default})"})
+    mean_interarrival: float = field(default=0.0, metadata={
+        "help": "mean gap between submissions in s; 0 = all at time 0 (default)"})
+    mix: Mapping[str, float] = field(default_factory=lambda: {t: 1.0 for t in PAPER_JOB_TYPES}, metadata={
+        "help": "job type weights, e.g. wordcount=1,grep=2 (default equal thirds)"})
+    job_types: Mapping[str, JobType] = field(default_factory=lambda: dict(PAPER_JOB_TYPES), metadata={
+        "help": "add or override a job type (known: {default})", "flag": "--job-type",
+        "metavar": "NAME=MAP_TIME,FANOUT,REDUCE_TIME"})
 
     def check(self) -> None:
         def bad(name: str, rule: str) -> InputError:

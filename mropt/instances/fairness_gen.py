@@ -22,7 +22,7 @@ records model, parameters and seed under ``generator``.
 from __future__ import annotations
 
 import math
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, field
 from typing import Any
 
 import numpy as np
@@ -36,21 +36,29 @@ MODEL_VERSION = 1
 
 @dataclass(frozen=True)
 class FairnessParams:
-    users: int = 10
-    nodes: int = 10
-    node_cpu: float = 16
-    node_mem: float = 64
-    rack_size: int = 5
-    heavy_min: int = 2
-    heavy_max: int = 4
-    light_min: int = 1
-    light_max: int = 2
-    mem_unit: float = 2.0
+    """Every parameter of the generator (model ``drf-mix``, see the module docstring).
+
+    Each field is an option of ``mropt generate fairness``, built from its type, default
+    and ``metadata`` (:func:`mropt.cli.common.add_param_options`); ``"cli": False`` keeps
+    a field off the command line.
+    """
+
+    users: int = field(default=10, metadata={"help": "users (default {default})", "short": "-n"})
+    nodes: int = field(default=10, metadata={"help": "machines (default {default})"})
+    node_cpu: float = field(default=16, metadata={"help": "cores per machine (default {default})"})
+    node_mem: float = field(default=64, metadata={"help": "GB per machine (default {default})"})
+    rack_size: int = field(default=5, metadata={"help": "machines per rack (default {default})"})
+    heavy_min: int = field(default=2, metadata={"cli": False})
+    heavy_max: int = field(default=4, metadata={"cli": False})
+    light_min: int = field(default=1, metadata={"cli": False})
+    light_max: int = field(default=2, metadata={"cli": False})
+    mem_unit: float = field(default=2.0, metadata={"cli": False})
     tasks_min: int = 5
-    tasks_max: int = 50
-    weight_max: int = 1
-    with_nodes: bool = False
-    replicas: int = 0
+    tasks_max: int = field(default=50, metadata={"help": "default {default}; 0 = unbounded"})
+    weight_max: int = field(default=1, metadata={"help": "weights uniform in 1..this (default {default})"})
+    with_nodes: bool = field(default=False, metadata={"help": "list the machines (placement instances)"})
+    replicas: int = field(default=0, metadata={
+        "help": "input replicas per task on random nodes (needs --with-nodes)"})
 
     def check(self) -> None:
         def bad(name: str, rule: str) -> InputError:

@@ -40,22 +40,31 @@ MODEL_VERSION = 1
 
 @dataclass(frozen=True)
 class PriorityParams:
-    """Every parameter of the generator; the defaults are the paper's (Table 2, sec. 5)."""
+    """Every parameter of the generator; the defaults are the paper's (Table 2, sec. 5).
+
+    Each field is an option of ``mropt generate priority``, built from its type, default
+    and ``metadata`` (:func:`mropt.cli.common.add_param_options`); ``"cli": False`` keeps
+    a field off the command line (settable from Python and experiment files only).
+    """
 
     map_slots: int = 100
     reduce_slots: int = 50
-    deadlines: tuple[float, ...] = (600.0, 1200.0, 2400.0)
-    arrival_rate: float = 0.1 / 60
-    map_tasks: int = 100
-    map_task_time: float = 60.0
-    reduce_work: float = 3000.0
-    workload_scale: float = 1.0
-    pattern_mix: Mapping[str, float] = field(default_factory=lambda: {p: 1.0 for p in PATTERNS})
-    iterations: int = 3
-    jitter: float = 0.0
-    history_slices: int = 0
-    history_phi: float = 0.5
-    history_cv: float = 0.2
+    deadlines: tuple[float, ...] = field(default=(600.0, 1200.0, 2400.0), metadata={
+        "help": "seconds, comma-separated (default {default})"})
+    arrival_rate: float = field(default=0.1 / 60, metadata={"help": "jobs/s per priority (default 1/600)"})
+    map_tasks: int = field(default=100, metadata={"help": "map tasks per map visit (default {default})"})
+    map_task_time: float = field(default=60.0, metadata={"help": "s (default {default})"})
+    reduce_work: float = field(default=3000.0, metadata={"help": "slot-seconds per reduce visit (default {default})"})
+    workload_scale: float = field(default=1.0, metadata={"help": "multiplies map and reduce work (default {default})"})
+    pattern_mix: Mapping[str, float] = field(default_factory=lambda: {p: 1.0 for p in PATTERNS}, metadata={
+        "help": "simple=1,iterative=1,chain=1 (default equal thirds)"})
+    iterations: int = field(default=3, metadata={"help": "rounds of an iterative job (default {default})"})
+    jitter: float = field(default=0.0, metadata={
+        "help": "per-priority rate and work vary by +/- this fraction (default {default})"})
+    history_slices: int = field(default=0, metadata={
+        "help": "AR(1) history length instead of explicit values (default {default})"})
+    history_phi: float = field(default=0.5, metadata={"cli": False})
+    history_cv: float = field(default=0.2, metadata={"cli": False})
 
     def check(self) -> None:
         def bad(name: str, rule: str) -> InputError:
