@@ -32,7 +32,8 @@ import time
 
 from mropt.admission.exact_master import build_master
 from mropt.admission.exact_oracle import SubsetOracle
-from mropt.admission.milp import build_pulp_model, solve_pulp, solver_record
+from mropt.admission.milp import build_pulp_model
+from mropt.backends.pulp import solve_pulp, solver_record
 from mropt.model.admission import AdmissionInstance
 from mropt.model.solution import Solution
 from mropt.registry import THREADS, mropt_solver, register
