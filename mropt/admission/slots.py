@@ -89,6 +89,7 @@ _WEIGHT_BITS = 40
           summary="slot-level exact admission (M map, R reduce slots, non-preemptive tasks) with CP-SAT")
 def slots_cpsat(instance: AdmissionInstance, *, time_limit: float | None = None, seed: int = 0,
                 threads: int = 1, max_tasks: int = 400) -> Solution:
+    """Registered method ``slots-cpsat``: AMB eq. 1 on the slot-level cluster of sec. 3 (module docstring)."""
     if isinstance(max_tasks, bool) or not isinstance(max_tasks, (int, float)) or max_tasks != int(max_tasks) \
             or max_tasks <= 0:
         raise InputError(f"slots-cpsat: max_tasks must be a positive integer, got {max_tasks!r}")
