@@ -212,10 +212,13 @@ def _parse(data: dict[str, Any], path: Path) -> Experiment:
             raise InputError(f"key '{dotted(where, 'name')}': {exc}") from None
         label = need(raw, "label", str, where, mname)
         params = need(raw, "params", dict, where, {})
-        try:  # names, types and ranges, from the method's declaration
-            params = info.check_params(params)
-        except InputError as exc:
-            raise InputError(f"key '{dotted(where, 'params')}': {exc}") from None
+        checked = {}
+        for pname, pvalue in params.items():  # names, types and ranges, from the method's declaration
+            try:
+                checked[pname] = info.check_params({pname: pvalue})[pname]
+            except InputError as exc:
+                raise InputError(f"key '{dotted(where, 'params')}.{pname}': {exc}") from None
+        params = checked
         own = need(raw, "profiles", list, where, None)
         limit = need(raw, "time_limit", (int, float), where, None)
         if limit is not None and not limit > 0:
