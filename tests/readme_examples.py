@@ -126,6 +126,7 @@ def run_mropt(command: Command, cwd: Path) -> subprocess.CompletedProcess:
     return subprocess.run(
         [sys.executable, "-m", "mropt.cli.main", *command.argv()],
         cwd=cwd,
+        check=False,
         capture_output=True,
         text=True,
         timeout=TIMEOUT,
@@ -139,12 +140,24 @@ def skip_without_shared(command: Command, needed_by: Command | None = None) -> N
         pytest.skip(f"{SHARED} is absent: {command.where} needs it{why}")
 
 
+@dataclass(frozen=True)
+class Result:
+    """What one README command did: its exit status, stdout, stderr and the files it wrote."""
+
+    returncode: int
+    stdout: str
+    stderr: str
+    files: dict[str, str]
+
+
 class Workspace:
-    """One working folder for README commands; writes the inputs a command reads on demand."""
+    """One working folder for README commands, each run at most once (``test_readme`` and
+    ``test_golden`` share the session's); writes the inputs a command reads on demand."""
 
     def __init__(self, path: Path):
         self.path = path
         self.producers = {out: c for c in commands() for out in c.outputs}
+        self.results: dict[Command, Result] = {}
 
     def prepare(self, command: Command) -> None:
         """Skip when the command needs ``../shared``; run the producers of its missing inputs."""
@@ -154,15 +167,19 @@ class Workspace:
             if producer is None or producer == command or (self.path / arg).exists():
                 continue
             skip_without_shared(producer, needed_by=command)
-            self.prepare(producer)
-            self.check(producer, run_mropt(producer, self.path))
+            self.run(producer)
 
-    def run(self, command: Command) -> subprocess.CompletedProcess:
-        self.prepare(command)
-        result = run_mropt(command, self.path)
-        self.check(command, result)
-        return result
-
-    @staticmethod
-    def check(command: Command, result: subprocess.CompletedProcess) -> None:
+    def run(self, command: Command) -> Result:
+        """The command's result, run now unless it ran before in this workspace; asserts exit 0."""
+        if command not in self.results:
+            self.prepare(command)
+            for out in command.outputs:
+                target = self.path / out
+                if target.is_file():
+                    target.unlink()
+            done = run_mropt(command, self.path)
+            files = {out: (self.path / out).read_text() for out in command.outputs if (self.path / out).is_file()}
+            self.results[command] = Result(done.returncode, done.stdout, done.stderr, files)
+        result = self.results[command]
         assert result.returncode == 0, f"{command.where}\nexited {result.returncode}\n{result.stderr}"
+        return result

@@ -20,9 +20,7 @@ from pathlib import Path
 
 import pytest
 
-from readme_examples import SHARED, Command, Workspace, commands, slug
-
-pytestmark = pytest.mark.slow
+from readme_examples import Command, Workspace, commands, slug
 
 GOLDEN = Path(__file__).resolve().parent / "golden"
 UPDATE = os.environ.get("MROPT_UPDATE_GOLDENS") == "1"
@@ -60,11 +58,6 @@ def golden_commands() -> list[Command]:
     return [c for c in commands() if not c.text.startswith(tuple(GOLDEN_LEFT_OUT))]
 
 
-@pytest.fixture(scope="module")
-def workspace(tmp_path_factory) -> Workspace:
-    return Workspace(tmp_path_factory.mktemp("golden"))
-
-
 def compare(command: Command, name: str, actual: str) -> None:
     path = GOLDEN / name
     if UPDATE:
@@ -98,13 +91,12 @@ def test_goldens_belong_to_readme_commands():
     assert not stale, f"golden files of no README command (delete them): {stale}"
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("command", golden_commands(), ids=lambda c: f"{c.block}:{slug(c.text)}")
-def test_golden(command: Command, workspace: Workspace):
-    for out in command.outputs:
-        (workspace.path / out).unlink(missing_ok=True)
-    result = workspace.run(command)
+def test_golden(command: Command, readme_workspace: Workspace):
+    result = readme_workspace.run(command)
     name = slug(command.text)
     compare(command, f"{name}.stdout", mask(result.stdout))
     for out in command.outputs:
-        compare(command, f"{name}.{out}", mask((workspace.path / out).read_text()))
-
+        assert out in result.files, f"{command.where}\nwrote no {out}"
+        compare(command, f"{name}.{out}", mask(result.files[out]))

@@ -15,31 +15,27 @@ import pytest
 from readme_examples import ROOT, Block, Workspace, blocks
 
 
-@pytest.fixture(scope="module")
-def workspace(tmp_path_factory) -> Workspace:
-    return Workspace(tmp_path_factory.mktemp("readme"))
-
-
 def test_readme_has_examples():
     assert blocks("python"), "README.md has no python example"
     assert any(b.commands for b in blocks("sh")), "README.md has no mropt example"
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("block", blocks("sh"), ids=str)
-def test_shell_block(block: Block, workspace: Workspace):
+def test_shell_block(block: Block, readme_workspace: Workspace):
     lines = [line.split("#")[0].strip() for line in block.code.splitlines()]
     lines = [line for line in lines if line]
     makefile = (ROOT / "Makefile").read_text()
     for line in lines:
         if line.startswith("make "):
             for target in line.split()[1:]:
-                assert re.search(rf"^{re.escape(target)}:", makefile, re.M), (
+                assert re.search(rf"^{re.escape(target)}:", makefile, re.MULTILINE), (
                     f"README block {block.id}: `{line}` names no Makefile target {target!r}"
                 )
         else:
             assert line.startswith("mropt "), f"README block {block.id}: `{line}` is neither mropt nor make"
     for command in block.commands:
-        workspace.run(command)
+        readme_workspace.run(command)
 
 
 @pytest.mark.parametrize("block", blocks("python"), ids=str)
