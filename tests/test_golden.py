@@ -14,6 +14,7 @@ in CHANGELOG.md; a golden that changes by accident is a regression to fix, not t
 
 from __future__ import annotations
 
+import difflib
 import os
 import re
 from pathlib import Path
@@ -68,7 +69,9 @@ def compare(command: Command, name: str, actual: str) -> None:
         f"{command.where}\nhas no golden file {path.name}: record it with MROPT_UPDATE_GOLDENS=1 (see this module)"
     )
     expected = path.read_text()
-    assert actual == expected, f"{command.where}\n{name} differs from tests/golden/{name}"
+    if actual != expected:
+        diff = difflib.unified_diff(expected.splitlines(), actual.splitlines(), f"golden/{name}", "now", lineterm="")
+        pytest.fail(f"{command.where}\n{name} differs from tests/golden/{name}:\n" + "\n".join(list(diff)[:60]))
 
 
 def test_masking():
