@@ -151,8 +151,8 @@ class Result:
 
 
 class Workspace:
-    """One working folder for README commands, each run at most once (``test_readme`` and
-    ``test_golden`` share the session's); writes the inputs a command reads on demand."""
+    """One working folder for README commands, each run at most once; writes the inputs a command
+    reads on demand."""
 
     def __init__(self, path: Path):
         self.path = path
@@ -183,3 +183,15 @@ class Workspace:
         result = self.results[command]
         assert result.returncode == 0, f"{command.where}\nexited {result.returncode}\n{result.stderr}"
         return result
+
+
+_SESSION: list[Workspace] = []
+
+
+def session_workspace(tmp_path_factory: pytest.TempPathFactory) -> Workspace:
+    """The session's workspace, shared by ``test_readme`` and ``test_golden`` (one module object a
+    session, so one workspace: not a top-level conftest.py, whose module name 'conftest' the
+    fairness tests import theirs by)."""
+    if not _SESSION:
+        _SESSION.append(Workspace(tmp_path_factory.mktemp("readme")))
+    return _SESSION[0]

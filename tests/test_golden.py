@@ -21,7 +21,7 @@ from pathlib import Path
 
 import pytest
 
-from readme_examples import Command, Workspace, commands, slug
+from readme_examples import Command, Workspace, commands, session_workspace, slug
 
 GOLDEN = Path(__file__).resolve().parent / "golden"
 UPDATE = os.environ.get("MROPT_UPDATE_GOLDENS") == "1"
@@ -57,6 +57,11 @@ def mask(text: str) -> str:
 
 def golden_commands() -> list[Command]:
     return [c for c in commands() if not c.text.startswith(tuple(GOLDEN_LEFT_OUT))]
+
+
+@pytest.fixture(scope="session")
+def readme_workspace(tmp_path_factory) -> Workspace:
+    return session_workspace(tmp_path_factory)
 
 
 def compare(command: Command, name: str, actual: str) -> None:

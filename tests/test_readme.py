@@ -12,7 +12,12 @@ import re
 
 import pytest
 
-from readme_examples import ROOT, Block, Workspace, blocks
+from readme_examples import ROOT, Block, Workspace, blocks, session_workspace
+
+
+@pytest.fixture(scope="session")
+def readme_workspace(tmp_path_factory) -> Workspace:
+    return session_workspace(tmp_path_factory)
 
 
 def test_readme_has_examples():
