@@ -198,6 +198,7 @@ def test_highs_bound_is_in_the_problems_own_sense() -> None:
     assert highs_mip_bound(prob) == pytest.approx(9.0)
 
 
+@pytest.mark.slow
 def test_time_limited_highs_master_never_claims_a_proof() -> None:
     """A hard instance (seed 2, N = 40: no method proves it in 60 s) stopped after 3 s
     reports time_limit with a bound above its plan, never a false 'optimal'."""

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import pytest
+
 from mropt.harness.experiment import load_experiment
 from mropt.admission.report_panels import figure_data
 from mropt.harness.runner import results_frame, run_study
@@ -27,6 +29,7 @@ sweep = {jobs = [4, 8]}
 """
 
 
+@pytest.mark.slow
 def test_report_writes_tables_plots_and_html(write_experiment, tmp_path):
     exp = load_experiment(write_experiment(STUDY))
     run_study(exp, tmp_path / "res", workers=2, progress=False)
