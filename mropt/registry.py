@@ -152,6 +152,36 @@ def register(
     return decorate
 
 
+@dataclass(frozen=True)
+class ReportPanel:
+    """A report panel a problem package contributes to ``mropt report`` for its kind.
+
+    ``table(rows)`` gets the study's rows of that kind (a pandas DataFrame with the
+    store's columns, gaps filled in, and ``metrics`` parsed into columns) and returns a
+    DataFrame (empty: the panel is left out); ``plot(table)`` returns a matplotlib
+    figure or None. The report writes ``<name>.csv`` and ``<name>.png/.pdf``.
+    """
+
+    name: str
+    title: str
+    table: Callable[[Any], Any]
+    plot: Callable[[Any], Any] | None = None
+
+
+_PANELS: dict[str, list[ReportPanel]] = {}
+
+
+def register_report_panel(kind: str, panel: ReportPanel) -> ReportPanel:
+    """Register a report panel for studies of ``kind`` (see :class:`ReportPanel`)."""
+    _PANELS.setdefault(kind, []).append(panel)
+    return panel
+
+
+def report_panels(kind: str) -> list[ReportPanel]:
+    """The report panels registered for ``kind``, in registration order."""
+    return list(_PANELS.get(kind, []))
+
+
 def register_verifier(kind: str, func: VerifyFunc) -> VerifyFunc:
     """Register the independent ``verify`` of the problem package of ``kind``."""
     _VERIFIERS[kind] = func

@@ -40,6 +40,7 @@ def test_console_script_is_installed():
     assert result.returncode == 0 and result.stdout.startswith("mropt ")
 
 
+@pytest.mark.slow
 def test_generate_to_stdout_and_file_are_identical(tmp_path):
     out = tmp_path / "i.json"
     a = mropt("generate", "admission", "--jobs", "12", "--seed", "3")
@@ -76,6 +77,7 @@ def test_methods_lists_edf_greedy():
     assert roles["edf-greedy"] == "heuristic" and roles["cpsat"] == "exact" and roles["ideal"] == "bound"
 
 
+@pytest.mark.slow
 def test_solve_json_then_verify(tmp_path):
     inst_path, sol_path = tmp_path / "i.json", tmp_path / "s.json"
     assert mropt("generate", "admission", "--seed", "2", "-o", inst_path).returncode == 0
@@ -133,6 +135,7 @@ def test_bad_instance_files_exit_2_with_one_line(tmp_path, content, words):
     assert_input_error(mropt("solve", path, "--method", "edf-greedy", "--json"), str(path), *words)
 
 
+@pytest.mark.slow
 def test_bad_method_param_and_generator_values(tmp_path):
     path = tmp_path / "i.json"
     mropt("generate", "admission", "--jobs", "3", "-o", path)
@@ -147,6 +150,7 @@ def test_bad_method_param_and_generator_values(tmp_path):
     assert_input_error(mropt("verify", path, sol), "'status'", "'great'")
 
 
+@pytest.mark.slow
 def test_output_to_a_device_a_link_and_a_bad_folder(tmp_path):
     """``-o`` writes through /dev/null and symlinks, and a bad folder is one line (issues 13.8, 14.2)."""
     import os
@@ -166,6 +170,7 @@ def test_output_to_a_device_a_link_and_a_bad_folder(tmp_path):
     assert sorted(p.name for p in tmp_path.iterdir()) == ["afile", "link.json", "real.json"]
 
 
+@pytest.mark.slow
 def test_demo_prints_a_comparison_table():
     r = mropt("demo", "--jobs", "8", "--time-limit", "5")
     assert r.returncode == 0, r.stderr
@@ -174,6 +179,7 @@ def test_demo_prints_a_comparison_table():
     assert rows and "yes" in rows[0]
 
 
+@pytest.mark.slow
 def test_solve_with_profile_and_threads(tmp_path):
     path = tmp_path / "i.json"
     mropt("generate", "admission", "--jobs", "10", "--seed", "5", "-o", path)

@@ -1,55 +1,60 @@
-"""Every example in README.md really runs: the Python blocks and the ``mropt`` shell lines."""
+"""Every example in README.md really runs: one test per code block, named after its section.
+
+``sh`` blocks: every ``mropt`` line exits 0 (``make`` lines name a Makefile target); the ``python``
+block runs; the ``json`` block is a valid instance. Ids are the section heading and the block's index
+in it (``gap-studies-1``); run one block with ``pytest tests/test_readme.py -k gap-studies-1``.
+Commands that need ``../shared`` skip, saying which, when it is absent (see ``readme_examples``).
+"""
 
 from __future__ import annotations
 
-import os
 import re
-import shlex
-import subprocess
-import sys
-from pathlib import Path
 
 import pytest
 
-README = Path(__file__).resolve().parents[1] / "README.md"
-ROOT = README.parent
-SHARED = ROOT.parent / "shared"
-#: README examples name these repository folders relative to the checkout's root
-REPO_FOLDERS = ("benchmarks/", "instances/", "solvers/")
+from readme_examples import ROOT, Block, Workspace, blocks, session_workspace
 
 
-def blocks(language: str) -> list[str]:
-    return re.findall(rf"```{language}\n(.*?)```", README.read_text(), flags=re.S)
+@pytest.fixture(scope="session")
+def readme_workspace(tmp_path_factory) -> Workspace:
+    return session_workspace(tmp_path_factory)
 
 
-def test_python_examples_run(tmp_path, monkeypatch):
-    monkeypatch.chdir(tmp_path)
-    code = blocks("python")
-    assert code, "README.md has no python example"
-    for block in code:
-        exec(compile(block, "README.md", "exec"), {"__name__": "readme"})
+def test_readme_has_examples():
+    assert blocks("python"), "README.md has no python example"
+    assert any(b.commands for b in blocks("sh")), "README.md has no mropt example"
 
 
-def test_shell_examples_run(tmp_path):
-    lines = [
-        line.split("#")[0].strip()
-        for block in blocks("sh")
-        for line in block.splitlines()
-        if line.strip().startswith("mropt ")
-    ]
-    assert lines, "README.md has no mropt example"
+@pytest.mark.slow
+@pytest.mark.parametrize("block", blocks("sh"), ids=str)
+def test_shell_block(block: Block, readme_workspace: Workspace):
+    lines = [line.split("#")[0].strip() for line in block.code.splitlines()]
+    lines = [line for line in lines if line]
+    makefile = (ROOT / "Makefile").read_text()
     for line in lines:
-        args = shlex.split(line)[1:]
-        if any("../shared" in a for a in args) and not SHARED.exists():
-            pytest.skip(f"{SHARED} is absent: README example '{line}' needs it")
-        args = [a.replace("../shared", str(SHARED)) for a in args]
-        args = [str(ROOT / a) if a.startswith(REPO_FOLDERS) else a for a in args]
-        result = subprocess.run(
-            [sys.executable, "-m", "mropt.cli.main", *args],
-            cwd=tmp_path,
-            capture_output=True,
-            text=True,
-            timeout=600,
-            env={**os.environ, "PYTHONWARNINGS": "ignore"},
-        )
-        assert result.returncode == 0, f"README example failed: {line}\n{result.stderr}"
+        if line.startswith("make "):
+            for target in line.split()[1:]:
+                assert re.search(rf"^{re.escape(target)}:", makefile, re.MULTILINE), (
+                    f"README block {block.id}: `{line}` names no Makefile target {target!r}"
+                )
+        else:
+            assert line.startswith("mropt "), f"README block {block.id}: `{line}` is neither mropt nor make"
+    for command in block.commands:
+        readme_workspace.run(command)
+
+
+@pytest.mark.parametrize("block", blocks("python"), ids=str)
+def test_python_block(block: Block, tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    code = compile("\n" * block.line + block.code, str(ROOT / "README.md"), "exec")
+    exec(code, {"__name__": "readme"})
+
+
+@pytest.mark.parametrize("block", blocks("json"), ids=str)
+def test_json_block(block: Block, tmp_path):
+    import mropt
+
+    path = tmp_path / "instance.json"
+    path.write_text(block.code)
+    instance = mropt.load_instance(path)
+    assert instance.n == len(re.findall(r'"id":', block.code)), f"README block {block.id}"

@@ -46,4 +46,5 @@ def edf_greedy_order(instance: AdmissionInstance) -> list[int]:
     summary="accept jobs in deadline order while the SEQ plan stays valid (baseline)",
 )
 def edf_greedy(instance: AdmissionInstance, *, time_limit: float | None = None, seed: int = 0) -> Solution:
+    """Registered method ``edf-greedy``: deadline-order admission under SEQ (AMB sec. 4.1), a baseline."""
     return solution_from_order(instance, edf_greedy_order(instance))

@@ -32,7 +32,8 @@ import time
 
 from mropt.admission.exact_master import build_master
 from mropt.admission.exact_oracle import SubsetOracle
-from mropt.admission.milp import build_pulp_model, solve_pulp, solver_record
+from mropt.admission.milp import build_pulp_model
+from mropt.backends.pulp import solve_pulp, solver_record
 from mropt.model.admission import AdmissionInstance
 from mropt.model.solution import Solution
 from mropt.registry import THREADS, mropt_solver, register
@@ -62,6 +63,7 @@ def _bound_solution(value: float, details: dict, solver: dict[str, str]) -> Solu
 
 @register("ideal", kind="admission", bound=True, summary="Ideal upper bound of AMB eq. 4 (fractional knapsack on STC)")
 def ideal(instance: AdmissionInstance, *, time_limit: float | None = None, seed: int = 0) -> Solution:
+    """Registered bound ``ideal``: AMB sec. 5.1, eq. 4."""
     return _bound_solution(ideal_value(instance), {"equation": "AMB eq. 4"}, mropt_solver())
 
 
@@ -90,6 +92,7 @@ def master_bound(instance: AdmissionInstance, *, relax: bool, time_limit: float 
 @register("bound-lp", kind="admission", bound=True, params={"threads": THREADS},
           summary="upper bound: LP relaxation of the exact methods' master (energy windows, pair conflicts)")
 def bound_lp(instance: AdmissionInstance, *, time_limit: float | None = None, seed: int = 0, threads: int = 1) -> Solution:
+    """Registered bound ``bound-lp``: LP relaxation of the SEQ master (AMB sec. 4.1; module docstring)."""
     value, details = master_bound(instance, relax=True, time_limit=time_limit, threads=threads)
     return _bound_solution(value, details, solver_record("highs"))
 
@@ -97,5 +100,6 @@ def bound_lp(instance: AdmissionInstance, *, time_limit: float | None = None, se
 @register("bound-energy", kind="admission", bound=True, params={"threads": THREADS},
           summary="upper bound: 0-1 energy-window knapsack (never weaker than Ideal)")
 def bound_energy(instance: AdmissionInstance, *, time_limit: float | None = None, seed: int = 0, threads: int = 1) -> Solution:
+    """Registered bound ``bound-energy``: 0-1 energy windows of the SEQ master (AMB sec. 4.1; module docstring)."""
     value, details = master_bound(instance, relax=False, time_limit=time_limit, threads=threads)
     return _bound_solution(value, details, solver_record("highs"))

@@ -22,11 +22,11 @@ from __future__ import annotations
 
 import math
 
-import ortools
 from ortools.sat.python import cp_model
 
 from mropt.admission.exact_benders import MasterResult, benders
 from mropt.admission.exact_master import MasterData
+from mropt.backends import cpsat as cpsat_backend
 from mropt.model.admission import AdmissionInstance
 from mropt.model.solution import Solution
 from mropt.model.tolerance import integer_grid
@@ -64,21 +64,13 @@ def _master(threads: int, weight_bits: int, seed: int):  # noqa: ANN202
         hint_set = set(hint)
         for j, v in x.items():
             model.add_hint(v, j in hint_set)
-        solver = cp_model.CpSolver()
-        solver.parameters.num_workers = max(1, int(threads))
-        solver.parameters.random_seed = int(seed)
-        if time_left is not None:
-            solver.parameters.max_time_in_seconds = max(0.05, float(time_left))
-        try:
-            status = solver.solve(model)
-        except Exception as exc:  # noqa: BLE001 - a solver failure, reported, not raised
-            return MasterResult(None, None, None, False, f"CP-SAT failed: {' '.join(str(exc).split())}")
-        if status not in (cp_model.OPTIMAL, cp_model.FEASIBLE):
-            return MasterResult(None, None, None, False, f"CP-SAT: {solver.status_name(status)}")
-        chosen = [j for j, v in x.items() if solver.value(v)]
+        res = cpsat_backend.solve(model, threads=threads, seed=seed, time_limit=time_left, min_time=0.05)
+        if not res.has_solution:
+            return MasterResult(None, None, None, False, res.message)
+        chosen = [j for j, v in x.items() if res.solver.value(v)]
         obj = float(sum(data.benefits[j] for j in chosen))
-        bound = max(obj, (solver.best_objective_bound + slack) / unit)
-        return MasterResult(chosen, obj, bound, status == cp_model.OPTIMAL)
+        bound = max(obj, (res.solver.best_objective_bound + slack) / unit)
+        return MasterResult(chosen, obj, bound, res.status == "optimal")
 
     return solve_master
 
@@ -90,5 +82,5 @@ def cpsat(
     weight_bits: int = 40,
 ) -> Solution:
     """Registered method ``cpsat`` (AMB eq. 1 under SEQ, sec. 4.1; see the module docstring)."""
-    solver = {"name": "OR-Tools CP-SAT", "version": ortools.__version__}
-    return benders(instance, _master(int(threads), int(weight_bits), seed), time_limit=time_limit, solver=solver)
+    return benders(instance, _master(int(threads), int(weight_bits), seed), time_limit=time_limit,
+                   solver=cpsat_backend.record())

@@ -31,6 +31,7 @@ from collections.abc import Callable, Sequence
 
 from ortools.sat.python import cp_model
 
+from mropt.backends import cpsat as cpsat_backend
 from mropt.model.tolerance import integer_grid
 
 
@@ -66,22 +67,22 @@ def cp_order(
     Dd = {j: down(d[j]) if conservative else up(d[j]) for j in jobs}
     horizon = max(Dd.values())
     m = cp_model.CpModel()
-    start = {j: m.NewIntVar(R[j], horizon, f"s{j}") for j in jobs}
-    iv = {j: m.NewFixedSizeIntervalVar(start[j], A[j], f"m{j}") for j in jobs}
-    m.AddNoOverlap(list(iv.values()))
+    start = {j: m.new_int_var(R[j], horizon, f"s{j}") for j in jobs}
+    iv = {j: m.new_fixed_size_interval_var(start[j], A[j], f"m{j}") for j in jobs}
+    m.add_no_overlap(list(iv.values()))
     p: dict[tuple[int, int], cp_model.IntVar] = {}
     for x, i in enumerate(jobs):
         for j in jobs[x + 1:]:
-            lit = m.NewBoolVar(f"p{i}_{j}")
+            lit = m.new_bool_var(f"p{i}_{j}")
             p[i, j] = lit
             p[j, i] = lit.Not()
-            m.Add(start[i] + A[i] <= start[j]).OnlyEnforceIf(lit)
-            m.Add(start[j] + A[j] <= start[i]).OnlyEnforceIf(lit.Not())
+            m.add(start[i] + A[i] <= start[j]).only_enforce_if(lit)
+            m.add(start[j] + A[j] <= start[i]).only_enforce_if(lit.Not())
             if dominates is not None:
                 if dominates(i, j):
-                    m.Add(lit == 1)
+                    m.add(lit == 1)
                 elif dominates(j, i):
-                    m.Add(lit == 0)
+                    m.add(lit == 0)
     dvals = sorted(set(Dd.values()))
     for k in jobs:
         ck = start[k] + A[k]
@@ -89,21 +90,16 @@ def cp_order(
             if D < Dd[k]:
                 continue
             group = [j for j in jobs if j != k and Dd[j] <= D and B[j] > 0]
-            m.Add(ck + B[k] + sum(B[j] * p[k, j] for j in group) <= D)
+            m.add(ck + B[k] + sum(B[j] * p[k, j] for j in group) <= D)
     if hint is not None:
         pos = {j: t for t, j in enumerate(hint)}
         for (i, j), lit in p.items():
             if i < j and i in pos and j in pos:
-                m.AddHint(lit, pos[i] < pos[j])
-    solver = cp_model.CpSolver()
-    solver.parameters.num_search_workers = 1
-    solver.parameters.random_seed = 0
-    if time_limit is not None:
-        solver.parameters.max_time_in_seconds = max(0.01, float(time_limit))
-    status = solver.Solve(m)
-    if status in (cp_model.OPTIMAL, cp_model.FEASIBLE):
-        order = sorted(jobs, key=lambda j: (solver.Value(start[j]), j))
+                m.add_hint(lit, pos[i] < pos[j])
+    res = cpsat_backend.solve(m, threads=1, seed=0, time_limit=time_limit)
+    if res.has_solution:
+        order = sorted(jobs, key=lambda j: (res.solver.value(start[j]), j))
         return "feasible", order
-    if status == cp_model.INFEASIBLE:
+    if res.status == "infeasible":
         return "infeasible", None
     return "unknown", None

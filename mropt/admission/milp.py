@@ -5,55 +5,24 @@ Formulation: the logic-based Benders decomposition of
 ordering variables and O(n^3) big-M rows; the decomposition keeps the MILP a small
 set-selection problem over ``x_j`` with energy-window valid inequalities and no-good
 cuts, and leaves the sequencing to an exact combinatorial oracle). The master is one
-PuLP model, rebuilt each iteration and solved in this process either by CBC (PuLP's
-``COIN_CMD`` pointed at a ``cbc`` on PATH, else the binary bundled with PuLP) or by
-HiGHS (``pulp.HiGHS``, highspy), with ``threads`` threads and the time left. Solver
-failures are caught here and reported in ``details`` (status ``time_limit`` with the
-best order found), never as a traceback.
+PuLP model, rebuilt each iteration and solved in this process by CBC or HiGHS through
+:mod:`mropt.backends.pulp` (gaps 0, ``threads`` threads, the time left). Solver
+failures are reported in ``details`` (status ``time_limit`` with the best order
+found), never as a traceback.
 """
 
 from __future__ import annotations
 
-import contextlib
-import ctypes
-import os
-import shutil
-import sys
-from collections.abc import Iterator
-
 import pulp
-from pulp.apis import coin_api
 
 from mropt.admission.exact_benders import MasterResult, benders
 from mropt.admission.exact_master import MasterData
+from mropt.backends.pulp import solve_pulp, solver_record
 from mropt.model.admission import AdmissionInstance
 from mropt.model.solution import Solution
 from mropt.registry import THREADS, register
 
 _PARAMS = {"threads": THREADS}
-
-
-def cbc_path() -> str:
-    """A CBC executable: ``cbc`` on PATH, else the one bundled with PuLP.
-
-    ``COIN_CMD`` with an explicit path is PuLP 3.3's non-deprecated way to run CBC
-    (``PULP_CBC_CMD``, which used the bundled binary, is deprecated).
-    """
-    found = shutil.which("cbc")
-    if found:
-        return found
-    return os.path.normpath(pulp.COIN_CMD.executableExtension(coin_api.pulp_cbc_path))
-
-
-def cbc_solver(*, time_limit: float | None, threads: int) -> pulp.COIN_CMD:
-    # both gaps 0: the master optimum must be exact, it is the Benders upper bound
-    return pulp.COIN_CMD(msg=False, timeLimit=time_limit, threads=threads, gapRel=0.0, gapAbs=0.0, path=cbc_path())
-
-
-def highs_solver(*, time_limit: float | None, threads: int, mip: bool = True) -> pulp.HiGHS:
-    # both gaps 0 (HiGHS's default absolute gap, 1e-6, is not relative to the data)
-    return pulp.HiGHS(mip=mip, msg=False, timeLimit=time_limit, threads=threads, gapRel=0.0 if mip else None,
-                      gapAbs=0.0 if mip else None, random_seed=0)
 
 
 def build_pulp_model(data: MasterData, cuts: list[list[int]], *, relax: bool = False) -> tuple[pulp.LpProblem, dict]:
@@ -75,99 +44,6 @@ def build_pulp_model(data: MasterData, cuts: list[list[int]], *, relax: bool = F
     for k, cut in enumerate(cuts):
         prob += pulp.lpSum(x[j] for j in cut) <= len(cut) - 1, f"cut_{k}"
     return prob, x
-
-
-@contextlib.contextmanager
-def native_stdout_silenced() -> Iterator[None]:
-    """Send file descriptor 1 to /dev/null while HiGHS runs.
-
-    HiGHS 1.12 prints some diagnostics (``HighsMipSolverData::transformNewInteger...``)
-    with C ``printf`` even with ``output_flag`` off; on the CLI they would corrupt
-    ``--json`` output on stdout.
-    """
-    try:
-        sys.stdout.flush()
-        saved = os.dup(1)
-    except (OSError, ValueError):
-        yield
-        return
-    try:
-        with open(os.devnull, "wb") as null:
-            os.dup2(null.fileno(), 1)
-        yield
-    finally:
-        _flush_c_stdio()  # what C buffered goes to /dev/null, not to the restored stdout
-        os.dup2(saved, 1)
-        os.close(saved)
-
-
-def _flush_c_stdio() -> None:
-    try:
-        ctypes.CDLL(None).fflush(None)
-    except (OSError, AttributeError):  # no C library handle (not on Linux/macOS)
-        pass
-
-
-def highs_mip_bound(prob: pulp.LpProblem) -> float | None:
-    """HiGHS's proven bound on ``prob``'s objective, in ``prob``'s own sense (None if none).
-
-    PuLP hands HiGHS a maximisation as the minimisation of the negated objective, so
-    HiGHS's ``mip_dual_bound`` (a lower bound there) is negated back into an upper bound.
-    """
-    bound = float(prob.solverModel.getInfo().mip_dual_bound)
-    if not abs(bound) < 1e300:
-        return None
-    return -bound if prob.sense == pulp.LpMaximize else bound
-
-
-def solve_pulp(prob: pulp.LpProblem, backend: str, *, time_limit: float | None, threads: int,
-               mip: bool = True) -> tuple[bool, bool, float | None, str]:
-    """Solve ``prob`` in place: (has a solution, proven optimal, proven bound or None, message).
-
-    Raises nothing: a solver failure comes back as a message.
-    """
-    limit = None if time_limit is None else max(0.05, float(time_limit))
-    try:
-        if backend == "cbc":
-            prob.solve(cbc_solver(time_limit=limit, threads=threads))
-        else:
-            with native_stdout_silenced():
-                prob.solve(highs_solver(time_limit=limit, threads=threads, mip=mip))
-    except Exception as exc:  # noqa: BLE001 - a solver failure, reported, not raised
-        return False, False, None, f"{backend} failed: {' '.join(str(exc).split())}"
-    optimal = prob.sol_status == pulp.LpSolutionOptimal
-    has_solution = prob.sol_status in (pulp.LpSolutionOptimal, pulp.LpSolutionIntegerFeasible)
-    bound = None
-    message = "" if optimal else f"{backend}: {pulp.LpStatus.get(prob.status, prob.status)}"
-    if backend == "highs" and getattr(prob, "solverModel", None) is not None:
-        model = prob.solverModel
-        info = model.getInfo()
-        has_solution = has_solution and info.primal_solution_status == 2  # kSolutionStatusFeasible
-        if mip:
-            bound = highs_mip_bound(prob)
-        if not optimal:
-            message = f"HiGHS: {model.modelStatusToString(model.getModelStatus())}"
-    if optimal:
-        value = float(pulp.value(prob.objective) or 0.0)
-        bound = value if bound is None else max(value, bound)
-    return has_solution, optimal, bound, message
-
-
-def solver_record(backend: str) -> dict[str, str]:
-    if backend == "cbc":
-        try:
-            version = cbc_solver(time_limit=None, threads=1).version() or ""
-        except Exception:  # noqa: BLE001
-            version = ""
-        return {"name": "CBC (PuLP)", "version": f"pulp {pulp.__version__}; {version}".strip("; ")}
-    try:
-        import highspy
-
-        h = highspy.Highs()
-        version = f"{h.versionMajor()}.{h.versionMinor()}.{h.versionPatch()}"
-    except Exception:  # noqa: BLE001
-        version = ""
-    return {"name": "HiGHS (PuLP)", "version": f"pulp {pulp.__version__}; highs {version}".strip("; ")}
 
 
 def _master(backend: str, threads: int):  # noqa: ANN202
@@ -194,10 +70,12 @@ def _run(instance: AdmissionInstance, backend: str, time_limit: float | None, th
 @register("milp-cbc", kind="admission", exact=True, params=_PARAMS,
           summary="exact SEQ optimum: Benders with a CBC master MILP (PuLP) and an order oracle")
 def milp_cbc(instance: AdmissionInstance, *, time_limit: float | None = None, seed: int = 0, threads: int = 1) -> Solution:
+    """Registered method ``milp-cbc``: the SEQ optimum of AMB eq. 1 (sec. 4.1), CBC master."""
     return _run(instance, "cbc", time_limit, threads)
 
 
 @register("milp-highs", kind="admission", exact=True, params=_PARAMS,
           summary="exact SEQ optimum: Benders with a HiGHS master MILP (PuLP) and an order oracle")
 def milp_highs(instance: AdmissionInstance, *, time_limit: float | None = None, seed: int = 0, threads: int = 1) -> Solution:
+    """Registered method ``milp-highs``: the SEQ optimum of AMB eq. 1 (sec. 4.1), HiGHS master."""
     return _run(instance, "highs", time_limit, threads)

@@ -56,16 +56,15 @@ import math
 import time
 
 import numpy as np
+from ortools.sat.python import cp_model
 
 from mropt.admission.objective import evaluate_plan
+from mropt.backends import cpsat as cpsat_backend
 from mropt.model.admission import AdmissionInstance
 from mropt.model.errors import InputError
 from mropt.model.solution import Solution
 from mropt.model.tolerance import integer_grid, within
 from mropt.registry import THREADS, Param, register
-
-import ortools
-from ortools.sat.python import cp_model
 
 
 def job_tasks(instance: AdmissionInstance, k: int) -> tuple[int, float, int, float]:
@@ -90,10 +89,11 @@ _WEIGHT_BITS = 40
           summary="slot-level exact admission (M map, R reduce slots, non-preemptive tasks) with CP-SAT")
 def slots_cpsat(instance: AdmissionInstance, *, time_limit: float | None = None, seed: int = 0,
                 threads: int = 1, max_tasks: int = 400) -> Solution:
+    """Registered method ``slots-cpsat``: AMB eq. 1 on the slot-level cluster of sec. 3 (module docstring)."""
     if isinstance(max_tasks, bool) or not isinstance(max_tasks, (int, float)) or max_tasks != int(max_tasks) \
             or max_tasks <= 0:
         raise InputError(f"slots-cpsat: max_tasks must be a positive integer, got {max_tasks!r}")
-    record = {"name": "OR-Tools CP-SAT", "version": ortools.__version__}
+    record = cpsat_backend.record()
     n = instance.n
     tasks = [job_tasks(instance, k) for k in range(n)]
     total = sum(t[0] + t[2] for t in tasks)
@@ -113,42 +113,41 @@ def slots_cpsat(instance: AdmissionInstance, *, time_limit: float | None = None,
     weights = [round(b * unit) for b in instance.benefits]
     slack = 0.0 if exact_weights else 0.5 * n  # weight rounding, in grid units
     start = time.perf_counter()
-    status, solver, accept, map_done = _solve(instance, tasks, s, weights, relax=False, threads=threads,
-                                              seed=seed, time_limit=time_limit)
+    res, accept, map_done = _solve(instance, tasks, s, weights, relax=False, threads=threads, seed=seed,
+                                   time_limit=time_limit)
     details: dict = {"model": "slot-level", "tasks": total, "time_scale": s, "times_exact": exact_times}
-    bound = None if status == cp_model.INFEASIBLE else (solver.best_objective_bound + slack) / unit
-    proven = status == cp_model.OPTIMAL and exact_times
-    if status == cp_model.OPTIMAL and not exact_times:
-        # the model above is a restriction (durations up, deadlines down); a relaxation
-        # (the other way) bounds the true optimum
+    # the restricted model's bound bounds the true problem only on an exact grid
+    bound = None
+    if exact_times and res.status in ("optimal", "feasible", "unknown"):
+        bound = (res.solver.best_objective_bound + slack) / unit
+    if not exact_times and res.status in ("optimal", "feasible", "infeasible"):
+        # a relaxation (durations down, deadlines up) bounds the true optimum
         left = None if time_limit is None else max(0.05, time_limit - (time.perf_counter() - start))
-        r_status, r_solver, _, _ = _solve(instance, tasks, s, weights, relax=True, threads=threads, seed=seed,
-                                          time_limit=left)
-        if r_status in (cp_model.OPTIMAL, cp_model.FEASIBLE):
-            bound = (r_solver.best_objective_bound + slack) / unit
-        details["relaxation"] = r_solver.status_name(r_status)
-    if status not in (cp_model.OPTIMAL, cp_model.FEASIBLE):
-        details["message"] = f"CP-SAT: {solver.status_name(status)}"
-        return Solution(method="slots-cpsat", status="time_limit", objective=0.0,
-                        bound=bound if status == cp_model.UNKNOWN else None,
+        relaxed, _, _ = _solve(instance, tasks, s, weights, relax=True, threads=threads, seed=seed, time_limit=left)
+        if relaxed.status in ("optimal", "feasible", "unknown"):
+            bound = (relaxed.solver.best_objective_bound + slack) / unit
+        details["relaxation"] = relaxed.status
+    if not res.has_solution:
+        details["message"] = res.message
+        return Solution(method="slots-cpsat", status="time_limit", objective=0.0, bound=bound,
                         accepted=(), sequence=(), solver=record, details=details)
-    chosen = [k for k in range(n) if solver.value(accept[k])]
-    chosen.sort(key=lambda k: (solver.value(map_done[k]), k))
+    chosen = [k for k in range(n) if res.solver.value(accept[k])]
+    chosen.sort(key=lambda k: (res.solver.value(map_done[k]), k))
     objective = float(sum(instance.benefits[k] for k in chosen))
     seq_value, schedule = evaluate_plan(instance, np.asarray(chosen, dtype=np.intp))
     details["seq_valid"] = bool(schedule.valid)
-    details["map_done"] = {instance.ids[k]: solver.value(map_done[k]) / s for k in chosen}
-    bound = objective if bound is None else max(bound, objective)
-    optimal = (proven or status == cp_model.OPTIMAL) and within(objective, bound)
+    details["map_done"] = {instance.ids[k]: res.solver.value(map_done[k]) / s for k in chosen}
+    optimal = res.status == "optimal" and bound is not None and within(objective, bound)
+    if bound is not None:
+        bound = max(bound, objective)
     return Solution(method="slots-cpsat", status="optimal" if optimal else "time_limit",
                     objective=objective, bound=objective if optimal else bound,
                     accepted=tuple(instance.ids[k] for k in chosen),
                     sequence=tuple(instance.ids[k] for k in chosen), solver=record, details=details)
 
-
 def _solve(instance: AdmissionInstance, tasks: list[tuple[int, float, int, float]], s: float, weights: list[int], *,
            relax: bool, threads: int, seed: int, time_limit: float | None
-           ) -> tuple[int, cp_model.CpSolver, list[cp_model.IntVar], list[cp_model.IntVar]]:
+           ) -> tuple[cpsat_backend.CpResult, list[cp_model.IntVar], list[cp_model.IntVar]]:
     """Build and solve the model of the module docstring on the time grid ``s``.
 
     ``relax``: durations and submit times rounded down, deadlines up (a relaxation);
@@ -196,9 +195,5 @@ def _solve(instance: AdmissionInstance, tasks: list[tuple[int, float, int, float
     if red_iv:
         model.add_cumulative(red_iv, [1] * len(red_iv), cl.reduce_slots)
     model.maximize(sum(w * y for w, y in zip(weights, accept)))
-    solver = cp_model.CpSolver()
-    solver.parameters.num_workers = max(1, int(threads))
-    solver.parameters.random_seed = int(seed)
-    if time_limit is not None:
-        solver.parameters.max_time_in_seconds = float(time_limit)
-    return solver.solve(model), solver, accept, map_done
+    res = cpsat_backend.solve(model, threads=threads, seed=seed, time_limit=time_limit)
+    return res, accept, map_done

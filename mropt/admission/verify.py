@@ -38,7 +38,12 @@ class Verdict(BaseVerdict):
     """What ``verify`` found: the common fields, the replayed times and the late jobs."""
 
     completion: dict[str, tuple[float, float]] = field(default_factory=dict)  # id -> (COTm, COTr)
-    late: list[str] = field(default_factory=list)
+
+    def summary(self) -> dict[str, float]:
+        """Jobs on time and late among the accepted ones (the replayed schedule)."""
+        if not self.checked_schedule:
+            return {}
+        return {"on_time": len(self.completion) - len(self.late), "late": len(self.late)}
 
 
 def _phase_times(job: Job, instance: AdmissionInstance) -> tuple[Fraction, Fraction]:

@@ -81,12 +81,7 @@ def run_solve(args: argparse.Namespace) -> int:
     else:
         s = solution
         rows = [["method", s.method], ["status", s.status], ["objective", s.objective], ["bound", s.bound]]
-        if instance.kind == "admission":
-            rows.append(["accepted", f"{len(s.accepted)} of {instance.n}"])
-            rows.append(["sequence", " ".join(s.sequence) if s.sequence is not None else None])
-        for key, value in s.decision.items():
-            text = json.dumps(value)
-            rows.append([key, text if len(text) <= 100 else text[:97] + "..."])
+        rows += [list(row) for row in s.decision.text_rows(instance)]
         rows.append(["wall time (s)", round(s.wall_time, 4)])
         rows.append(["solver", f"{s.solver.get('name', '?')} {s.solver.get('version', '')}".strip()])
         if s.status == "error":
@@ -99,7 +94,7 @@ def run_verify(args: argparse.Namespace) -> int:
     instance = load_instance(args.instance)
     data = read_json(args.solution)
     try:
-        solution = Solution.from_dict(data)
+        solution = Solution.from_dict(data, kind=instance.kind)
     except InputError as exc:
         raise InputError(f"{args.solution}: {exc}") from None
     options = {"allow_late": True} if args.allow_late else {}
@@ -111,13 +106,13 @@ def run_verify(args: argparse.Namespace) -> int:
                     "ok": verdict.ok,
                     "objective": verdict.objective,
                     "claimed_objective": solution.objective,
-                    "late": getattr(verdict, "late", []),
+                    "late": verdict.late,
                     "problems": verdict.problems,
                 }
             )
         )
     elif verdict.ok:
-        what = "decision valid, " if getattr(verdict, "checked_schedule", True) else "nothing to check, "
+        what = "decision valid, " if verdict.checked_schedule else "nothing to check, "
         objective = "-" if verdict.objective is None else f"{verdict.objective:g}"
         print(f"ok: {what}objective {objective} recomputed")
     else:

@@ -2,8 +2,9 @@
 
 Importing this package registers its methods: ``drf`` (progressive filling,
 sec. 3.1), ``drf-lp`` (continuous DRF), ``drf-milp`` and ``drf-cpsat`` (integer
-leximin of weighted dominant shares) and ``ddrf`` (the sec. 4.1 listing without a
-simulator). Locality analysis (sec. 3.2, 4.2) is in :mod:`mropt.fairness.locality`.
+leximin of weighted dominant shares). DDRF's sec. 4.1 listing runs one scheduling
+round in :func:`mropt.fairness.ddrf.ddrf_round` (``mropt locality round``); locality
+analysis (sec. 3.2, 4.2) is in :mod:`mropt.fairness.locality`.
 """
 
 from mropt.fairness import drf, exact  # noqa: F401  (registers methods)

@@ -12,7 +12,7 @@ k = 1..n: maximise ``S_k``, then add ``S_k >= S_k*`` and go on (n solves).
 * ``drf-lp``: continuous DRF (real ``x_i``; with nodes, tasks may be split across
   nodes), CBC (its LP code, CLP) through PuLP;
 * ``drf-milp``: integer tasks, CBC through PuLP (``COIN_CMD`` with an explicit path,
-  :func:`mropt.admission.milp.cbc_solver`; variables by ``prob.add_variable``, so no
+  :func:`mropt.backends.pulp.cbc_solver`; variables by ``prob.add_variable``, so no
   PuLP deprecation warnings). CBC runs as a subprocess, one solve per level k.
 * ``drf-cpsat``: integer tasks, OR-Tools CP-SAT on integer-scaled data (exact when the
   data are decimals with a small common denominator, else demands are rounded up and
@@ -35,7 +35,7 @@ from typing import Any
 
 import numpy as np
 
-from mropt.admission.milp import cbc_solver
+from mropt.backends.pulp import cbc_solver
 from mropt.fairness.metrics import allocation_solution
 from mropt.model.errors import InputError
 from mropt.model.fairness import FairnessInstance

@@ -1,4 +1,5 @@
-"""Experiment harness: solver profiles (``solvers/*.toml``) and, later, runners and tables."""
+"""Experiment harness: solver profiles (``solvers/*.toml``), experiment files, isolated
+worker runs, the kill-safe Parquet store, reference optima and gaps, and reports."""
 
 from mropt.harness.profiles import SolverProfile, load_profile
 

@@ -8,12 +8,9 @@
 * ``gap_distribution.png/.pdf`` — the gap distribution per method (box plot);
 * ``time_to_optimality.png/.pdf`` and ``time_to_optimality.csv`` — exact methods' median
   time of the runs proven optimal, and the share proven optimal, against N;
-* ``amb_figures.png/.pdf`` and ``amb_figures.csv`` — the AMB paper's Figures 7-9 panels:
-  total benefit, acceptance rate (accepted jobs / jobs) and completion rate (jobs on time /
-  accepted jobs, from the independent verify) against job size L, job count N and deadline
-  D, for every method (AMB, Ideal and the exact optimum among them). Each row of panels uses
-  the instances whose other two parameters take their most common values (the paper's
-  one-at-a-time sweeps around Table 2's defaults);
+* ``<panel>.csv`` and ``<panel>.png/.pdf`` — the panels each problem package registers for
+  its kind (:class:`mropt.registry.ReportPanel`), for the kinds of the study: e.g. the AMB
+  paper's Figures 7-9 (``amb_figures``, :mod:`mropt.admission.report_panels`);
 * ``report.html`` — all the tables and the plots (inline base64 PNG) in one file.
 """
 
@@ -32,10 +29,7 @@ import pandas as pd
 
 from mropt.harness.table import render
 from mropt.model.files import write_bytes, write_text
-
-AXES = (("size", "job size L (splits)"), ("jobs", "job count N"), ("deadline", "deadline D (s)"))
-PANELS = (("benefit", "total benefit"), ("acceptance", "acceptance rate"), ("completion", "completion rate"))
-
+from mropt.registry import report_panels
 
 @dataclass
 class Table:
@@ -108,39 +102,6 @@ def time_to_optimality(df: pd.DataFrame) -> Table:
     return Table("Time to optimality against N (exact methods)", pd.DataFrame(rows, columns=cols))
 
 
-def figure_data(df: pd.DataFrame) -> pd.DataFrame:
-    """Mean benefit, acceptance and completion rate per method along each axis L, N, D."""
-    import json
-
-    if df.empty:
-        return pd.DataFrame(columns=["axis", "x", "method", "runs", *[p for p, _ in PANELS]])
-    params = pd.DataFrame([json.loads(p or "{}") for p in df["instance_params"]], index=df.index)
-    data = df.join(params.drop(columns=[c for c in params.columns if c in df.columns]), how="left")
-    if "jobs" not in params:
-        data["jobs"] = df["jobs"]
-    ok = data[data["objective"].notna() | data["bound"].notna()].copy()
-    ok["benefit"] = ok["objective"].where(ok["status"] != "bound", ok["bound"].fillna(ok["objective"]))
-    accepted, jobs, on_time = (_floats(ok[c]) for c in ("accepted", "jobs", "on_time"))
-    ok["acceptance"] = np.where(ok["status"] == "bound", np.nan, accepted / jobs)  # a bound accepts no plan
-    with np.errstate(divide="ignore", invalid="ignore"):
-        ok["completion"] = np.where(accepted > 0, on_time / accepted, np.nan)
-    out = []
-    for axis, _ in AXES:
-        if axis not in ok or ok[axis].nunique(dropna=True) < 2:
-            continue
-        sub = ok
-        for other, _ in AXES:
-            if other != axis and other in ok and ok[other].notna().any():
-                sub = sub[sub[other] == ok[other].mode().iloc[0]]
-        for (method, x), g in sub.groupby(["method", axis], sort=True):
-            out.append([axis, x, method, len(g), g["benefit"].mean(), g["acceptance"].mean(), g["completion"].mean()])
-    return pd.DataFrame(out, columns=["axis", "x", "method", "runs", *[p for p, _ in PANELS]])
-
-
-def _floats(s: pd.Series) -> np.ndarray:
-    return pd.to_numeric(s, errors="coerce").to_numpy(dtype=float, na_value=np.nan)
-
-
 # -- plots ----------------------------------------------------------------------------------
 def _save(fig: Any, out: Path, stem: str) -> str:
     """Write PNG and PDF; return the PNG as base64 for the HTML page."""
@@ -155,7 +116,7 @@ def _save(fig: Any, out: Path, stem: str) -> str:
     return base64.b64encode(buf.getvalue()).decode()
 
 
-def _plots(df: pd.DataFrame, tto: pd.DataFrame, fig_data: pd.DataFrame, out: Path) -> list[tuple[str, str]]:
+def _plots(df: pd.DataFrame, tto: pd.DataFrame, out: Path) -> list[tuple[str, str, str]]:
     import matplotlib
 
     matplotlib.use("Agg")
@@ -171,7 +132,7 @@ def _plots(df: pd.DataFrame, tto: pd.DataFrame, fig_data: pd.DataFrame, out: Pat
         ax.set_ylabel("gap to reference (%)")
         ax.set_title("Gap distribution per method")
         ax.grid(axis="y", alpha=0.3)
-        images.append(("Gap distribution per method", _save(fig, out, "gap_distribution")))
+        images.append(("Gap distribution per method", "gap_distribution", _save(fig, out, "gap_distribution")))
     if not tto.empty:
         fig, (a1, a2) = plt.subplots(1, 2, figsize=(9, 3.6))
         for method, g in tto.groupby("method"):
@@ -184,23 +145,25 @@ def _plots(df: pd.DataFrame, tto: pd.DataFrame, fig_data: pd.DataFrame, out: Pat
         a1.legend(fontsize=8)
         for a in (a1, a2):
             a.grid(alpha=0.3)
-        images.append(("Time to optimality against N", _save(fig, out, "time_to_optimality")))
-    axes = [a for a in AXES if a[0] in set(fig_data["axis"])]
-    if axes:
-        fig, grid = plt.subplots(len(PANELS), len(axes), figsize=(3.6 * len(axes), 8.4), squeeze=False)
-        for j, (axis, xlabel) in enumerate(axes):
-            d = fig_data[fig_data["axis"] == axis]
-            for i, (panel, ylabel) in enumerate(PANELS):
-                ax = grid[i][j]
-                for method, g in d.groupby("method"):
-                    ax.plot(g["x"], g[panel], marker="o", label=method)
-                ax.set_xlabel(xlabel)
-                ax.set_ylabel(ylabel)
-                ax.grid(alpha=0.3)
-        grid[0][0].legend(fontsize=7)
-        fig.suptitle("AMB paper Figs. 7-9 panels: benefit, acceptance and completion against L, N, D")
-        images.append(("AMB Figures 7-9 panels", _save(fig, out, "amb_figures")))
+        images.append(("Time to optimality against N", "time_to_optimality", _save(fig, out, "time_to_optimality")))
     return images
+
+
+def _panels(df: pd.DataFrame, out: Path) -> tuple[list[Table], list[tuple[str, str, str]]]:
+    """The registered panels of every kind in the study: their tables (CSV) and plots."""
+    tables, images = [], []
+    for kind in sorted(df["kind"].dropna().unique()) if len(df) else []:
+        rows = df[df["kind"] == kind]
+        for panel in report_panels(kind):
+            data = panel.table(rows)
+            data.to_csv(out / f"{panel.name}.csv", index=False)
+            if not len(data):
+                continue
+            tables.append(Table(f"{panel.title} data (means per point)", data))
+            fig = panel.plot(data) if panel.plot is not None else None
+            if fig is not None:
+                images.append((f"{panel.title} panels", panel.name, _save(fig, out, panel.name)))
+    return tables, images
 
 
 # -- the report -----------------------------------------------------------------------------
@@ -212,26 +175,25 @@ def write_report(result_dir: str | Path, out: str | Path) -> str:
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
     headline, by_group, tto = method_table(df), gap_table(df), time_to_optimality(df)
-    fig_data = figure_data(df)
-    figures = Table("AMB Figures 7-9 data (means per point)", fig_data)
-    tables = [headline, by_group, tto, figures]
-    for name, table in zip(("methods", "gaps", "time_to_optimality", "amb_figures"), tables):
+    for name, table in zip(("methods", "gaps", "time_to_optimality"), (headline, by_group, tto)):
         table.frame.to_csv(out / f"{name}.csv", index=False)
-    images = _plots(df, tto.frame, fig_data, out)
+    images = _plots(df, tto.frame, out)
+    panel_tables, panel_images = _panels(df, out)
+    tables = [headline, by_group, tto, *panel_tables]
+    images += panel_images
     experiments = ", ".join(sorted(df["experiment"].unique())) if len(df) else "-"
     intro = (f"Study {experiments}: {len(df)} runs, {df['instance_hash'].nunique() if len(df) else 0} instances. "
              "Gap (maximisation) = (reference - objective) / max(|reference|, 1e-9); for bounds, "
              "(bound - reference) / max(|reference|, 1e-9); the reference is the optimum where proven, "
              "else the best known value (reference.solu).")
-    shown = [t for t in tables if len(t.frame)]  # e.g. no Figure 7-9 panels without L/N/D sweeps
+    shown = [t for t in tables if len(t.frame)]
     md = "\n\n".join([f"# Gap report\n\n{intro}", *[t.markdown() for t in shown],
-                      *[f"![{title}]({stem}.png)" for title, stem in
-                        zip([t for t, _ in images], _stems(images))]]) + "\n"
+                      *[f"![{title}]({stem}.png)" for title, stem, _ in images]]) + "\n"
     write_text(out / "report.md", md)
     parts = [f"<h1>Gap report</h1><p>{html.escape(intro)}</p>"]
     for t in shown:
         parts.append(f"<h2>{html.escape(t.title)}</h2>" + t.frame.to_html(index=False, na_rep="-", float_format=lambda v: f"{v:.4g}"))
-    for title, b64 in images:
+    for title, _, b64 in images:
         parts.append(f"<h2>{html.escape(title)}</h2><img alt=\"{html.escape(title)}\" src=\"data:image/png;base64,{b64}\">")
     page = ("<!doctype html><html><head><meta charset=\"utf-8\"><title>mropt gap report</title><style>"
             "body{font-family:sans-serif;margin:2em}table{border-collapse:collapse;font-size:13px}"
@@ -240,8 +202,3 @@ def write_report(result_dir: str | Path, out: str | Path) -> str:
     write_text(out / "report.html", page)
     return "\n\n".join(t.to_markdown_text() for t in (headline, by_group, tto))
 
-
-def _stems(images: list[tuple[str, str]]) -> list[str]:
-    names = {"Gap distribution per method": "gap_distribution", "Time to optimality against N": "time_to_optimality",
-             "AMB Figures 7-9 panels": "amb_figures"}
-    return [names[t] for t, _ in images]

@@ -61,6 +61,7 @@ def make_row(exp: Experiment, run: RunSpec, result: dict[str, Any]) -> dict[str,
     return {
         "experiment": exp.name,
         "run_key": run.key,
+        "kind": inst.kind,
         "instance_id": run.entry.id,
         "instance_hash": inst.content_hash(),
         "instance_group": run.entry.group,
@@ -83,6 +84,7 @@ def make_row(exp: Experiment, run: RunSpec, result: dict[str, Any]) -> dict[str,
         "error": result.get("error"),
         "accepted": result.get("accepted"),
         "on_time": result.get("on_time"),
+        "metrics": result.get("metrics"),
         "solver": result.get("solver"),
         "solver_version": result.get("solver_version"),
         "mropt_version": __version__,
@@ -177,6 +179,10 @@ def results_frame(out: str | Path) -> Any:
 
     store = Store(out)
     df = store.read()
+    missing = df["kind"].isna() if len(df) else None
+    if missing is not None and missing.any():  # rows of stores written before the kind column
+        kinds = {h: _instance_kind(store, h) for h in df.loc[missing, "instance_hash"].unique()}
+        df.loc[missing, "kind"] = df.loc[missing, "instance_hash"].map(kinds)
     ref = load_reference(None, store)
     for row in df.to_dict("records"):
         ref.add_row(row)
@@ -185,6 +191,13 @@ def results_frame(out: str | Path) -> Any:
         for col in fresh.columns:
             df[col] = fresh[col]
     return df.sort_values(["instance_group", "instance_id", "method", "profile", "seed"], kind="stable").reset_index(drop=True)
+
+
+def _instance_kind(store: Store, digest: str) -> str | None:
+    try:
+        return str(json.loads((store.instances / f"{digest}.json").read_text(encoding="utf-8")).get("kind"))
+    except (OSError, ValueError, AttributeError):
+        return None
 
 
 def params_frame(df: Any) -> Any:

@@ -38,6 +38,7 @@ from mropt.model.files import replacing, write_text
 SCHEMA = pa.schema([
     ("experiment", pa.string()),
     ("run_key", pa.string()),
+    ("kind", pa.string()),  # the instance kind (admission, fairness, priority, ...)
     ("instance_id", pa.string()),
     ("instance_hash", pa.string()),
     ("instance_group", pa.string()),
@@ -64,6 +65,7 @@ SCHEMA = pa.schema([
     ("error", pa.string()),
     ("accepted", pa.int64()),
     ("on_time", pa.int64()),
+    ("metrics", pa.string()),  # JSON: the kind's own measures (decision and verify summaries)
     ("solver", pa.string()),
     ("solver_version", pa.string()),
     ("mropt_version", pa.string()),

@@ -189,17 +189,20 @@ def method_params(method: Any, params: Mapping[str, Any], where: str, *, reserve
 
     An unknown name (or a ``reserved`` one, given elsewhere) is ``key '<where>.<name>' is
     not a parameter of '<method>' (it takes: ...)``; a bad value is the method's own
-    message after ``key '<where>': ``.
+    message after ``key '<where>.<name>': ``.
     """
     bad = sorted(set(params) - set(method.params) | (set(reserved) & set(params)))
     if bad:
         takes = ", ".join(sorted(set(method.params) - set(reserved))) or "none"
         raise InputError(f"key '{dotted(where, bad[0])}' is not a parameter of {method.name!r} "
                          f"(it takes: {takes}{hint})")
-    try:  # types and ranges, from the method's declaration
-        return method.check_params(params)
-    except InputError as exc:
-        raise InputError(f"key '{where}': {exc}") from None
+    checked = {}
+    for name, value in params.items():  # types and ranges, from the method's declaration
+        try:
+            checked[name] = method.check_params({name: value})[name]
+        except InputError as exc:
+            raise InputError(f"key '{dotted(where, name)}': {exc}") from None
+    return checked
 
 
 def seed_list(table: Mapping[str, Any], key: str, where: str, default: Any = ...) -> list[int]:

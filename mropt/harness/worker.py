@@ -20,6 +20,7 @@ running Dask task cannot be cancelled.
 
 from __future__ import annotations
 
+import json
 import os
 import pickle
 import select
@@ -205,6 +206,7 @@ def execute(task: dict[str, Any], cache: dict[str, Any]) -> dict[str, Any]:
         "bound": sol.bound,
         "wall_time": sol.wall_time,
         "accepted": len(sol.accepted),
+        "kind": instance.kind,
         "solver": str(sol.solver.get("name", "")),
         "solver_version": str(sol.solver.get("version", "")),
         "error": sol.details.get("error"),
@@ -216,8 +218,9 @@ def execute(task: dict[str, Any], cache: dict[str, Any]) -> dict[str, Any]:
         verdict = verify_solution(instance, sol)
         out["verified"] = bool(verdict.ok)
         out["verify_problems"] = "; ".join(verdict.problems) or None
-        if getattr(verdict, "checked_schedule", False):
-            out["on_time"] = len(sol.accepted) - len(getattr(verdict, "late", []))
+        metrics = {**sol.summary(), **verdict.summary()}
+        out["on_time"] = metrics.get("on_time")
+        out["metrics"] = json.dumps(metrics, sort_keys=True)
     except Exception as exc:  # noqa: BLE001
         out["verified"] = False
         out["verify_problems"] = f"verify failed: {type(exc).__name__}: {exc}"

@@ -23,7 +23,8 @@ INSTANCE_KINDS: dict[str, type] = {
     "priority": PriorityInstance,
 }
 
-Instance = AdmissionInstance
+#: any instance kind mropt reads
+Instance = AdmissionInstance | FairnessInstance | PriorityInstance
 
 
 def _reject_constant(name: str) -> None:

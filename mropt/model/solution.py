@@ -1,10 +1,15 @@
 """The result of one method on one instance (DESIGN.md, "Core interfaces").
 
-A :class:`Solution` carries the decision (for admission: the accepted jobs and the
-map order; for other kinds: ``decision``, whose keys are written at the top level of
-the JSON, e.g. ``allocation``), its objective, the best proven bound where an exact method has one, the
-status, the wall time and the solver's name and version. ``details`` holds whatever
-else a method reports (node counts, whether a beam cut orders, ...).
+A :class:`Solution` carries the decision, typed per instance kind
+(:mod:`mropt.model.decisions`: admission's accepted jobs and map order, fairness's
+allocation, priority's slots), its objective, the best proven bound where an exact
+method has one, the status, the wall time and the solver's name and version.
+``details`` holds whatever else a method reports (node counts, whether a beam cut
+orders, ...).
+
+The JSON form is a contract: the solution's own fields first (``accepted`` and
+``sequence`` are admission's decision, written empty for other kinds), then the
+decision's fields at the top level (e.g. ``allocation``).
 """
 
 from __future__ import annotations
@@ -15,6 +20,7 @@ from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Any
 
+from mropt.model.decisions import AdmissionDecision, Decision, decision_from_json
 from mropt.model.errors import InputError
 from mropt.model.fields import read_number, read_str, require_mapping
 
@@ -25,7 +31,13 @@ _FIELDS = ("method", "status", "objective", "bound", "accepted", "sequence", "wa
 
 @dataclass(frozen=True)
 class Solution:
-    """One method's answer. ``sequence`` is the map order (AMB Definition 1), or None."""
+    """One method's answer (see the module docstring).
+
+    ``decision`` is the kind's typed decision; a plain mapping is read as the JSON
+    fields of one (kind inferred from its keys). Admission methods may give
+    ``accepted`` and ``sequence`` instead (the map order, AMB Definition 1): they
+    become an :class:`AdmissionDecision` (they win over a given one), and always mirror it.
+    """
 
     method: str
     status: str
@@ -38,19 +50,32 @@ class Solution:
     seed: int = 0
     params: Mapping[str, Any] = field(default_factory=dict)
     details: Mapping[str, Any] = field(default_factory=dict)
-    decision: Mapping[str, Any] = field(default_factory=dict)
+    decision: Decision | Mapping[str, Any] | None = None
 
     def __post_init__(self) -> None:
         if self.status not in STATUSES:
             raise InputError(f"solution: field 'status' must be one of {', '.join(STATUSES)}, got {self.status!r}")
-        object.__setattr__(self, "accepted", tuple(self.accepted))
-        if self.sequence is not None:
-            object.__setattr__(self, "sequence", tuple(self.sequence))
-        clash = sorted(set(self.decision) & set(_FIELDS))
-        if clash:
-            raise InputError(f"solution: decision key {clash[0]!r} clashes with a solution field")
-        for key in ("solver", "params", "details", "decision"):
+        decision = self.decision
+        if isinstance(decision, Mapping) and not isinstance(decision, Decision):
+            clash = sorted(set(decision) & set(_FIELDS))
+            if clash:
+                raise InputError(f"solution: decision key {clash[0]!r} clashes with a solution field")
+            decision = decision_from_json(decision, accepted=self.accepted, sequence=self.sequence) if decision \
+                else None
+        if isinstance(decision, AdmissionDecision) and (tuple(self.accepted), self.sequence) != ((), None):
+            decision = None  # the fields win (dataclasses.replace(sol, accepted=...) keeps the old decision)
+        if decision is None:
+            decision = AdmissionDecision(tuple(self.accepted), None if self.sequence is None else tuple(self.sequence))
+        object.__setattr__(self, "decision", decision)
+        object.__setattr__(self, "accepted", decision.accepted)
+        object.__setattr__(self, "sequence", decision.sequence)
+        for key in ("solver", "params", "details"):
             object.__setattr__(self, key, MappingProxyType(dict(getattr(self, key))))
+
+    def summary(self) -> dict[str, float]:
+        """The decision's numbers (for the harness's ``metrics`` column)."""
+        assert isinstance(self.decision, Decision)
+        return self.decision.summary()
 
     def to_dict(self) -> dict[str, Any]:
         def num(x: float | None) -> float | None:
@@ -69,12 +94,16 @@ class Solution:
             "params": dict(self.params),
             "details": dict(self.details),
         }
-        out.update(self.decision)
+        assert isinstance(self.decision, Decision)
+        out.update(self.decision.json_fields())
         return out
 
     @classmethod
-    def from_dict(cls, data: Any) -> Solution:
-        """Parse a solution file (as written by ``mropt solve --json``), checking field types."""
+    def from_dict(cls, data: Any, *, kind: str | None = None) -> Solution:
+        """Parse a solution file (as written by ``mropt solve --json``), checking field types.
+
+        ``kind`` (the instance's, when known) types the decision; otherwise its fields do.
+        """
         data = require_mapping(data, "solution")
         where = "solution"
 
@@ -97,14 +126,17 @@ class Solution:
             return tuple(value)
 
         solver = data.get("solver") or {}
-        decision = {k: v for k, v in data.items() if k not in _FIELDS}
+        accepted = id_list("accepted", required=True) or ()
+        sequence = id_list("sequence", required=False)
+        decision = decision_from_json({k: v for k, v in data.items() if k not in _FIELDS}, accepted=accepted,
+                                      sequence=sequence, kind=kind)
         return cls(
             method=read_str(data, "method", where),
             status=read_str(data, "status", where),
             objective=optional_number("objective"),
             bound=optional_number("bound"),
-            accepted=id_list("accepted", required=True) or (),
-            sequence=id_list("sequence", required=False),
+            accepted=accepted,
+            sequence=sequence,
             wall_time=read_number(data, "wall_time", where, default=0.0, nonnegative=True),
             solver=require_mapping(solver, "solution field 'solver'"),
             seed=int(read_number(data, "seed", where, default=0)),
@@ -125,7 +157,12 @@ class Verdict:
     objective: float | None = None
     problems: list[str] = field(default_factory=list)
     checked_schedule: bool = False
+    late: list[str] = field(default_factory=list)  # ids that miss their deadline (kinds with deadlines)
 
     @property
     def ok(self) -> bool:
         return not self.problems
+
+    def summary(self) -> dict[str, float]:
+        """Numbers this kind's ``verify`` measured, for the harness's ``metrics`` column."""
+        return {"late": len(self.late)} if self.checked_schedule else {}

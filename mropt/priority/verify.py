@@ -144,10 +144,10 @@ def _number(value: Any) -> bool:
 def verify(instance: PriorityInstance, solution: Solution) -> Verdict:
     """Check an allocation solution against the instance; see the module docstring."""
     verdict = Verdict()
-    if solution.status in ("error", "bound") and not solution.decision.get("allocation"):
+    if solution.status in ("error", "bound") and not solution.decision.json_fields().get("allocation"):
         verdict.objective = solution.objective
         return verdict
-    d = solution.decision
+    d = solution.decision.json_fields()  # the claimed decision as plain data, checked field by field
     missing = [k for k in ("allocation", "shared", "infeasible", "routing", "a", "b") if k not in d]
     if missing:
         verdict.problems.append(f"solution lacks {', '.join(missing)}")

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import math
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -77,6 +78,7 @@ _SETTINGS = settings(max_examples=60, deadline=None, derandomize=True,
 _EXPONENTS = st.integers(-8, 9)
 
 
+@pytest.mark.slow
 @_SETTINGS
 @given(instances(unique_sums=True), _EXPONENTS, _EXPONENTS)
 def test_same_decisions_in_every_unit(inst: AdmissionInstance, k: int, m: int) -> None:
@@ -96,6 +98,7 @@ def test_same_decisions_in_every_unit(inst: AdmissionInstance, k: int, m: int) -
         assert other.objective >= optimum * 10.0**k * (1 - RTOL), (method, other.objective, optimum * 10.0**k)
 
 
+@pytest.mark.slow
 @_SETTINGS
 @given(instances(unique_sums=False), _EXPONENTS, _EXPONENTS)
 def test_same_optimum_with_ties_in_every_unit(inst: AdmissionInstance, k: int, m: int) -> None:

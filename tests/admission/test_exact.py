@@ -173,7 +173,7 @@ def test_highs_native_prints_do_not_reach_stdout(capfd) -> None:  # noqa: ANN001
     """C-level prints while HiGHS runs (HiGHS 1.12 has some) never reach stdout."""
     import ctypes
 
-    from mropt.admission.milp import native_stdout_silenced
+    from mropt.backends.pulp import native_stdout_silenced
 
     libc = ctypes.CDLL(None)
     with native_stdout_silenced():
@@ -187,7 +187,7 @@ def test_highs_bound_is_in_the_problems_own_sense() -> None:
     """PuLP gives HiGHS a maximisation negated; the bound read back must be an upper bound."""
     import pulp
 
-    from mropt.admission.milp import highs_mip_bound, solve_pulp
+    from mropt.backends.pulp import highs_mip_bound, solve_pulp
 
     prob = pulp.LpProblem("knapsack", pulp.LpMaximize)
     x = [prob.add_variable(f"x{k}", lowBound=0, upBound=1, cat=pulp.LpBinary) for k in range(4)]
@@ -198,6 +198,7 @@ def test_highs_bound_is_in_the_problems_own_sense() -> None:
     assert highs_mip_bound(prob) == pytest.approx(9.0)
 
 
+@pytest.mark.slow
 def test_time_limited_highs_master_never_claims_a_proof() -> None:
     """A hard instance (seed 2, N = 40: no method proves it in 60 s) stopped after 3 s
     reports time_limit with a bound above its plan, never a false 'optimal'."""

@@ -9,6 +9,7 @@ one reduce slot, small integer times, zero and equal benefits, submit times.
 
 from __future__ import annotations
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -58,6 +59,7 @@ _SETTINGS = settings(max_examples=120, deadline=None, derandomize=True,
                      suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
 
 
+@pytest.mark.slow
 @_SETTINGS
 @given(stressing_instances())
 def test_oracle_decides_every_subset_like_the_brute_force(inst: AdmissionInstance) -> None:

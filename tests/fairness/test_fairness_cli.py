@@ -46,6 +46,7 @@ def test_ddrf_table_and_table2():
     assert r.returncode == 0 and "95.4%" in r.stdout and "98%" in r.stdout
 
 
+@pytest.mark.slow
 def test_figures_written(tmp_path):
     r = mropt("locality", "figures", "--out", tmp_path / "figs")
     assert r.returncode == 0, r.stderr
@@ -54,6 +55,7 @@ def test_figures_written(tmp_path):
     assert "fig4" in json.loads((tmp_path / "figs" / "figures.json").read_text())
 
 
+@pytest.mark.slow
 def test_solve_drf_json_and_verify(tmp_path):
     path = tmp_path / "f.json"
     path.write_text(json.dumps(PAPER_EXAMPLE))
@@ -82,6 +84,7 @@ def test_bad_files_exit_2_one_line(tmp_path, mutate, words):
     one_line_error(mropt("solve", path, "--method", "drf"), *words)
 
 
+@pytest.mark.slow
 def test_generate_fairness_deterministic(tmp_path):
     a = mropt("generate", "fairness", "--users", "5", "--seed", "3", "--with-nodes", "--replicas", "2")
     b = mropt("generate", "fairness", "--users", "5", "--seed", "3", "--with-nodes", "--replicas", "2")
@@ -96,6 +99,7 @@ def test_generate_fairness_deterministic(tmp_path):
     assert verify_solution(inst, sol).ok
 
 
+@pytest.mark.slow
 def test_import_alibaba_bad_rows_counted(tmp_path):
     csv = tmp_path / "t.csv"
     csv.write_text(
@@ -120,6 +124,7 @@ def test_import_alibaba_bad_rows_counted(tmp_path):
     one_line_error(mropt("import-alibaba", tmp_path / "nope.csv"), "no such file")
 
 
+@pytest.mark.slow
 def test_import_alibaba_real_trace(tmp_path):
     trace = alibaba_trace()
     out = tmp_path / "a.json"
@@ -170,6 +175,7 @@ def test_bad_arguments_exit_2_one_line(tmp_path, args, words):
     one_line_error(mropt(*args), *words)
 
 
+@pytest.mark.slow
 def test_listing_option_stops_at_first_task_that_does_not_fit(tmp_path):
     path = tmp_path / "f.json"
     path.write_text(json.dumps({"kind": "fairness", "schema_version": 1, "resources": {"cpu": 4, "mem": 100},
@@ -179,6 +185,7 @@ def test_listing_option_stops_at_first_task_that_does_not_fit(tmp_path):
     assert text["allocation"] == {"A": 2, "C": 9} and listing["allocation"] == {"A": 2, "C": 3}
 
 
+@pytest.mark.slow
 def test_solve_with_nodes_reports_placement(tmp_path):
     path = tmp_path / "n.json"
     data = {**PAPER_EXAMPLE, "resources": {"cpu": 9, "mem": 18},

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import pandas as pd
+import pytest
 
 from mropt.harness.experiment import load_experiment
 from mropt.harness.runner import results_frame, run_study
@@ -23,6 +24,7 @@ sweep = {size = [100, 200]}
 """
 
 
+@pytest.mark.slow
 def test_dask_local_cluster_gives_the_rows_of_the_local_executor(write_experiment, tmp_path):
     exp = load_experiment(write_experiment(STUDY))
     run_study(exp, tmp_path / "local", executor="local", workers=2, progress=False)

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import pytest
+
 from mropt.harness.experiment import load_experiment
-from mropt.harness.report import figure_data
+from mropt.admission.report_panels import figure_data
 from mropt.harness.runner import results_frame, run_study
 
 from .conftest import mropt
@@ -27,6 +29,7 @@ sweep = {jobs = [4, 8]}
 """
 
 
+@pytest.mark.slow
 def test_report_writes_tables_plots_and_html(write_experiment, tmp_path):
     exp = load_experiment(write_experiment(STUDY))
     run_study(exp, tmp_path / "res", workers=2, progress=False)
@@ -44,3 +47,23 @@ def test_report_writes_tables_plots_and_html(write_experiment, tmp_path):
         assert (out / name).stat().st_size > 0, name
     page = (out / "report.html").read_text()
     assert page.count("data:image/png;base64,") >= 2 and "<table" in page and 'src="http' not in page
+
+
+def test_rows_carry_kind_and_metrics_and_old_stores_get_their_kind(write_experiment, tmp_path):
+    """Every row names its instance kind and the kind's own measures (decision and verify
+    summaries); a store written before the ``kind`` column gets it from its instance files."""
+    import json
+
+    import pyarrow.parquet as pq
+
+    exp = load_experiment(write_experiment(STUDY.replace('methods = ["edf-greedy", "test-trivial"]',
+                                                         'methods = ["edf-greedy"]')))
+    run_study(exp, tmp_path / "res", workers=1, progress=False)
+    df = results_frame(tmp_path / "res")
+    assert set(df["kind"]) == {"admission"}
+    metrics = [json.loads(m) for m in df["metrics"]]
+    assert all(m["accepted"] == m["on_time"] + m["late"] for m in metrics)
+    assert list(df["on_time"]) == [m["on_time"] for m in metrics]
+    for f in (tmp_path / "res").rglob("*.parquet"):
+        pq.write_table(pq.read_table(f).drop(["kind"]), f)
+    assert set(results_frame(tmp_path / "res")["kind"]) == {"admission"}

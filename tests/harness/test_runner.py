@@ -31,6 +31,7 @@ params = {jobs = 8}
 """
 
 
+@pytest.mark.slow
 def test_raise_sleep_and_crash_are_recorded_not_fatal(write_experiment, tmp_path):
     exp = write_experiment(FAILING)
     out = tmp_path / "out"
@@ -64,6 +65,7 @@ params = {jobs = 8}
 """
 
 
+@pytest.mark.slow
 def test_sigkill_midway_then_resume_gives_every_run_once(write_experiment, tmp_path):
     exp = write_experiment(SLOW)
     reference = tmp_path / "uninterrupted"

@@ -55,6 +55,7 @@ def _writer(root: str, start: int) -> None:
             store.compact()
 
 
+@pytest.mark.slow
 def test_concurrent_writers_and_compactions_never_corrupt(tmp_path):
     Store(tmp_path).create()
     ctx = mp.get_context("spawn")

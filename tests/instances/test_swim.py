@@ -325,6 +325,7 @@ def run_cli(*args: str, cwd: Path) -> subprocess.CompletedProcess:
     )
 
 
+@pytest.mark.slow
 def test_cli_writes_a_loadable_file_identical_to_the_api(tmp_path):
     path = write_trace(tmp_path, EDGE_TRACE)
     out = tmp_path / "inst.json"

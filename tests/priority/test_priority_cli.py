@@ -7,6 +7,8 @@ import json
 import subprocess
 import sys
 
+import pytest
+
 
 def mropt(*args: str) -> subprocess.CompletedProcess:
     return subprocess.run(
@@ -18,6 +20,7 @@ def _reject(name: str) -> None:
     raise AssertionError(f"non-finite number {name} in solution JSON")
 
 
+@pytest.mark.slow
 def test_generate_solve_verify(tmp_path):
     inst = tmp_path / "p.json"
     result = mropt("generate", "priority", "--arrival-rate", "0.0005", "-o", inst)
@@ -41,6 +44,7 @@ def test_generate_solve_verify(tmp_path):
         assert checked.returncode == 0 and checked.stdout.startswith("ok:"), checked.stderr
 
 
+@pytest.mark.slow
 def test_infeasible_instance_prints_null_sojourn(tmp_path):
     inst = tmp_path / "p.json"
     assert mropt("generate", "priority", "--arrival-rate", "0.005", "-o", inst).returncode == 0

@@ -229,6 +229,7 @@ def _tampered(inst: PriorityInstance, sol):
     return out
 
 
+@pytest.mark.slow
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(instances())
 def test_answers_and_verdicts_do_not_depend_on_the_units(inst):
