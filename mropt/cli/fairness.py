@@ -199,6 +199,7 @@ def run_figures(args: argparse.Namespace) -> int:
     out = Path(args.out)
     if out.exists() and not out.is_dir():
         raise InputError(f"{out}: is a file; --out needs a folder")
+    files.make_folder(out)
     data = all_figures()
     paths = plot_figures(data, out)
     files.write_text(out / "figures.json", json.dumps(data, indent=1) + "\n")

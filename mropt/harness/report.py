@@ -28,7 +28,7 @@ import numpy as np
 import pandas as pd
 
 from mropt.harness.table import render
-from mropt.model.files import write_bytes, write_text
+from mropt.model.files import make_folder, write_bytes, write_text
 from mropt.registry import report_panels
 
 @dataclass
@@ -173,7 +173,7 @@ def write_report(result_dir: str | Path, out: str | Path) -> str:
 
     df = results_frame(result_dir)
     out = Path(out)
-    out.mkdir(parents=True, exist_ok=True)
+    make_folder(out)
     headline, by_group, tto = method_table(df), gap_table(df), time_to_optimality(df)
     for name, table in zip(("methods", "gaps", "time_to_optimality"), (headline, by_group, tto)):
         table.frame.to_csv(out / f"{name}.csv", index=False)

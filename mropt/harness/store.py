@@ -32,7 +32,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from mropt.model.errors import InputError
-from mropt.model.files import replacing, write_text
+from mropt.model.files import make_folder, replacing, write_text
 
 #: Columns of a row, in order (DESIGN: one row per run).
 SCHEMA = pa.schema([
@@ -93,7 +93,7 @@ class Store:
 
     def create(self) -> None:
         for d in (self.runs, self.compacted, self.instances):
-            d.mkdir(parents=True, exist_ok=True)
+            make_folder(d)
 
     def exists(self) -> bool:
         return self.runs.is_dir() or self.compacted.is_dir()

@@ -23,6 +23,8 @@ Parquet files, ``reference.solu``, reports) goes through :func:`write_text`,
   temporary file and no rename, so the device or pipe stays what it was.
 * **a folder**: refused.
 
+Output folders are made by :func:`make_folder` (``mkdir -p`` with the same errors).
+
 Every failure is an :class:`~mropt.model.errors.InputError` of one line naming the path
 and the reason (``x.json: cannot write: folder /nonexistent does not exist``, ``/dev/full:
 cannot write (No space left on device)``), and no temporary file is left behind. The
@@ -83,6 +85,24 @@ def replacing(path: str | os.PathLike) -> Iterator[Path]:
         raise InputError(f"{given}: cannot write: not a regular file (a device, a pipe or in /proc)")
     with _temporary(given, target, mode, sync=True) as tmp:
         yield tmp
+
+
+def make_folder(path: str | os.PathLike) -> Path:
+    """Create the folder ``path`` and its parents if missing (``mkdir -p``); one-line InputError otherwise.
+
+    For output folders (``mropt gap --out``, ``mropt report --out``): a parent that is a
+    file, a read-only place or an existing file of that name is refused in one line.
+    """
+    folder = Path(path)
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+    except FileExistsError:
+        raise InputError(f"{folder}: cannot create the folder: a file of that name exists") from None
+    except OSError as exc:
+        if exc.errno == errno.ENOTDIR:
+            raise InputError(f"{folder}: cannot create the folder: {_not_a_folder(folder)} is not a folder") from None
+        raise InputError(f"{folder}: cannot create the folder ({_reason(exc)})") from None
+    return folder
 
 
 # -- helpers --------------------------------------------------------------------------------

@@ -166,3 +166,17 @@ def test_a_failed_write_keeps_the_old_file(tmp_path, monkeypatch):
         write_text(path, "new")
     one_line(exc, str(path), "No space left on device")
     assert path.read_text() == "old" and leftovers(tmp_path) == []
+
+
+def test_make_folder(tmp_path):
+    from mropt.model.files import make_folder
+
+    assert make_folder(tmp_path / "a" / "b").is_dir()
+    assert make_folder(tmp_path / "a").is_dir()  # exists already: fine
+    (tmp_path / "afile").write_text("x")
+    with pytest.raises(InputError) as exc:
+        make_folder(tmp_path / "afile" / "sub")
+    one_line(exc, "afile is not a folder")
+    with pytest.raises(InputError) as exc:
+        make_folder(tmp_path / "afile")
+    one_line(exc, "a file of that name exists")
