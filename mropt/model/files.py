@@ -28,8 +28,9 @@ Output folders are made by :func:`make_folder` (``mkdir -p`` with the same error
 Every failure is an :class:`~mropt.model.errors.InputError` of one line naming the path
 and the reason (``x.json: cannot write: folder /nonexistent does not exist``, ``/dev/full:
 cannot write (No space left on device)``), and no temporary file is left behind. The
-folder itself is not ``fsync``-ed after the rename: the guarantees are against killed
-processes (the store's), not against power loss.
+file is ``fsync``-ed before the rename, so a power loss cannot leave an empty or partial
+file under the target's name; the folder is not ``fsync``-ed after it, so a power loss
+may undo the rename itself (the old file stays).
 """
 
 from __future__ import annotations
