@@ -4,7 +4,8 @@ A round (:class:`~mropt.fairness.flow.SchedulingRound`) is a set of free slots a
 users' pending tasks with their input nodes. Slots are offered one at a time in a
 seeded random order (slots freeing on random nodes, sec. 3.2). For each offered slot
 on node v, users are tried in order of their weighted dominant share (DRF, sec. 3.1;
-ties by user order), and the first user that launches takes the slot:
+to 12 significant digits, the same in any units; ties by user order), and the first
+user that launches takes the slot:
 
 * a pending task with input on v launches there (node-local) and ``skip`` resets;
 * else the user's ``skip`` grows by one; DDRF then launches a task whose input is in
@@ -30,6 +31,7 @@ from typing import Any
 import numpy as np
 
 from mropt.fairness.flow import Costs, SchedulingRound, levels, min_cost_placement, round_cost
+from mropt.fairness.metrics import significant
 from mropt.model.errors import InputError
 from mropt.model.fairness import FairnessInstance
 
@@ -61,7 +63,7 @@ def ddrf_round(
     empty = 0
     for v in offer_order(rnd, seed):
         chosen = None
-        for u in sorted((u for u in users if pending[u]), key=lambda u: (round(share[u] / weight[u], 12), users.index(u))):
+        for u in sorted((u for u in users if pending[u]), key=lambda u: (significant(share[u] / weight[u]), users.index(u))):
             local = next((t for t in pending[u] if v in t[2]), None)
             if local is not None:
                 chosen = (u, local)

@@ -15,8 +15,13 @@ Two stopping rules:
 
 Ties of the weighted share go by ``tie_break``: ``"largest-demand"`` (default; the
 user whose task has the larger dominant share goes first, which reproduces Table 1's
-order B, A, A, B, A) or ``"index"`` (the order of ``users``). Shares are compared
-rounded to 12 decimals so that equal fractions (2/3 and 2/3) tie.
+order B, A, A, B, A) or ``"index"`` (the order of ``users``). Shares (and, for the
+tie-break, one task's dominant share) are compared rounded to 12 significant digits
+(:func:`~mropt.fairness.metrics.significant`) so that equal fractions (2/3 and 2/3)
+tie, in any units. A task fits when every resource's use stays within
+:func:`~mropt.model.tolerance.capacity_limit` (``CAPACITY_RTOL``, relative; see
+``docs/tolerances.md``), so the allocation is the same when a resource's capacity and
+demands, or the weights, are expressed in other units.
 
 Weights divide the share (weighted DRF); ``max_tasks`` caps a user. With ``nodes``,
 each task goes on one node (``placement``: ``first-fit`` or ``best-fit``, see
@@ -31,16 +36,16 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from mropt.fairness.metrics import allocation_solution
+from mropt.fairness.metrics import allocation_solution, significant
 from mropt.fairness.placement import PLACEMENT_RULES, LocalityMap, choose_node
 from mropt.model.errors import InputError
 from mropt.model.fairness import FairnessInstance
 from mropt.model.solution import Solution
+from mropt.model.tolerance import capacity_limit
 from mropt.registry import Param, mropt_solver, register
 
 MODES = ("text", "listing")
 TIE_BREAKS = ("largest-demand", "index")
-_TOL = 1e-9
 
 
 @dataclass
@@ -79,7 +84,7 @@ def progressive_filling(
     n = instance.n
     demands = instance.demands
     cap = instance.capacity
-    limit = cap * (1 + _TOL) + _TOL
+    limit = capacity_limit(cap)
     dom = instance.dominant_demand
     step = dom / instance.weights
     caps = instance.task_caps
@@ -92,7 +97,7 @@ def progressive_filling(
     result = FillingResult(tasks=tasks, order=[], used=used, per_node=per_node)
 
     def tie(i: int) -> tuple[float, int]:
-        return (-float(dom[i]), i) if tie_break == "largest-demand" else (0.0, i)
+        return (-significant(dom[i]), i) if tie_break == "largest-demand" else (0.0, i)
 
     heap = [(0.0, *tie(i)) for i in range(n) if caps[i] > 0]
     heapq.heapify(heap)
@@ -104,7 +109,7 @@ def progressive_filling(
         node = None
         if with_nodes:
             preferred = where.levels(i, int(tasks[i])) if where is not None else None
-            choice = choose_node(free, d, cap, placement, preferred)
+            choice = choose_node(free, d, cap, placement, preferred, capacity=instance.node_capacity)
             fits = choice is not None
             if fits:
                 node, level = choice
@@ -124,7 +129,7 @@ def progressive_filling(
             result.nodes_used.append(node)
             result.levels[level] += 1
         if tasks[i] < caps[i]:
-            heapq.heappush(heap, (round(float(tasks[i] * step[i]), 12), *tie(i)))
+            heapq.heappush(heap, (significant(tasks[i] * step[i]), *tie(i)))
     return result
 
 

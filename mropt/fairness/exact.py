@@ -23,6 +23,36 @@ k = 1..n: maximise ``S_k``, then add ``S_k >= S_k*`` and go on (n solves).
 Constraints: ``0 <= x_i <= max_tasks``; ``sum_i x_i D_ij <= r_j``; with nodes, every
 task on one node (``x_i = sum_v x_iv``) within that node's capacity. Objective of the
 Solution: the minimum weighted dominant share (``S_1``).
+
+Units and tolerances (``docs/tolerances.md``, :mod:`mropt.model.tolerance`). The answer
+does not depend on the units of a resource (its capacities and demands times any
+factor) or of the weights:
+
+* the CBC model holds unit-free numbers only (:func:`_model_data`: per-task shares
+  ``D_ij / r_j`` against capacity 1, share coefficients relative to the largest), so
+  CBC reads the same model in any units. Its absolute and relative gaps are 0 and its
+  primal (and integrality) tolerances ``OBJECTIVE_RTOL``, i.e. relative to the largest
+  per-task weighted share. drf-milp computes each level ``S_k*`` from the whole task
+  counts (never from CBC's 8 printed digits) and fixes it with a relative slack of
+  ``OBJECTIVE_RTOL`` (with none, the 13 digits PuLP writes can put ``S_k*`` just out
+  of reach, and CBC was seen to give up a task at the next level); a solution that
+  breaks a capacity beyond ``CAPACITY_RTOL`` or gives up an earlier level beyond CBC's
+  tolerance is not taken (the previous level's allocation is returned, status
+  ``feasible``). drf-lp's values have CBC's 8 printed digits: its allocation is scaled
+  down, by about 1e-8 at most, to fit every capacity, and its levels hold to a relative
+  1e-7 (``_LP_RTOL``).
+* CP-SAT gets, per resource and for the share coefficients, the smallest proportional
+  integers (:func:`integer_data`), the same in any units; the data are read to 15
+  significant digits, which drops a unit conversion's float noise.
+
+The defect this replaced (issue 19): the model held the raw weighted shares, CBC its
+absolute tolerances of 1e-7, and each level, read back from CBC's 8 printed digits, was
+fixed with a slack of ``1e-7 * max(1, S_k)``. With cpu 3, tasks of 1 (A) and 0.8 (B)
+and weights of 1e7 (weighted shares 3.3e-8 and 5.3e-8 at the optimum, 2e-8 apart)
+level 1 was read back as 0 and drf-milp claimed {A: 0, B: 3} optimal instead of
+{A: 1, B: 2}; with weights of 1e9, {A: 0, B: 0}. With B's task 0.99999997 and weights
+of 1e-8, level 1 (33333333.3) was read as 33333333, and {A: 2, B: 1}, 3e-8 (relative)
+lower at level 1, was claimed optimal (``tests/fairness/test_fairness_scale.py``).
 """
 
 from __future__ import annotations
@@ -40,9 +70,11 @@ from mropt.fairness.metrics import allocation_solution
 from mropt.model.errors import InputError
 from mropt.model.fairness import FairnessInstance
 from mropt.model.solution import Solution
+from mropt.model.tolerance import OBJECTIVE_RTOL, capacity_limit
 from mropt.registry import THREADS, register
 
-_FIX_RTOL = 1e-7
+_LP_RTOL = 1e-7  # drf-lp: CBC prints 8 significant digits (and _values_pulp repairs them)
+_LP_ZERO = 1e-9  # drf-lp: per-node task counts below this are CBC's noise
 _COEF_LIMIT = 10**5
 
 
@@ -55,37 +87,81 @@ def _upper_bounds(instance: FairnessInstance) -> np.ndarray:
 
 
 # -- PuLP (LP and MILP) -----------------------------------------------------------------
+def _model_data(instance: FairnessInstance) -> tuple[np.ndarray, np.ndarray | None, np.ndarray, float]:
+    """The unit-free numbers of the solver model.
+
+    ``a[i, j] = D_ij / r_j`` (the share of resource j one task of user i takes), node
+    capacities as shares of the totals (``ncap[v, j] / r_j``), so every capacity row
+    reads ``sum_i a_ij x_i <= 1`` (the model allows ``capacity_limit``, ``1 + CAPACITY_RTOL``,
+    so that no exact fit is lost to the 13 digits written); share coefficients ``c_i = (dom_i / w_i) / max_l
+    (dom_l / w_l)``, so the largest is 1. Scaling a resource or the weights by any
+    factor changes these numbers by a rounding (2**-53 relative) at most, below the 13
+    digits PuLP writes to CBC: the model CBC reads is the same whatever the units. (A
+    power-of-two normalisation would be exact, but would leave a factor in (1/2, 2)
+    between two units, and CBC's tolerances and tie-breaking would see it.) The fourth
+    value is the largest ``dom_i / w_i``, the unit of ``c``.
+    """
+    cap = instance.capacity
+    a = instance.demands / cap
+    ncap = instance.node_capacity / cap if instance.nodes is not None else None
+    c = instance.dominant_demand / instance.weights
+    top = float(c.max())
+    return a, ncap, c / top, top
+
+
+def _cbc(deadline: float | None, threads: int, integer: bool):
+    """CBC with both gaps 0 (:func:`mropt.backends.pulp.cbc_solver`) and feasibility
+    tolerances of ``OBJECTIVE_RTOL`` on the unit-free model.
+
+    CBC's defaults (primal and integrality 1e-7, absolute) would let a level drop by
+    1e-7 of the largest per-task weighted share: allocations whose levels differ by less
+    could pass for one another.
+    """
+    options = [f"primalT {OBJECTIVE_RTOL:g}"]
+    if integer:
+        options.append(f"integerT {OBJECTIVE_RTOL:g}")
+    return cbc_solver(time_limit=_remaining(deadline), threads=threads, options=options)
+
+
+def _levels(y: np.ndarray) -> np.ndarray:
+    """Cumulative sums ``S_k`` of the sorted shares (``S_k``: sum of the k smallest)."""
+    return np.cumsum(np.sort(y))
+
+
 def _leximin_pulp(instance: FairnessInstance, *, integer: bool, time_limit: float | None, threads: int):
     import pulp
 
     n, m = instance.n, len(instance.resource_names)
     deadline = None if time_limit is None else time.perf_counter() + time_limit
-    d, cap = instance.demands, instance.capacity
-    c = instance.dominant_demand / instance.weights
+    a, ncap, c, unit = _model_data(instance)
     ub = _upper_bounds(instance)
     cat = pulp.LpInteger if integer else pulp.LpContinuous
     prob = pulp.LpProblem("drf_leximin", pulp.LpMaximize)
     per_node = None
-    if instance.nodes is not None:
+    if ncap is not None:
         v = len(instance.node_ids)
-        ncap = instance.node_capacity
         xv = [[prob.add_variable(f"x_{i}_{k}", lowBound=0, upBound=int(ub[i]), cat=cat) for k in range(v)] for i in range(n)]
         x = [pulp.lpSum(row) for row in xv]
         for i in range(n):
             prob += x[i] <= int(ub[i])
         for k in range(v):
             for j in range(m):
-                if d[:, j].any():
-                    prob += pulp.lpSum(float(d[i, j]) * xv[i][k] for i in range(n) if d[i, j] > 0) <= float(ncap[k, j])
+                if a[:, j].any():
+                    prob += pulp.lpSum(float(a[i, j]) * xv[i][k] for i in range(n) if a[i, j] > 0) <= float(capacity_limit(ncap[k, j]))
         per_node = xv
     else:
         x = [prob.add_variable(f"x_{i}", lowBound=0, upBound=int(ub[i]), cat=cat) for i in range(n)]
     for j in range(m):
-        prob += pulp.lpSum(float(d[i, j]) * x[i] for i in range(n) if d[i, j] > 0) <= float(cap[j])
+        if a[:, j].any():
+            prob += pulp.lpSum(float(a[i, j]) * x[i] for i in range(n) if a[i, j] > 0) <= capacity_limit(1.0)
     y = [float(c[i]) * x[i] for i in range(n)]
-
-    def make_solver():
-        return cbc_solver(time_limit=_remaining(deadline), threads=threads)
+    # each level S_k* is computed from the allocation CBC returned (whole task counts, or
+    # drf-lp's values as repaired by _values_pulp, which fit), so it is reachable; it is
+    # fixed with a relative slack of OBJECTIVE_RTOL (PuLP writes 13 digits, and an exact
+    # S_k* may round up past reach). drf-lp's values have CBC's 8 printed digits: a later
+    # level may lower an earlier one by _LP_RTOL relative before it counts as given up.
+    slack = OBJECTIVE_RTOL
+    noise = 0.0 if integer else _LP_RTOL
 
     status, levels, solves, message = "optimal", [], 0, ""
     values = None
@@ -97,41 +173,63 @@ def _leximin_pulp(instance: FairnessInstance, *, integer: bool, time_limit: floa
         s_k = k * r - pulp.lpSum(dev)
         prob.setObjective(s_k)
         try:
-            prob.solve(make_solver())
+            prob.solve(_cbc(deadline, threads, integer))
         except Exception as exc:  # noqa: BLE001 - a solver failure, reported, not raised
             status, message = "error", f"CBC failed: {' '.join(str(exc).split())}"
             break
         solves += 1
         # sol_status, not status: PuLP reports a time-limited CBC run with an incumbent as
         # status "Optimal" but sol_status IntegerFeasible (not proven)
-        if prob.sol_status == pulp.LpSolutionIntegerFeasible:
-            values = _values_pulp(x, per_node, integer, ub.astype(float))  # feasible, this level not proven
-            status, message = "time_limit", f"level {k}: CBC stopped with a feasible, unproven solution"
-            break
-        if prob.sol_status != pulp.LpSolutionOptimal:
+        proven = prob.sol_status == pulp.LpSolutionOptimal
+        if not proven and prob.sol_status != pulp.LpSolutionIntegerFeasible:
             timed_out = deadline is not None and time.perf_counter() >= deadline - 0.05
             status = "time_limit" if timed_out else "error"
             message = f"level {k}: CBC {pulp.LpStatus.get(prob.status, prob.status)}"
             break
-        values = _values_pulp(x, per_node, integer, ub.astype(float))
-        best = float(pulp.value(s_k))
+        found = _values_pulp(instance, x, per_node, integer, ub.astype(float))
+        sums = _levels(c * found[0])
+        # CBC's solution, rounded to whole tasks, must fit the capacities and keep every
+        # fixed level: within twice the slack it was fixed with, drf-lp's noise and CBC's
+        # feasibility tolerance on the unit-free model
+        lost = [j + 1 for j, best in enumerate(levels) if sums[j] < best - ((2 * slack + noise) * best + (n + 1) * OBJECTIVE_RTOL)]
+        usable = _fits(instance, *found) and not lost
+        if not proven:
+            values = found if usable else values  # feasible, this level not proven
+            status, message = "time_limit", f"level {k}: CBC stopped with a feasible, unproven solution"
+            break
+        if not usable:
+            why = f"gives up level {lost[0]}" if lost else "breaks a capacity"
+            status, message = ("feasible" if values is not None else "error"), f"level {k}: CBC's solution {why}; stopped"
+            break
+        values = found
+        best = float(sums[k - 1])
         levels.append(best)
-        prob += s_k >= best - _FIX_RTOL * max(1.0, abs(best))
+        prob += s_k >= best - slack * best
         if deadline is not None and time.perf_counter() >= deadline and k < n:
             status, message = "time_limit", f"stopped after level {k} of {n}"
             break
-    info: dict[str, Any] = {"solves": solves, "cumulative_sums": levels}
+    info: dict[str, Any] = {"solves": solves, "cumulative_sums": [level * unit for level in levels]}
     if message:
         info["message"] = message
     return status, values, info
 
 
-def _values_pulp(x, per_node, integer: bool, ub: np.ndarray):
+def _fits(instance: FairnessInstance, tasks: np.ndarray, per_node: np.ndarray | None) -> bool:
+    """The allocation fits the capacities (aggregate and per node) within CAPACITY_RTOL."""
+    if np.any(tasks @ instance.demands > capacity_limit(instance.capacity)):
+        return False
+    return per_node is None or not np.any(per_node.T @ instance.demands > capacity_limit(instance.node_capacity))
+
+
+def _values_pulp(instance: FairnessInstance, x, per_node, integer: bool, ub: np.ndarray):
     """Task counts (and per-node counts) from the solved model.
 
-    CBC writes values with about 8 significant digits, so an LP value may pass its bound
-    by 1e-8 relative: continuous values are clipped to [0, max_tasks] and, with nodes,
-    the totals are the per-node sums (rows scaled down onto the cap), so they agree.
+    Integer values are rounded. CBC writes values with 8 significant digits, so an LP
+    value may pass a bound or a capacity by about 1e-8 relative: continuous values are
+    clipped to [0, max_tasks] (per-node values below 1e-9 tasks set to 0), with nodes
+    the totals are the per-node sums (rows scaled down onto the cap), and the whole
+    allocation is then scaled down by the largest relative excess over a capacity, so
+    that it fits within CAPACITY_RTOL as ``verify`` checks.
     """
     import pulp
 
@@ -141,49 +239,78 @@ def _values_pulp(x, per_node, integer: bool, ub: np.ndarray):
 
     nodes = None if per_node is None else np.array([[val(e) for e in row] for row in per_node])
     if integer:
-        tasks = np.array([val(e) for e in x])
-    elif nodes is None:
+        return np.array([val(e) for e in x]), nodes
+    if nodes is None:
         tasks = np.minimum(np.array([val(e) for e in x]), ub)
     else:
+        ncap = instance.node_capacity
+        nodes[nodes < _LP_ZERO] = 0.0
+        # a node without some resource holds no task that needs it (CBC's noise there is 0)
+        nodes[(instance.demands > 0).astype(float) @ (ncap <= 0).T.astype(float) > 0] = 0.0
         total = nodes.sum(axis=1)
         over = total > ub
         nodes[over] *= (ub[over] / total[over])[:, None]
-        tasks = np.minimum(total, ub)
+        tasks = np.minimum(nodes.sum(axis=1), ub)
+    excess = [float(np.max(tasks @ instance.demands / instance.capacity))]
+    if nodes is not None:
+        load = nodes.T @ instance.demands
+        excess.append(float(np.max(load / np.where(ncap > 0, ncap, 1.0))))
+    worst = max(excess)
+    if worst > 1.0:
+        tasks = tasks / worst
+        nodes = None if nodes is None else nodes / worst
     return tasks, nodes
 
 
 # -- CP-SAT -----------------------------------------------------------------------------
-def _exact(value: float) -> Fraction:
-    return Fraction(repr(float(value)))
+def _decimal(value: float) -> Fraction:
+    """A number as the data mean it: its decimal to 15 significant digits.
+
+    A unit conversion leaves float noise in the 16th and 17th digits (``3 * 1e-7`` is
+    ``3.0000000000000004e-07``); reading 15 digits drops it, so the same data in other
+    units give the same integers, at a change of 5e-16 relative at most (far below
+    CAPACITY_RTOL).
+    """
+    return Fraction(f"{float(value):.15g}")
 
 
-def _scale_column(values: list[Fraction], bound: int) -> tuple[list[int], str]:
-    """Integers proportional to ``values`` (exact when the common denominator is small)."""
+def _primitive(values: list[Fraction]) -> list[int]:
+    """The integers proportional to ``values`` with no common divisor.
+
+    The same for ``values`` times any positive factor, so the CP-SAT model does not
+    depend on the data's units.
+    """
     den = 1
     for v in values:
         den = math.lcm(den, v.denominator)
-    if max((abs(v) for v in values), default=0) * den * max(bound, 1) < 2**50:
-        return [int(v * den) for v in values], "exact"
-    return [], "rounded"
+    ints = [int(v * den) for v in values]
+    g = math.gcd(*ints)
+    return [k // g for k in ints] if g > 1 else ints
 
 
 def integer_data(instance: FairnessInstance) -> dict[str, Any]:
-    """Demands, capacities (aggregate and per node) and share coefficients as integers for CP-SAT."""
+    """Demands, capacities (aggregate and per node) and share coefficients as integers for CP-SAT.
+
+    Each resource's column (demands, total, node capacities) and the share coefficients
+    ``dom_i / w_i`` become the smallest proportional integers (:func:`_primitive`):
+    exact, and the same in any units, when they stay below 2**50 / (tasks + 1) (and the
+    coefficients below 1e5); else the rounded grids of the module docstring.
+    """
     n, m = instance.n, len(instance.resource_names)
     bound = int(_upper_bounds(instance).sum()) + 1
     d = [[0] * m for _ in range(n)]
     cap, ncap, scaling = [0] * m, [[0] * m for _ in instance.node_ids], "exact"
     for j, name in enumerate(instance.resource_names):
-        col = [_exact(u.demand.get(name, 0.0)) for u in instance.users]
-        caps = [_exact(instance.resources[name])] + [_exact(nd.capacity.get(name, 0.0)) for nd in instance.nodes or ()]
-        ints, how = _scale_column(col + caps, bound)
-        if how == "exact":
+        col = [_decimal(u.demand.get(name, 0.0)) for u in instance.users]
+        caps = [_decimal(instance.resources[name])] + [_decimal(nd.capacity.get(name, 0.0)) for nd in instance.nodes or ()]
+        ints = _primitive(col + caps)
+        if max(ints) * bound < 2**50:
             for i in range(n):
                 d[i][j] = ints[i]
             cap[j] = ints[n]
             for k in range(len(instance.node_ids)):
                 ncap[k][j] = ints[n + 1 + k]
-        else:  # demands up, capacities down: every scaled-feasible allocation is feasible
+        else:  # demands up, capacities down on a grid of 1e-6 of the total: every scaled-feasible allocation is feasible
             scaling = "rounded"
             q = 1e6 / float(caps[0])
             for i in range(n):
@@ -192,10 +319,10 @@ def integer_data(instance: FairnessInstance) -> dict[str, Any]:
             for k in range(len(instance.node_ids)):
                 ncap[k][j] = math.floor(float(caps[1 + k]) * q + 1e-9)
     coef = []
-    for i, u in enumerate(instance.users):
-        coef.append(max(_exact(u.demand.get(r, 0.0)) / _exact(instance.resources[r]) for r in instance.resource_names) / _exact(u.weight))
-    ints, how = _scale_column(coef, bound)
-    if how != "exact" or max(ints) > _COEF_LIMIT:
+    for u in instance.users:
+        coef.append(max(_decimal(u.demand.get(r, 0.0)) / _decimal(instance.resources[r]) for r in instance.resource_names) / _decimal(u.weight))
+    ints = _primitive(coef)
+    if max(ints) > _COEF_LIMIT:
         # CP-SAT 9.15 was seen to ignore its time limit and grow to gigabytes on the last
         # leximin levels with share coefficients of 1e6 and more (Alibaba's 9-decimal
         # memory requests); such instances get shares on a 1e5 grid and status feasible

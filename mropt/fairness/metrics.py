@@ -9,6 +9,12 @@ An allocation is ``tasks`` (n,) integers (or reals, continuous DRF) and, with no
   more tasks with j's bundle ``x_j D_j`` than it runs now (capped by i's max_tasks);
 * the objective of every fairness method: the minimum weighted dominant share
   ``min_i s_i / w_i`` (the first entry of the leximin vector).
+
+Tolerances (``docs/tolerances.md``, :mod:`mropt.model.tolerance`): shares are compared
+relatively (:func:`lex_compare`, ``OBJECTIVE_RTOL``) and reported to 12 significant
+digits (:func:`significant`), never to a fixed number of decimals, so that weights or
+resources in other units give the same comparisons. Task counts are unit-free: the
+envy test and the placement listing round them with an absolute 1e-9 of a task.
 """
 
 from __future__ import annotations
@@ -20,8 +26,9 @@ import numpy as np
 
 from mropt.model.fairness import FairnessInstance
 from mropt.model.solution import Solution
+from mropt.model.tolerance import OBJECTIVE_RTOL
 
-_EPS = 1e-9
+_EPS = 1e-9  # of a task (task counts are unit-free)
 
 
 def dominant_shares(instance: FairnessInstance, tasks: np.ndarray) -> np.ndarray:
@@ -53,9 +60,13 @@ def envy_pairs(instance: FairnessInstance, tasks: np.ndarray) -> list[tuple[str,
     return pairs
 
 
-def lex_compare(a: np.ndarray, b: np.ndarray, tol: float = 1e-7) -> int:
-    """Compare the sorted (ascending) vectors of a and b: -1 if a is lexicographically smaller, 0 equal, 1 greater."""
+def lex_compare(a: np.ndarray, b: np.ndarray, rtol: float = OBJECTIVE_RTOL) -> int:
+    """Compare the sorted (ascending) vectors of a and b: -1 if a is lexicographically smaller, 0 equal, 1 greater.
+
+    Entries within ``rtol`` relative of each other (``rtol * max(|x|, |y|)``) are equal.
+    """
     for x, y in zip(np.sort(a), np.sort(b)):
+        tol = rtol * max(abs(float(x)), abs(float(y)))
         if x < y - tol:
             return -1
         if x > y + tol:
@@ -63,9 +74,15 @@ def lex_compare(a: np.ndarray, b: np.ndarray, tol: float = 1e-7) -> int:
     return 0
 
 
+def significant(x: float, digits: int = 12) -> float:
+    """``x`` rounded to ``digits`` significant digits: the same digits in any units
+    (equal fractions computed two ways, 2/3 and 2/3, become the same number)."""
+    return float(f"{float(x):.{digits}g}")
+
+
 def _num(x: float) -> float | int:
     x = float(x)
-    return int(x) if x.is_integer() else round(x, 12)
+    return int(x) if x.is_integer() else round(x, 12)  # a task count (unit-free)
 
 
 def allocation_solution(
@@ -88,8 +105,8 @@ def allocation_solution(
     wshares = shares / instance.weights
     decision: dict[str, Any] = {
         "allocation": {u: _num(t) for u, t in zip(instance.ids, tasks)},
-        "dominant_shares": {u: round(float(s), 12) for u, s in zip(instance.ids, shares)},
-        "utilisation": {r: round(float(f), 12) for r, f in zip(instance.resource_names, utilisation(instance, tasks))},
+        "dominant_shares": {u: significant(s) for u, s in zip(instance.ids, shares)},
+        "utilisation": {r: significant(f) for r, f in zip(instance.resource_names, utilisation(instance, tasks))},
     }
     if order is not None:
         decision["order"] = [instance.ids[i] for i in order]
@@ -98,7 +115,7 @@ def allocation_solution(
             u: {instance.node_ids[v]: _num(per_node[i, v]) for v in np.flatnonzero(per_node[i] > _EPS)}
             for i, u in enumerate(instance.ids)
         }
-    info = {"sorted_weighted_shares": [round(float(s), 12) for s in np.sort(wshares)], "envy": [list(p) for p in envy_pairs(instance, tasks)]}
+    info = {"sorted_weighted_shares": [significant(s) for s in np.sort(wshares)], "envy": [list(p) for p in envy_pairs(instance, tasks)]}
     info.update(details or {})
     return Solution(
         method=method,

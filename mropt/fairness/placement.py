@@ -3,10 +3,15 @@
 :func:`choose_node` is the node choice of progressive filling with nodes
 (:mod:`mropt.fairness.drf`): among the nodes whose free capacity holds the task's
 demand, the first in instance order (``first-fit``) or the one left with the least
-free capacity, summed over resources normalised by the cluster totals (``best-fit``,
-ties to the first). With ``preferred`` locality levels (node-local: the nodes that
-hold the task's input; rack-local: the other nodes of their racks; then any node,
-DDRF sec. 4), the first level with a fitting node wins.
+free capacity, summed over resources normalised by the cluster totals (``best-fit``;
+ties, within ``CAPACITY_RTOL`` of the totals, to the first). With ``preferred``
+locality levels (node-local: the nodes that hold the task's input; rack-local: the
+other nodes of their racks; then any node, DDRF sec. 4), the first level with a
+fitting node wins.
+
+A task fits a node when each resource's use stays within
+:func:`~mropt.model.tolerance.capacity_limit` of the node's capacity (``CAPACITY_RTOL``,
+relative; ``docs/tolerances.md``): the choice is the same in any units.
 
 The exact placement of one scheduling round (a Quincy-style min-cost flow) is in
 :mod:`mropt.fairness.flow`.
@@ -19,10 +24,10 @@ from collections.abc import Sequence
 import numpy as np
 
 from mropt.model.fairness import FairnessInstance
+from mropt.model.tolerance import CAPACITY_RTOL
 
 PLACEMENT_RULES = ("first-fit", "best-fit")
 LEVELS = ("node", "rack", "any")
-_TOL = 1e-9
 
 
 class LocalityMap:
@@ -55,19 +60,27 @@ def choose_node(
     total: np.ndarray,
     rule: str,
     preferred: list[tuple[str, Sequence[int]]] | None = None,
+    capacity: np.ndarray | None = None,
 ) -> tuple[int, str] | None:
-    """(node index, locality level) for a task of ``demand``, or None when no node holds it."""
+    """(node index, locality level) for a task of ``demand``, or None when no node holds it.
+
+    ``free`` (v, m) is what is left on each node, ``total`` (m,) the cluster totals and
+    ``capacity`` (v, m) the nodes' capacities, whose ``CAPACITY_RTOL`` a task may pass
+    (without it, that of the totals).
+    """
     levels = preferred if preferred is not None else [("any", np.arange(free.shape[0]))]
     for level, nodes in levels:
         nodes = np.asarray(nodes, dtype=int)
         if nodes.size == 0:
             continue
         left = free[nodes] - demand
-        ok = np.all(left >= -_TOL * (1 + total), axis=1)
+        room = total if capacity is None else capacity[nodes]
+        ok = np.all(left >= -CAPACITY_RTOL * room, axis=1)
         if not ok.any():
             continue
         if rule == "first-fit":
             return int(nodes[np.argmax(ok)]), level
-        slack = np.where(ok, (left / total).sum(axis=1), np.inf)
-        return int(nodes[int(np.argmin(slack))]), level
+        slack = np.where(ok, (left / total).sum(axis=1), np.inf)  # fractions of the totals (unit-free)
+        best = int(np.argmax(slack <= slack.min() + CAPACITY_RTOL * len(total)))
+        return int(nodes[best]), level
     return None

@@ -11,9 +11,17 @@ capacity, an ``order`` that does not launch exactly the allocation, and claimed
 ``dominant_shares``, ``utilisation`` and objective (minimum weighted dominant share)
 that differ from the recomputed ones.
 
-Continuous DRF (``drf-lp``) may allocate fractions of tasks; its LP solution may also
-exceed a capacity by rounding noise, so capacities get a relative tolerance of 1e-7
-there (none for integer allocations beyond 1e-9 of the capacity).
+Continuous DRF (``drf-lp``) may allocate fractions of tasks.
+
+Tolerances: the documented ones (``docs/tolerances.md``; the methods read them from
+:mod:`mropt.model.tolerance`), written here separately as exact fractions and all
+relative, so the verdict is the same when a resource's capacities and demands, or the
+weights, are expressed in other units. A use fits a capacity ``c`` when it is at most
+``c * (1 + 1e-9)`` (``CAPACITY_RTOL``; aggregate and per node, integer and continuous
+alike); a claimed share, utilisation or objective ``v`` matches the recomputed ``e``
+when ``|v - e| <= 1e-9 * max(|v|, |e|)`` (``OBJECTIVE_RTOL``; so a recomputed 0 must
+be claimed as 0). Task counts are unit-free: a placement must add up to the allocation
+within 1e-9 of the count (at least of one task).
 """
 
 from __future__ import annotations
@@ -27,8 +35,9 @@ from typing import Any
 from mropt.model.fairness import FairnessInstance
 from mropt.model.solution import Solution, Verdict
 
-_RTOL = 1e-6
 _CONTINUOUS = ("drf-lp",)
+_CAPACITY_RTOL = Fraction(1, 10**9)  # docs/tolerances.md: CAPACITY_RTOL
+_OBJECTIVE_RTOL = Fraction(1, 10**9)  # docs/tolerances.md: OBJECTIVE_RTOL
 
 
 @dataclass
@@ -42,8 +51,16 @@ def _q(value: Any) -> Fraction:
     return Fraction(repr(float(value)))
 
 
-def _close(a: float, b: float) -> bool:
-    return math.isclose(a, b, rel_tol=_RTOL, abs_tol=1e-9)
+def _close(claimed: Any, exact: Fraction) -> bool:
+    """A claimed number equals the exact one within the relative OBJECTIVE_RTOL."""
+    if isinstance(claimed, bool) or not isinstance(claimed, (int, float)) or not math.isfinite(claimed):
+        return False
+    value = _q(claimed)
+    return abs(value - exact) <= _OBJECTIVE_RTOL * max(abs(value), abs(exact))
+
+
+def _fits(amount: Fraction, capacity: Fraction) -> bool:
+    return amount <= capacity * (1 + _CAPACITY_RTOL)
 
 
 def verify(instance: FairnessInstance, solution: Solution, *, continuous: bool | None = None) -> FairnessVerdict:
@@ -53,7 +70,6 @@ def verify(instance: FairnessInstance, solution: Solution, *, continuous: bool |
         return verdict
     if continuous is None:
         continuous = solution.method in _CONTINUOUS
-    slack = Fraction(1, 10**7) if continuous else Fraction(1, 10**9)
     problems = verdict.problems
     alloc = solution.decision.get("allocation")
     if not isinstance(alloc, dict):
@@ -82,7 +98,7 @@ def verify(instance: FairnessInstance, solution: Solution, *, continuous: bool |
         return verdict
     for r, total in instance.resources.items():
         need = sum(tasks[u] * _q(users[u].demand.get(r, 0)) for u in users)
-        if need > _q(total) * (1 + slack):
+        if not _fits(need, _q(total)):
             problems.append(f"resource {r!r}: allocation uses {float(need):g} of capacity {total:g}")
     if instance.nodes is not None and any(tasks.values()):
         placement = solution.decision.get("placement")
@@ -106,7 +122,7 @@ def verify(instance: FairnessInstance, solution: Solution, *, continuous: bool |
                     placed += count
                     for r, amount in users[uid].demand.items():
                         load[v][r] = load[v].get(r, Fraction(0)) + count * _q(amount)
-                if abs(placed - tasks[uid]) > slack * max(1, tasks[uid]):
+                if abs(placed - tasks[uid]) > _CAPACITY_RTOL * max(1, tasks[uid]):
                     problems.append(f"user {uid!r}: placement holds {float(placed):g} tasks, allocation says {float(tasks[uid]):g}")
             for uid in users:
                 if tasks[uid] > 0 and uid not in placement:
@@ -114,7 +130,7 @@ def verify(instance: FairnessInstance, solution: Solution, *, continuous: bool |
             for v, used in load.items():
                 for r, amount in used.items():
                     cap = _q(nodes[v].capacity.get(r, 0))
-                    if amount > cap * (1 + slack) + slack:
+                    if not _fits(amount, cap):
                         problems.append(f"node {v!r}: resource {r!r} used {float(amount):g} over capacity {float(cap):g}")
     order = solution.decision.get("order")
     if order is not None:
@@ -129,17 +145,18 @@ def verify(instance: FairnessInstance, solution: Solution, *, continuous: bool |
         share = max(tasks[uid] * _q(user.demand.get(r, 0)) / _q(total) for r, total in instance.resources.items())
         verdict.shares[uid] = float(share)
         weighted.append(share / _q(user.weight))
-        if uid in claimed and not _close(float(claimed[uid]), float(share)):
+        if uid in claimed and not _close(claimed[uid], share):
             problems.append(f"user {uid!r}: dominant share {claimed[uid]} claimed, {float(share):.12g} recomputed")
     util = solution.decision.get("utilisation") or {}
     for r, total in instance.resources.items():
         used = sum(tasks[u] * _q(users[u].demand.get(r, 0)) for u in users) / _q(total)
-        if r in util and not _close(float(util[r]), float(used)):
+        if r in util and not _close(util[r], used):
             problems.append(f"resource {r!r}: utilisation {util[r]} claimed, {float(used):.12g} recomputed")
-    verdict.objective = float(min(weighted))
+    lowest = min(weighted)
+    verdict.objective = float(lowest)
     verdict.checked_schedule = True
     if solution.objective is None:
         problems.append(f"solution gives no objective; recomputed {verdict.objective:g}")
-    elif not _close(solution.objective, verdict.objective):
+    elif not _close(solution.objective, lowest):
         problems.append(f"objective {solution.objective:g} claimed, {verdict.objective:g} recomputed (min weighted dominant share)")
     return verdict

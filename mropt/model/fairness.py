@@ -14,7 +14,8 @@ Optional parts:
   user launches reads ``task_inputs[i]``; tasks beyond the list have no preference.
 * ``nodes``: ``{"id", "rack", "capacity": {resource: amount}}``. With nodes, each task
   runs on one node within that node's capacity. ``resources`` may then be left out and
-  is the sum of the node capacities; when both are given they must agree.
+  is the sum of the node capacities; when both are given they must agree (within
+  ``CAPACITY_RTOL``, relative; ``docs/tolerances.md``).
 
 A resource missing from a demand or a node capacity is 0. Unknown fields are kept
 (``extra`` / ``meta``) and written back, so no data is lost.
@@ -33,6 +34,7 @@ import numpy as np
 from mropt.model.base import KeyedInstance, check_unique_ids, frozen_mapping, plain_number
 from mropt.model.errors import InputError
 from mropt.model.fields import read_int, read_number, read_str, require_mapping
+from mropt.model.tolerance import CAPACITY_RTOL
 
 KIND = "fairness"
 SCHEMA_VERSION = 1
@@ -193,7 +195,7 @@ class FairnessInstance(KeyedInstance):
             else:
                 for r, total in resources.items():
                     got = totals.get(r, 0.0)
-                    if not math.isclose(got, total, rel_tol=1e-9, abs_tol=1e-9):
+                    if not math.isclose(got, total, rel_tol=CAPACITY_RTOL):  # relative: the same in any units
                         raise InputError(
                             f"instance: field 'resources' gives {r!r} = {total:g} but the nodes' capacities sum to {got:g}"
                         )

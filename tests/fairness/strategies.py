@@ -10,8 +10,8 @@ RES = ("cpu", "mem", "disk")
 
 
 @st.composite
-def fairness_instances(draw, max_users: int = 4, max_caps: int = 6, with_nodes: bool = False, small: bool = True):
-    m = draw(st.integers(1, 3 if not with_nodes else 2))
+def fairness_instances(draw, max_users: int = 4, max_caps: int = 6, with_nodes: bool = False, small: bool = True, min_resources: int = 1):
+    m = draw(st.integers(min_resources, 3 if not with_nodes else 2))
     names = RES[:m]
     n = draw(st.integers(1, max_users))
     users = []

@@ -1,0 +1,306 @@
+"""A fairness instance's answer does not depend on its units (issue 19).
+
+Multiplying a resource's capacities and demands by 10^m (each resource its own m, in
+-10..12) or the weights by 10^k (k in -10..12) is the same problem: every exact method
+(``drf-milp``, ``drf-cpsat``, ``drf-lp``) must give the same status and allocation (and
+placement, where the optimum is unique; else the same sorted share vector, exactly),
+progressive filling (``drf``, first-fit and best-fit) the same launches, objectives
+scale by 10^-k within ``OBJECTIVE_RTOL``, and ``mropt.verify`` must accept each solution
+and reject a tampered one (a share, utilisation or objective off by a relative 1e-6, or
+one task over a capacity beyond ``CAPACITY_RTOL``) at every scale. drf-lp's values have
+CBC's 8 printed digits: its allocations are compared within 1e-6. Tolerances:
+``docs/tolerances.md``. The ground truth (leximin allocations, their ties, placements)
+comes from enumeration on the unscaled instance in exact fractions.
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+from dataclasses import replace
+from fractions import Fraction
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from strategies import fairness_instances
+
+import mropt
+from mropt.fairness.exact import integer_data
+from mropt.fairness.metrics import allocation_from_solution, allocation_solution, lex_compare
+from mropt.model import instance_from_dict
+from mropt.model.fairness import FairnessInstance
+from mropt.model.tolerance import CAPACITY_RTOL, same_value
+from mropt.registry import solve
+
+EXACT = ("drf-milp", "drf-cpsat", "drf-lp")
+TAMPER = 1e-6  # the smallest relative change verify must catch
+
+
+def q(x) -> Fraction:
+    return Fraction(repr(float(x)))
+
+
+def scaled(inst: FairnessInstance, powers: dict[str, int], k: int) -> FairnessInstance:
+    """``inst`` with resource r's capacities and demands times 10**powers[r], the weights times 10**k."""
+    data = inst.to_dict()
+    f = {r: 10.0 ** powers[r] for r in inst.resource_names}
+    data["resources"] = {r: v * f[r] for r, v in data["resources"].items()}
+    for u in data["users"]:
+        u["demand"] = {r: v * f[r] for r, v in u["demand"].items()}
+        u["weight"] = u.get("weight", 1) * 10.0**k
+    for nd in data.get("nodes") or ():
+        nd["capacity"] = {r: v * f[r] for r, v in nd["capacity"].items()}
+    return instance_from_dict(data)
+
+
+# -- the defect: levels fixed with an absolute 1e-7 -------------------------------------
+def two_users(weight: float, b_demand: float) -> FairnessInstance:
+    """cpu 3; A's task takes 1, B's ``b_demand``: the leximin allocation is A 1, B 2.
+
+    With b_demand 0.8: shares (1/3, 0.533) at (1, 2) against (2/3, 0.267) at (2, 1),
+    whose sum is larger; with weights of 1e7 the weighted shares differ by 2e-8, less
+    than the absolute 1e-7 that fixed a level and than CBC's absolute tolerances.
+    """
+    return instance_from_dict({
+        "kind": "fairness", "schema_version": 1, "resources": {"cpu": 3},
+        "users": [{"id": "A", "demand": {"cpu": 1}, "weight": weight}, {"id": "B", "demand": {"cpu": b_demand}, "weight": weight}],
+    })
+
+
+@pytest.mark.parametrize("weight", [1, 1e7, 1e9, 1e-8])
+def test_regression_milp_level_fixed_absolutely(weight):
+    # before issue 19: weights 1e7 gave {"A": 0, "B": 3} and 1e9 gave {"A": 0, "B": 0},
+    # both claimed optimal (level 1 read back as 0 and fixed to 0 - 1e-7)
+    inst = two_users(weight, 0.8)
+    for method in ("drf-milp", "drf-cpsat", "drf"):
+        sol = solve(inst, method, time_limit=20, threads=1) if method != "drf" else solve(inst, method)
+        assert sol.decision["allocation"] == {"A": 1, "B": 2}, (method, sol.details)
+        assert sol.status == ("feasible" if method == "drf" else "optimal")
+        assert same_value(sol.objective * weight, 1 / 3)
+        assert mropt.verify(inst, sol).ok, mropt.verify(inst, sol).problems
+
+
+@pytest.mark.parametrize("weight", [1, 1e-8, 1e7])
+def test_regression_milp_near_tie_of_3e_8(weight):
+    # B's task takes 0.99999997: (2, 1) has a minimum share 3e-8 (relative) below (1, 2)'s
+    # and a larger sum. Before issue 19, with weights 1e-8, level 1 was read from CBC's 8
+    # printed digits (33333333) and fixed with a slack of 1e-7 of it: (2, 1) claimed optimal;
+    # drf, its shares rounded to 12 decimals, tied the two at weights 1e7 and launched (2, 1)
+    inst = two_users(weight, 0.99999997)
+    milp = solve(inst, "drf-milp", time_limit=20)
+    assert milp.status == "optimal" and milp.decision["allocation"] == {"A": 1, "B": 2}, milp.details
+    assert solve(inst, "drf").decision["allocation"] == {"A": 1, "B": 2}
+    # its share coefficients need a grid of 1e8: drf-cpsat rounds them and says so
+    assert solve(inst, "drf-cpsat", time_limit=20).status == "feasible"
+
+
+def test_regression_milp_level_fixed_without_slack_lost_a_task():
+    # found by the property test: with S_2* fixed exactly, PuLP's 13 written digits put it
+    # just out of reach and CBC placed one task of u2, not two, claiming optimal
+    inst = instance_from_dict({
+        "kind": "fairness", "schema_version": 1, "resources": {"cpu": 13, "mem": 11},
+        "users": [{"id": "u0", "demand": {"cpu": 0, "mem": 1}, "max_tasks": 2},
+                  {"id": "u1", "demand": {"cpu": 1, "mem": 0}, "max_tasks": 0},
+                  {"id": "u2", "demand": {"cpu": 4, "mem": 1}, "max_tasks": 2}],
+        "nodes": [{"id": "n0", "rack": "r0", "capacity": {"cpu": 4, "mem": 3}},
+                  {"id": "n1", "rack": "r1", "capacity": {"cpu": 1, "mem": 7}},
+                  {"id": "n2", "rack": "r0", "capacity": {"cpu": 8, "mem": 1}}],
+    })
+    for method in ("drf-milp", "drf-cpsat"):
+        sol = solve(inst, method, time_limit=20)
+        assert sol.status == "optimal" and sol.decision["allocation"] == {"u0": 2, "u1": 0, "u2": 2}, (method, sol.decision)
+        assert mropt.verify(inst, sol).ok
+
+
+def test_verify_writes_the_documented_tolerances():
+    import importlib
+
+    from mropt.model.tolerance import OBJECTIVE_RTOL
+
+    v = importlib.import_module("mropt.fairness.verify")  # the module (the package exports the function)
+    assert float(v._CAPACITY_RTOL) == CAPACITY_RTOL and float(v._OBJECTIVE_RTOL) == OBJECTIVE_RTOL
+
+
+def test_lex_compare_is_relative():
+    a = np.array([1e-9, 2e-9])
+    assert lex_compare(a, a * (1 + 1e-6)) == -1
+    assert lex_compare(a * 1e12, a * 1e12 * (1 + 1e-12)) == 0
+
+
+def test_cpsat_integers_do_not_depend_on_units():
+    inst = two_users(1, 0.8)
+    for powers, k in (({"cpu": -8}, 9), ({"cpu": 9}, -8), ({"cpu": -7}, 0)):
+        assert integer_data(scaled(inst, powers, k)) == integer_data(inst)
+
+
+def test_nodes_must_sum_to_the_resources_relatively():
+    node = {"id": "n0", "capacity": {"cpu": 5e-10}}
+    user = {"id": "A", "demand": {"cpu": 1e-10}}
+    with pytest.raises(mropt.InputError):  # 1e-10 against 5e-10: an absolute 1e-9 let it pass
+        instance_from_dict({"kind": "fairness", "schema_version": 1, "resources": {"cpu": 1e-10}, "users": [user], "nodes": [node]})
+    inst = instance_from_dict({"kind": "fairness", "schema_version": 1, "resources": {"cpu": 5e-10 * (1 + 1e-12)}, "users": [user], "nodes": [node]})
+    assert solve(inst, "drf").decision["allocation"] == {"A": 5}
+
+
+# -- the property -------------------------------------------------------------------------
+def _exact_data(inst: FairnessInstance):
+    d = [[q(u.demand.get(r, 0)) for r in inst.resource_names] for u in inst.users]
+    cap = [q(inst.resources[r]) for r in inst.resource_names]
+    ncap = [[q(nd.capacity.get(r, 0)) for r in inst.resource_names] for nd in inst.nodes or ()]
+    coef = [max(d[i][j] / cap[j] for j in range(len(cap))) / q(u.weight) for i, u in enumerate(inst.users)]
+    return d, cap, ncap, coef
+
+
+def _placements(inst: FairnessInstance, x, limit: int = 2) -> list[tuple]:
+    """Up to ``limit`` placements (user -> tasks per node) of allocation x within the node capacities."""
+    d, _, ncap, _ = _exact_data(inst)
+    v, m = len(ncap), len(inst.resource_names)
+    found: list[tuple] = []
+
+    def splits(total):
+        for cut in itertools.combinations(range(total + v - 1), v - 1):
+            edges = (-1, *cut, total + v - 1)
+            yield tuple(edges[t + 1] - edges[t] - 1 for t in range(v))
+
+    def place(i, free, acc):
+        if len(found) >= limit:
+            return
+        if i == inst.n:
+            found.append(tuple(acc))
+            return
+        for split in splits(int(x[i])):
+            left = [[free[k][j] - split[k] * d[i][j] for j in range(m)] for k in range(v)]
+            if all(val >= 0 for row in left for val in row):
+                place(i + 1, left, [*acc, split])
+
+    place(0, ncap, [])
+    return found
+
+
+def brute_force(inst: FairnessInstance):
+    """All leximin-optimal allocations (task vectors) of a small instance, by enumeration."""
+    d, cap, _, coef = _exact_data(inst)
+    best, ties = None, []
+    ranges = [range(int(b) + 1) for b in inst.task_bound()]
+    cands = []
+    for x in itertools.product(*ranges):
+        if all(sum(x[i] * d[i][j] for i in range(inst.n)) <= cap[j] for j in range(len(cap))):
+            cands.append((sorted(x[i] * coef[i] for i in range(inst.n)), x))
+    cands.sort(key=lambda c: c[0], reverse=True)
+    for vec, x in cands:
+        if best is not None and vec != best:
+            break
+        if inst.nodes is not None and not _placements(inst, x, limit=1):
+            continue
+        best = vec
+        ties.append(x)
+    return best, ties
+
+
+def _tasks(inst, sol) -> list[float]:
+    return [float(sol.decision["allocation"][u]) for u in inst.ids]
+
+
+def _sorted_exact(inst, sol) -> list[Fraction]:
+    _, _, _, coef = _exact_data(inst)
+    return sorted(q(t) * c for t, c in zip(_tasks(inst, sol), coef))
+
+
+def _placement(sol) -> dict:
+    return {u: {v: c for v, c in where.items() if c} for u, where in (sol.decision.get("placement") or {}).items()}
+
+
+def _over_capacity(inst: FairnessInstance, sol):
+    """The solution with one more task (on one node, with nodes) that passes a capacity beyond CAPACITY_RTOL, or None."""
+    d, cap, ncap, _ = _exact_data(inst)
+    tasks, per_node = allocation_from_solution(inst, sol)
+    limit = 1 + Fraction(CAPACITY_RTOL)
+    m = len(cap)
+    for i in range(inst.n):
+        if tasks[i] + 1 > inst.task_caps[i]:
+            continue
+        more = tasks.copy()
+        more[i] += 1
+        need = [sum(q(more[u]) * d[u][j] for u in range(inst.n)) for j in range(m)]
+        over = any(need[j] > cap[j] * limit for j in range(m))
+        for k in range(len(ncap)) if per_node is not None else [None]:
+            nodes = None
+            node_over = False
+            if k is not None:
+                nodes = per_node.copy()
+                nodes[i, k] += 1
+                node_over = any(sum(q(nodes[u, k]) * d[u][j] for u in range(inst.n)) > ncap[k][j] * limit for j in range(m))
+            if over or node_over:
+                return allocation_solution(inst, more, method=sol.method, status=sol.status, solver=sol.solver, per_node=nodes)
+    return None
+
+
+def check_verify(inst: FairnessInstance, sol) -> None:
+    """verify accepts ``sol`` and rejects it tampered by a relative 1e-6, or one task over capacity."""
+    verdict = mropt.verify(inst, sol)
+    assert verdict.ok, (sol.method, verdict.problems)
+    dec = sol.decision
+    share_user = max(dec["dominant_shares"], key=lambda u: dec["dominant_shares"][u])
+    if dec["dominant_shares"][share_user] > 0:
+        for f in (1 + TAMPER, 1 - TAMPER):
+            bad = replace(sol, decision={**dec, "dominant_shares": {**dec["dominant_shares"], share_user: dec["dominant_shares"][share_user] * f}})
+            assert any("dominant share" in p for p in mropt.verify(inst, bad).problems), sol.method
+    res = max(dec["utilisation"], key=lambda r: dec["utilisation"][r])
+    if dec["utilisation"][res] > 0:
+        bad = replace(sol, decision={**dec, "utilisation": {**dec["utilisation"], res: dec["utilisation"][res] * (1 + TAMPER)}})
+        assert any("utilisation" in p for p in mropt.verify(inst, bad).problems), sol.method
+    top = max(sol.details["sorted_weighted_shares"])
+    wrong = [sol.objective * f for f in (1 + TAMPER, 1 - TAMPER)] if sol.objective > 0 else [TAMPER * top] if top > 0 else []
+    for claim in wrong:  # a claimed 0 is checked exactly, whatever the units
+        assert any("objective" in p for p in mropt.verify(inst, replace(sol, objective=claim)).problems), sol.method
+    bad = _over_capacity(inst, sol)
+    if bad is not None:
+        assert any("capacity" in p for p in mropt.verify(inst, bad).problems), (sol.method, bad.decision)
+
+
+def run(inst: FairnessInstance, method: str):
+    if method == "drf":
+        return solve(inst, "drf")
+    return solve(inst, method, time_limit=10, threads=1, seed=0)
+
+
+@st.composite
+def instances_and_units(draw):
+    with_nodes = draw(st.booleans())
+    inst = draw(fairness_instances(max_users=3, max_caps=4, with_nodes=with_nodes, min_resources=2))
+    powers = {r: draw(st.integers(-10, 12), label=f"m[{r}]") for r in inst.resource_names}
+    k = draw(st.integers(-10, 12), label="k")
+    return inst, powers, k
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(instances_and_units())
+def test_same_answer_in_any_units(case):
+    inst, powers, k = case
+    big = scaled(inst, powers, k)
+    best, ties = brute_force(inst)
+    for method in (*EXACT, "drf"):
+        a, b = run(inst, method), run(big, method)
+        assert a.status == b.status, (method, a.status, b.status, b.details)
+        for i, s in ((inst, a), (big, b)):
+            check_verify(i, s)
+        if method == "drf":
+            pairs = [(a, b)]
+            if inst.nodes is not None:
+                pairs.append((solve(inst, "drf", placement="best-fit"), solve(big, "drf", placement="best-fit")))
+            for x, y in pairs:
+                for key in ("allocation", "order", "placement"):
+                    assert x.decision.get(key) == y.decision.get(key), (key, x.decision, y.decision)
+            continue
+        assert same_value(a.objective, b.objective * 10.0**k), (method, a.objective, b.objective)
+        if method == "drf-lp":  # the continuous leximin allocation is unique; CBC prints 8 digits
+            assert all(math.isclose(x, y, rel_tol=1e-6, abs_tol=1e-6) for x, y in zip(_tasks(inst, a), _tasks(inst, b))), (a.decision, b.decision)
+            continue
+        assert a.status == "optimal", (method, a.details)
+        assert _sorted_exact(inst, a) == _sorted_exact(inst, b) == best, method
+        if len(ties) == 1:
+            assert tuple(_tasks(inst, a)) == tuple(_tasks(inst, b)) == ties[0], method
+            if inst.nodes is not None and len(_placements(inst, ties[0])) == 1:
+                assert _placement(a) == _placement(b), (method, a.decision, b.decision)
