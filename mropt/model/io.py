@@ -16,13 +16,13 @@ from mropt.model.fairness import FairnessInstance
 from mropt.model.priority import PriorityInstance
 
 #: kind -> instance class; each class carries the newest ``schema_version`` it reads
-INSTANCE_KINDS: dict[str, type] = {
+INSTANCE_KINDS: dict[str, type[AdmissionInstance] | type[FairnessInstance] | type[PriorityInstance]] = {
     "admission": AdmissionInstance,
     "fairness": FairnessInstance,
     "priority": PriorityInstance,
 }
 
-Instance = AdmissionInstance
+Instance = AdmissionInstance | FairnessInstance | PriorityInstance
 
 
 def _reject_constant(name: str) -> None:
