@@ -4,7 +4,7 @@ Importing this package registers its methods (``mropt methods`` lists them) and 
 independent ``verify``.
 """
 
-from mropt.admission import amb, baselines, online, bounds, cpsat, milp, slots  # noqa: F401  (registers methods)
+from mropt.admission import amb, baselines, bounds, cpsat, milp, online, slots  # noqa: F401  (registers methods)
 from mropt.admission.objective import evaluate_plan, total_benefit
 from mropt.admission.seq import SeqSchedule, evaluate
 from mropt.admission.verify import Verdict, verify

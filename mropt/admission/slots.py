@@ -56,6 +56,8 @@ import math
 import time
 
 import numpy as np
+import ortools
+from ortools.sat.python import cp_model
 
 from mropt.admission.objective import evaluate_plan
 from mropt.model.admission import AdmissionInstance
@@ -63,9 +65,6 @@ from mropt.model.errors import InputError
 from mropt.model.solution import Solution
 from mropt.model.tolerance import integer_grid, within
 from mropt.registry import THREADS, Param, register
-
-import ortools
-from ortools.sat.python import cp_model
 
 
 def job_tasks(instance: AdmissionInstance, k: int) -> tuple[int, float, int, float]:

@@ -37,7 +37,6 @@ import numpy as np
 
 from mropt.admission.milp import cbc_solver
 from mropt.fairness.metrics import allocation_solution
-from mropt.model.errors import InputError
 from mropt.model.fairness import FairnessInstance
 from mropt.model.solution import Solution
 from mropt.registry import THREADS, register
@@ -192,7 +191,7 @@ def integer_data(instance: FairnessInstance) -> dict[str, Any]:
             for k in range(len(instance.node_ids)):
                 ncap[k][j] = math.floor(float(caps[1 + k]) * q + 1e-9)
     coef = []
-    for i, u in enumerate(instance.users):
+    for u in instance.users:
         coef.append(max(_exact(u.demand.get(r, 0.0)) / _exact(instance.resources[r]) for r in instance.resource_names) / _exact(u.weight))
     ints, how = _scale_column(coef, bound)
     if how != "exact" or max(ints) > _COEF_LIMIT:
