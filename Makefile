@@ -1,11 +1,13 @@
 # Two commands do all set-up: `make demo` and `make test`. Each creates .venv when it is
 # missing (or when pyproject.toml changed) and installs mropt into it.
+# `make lint` is the maintainer's full check: lint, formatting and types.
 PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
+LINT_PATHS := mropt tests benchmarks
 
-.PHONY: demo test install clean
+.PHONY: demo test lint install clean
 
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -18,8 +20,18 @@ install: $(STAMP)
 demo: $(STAMP)
 	$(BIN)/mropt demo
 
+# lint (not formatting, not types: those are `make lint`) runs first, so CI enforces it
 test: $(STAMP)
+	$(BIN)/ruff check $(LINT_PATHS)
 	$(BIN)/python -m pytest -q
 
+# all three run; the target fails if any of them does
+lint: $(STAMP)
+	status=0; \
+	$(BIN)/ruff check $(LINT_PATHS) || status=1; \
+	$(BIN)/ruff format --check $(LINT_PATHS) || status=1; \
+	$(BIN)/mypy || status=1; \
+	exit $$status
+
 clean:
-	rm -rf $(VENV) build *.egg-info .pytest_cache .hypothesis
+	rm -rf $(VENV) build *.egg-info .pytest_cache .hypothesis .ruff_cache .mypy_cache

@@ -128,7 +128,7 @@ def main() -> None:
     )
     print(head)
     print("-" * len(head))
-    for n, acc, ta, tr, ts, tn, tp, ti, tf, tam, cut in rows:
+    for n, acc, ta, tr, ts, tn, tp, ti, tf, tam, _cut in rows:
         print(
             f"{n:>5} {acc:>4} | {ta:>8.3f} {tr:>17.3f} {tr / ta:>6.1f} | "
             f"{ts * 1e6:>11.1f} {tn * 1e6:>15.1f} {tn / ts:>7.1f} | "

@@ -24,9 +24,9 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 os.chdir(ROOT)  # the workers import tests.harness.fake_methods from here
 
-from mropt.cli.table import render  # noqa: E402
 from mropt.harness.experiment import load_experiment  # noqa: E402
 from mropt.harness.runner import run_study  # noqa: E402
+from mropt.harness.table import render  # noqa: E402
 from mropt.harness.worker import WorkerProcess  # noqa: E402
 
 

@@ -54,7 +54,7 @@ def _sweep(title: str, label: str, points: list[tuple[str, dict]]) -> None:
 
 
 def _gap(seeds: int) -> None:
-    print("\n### mpsa against mpsa-exact (jitter 0.3, seeds 0..%d)\n" % (seeds - 1))
+    print(f"\n### mpsa against mpsa-exact (jitter 0.3, seeds 0..{seeds - 1})\n")
     header = ["rate/min per priority", "instances", "both feasible", "mean mpsa/exact", "max mpsa/exact",
               "mpsa misses, exact meets", "both infeasible", "mpsa ms", "exact ms"]
     print("| " + " | ".join(header) + " |")

@@ -52,9 +52,14 @@ def imported_modules(source: str) -> list[str]:
             out.append(node.module)
             if node.module == "mropt":
                 out += [f"mropt.{a.name}" for a in node.names]
-        elif isinstance(node, ast.Call) and getattr(node.func, "attr", getattr(node.func, "id", "")) == "import_module":
-            if node.args and isinstance(node.args[0], ast.Constant) and isinstance(node.args[0].value, str):
-                out.append(node.args[0].value)
+        elif (
+            isinstance(node, ast.Call)
+            and getattr(node.func, "attr", getattr(node.func, "id", "")) == "import_module"
+            and node.args
+            and isinstance(node.args[0], ast.Constant)
+            and isinstance(node.args[0].value, str)
+        ):
+            out.append(node.args[0].value)
     return [m for m in out if m == "mropt" or m.startswith("mropt.")]
 
 

@@ -335,7 +335,7 @@ class _Search:
                     m1[u] = x
                     y = m2[u]
                     m2[u] = (x if x > y else y) + bj
-        for u in range(m):
+        for u in range(m):  # noqa: SIM110  (hot loop: faster than all() over a generator)
             if m2[u] > D[u]:
                 return False
         return True

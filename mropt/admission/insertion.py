@@ -38,7 +38,6 @@ tolerance (tests use integer times, where both are exact).
 
 from __future__ import annotations
 
-
 import numpy as np
 
 from mropt.admission.seq import map_completion_times, reduce_completion_times

@@ -81,10 +81,8 @@ def native_stdout_silenced() -> Iterator[None]:
 
 
 def _flush_c_stdio() -> None:
-    try:
+    with contextlib.suppress(OSError, AttributeError):  # no C library handle (not on Linux/macOS)
         ctypes.CDLL(None).fflush(None)
-    except (OSError, AttributeError):  # no C library handle (not on Linux/macOS)
-        pass
 
 
 def highs_mip_bound(prob: pulp.LpProblem) -> float | None:

@@ -7,8 +7,8 @@ import json
 import sys
 
 from mropt.cli.common import parse_param, write_text
-from mropt.harness.table import render
 from mropt.harness.profiles import load_profile
+from mropt.harness.table import render
 from mropt.model.errors import InputError
 from mropt.model.io import load_instance, read_json
 from mropt.model.solution import Solution

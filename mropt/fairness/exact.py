@@ -67,7 +67,6 @@ import numpy as np
 
 from mropt.backends.pulp import cbc_solver
 from mropt.fairness.metrics import allocation_solution
-from mropt.model.errors import InputError
 from mropt.model.fairness import FairnessInstance
 from mropt.model.solution import Solution
 from mropt.model.tolerance import OBJECTIVE_RTOL, capacity_limit

@@ -161,9 +161,7 @@ def expand_block(block: dict[str, Any], where: str, base: Path) -> Iterator[Inst
     """The instances of one (checked) block, in a deterministic order."""
     group_label = block.get("group")
     if "generator" in block:
-        from mropt.instances.admission_gen import generate_admission
-
-        from mropt.instances.admission_gen import AdmissionParams
+        from mropt.instances.admission_gen import AdmissionParams, generate_admission
 
         defaults = AdmissionParams()
 

@@ -17,10 +17,11 @@ by :mod:`mropt.harness.toml_fields`, so errors read as in experiment files
 from __future__ import annotations
 
 import os
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import MappingProxyType
-from typing import Any, Mapping
+from typing import Any
 
 from mropt.harness.toml_fields import check_keys, in_file, integer, method_params, need, read_toml, seconds, string
 from mropt.model.errors import InputError

@@ -74,7 +74,7 @@ class Entry:
         self._settle()
 
     def _settle(self) -> None:
-        if self.value is not None and self.bound is not None and self.tag != "infeasible":
+        if self.value is not None and self.bound is not None and self.tag != "infeasible":  # noqa: SIM102  (guard, then test)
             if self.value >= self.bound or _close(self.value, self.bound):
                 self.tag = "optimal"
 

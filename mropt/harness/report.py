@@ -31,6 +31,7 @@ from mropt.harness.table import render
 from mropt.model.files import make_folder, write_bytes, write_text
 from mropt.registry import report_panels
 
+
 @dataclass
 class Table:
     title: str

@@ -90,7 +90,7 @@ def make_row(exp: Experiment, run: RunSpec, result: dict[str, Any]) -> dict[str,
         "mropt_version": __version__,
         "packages": dumps(result.get("packages") or _versions()),
         "host": socket.gethostname(),
-        "finished_at": dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds"),
+        "finished_at": dt.datetime.now(dt.UTC).isoformat(timespec="seconds"),
     }
 
 

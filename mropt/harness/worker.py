@@ -175,7 +175,7 @@ def _versions() -> dict[str, str]:
         return _VERSIONS
     out = _VERSIONS
     for name in ("numpy", "ortools", "highspy", "pulp"):
-        try:
+        try:  # noqa: SIM105  (a package that is not installed is left out)
             out[name] = metadata.version(name)
         except metadata.PackageNotFoundError:
             pass

@@ -35,7 +35,7 @@ from pathlib import Path
 from typing import Any
 
 from mropt.model.errors import InputError, read_input_file
-from mropt.model.fairness import FairNode, FairnessInstance, User
+from mropt.model.fairness import FairnessInstance, FairNode, User
 
 MODEL_NAME = "alibaba-2017-drf"
 MODEL_VERSION = 1

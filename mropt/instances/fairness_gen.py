@@ -28,7 +28,7 @@ from typing import Any
 import numpy as np
 
 from mropt.model.errors import InputError
-from mropt.model.fairness import FairNode, FairnessInstance, User
+from mropt.model.fairness import FairnessInstance, FairNode, User
 
 MODEL_NAME = "drf-mix"
 MODEL_VERSION = 1

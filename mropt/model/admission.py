@@ -246,7 +246,7 @@ class AdmissionInstance(KeyedInstance):
     def stc(self) -> np.ndarray:
         """System time cost STC = TCm*M/(M+R) + TCr*R/(M+R) (sec. 4.2, before eq. 2)."""
         m, r = self.cluster.map_slots, self.cluster.reduce_slots
-        arr = (self.tcm * m + self.tcr * r) / (m + r)
+        arr: np.ndarray = (self.tcm * m + self.tcr * r) / (m + r)
         arr.setflags(write=False)
         return arr
 

@@ -44,7 +44,8 @@ class KeyedInstance:
     _ITEMS = ""
 
     def _items(self) -> Sequence[Any]:
-        return getattr(self, self._ITEMS)
+        items: Sequence[Any] = getattr(self, self._ITEMS)
+        return items
 
     @property
     def n(self) -> int:

@@ -215,9 +215,9 @@ class FairnessInstance(KeyedInstance):
                 if nodes is None:
                     raise InputError(f"user {user.id!r}: field 'task_inputs' needs the instance's 'nodes'")
                 for k, inputs in enumerate(user.task_inputs):
-                    for node in inputs:
-                        if node not in node_ids:
-                            raise InputError(f"user {user.id!r}: field 'task_inputs[{k}]' names unknown node {node!r}")
+                    for node_id in inputs:
+                        if node_id not in node_ids:
+                            raise InputError(f"user {user.id!r}: field 'task_inputs[{k}]' names unknown node {node_id!r}")
         object.__setattr__(self, "meta", frozen_mapping(self.meta))
 
     # -- derived data (n, ids, index: KeyedInstance) ----------------------------------------
@@ -263,7 +263,8 @@ class FairnessInstance(KeyedInstance):
         """Largest number of tasks each user could run alone (its cap, or what fits in the totals)."""
         with np.errstate(divide="ignore"):
             fit = np.floor(np.min(np.where(self.demands > 0, self.capacity / np.where(self.demands > 0, self.demands, 1), np.inf), axis=1) + 1e-9)
-        return np.minimum(fit, self.task_caps).astype(int)
+        bound: np.ndarray = np.minimum(fit, self.task_caps).astype(int)
+        return bound
 
     # -- JSON ---------------------------------------------------------------------------
     def to_dict(self) -> dict[str, Any]:

@@ -7,13 +7,24 @@ place, the field and the value when the field is missing or not acceptable.
 
 from __future__ import annotations
 
+import enum
 import math
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, TypeVar
 
 from mropt.model.errors import InputError
 
-_MISSING = object()
+
+class _Missing(enum.Enum):
+    """The "no default given" marker (an enum member, so the readers' types can name it)."""
+
+    MISSING = enum.auto()
+
+
+_MISSING = _Missing.MISSING
+
+#: The type of a reader's ``default``: a reader returns its own type or the default's.
+_D = TypeVar("_D")
 
 
 def _show(value: Any) -> str:
@@ -38,15 +49,15 @@ def read_number(
     key: str,
     where: str,
     *,
-    default: Any = _MISSING,
+    default: _D | _Missing = _MISSING,
     positive: bool = False,
     nonnegative: bool = False,
     low: float | None = None,
     high: float | None = None,
-) -> float:
+) -> float | _D:
     """A finite real number (JSON int or float, never a boolean or a string)."""
     if key not in data:
-        if default is _MISSING:
+        if isinstance(default, _Missing):
             raise _fail(where, key, "is missing")
         return default
     value = data[key]
@@ -70,12 +81,12 @@ def read_int(
     key: str,
     where: str,
     *,
-    default: Any = _MISSING,
+    default: _D | _Missing = _MISSING,
     minimum: int | None = None,
-) -> int:
+) -> int | _D:
     """An integer (a JSON float with an integral value such as ``4.0`` is accepted)."""
     if key not in data:
-        if default is _MISSING:
+        if isinstance(default, _Missing):
             raise _fail(where, key, "is missing")
         return default
     value = data[key]
@@ -89,10 +100,10 @@ def read_int(
     return value
 
 
-def read_str(data: Mapping[str, Any], key: str, where: str, *, default: Any = _MISSING) -> str:
+def read_str(data: Mapping[str, Any], key: str, where: str, *, default: _D | _Missing = _MISSING) -> str | _D:
     """A non-empty string."""
     if key not in data:
-        if default is _MISSING:
+        if isinstance(default, _Missing):
             raise _fail(where, key, "is missing")
         return default
     value = data[key]

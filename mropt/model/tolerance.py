@@ -42,12 +42,14 @@ _Num = TypeVar("_Num", float, np.ndarray)
 
 def deadline_limit(deadline: _Num) -> _Num:
     """The latest on-time completion for ``deadline`` (>= 0): ``d * (1 + TIME_RTOL)``."""
-    return deadline + TIME_RTOL * abs(deadline)
+    limit: _Num = deadline + TIME_RTOL * abs(deadline)
+    return limit
 
 
 def capacity_limit(capacity: _Num) -> _Num:
     """The most of a resource that fits ``capacity`` (>= 0): ``c * (1 + CAPACITY_RTOL)``."""
-    return capacity + CAPACITY_RTOL * abs(capacity)
+    limit: _Num = capacity + CAPACITY_RTOL * abs(capacity)
+    return limit
 
 
 def within(value: float, bound: float, *, atol: float = 0.0) -> bool:
@@ -75,7 +77,7 @@ def pow2_scale(magnitude: float) -> float:
     return math.ldexp(1.0, 1 - e)
 
 
-def integer_grid(values: "list[float] | np.ndarray", bits: int) -> tuple[float, bool]:
+def integer_grid(values: list[float] | np.ndarray, bits: int) -> tuple[float, bool]:
     """A power-of-two scale ``s`` putting the largest ``|value|`` in [2**(bits-1), 2**bits).
 
     For solvers that need integers (CP-SAT): ``value * s`` is then rounded. Returns

@@ -164,11 +164,11 @@ def mpsa_slots(
         p = instance.priorities[i]
 
         def reduce_for(s: int) -> int:
-            return min(-(-s * big_r // big_m), reduce_idle)  # ceil(k * s), capped at reduceIdle
+            return min(-(-s * big_r // big_m), reduce_idle)  # ceil(k * s), capped at reduceIdle  # noqa: B023 (used in this iteration only)
 
         def sojourn(s: int) -> float:
             return priority_sojourn(
-                routing, load.arrival_rate[i], load.map_work[i], load.reduce_work[i], s, reduce_for(s)
+                routing, load.arrival_rate[i], load.map_work[i], load.reduce_work[i], s, reduce_for(s)  # noqa: B023
             )
 
         slack = math.inf  # Tcha = Float.MAX_VALUE

@@ -118,8 +118,8 @@ def _network(q11: Fraction, q12: Fraction, q21: Fraction, lam: Fraction, mu1: Fr
     l1 = lam / det
     l4 = q12 * lam / det
     stations = [(l1, mu1)] + ([(l4, mu2)] if q12 != 0 else [])  # reduce is never visited when q12 = 0
-    near = any(mu > 0 and abs(mu * (1 - _R) - l) <= Fraction(_C * _U) * (mu + l) for l, mu in stations)
-    if any(not l < mu * (1 - _R) for l, mu in stations):
+    near = any(mu > 0 and abs(mu * (1 - _R) - lam_s) <= Fraction(_C * _U) * (mu + lam_s) for lam_s, mu in stations)
+    if any(not lam_s < mu * (1 - _R) for lam_s, mu in stations):
         return _Network(_INF, math.inf, near)
     tq1 = 1 / (mu1 - l1)  # eq. 8
     tq2 = 1 / (mu2 - l4) if q12 != 0 else Fraction(0)

@@ -19,6 +19,7 @@ from mropt.admission.verify import verify
 from mropt.model import AdmissionInstance, Cluster, Job
 from mropt.model.solution import Solution
 from mropt.registry import solve
+
 from brute_force import brute_force
 
 EXACT = ("milp-cbc", "milp-highs", "cpsat", "slots-cpsat")

@@ -12,6 +12,7 @@ from mropt.admission.verify import verify
 from mropt.instances.admission_gen import generate_admission
 from mropt.model.admission import AdmissionInstance, Cluster, Job
 from mropt.registry import solve
+
 from paper_table1 import table1
 
 

@@ -8,6 +8,7 @@ from mropt.admission.bounds import ideal_value
 from mropt.admission.verify import verify
 from mropt.instances.admission_gen import generate_admission
 from mropt.registry import solve
+
 from brute_force import brute_force
 from test_exact import random_instance, table1
 

@@ -13,6 +13,7 @@ from mropt.admission.verify import verify
 from mropt.instances.admission_gen import generate_admission
 from mropt.model import AdmissionInstance, Cluster, Job
 from mropt.registry import solve
+
 from brute_force import brute_force, valid_order
 from paper_table1 import table1
 

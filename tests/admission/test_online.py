@@ -26,6 +26,7 @@ from mropt.admission.seq import evaluate
 from mropt.admission.verify import verify
 from mropt.instances.admission_gen import generate_admission
 from mropt.registry import solve
+
 from paper_table1 import table1
 
 J7 = ("j7", 100, 100, 800, 213, 300.0)

@@ -5,7 +5,9 @@ import pytest
 
 from mropt.admission import scoring
 from mropt.model.admission import AdmissionInstance, Cluster, Job
+
 from paper_table1 import table1
+
 
 def test_table1_benefit_ratio_and_scores():
     inst = table1()

@@ -14,6 +14,7 @@ import pytest
 
 from mropt.model import AdmissionInstance, Cluster, Job
 from mropt.registry import solve
+
 from brute_force import brute_force
 
 

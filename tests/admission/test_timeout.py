@@ -1,7 +1,9 @@
 """Timeout handling, Algorithm 2 (AMB sec. 4.3, Examples 4-5)."""
 
 from mropt.admission.timeout import handle_timeout
+
 from paper_table1 import TABLE1, table1
+
 
 def instance(rows=TABLE1):
     return table1(rows=rows)

@@ -13,6 +13,7 @@ import mropt
 from mropt.admission.objective import evaluate_plan, solution_from_order
 from mropt.admission.verify import verify
 from mropt.model import AdmissionInstance, Cluster, Job
+
 from paper_table1 import table1
 
 

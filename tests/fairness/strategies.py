@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from hypothesis import strategies as st
 
-from mropt.model.fairness import FairNode, FairnessInstance, User
+from mropt.model.fairness import FairnessInstance, FairNode, User
 
 RES = ("cpu", "mem", "disk")
 

@@ -7,15 +7,16 @@ from fractions import Fraction
 
 import numpy as np
 import pytest
-from conftest import PAPER_EXAMPLE
 from hypothesis import given, settings
-from strategies import fairness_instances
 
 from mropt.fairness.drf import progressive_filling
 from mropt.fairness.verify import verify
 from mropt.instances.fairness_gen import generate_fairness
 from mropt.model import instance_from_dict
 from mropt.registry import solve, verify_solution
+
+from conftest import PAPER_EXAMPLE
+from strategies import fairness_instances
 
 F = Fraction
 

@@ -8,11 +8,12 @@ import subprocess
 import sys
 
 import pytest
-from conftest import PAPER_EXAMPLE, alibaba_trace
 
 from mropt.model import load_instance
-from mropt.registry import verify_solution
 from mropt.model.solution import Solution
+from mropt.registry import verify_solution
+
+from conftest import PAPER_EXAMPLE, alibaba_trace
 
 
 def mropt(*args) -> subprocess.CompletedProcess:

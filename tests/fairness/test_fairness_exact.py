@@ -8,14 +8,15 @@ from fractions import Fraction
 
 import numpy as np
 import pytest
-from conftest import PAPER_EXAMPLE
 from hypothesis import given, settings
-from strategies import fairness_instances
 
 from mropt.fairness.metrics import gaps, lex_compare, weighted_shares
 from mropt.fairness.verify import verify
 from mropt.model import instance_from_dict
 from mropt.registry import solve
+
+from conftest import PAPER_EXAMPLE
+from strategies import fairness_instances
 
 
 def sorted_shares(inst, sol):

@@ -6,10 +6,11 @@ import copy
 import json
 
 import pytest
-from conftest import PAPER_EXAMPLE
 
 from mropt.model import InputError, instance_from_dict, instance_to_json, load_instance
 from mropt.model.fairness import FairnessInstance
+
+from conftest import PAPER_EXAMPLE
 
 
 def test_paper_example_loads_and_round_trips(tmp_path):

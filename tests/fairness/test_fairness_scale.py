@@ -24,7 +24,6 @@ import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from strategies import fairness_instances
 
 import mropt
 from mropt.fairness.exact import integer_data
@@ -33,6 +32,8 @@ from mropt.model import instance_from_dict
 from mropt.model.fairness import FairnessInstance
 from mropt.model.tolerance import CAPACITY_RTOL, same_value
 from mropt.registry import solve
+
+from strategies import fairness_instances
 
 EXACT = ("drf-milp", "drf-cpsat", "drf-lp")
 TAMPER = 1e-6  # the smallest relative change verify must catch

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from mropt.harness.experiment import load_experiment
 from mropt.admission.report_panels import figure_data
+from mropt.harness.experiment import load_experiment
 from mropt.harness.runner import results_frame, run_study
 
 from .conftest import mropt

@@ -143,14 +143,12 @@ def test_replacing_renames_on_success_and_cleans_up_on_failure(tmp_path):
         assert tmp.parent == tmp_path and tmp.name.startswith(".") and tmp.name.endswith(".tmp")
         tmp.write_bytes(b"whole")
     assert path.read_bytes() == b"whole"
-    with pytest.raises(RuntimeError):
-        with replacing(path) as tmp:
-            tmp.write_bytes(b"half")
-            raise RuntimeError("killed mid-write")
+    with pytest.raises(RuntimeError), replacing(path) as tmp:
+        tmp.write_bytes(b"half")
+        raise RuntimeError("killed mid-write")
     assert path.read_bytes() == b"whole" and leftovers(tmp_path) == []
-    with pytest.raises(InputError) as exc:
-        with replacing("/dev/null"):
-            pass
+    with pytest.raises(InputError) as exc, replacing("/dev/null"):
+        pass
     one_line(exc, "/dev/null", "not a regular file")
 
 

@@ -134,8 +134,9 @@ def instances(draw, max_map=12, max_reduce=8, max_n=3):
 
 def _brute_force(inst):
     """Least total slots over every integer allocation meeting all deadlines; None if none."""
-    from mropt.priority.verify import _routing, _sojourn, _value  # exact arithmetic, independent of the methods
     from fractions import Fraction
+
+    from mropt.priority.verify import _routing, _sojourn, _value  # exact arithmetic, independent of the methods
 
     q11, q12, q21 = _routing(inst)
     best = None
