@@ -9,7 +9,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-import ortools
+from importlib import metadata
+
 from ortools.sat.python import cp_model
 
 #: CP-SAT status -> mropt's word for it
@@ -37,7 +38,7 @@ class CpResult:
 
 def record() -> dict[str, str]:
     """The solver record of CP-SAT methods."""
-    return {"name": "OR-Tools CP-SAT", "version": ortools.__version__}
+    return {"name": "OR-Tools CP-SAT", "version": metadata.version("ortools")}
 
 
 def solve(model: cp_model.CpModel, *, threads: int = 1, seed: int = 0, time_limit: float | None = None,

@@ -101,7 +101,7 @@ def params_from_args(cls: type, args: argparse.Namespace) -> Any:
 
 
 def _field_default(f: dataclasses.Field) -> Any:
-    return f.default_factory() if f.default is dataclasses.MISSING else f.default  # type: ignore[misc,operator]
+    return f.default_factory() if f.default is dataclasses.MISSING else f.default  # type: ignore[operator]
 
 
 def _show_default(value: Any) -> str:

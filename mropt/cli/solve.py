@@ -81,7 +81,7 @@ def run_solve(args: argparse.Namespace) -> int:
     else:
         s = solution
         rows = [["method", s.method], ["status", s.status], ["objective", s.objective], ["bound", s.bound]]
-        rows += [list(row) for row in s.decision.text_rows(instance)]
+        rows += [list(row) for row in s.typed_decision.text_rows(instance)]
         rows.append(["wall time (s)", round(s.wall_time, 4)])
         rows.append(["solver", f"{s.solver.get('name', '?')} {s.solver.get('version', '')}".strip()])
         if s.status == "error":

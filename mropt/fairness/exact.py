@@ -432,4 +432,4 @@ def solve_cpsat(instance: FairnessInstance, *, time_limit: float | None = None, 
     import ortools
 
     status, values, info = _leximin_cpsat(instance, time_limit=time_limit, threads=int(threads), seed=seed)
-    return _solution(instance, "drf-cpsat", status, values, info, {"name": "OR-Tools CP-SAT", "version": ortools.__version__})
+    return _solution(instance, "drf-cpsat", status, values, info, cpsat_backend.record())

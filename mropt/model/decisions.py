@@ -115,7 +115,7 @@ class AdmissionDecision(Decision):
         return self.order
 
     def json_fields(self) -> dict[str, Any]:
-        return _plain(self.extra)  # accepted and sequence are the solution's own fields (the JSON contract)
+        return dict(_plain(self.extra))  # accepted and sequence are the solution's own fields (the JSON contract)
 
     def summary(self) -> dict[str, float]:
         return {"accepted": len(self.accepted_ids)}

@@ -49,12 +49,12 @@ from mropt.model.errors import InputError
 _NAME_KEEP = 160
 
 
-def write_text(path: str | os.PathLike, text: str, encoding: str = "utf-8") -> None:
+def write_text(path: str | os.PathLike[str], text: str, encoding: str = "utf-8") -> None:
     """Write ``text`` to ``path`` (see the module docstring for regular files, links, devices)."""
     write_bytes(path, text.encode(encoding))
 
 
-def write_bytes(path: str | os.PathLike, data: bytes) -> None:
+def write_bytes(path: str | os.PathLike[str], data: bytes) -> None:
     """Write ``data`` to ``path``: atomically for a regular file or new name, through for a device or pipe."""
     given = Path(path)
     target, mode, through = _resolve(given)
@@ -71,7 +71,7 @@ def write_bytes(path: str | os.PathLike, data: bytes) -> None:
 
 
 @contextmanager
-def replacing(path: str | os.PathLike) -> Iterator[Path]:
+def replacing(path: str | os.PathLike[str]) -> Iterator[Path]:
     """Yield a temporary path beside ``path``'s (resolved) target; rename it into place on success.
 
     For writers that need a file name (``pyarrow.parquet.write_table``): write the yielded
@@ -88,7 +88,7 @@ def replacing(path: str | os.PathLike) -> Iterator[Path]:
         yield tmp
 
 
-def make_folder(path: str | os.PathLike) -> Path:
+def make_folder(path: str | os.PathLike[str]) -> Path:
     """Create the folder ``path`` and its parents if missing (``mkdir -p``); one-line InputError otherwise.
 
     For output folders (``mropt gap --out``, ``mropt report --out``): a parent that is a

@@ -17,7 +17,7 @@ from mropt.model.files import write_text
 from mropt.model.priority import PriorityInstance
 
 #: kind -> instance class; each class carries the newest ``schema_version`` it reads
-INSTANCE_KINDS: dict[str, type] = {
+INSTANCE_KINDS: dict[str, type[AdmissionInstance] | type[FairnessInstance] | type[PriorityInstance]] = {
     "admission": AdmissionInstance,
     "fairness": FairnessInstance,
     "priority": PriorityInstance,

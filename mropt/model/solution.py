@@ -50,18 +50,20 @@ class Solution:
     seed: int = 0
     params: Mapping[str, Any] = field(default_factory=dict)
     details: Mapping[str, Any] = field(default_factory=dict)
-    decision: Decision | Mapping[str, Any] | None = None
+    decision: Mapping[str, Any] = field(default_factory=dict)  # a Decision once constructed
 
     def __post_init__(self) -> None:
         if self.status not in STATUSES:
             raise InputError(f"solution: field 'status' must be one of {', '.join(STATUSES)}, got {self.status!r}")
-        decision = self.decision
-        if isinstance(decision, Mapping) and not isinstance(decision, Decision):
-            clash = sorted(set(decision) & set(_FIELDS))
+        given = self.decision
+        decision: Decision | None = None
+        if isinstance(given, Decision):
+            decision = given
+        elif isinstance(given, Mapping) and given:
+            clash = sorted(set(given) & set(_FIELDS))
             if clash:
                 raise InputError(f"solution: decision key {clash[0]!r} clashes with a solution field")
-            decision = decision_from_json(decision, accepted=self.accepted, sequence=self.sequence) if decision \
-                else None
+            decision = decision_from_json(given, accepted=self.accepted, sequence=self.sequence)
         if isinstance(decision, AdmissionDecision) and (tuple(self.accepted), self.sequence) != ((), None):
             decision = None  # the fields win (dataclasses.replace(sol, accepted=...) keeps the old decision)
         if decision is None:
@@ -72,10 +74,15 @@ class Solution:
         for key in ("solver", "params", "details"):
             object.__setattr__(self, key, MappingProxyType(dict(getattr(self, key))))
 
+    @property
+    def typed_decision(self) -> Decision:
+        """The decision as its kind's class (always one once the solution is built)."""
+        assert isinstance(self.decision, Decision)
+        return self.decision
+
     def summary(self) -> dict[str, float]:
         """The decision's numbers (for the harness's ``metrics`` column)."""
-        assert isinstance(self.decision, Decision)
-        return self.decision.summary()
+        return self.typed_decision.summary()
 
     def to_dict(self) -> dict[str, Any]:
         def num(x: float | None) -> float | None:
@@ -94,8 +101,7 @@ class Solution:
             "params": dict(self.params),
             "details": dict(self.details),
         }
-        assert isinstance(self.decision, Decision)
-        out.update(self.decision.json_fields())
+        out.update(self.typed_decision.json_fields())
         return out
 
     @classmethod
