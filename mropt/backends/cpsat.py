@@ -8,7 +8,6 @@ solver record every CP-SAT method reports.
 from __future__ import annotations
 
 from dataclasses import dataclass
-
 from importlib import metadata
 
 from ortools.sat.python import cp_model

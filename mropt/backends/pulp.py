@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import contextlib
 import ctypes
+import functools
 import os
 import shutil
 import sys
@@ -130,8 +131,18 @@ def solve_pulp(prob: pulp.LpProblem, backend: str, *, time_limit: float | None, 
     return has_solution, optimal, bound, message
 
 
+@functools.cache
+def _record(backend: str) -> tuple[tuple[str, str], ...]:
+    return tuple(_solver_record(backend).items())
+
+
 def solver_record(backend: str) -> dict[str, str]:
-    """``{"name", "version"}`` of a PuLP back end (``"cbc"`` or ``"highs"``)."""
+    """``{"name", "version"}`` of a PuLP back end (``"cbc"`` or ``"highs"``), asked once per process."""
+    return dict(_record(backend))
+
+
+def _solver_record(backend: str) -> dict[str, str]:
+    """The record, computed (CBC: runs the binary to read its version)."""
     if backend == "cbc":
         try:
             version = cbc_solver(time_limit=None, threads=1).version() or ""

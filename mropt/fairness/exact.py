@@ -7,7 +7,10 @@ largest (leximin; sec. 3.1's small LP "max (x, y) s.t. x + 3y <= 9, 4x + y <= 18
 cumulative-sum method (Ogryczak and Sliwinski 2006): the sorted vector is leximin-
 optimal iff the sums ``S_k`` of its k smallest entries are lexicographically largest,
 and ``S_k = max_{r, d >= 0} k r - sum_i d_i`` with ``d_i >= r - y_i`` is linear. So for
-k = 1..n: maximise ``S_k``, then add ``S_k >= S_k*`` and go on (n solves).
+k = 1..n: maximise ``S_k``, then add ``S_k >= S_k*`` and go on (n solves). That loop is
+written once (:func:`_leximin`) over a small back-end protocol (:class:`_LeximinModel`:
+add a level, maximise it, fix it), implemented for PuLP/CBC (:class:`_PulpLeximin`) and
+CP-SAT (:class:`_CpsatLeximin`).
 
 * ``drf-lp``: continuous DRF (real ``x_i``; with nodes, tasks may be split across
   nodes), CBC (its LP code, CLP) through PuLP;
@@ -59,13 +62,14 @@ from __future__ import annotations
 
 import math
 import time
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from fractions import Fraction
-from typing import Any
+from typing import Any, Protocol
 
 import numpy as np
 
-from mropt.backends.pulp import cbc_solver
+from mropt.backends import cpsat as cpsat_backend
+from mropt.backends.pulp import cbc_solver, solver_record
 from mropt.fairness.metrics import allocation_solution
 from mropt.model.fairness import FairnessInstance
 from mropt.model.solution import Solution
@@ -127,87 +131,156 @@ def _levels(y: np.ndarray) -> np.ndarray:
     return np.cumsum(np.sort(y))
 
 
-def _leximin_pulp(instance: FairnessInstance, *, integer: bool, time_limit: float | None, threads: int):
-    import pulp
+Values = tuple[np.ndarray, np.ndarray | None]  # (tasks per user, tasks per user and node or None)
 
-    n, m = instance.n, len(instance.resource_names)
-    deadline = None if time_limit is None else time.perf_counter() + time_limit
-    a, ncap, c, unit = _model_data(instance)
-    ub = _upper_bounds(instance)
-    cat = pulp.LpInteger if integer else pulp.LpContinuous
-    prob = pulp.LpProblem("drf_leximin", pulp.LpMaximize)
-    per_node = None
-    if ncap is not None:
-        v = len(instance.node_ids)
-        xv = [[prob.add_variable(f"x_{i}_{k}", lowBound=0, upBound=int(ub[i]), cat=cat) for k in range(v)] for i in range(n)]
-        x = [pulp.lpSum(row) for row in xv]
-        for i in range(n):
-            prob += x[i] <= int(ub[i])
-        for k in range(v):
-            for j in range(m):
-                if a[:, j].any():
-                    prob += pulp.lpSum(float(a[i, j]) * xv[i][k] for i in range(n) if a[i, j] > 0) <= float(capacity_limit(ncap[k, j]))
-        per_node = xv
-    else:
-        x = [prob.add_variable(f"x_{i}", lowBound=0, upBound=int(ub[i]), cat=cat) for i in range(n)]
-    for j in range(m):
-        if a[:, j].any():
-            prob += pulp.lpSum(float(a[i, j]) * x[i] for i in range(n) if a[i, j] > 0) <= capacity_limit(1.0)
-    y = [float(c[i]) * x[i] for i in range(n)]
-    # each level S_k* is computed from the allocation CBC returned (whole task counts, or
-    # drf-lp's values as repaired by _values_pulp, which fit), so it is reachable; it is
-    # fixed with a relative slack of OBJECTIVE_RTOL (PuLP writes 13 digits, and an exact
-    # S_k* may round up past reach). drf-lp's values have CBC's 8 printed digits: a later
-    # level may lower an earlier one by _LP_RTOL relative before it counts as given up.
-    slack = OBJECTIVE_RTOL
-    noise = 0.0 if integer else _LP_RTOL
 
+@dataclass
+class LevelResult:
+    """One level's solve. ``outcome``: ``proven`` (values and their level ``S_k``),
+    ``unproven`` (stopped with a feasible solution: ``values`` if usable), ``unusable``
+    (proven, but its solution breaks a capacity or an earlier level), ``timeout`` or
+    ``error``."""
+
+    outcome: str
+    values: Values | None = None
+    level: float = 0.0
+    message: str = ""
+
+
+class _LeximinModel(Protocol):
+    """What :func:`_leximin` needs from a solver back end."""
+
+    def add_level(self, k: int) -> Any:
+        """Add ``r_k`` and ``d_k`` and return the expression ``S_k = k r_k - sum_i d_ki``."""
+
+    def maximise(self, k: int, s_k: Any, deadline: float | None, levels: list[float]) -> LevelResult:
+        """Maximise ``S_k`` under the levels fixed so far (``levels``: their values)."""
+
+    def fix(self, s_k: Any, level: float, values: Values) -> None:
+        """Add ``S_k >= level`` (and whatever the back end carries to the next level)."""
+
+
+def _leximin(model: _LeximinModel, n: int, deadline: float | None) -> tuple[str, Values | None, list[float], int, str]:
+    """The cumulative-sum leximin loop (module docstring): (status, values, levels, solves, message)."""
     status, levels, solves, message = "optimal", [], 0, ""
-    values = None
+    values: Values | None = None
     for k in range(1, n + 1):
+        s_k = model.add_level(k)
+        res = model.maximise(k, s_k, deadline, levels)
+        if res.outcome == "error":
+            status, message = "error", res.message
+            break
+        solves += 1
+        if res.outcome == "timeout":
+            status, message = "time_limit", res.message
+            break
+        if res.outcome == "unproven":
+            values = res.values if res.values is not None else values  # feasible, this level not proven
+            status, message = "time_limit", res.message
+            break
+        if res.outcome == "unusable":
+            status, message = ("feasible" if values is not None else "error"), res.message
+            break
+        values = res.values
+        levels.append(res.level)
+        assert values is not None
+        model.fix(s_k, res.level, values)
+        if deadline is not None and time.perf_counter() >= deadline and k < n:
+            status, message = "time_limit", f"stopped after level {k} of {n}"
+            break
+    return status, values, levels, solves, message
+
+
+class _PulpLeximin:
+    """The leximin model in PuLP, solved by CBC (``drf-lp``: continuous, ``drf-milp``: integer)."""
+
+    def __init__(self, instance: FairnessInstance, *, integer: bool, threads: int) -> None:
+        import pulp
+
+        self.pulp, self.instance, self.integer, self.threads = pulp, instance, integer, threads
+        n, m = instance.n, len(instance.resource_names)
+        a, ncap, c, self.unit = _model_data(instance)
+        self.c = c
+        self.ub = _upper_bounds(instance)
+        ub = self.ub
+        cat = pulp.LpInteger if integer else pulp.LpContinuous
+        prob = self.prob = pulp.LpProblem("drf_leximin", pulp.LpMaximize)
+        self.per_node = None
+        if ncap is not None:
+            v = len(instance.node_ids)
+            xv = [[prob.add_variable(f"x_{i}_{k}", lowBound=0, upBound=int(ub[i]), cat=cat) for k in range(v)]
+                  for i in range(n)]
+            x = [pulp.lpSum(row) for row in xv]
+            for i in range(n):
+                prob += x[i] <= int(ub[i])
+            for k in range(v):
+                for j in range(m):
+                    if a[:, j].any():
+                        prob += pulp.lpSum(float(a[i, j]) * xv[i][k] for i in range(n) if a[i, j] > 0) \
+                            <= float(capacity_limit(ncap[k, j]))
+            self.per_node = xv
+        else:
+            x = [prob.add_variable(f"x_{i}", lowBound=0, upBound=int(ub[i]), cat=cat) for i in range(n)]
+        for j in range(m):
+            if a[:, j].any():
+                prob += pulp.lpSum(float(a[i, j]) * x[i] for i in range(n) if a[i, j] > 0) <= capacity_limit(1.0)
+        self.x = x
+        self.y = [float(c[i]) * x[i] for i in range(n)]
+        # each level S_k* is computed from the allocation CBC returned (whole task counts, or
+        # drf-lp's values as repaired by _values_pulp, which fit), so it is reachable; it is
+        # fixed with a relative slack of OBJECTIVE_RTOL (PuLP writes 13 digits, and an exact
+        # S_k* may round up past reach). drf-lp's values have CBC's 8 printed digits: a later
+        # level may lower an earlier one by _LP_RTOL relative before it counts as given up.
+        self.slack = OBJECTIVE_RTOL
+        self.noise = 0.0 if integer else _LP_RTOL
+
+    def add_level(self, k: int) -> Any:
+        n, prob = self.instance.n, self.prob
         r = prob.add_variable(f"r_{k}")
         dev = [prob.add_variable(f"d_{k}_{i}", lowBound=0) for i in range(n)]
         for i in range(n):
-            prob += dev[i] >= r - y[i]
-        s_k = k * r - pulp.lpSum(dev)
+            prob += dev[i] >= r - self.y[i]
+        return k * r - self.pulp.lpSum(dev)
+
+    def maximise(self, k: int, s_k: Any, deadline: float | None, levels: list[float]) -> LevelResult:
+        pulp, prob, n = self.pulp, self.prob, self.instance.n
         prob.setObjective(s_k)
         try:
-            prob.solve(_cbc(deadline, threads, integer))
+            prob.solve(_cbc(deadline, self.threads, self.integer))
         except Exception as exc:  # noqa: BLE001 - a solver failure, reported, not raised
-            status, message = "error", f"CBC failed: {' '.join(str(exc).split())}"
-            break
-        solves += 1
+            return LevelResult("error", message=f"CBC failed: {' '.join(str(exc).split())}")
         # sol_status, not status: PuLP reports a time-limited CBC run with an incumbent as
         # status "Optimal" but sol_status IntegerFeasible (not proven)
         proven = prob.sol_status == pulp.LpSolutionOptimal
         if not proven and prob.sol_status != pulp.LpSolutionIntegerFeasible:
             timed_out = deadline is not None and time.perf_counter() >= deadline - 0.05
-            status = "time_limit" if timed_out else "error"
             message = f"level {k}: CBC {pulp.LpStatus.get(prob.status, prob.status)}"
-            break
-        found = _values_pulp(instance, x, per_node, integer, ub.astype(float))
-        sums = _levels(c * found[0])
+            return LevelResult("timeout" if timed_out else "error", message=message)
+        found = _values_pulp(self.instance, self.x, self.per_node, self.integer, self.ub.astype(float))
+        sums = _levels(self.c * found[0])
         # CBC's solution, rounded to whole tasks, must fit the capacities and keep every
         # fixed level: within twice the slack it was fixed with, drf-lp's noise and CBC's
         # feasibility tolerance on the unit-free model
-        lost = [j + 1 for j, best in enumerate(levels) if sums[j] < best - ((2 * slack + noise) * best + (n + 1) * OBJECTIVE_RTOL)]
-        usable = _fits(instance, *found) and not lost
+        lost = [j + 1 for j, best in enumerate(levels)
+                if sums[j] < best - ((2 * self.slack + self.noise) * best + (n + 1) * OBJECTIVE_RTOL)]
+        usable = _fits(self.instance, *found) and not lost
         if not proven:
-            values = found if usable else values  # feasible, this level not proven
-            status, message = "time_limit", f"level {k}: CBC stopped with a feasible, unproven solution"
-            break
+            return LevelResult("unproven", found if usable else None,
+                               message=f"level {k}: CBC stopped with a feasible, unproven solution")
         if not usable:
             why = f"gives up level {lost[0]}" if lost else "breaks a capacity"
-            status, message = ("feasible" if values is not None else "error"), f"level {k}: CBC's solution {why}; stopped"
-            break
-        values = found
-        best = float(sums[k - 1])
-        levels.append(best)
-        prob += s_k >= best - slack * best
-        if deadline is not None and time.perf_counter() >= deadline and k < n:
-            status, message = "time_limit", f"stopped after level {k} of {n}"
-            break
-    info: dict[str, Any] = {"solves": solves, "cumulative_sums": [level * unit for level in levels]}
+            return LevelResult("unusable", message=f"level {k}: CBC's solution {why}; stopped")
+        return LevelResult("proven", found, float(sums[k - 1]))
+
+    def fix(self, s_k: Any, level: float, values: Values) -> None:
+        self.prob += s_k >= level - self.slack * level
+
+
+def _leximin_pulp(instance: FairnessInstance, *, integer: bool, time_limit: float | None, threads: int):
+    deadline = None if time_limit is None else time.perf_counter() + time_limit
+    model = _PulpLeximin(instance, integer=integer, threads=threads)
+    status, values, levels, solves, message = _leximin(model, instance.n, deadline)
+    info: dict[str, Any] = {"solves": solves, "cumulative_sums": [level * model.unit for level in levels]}
     if message:
         info["message"] = message
     return status, values, info
@@ -331,67 +404,71 @@ def integer_data(instance: FairnessInstance) -> dict[str, Any]:
     return {"demand": d, "capacity": cap, "node_capacity": ncap, "coef": ints, "scaling": scaling}
 
 
-def _leximin_cpsat(instance: FairnessInstance, *, time_limit: float | None, threads: int, seed: int):
-    from ortools.sat.python import cp_model
+class _CpsatLeximin:
+    """The leximin model in CP-SAT on the integers of :func:`integer_data` (``drf-cpsat``)."""
 
-    n, m = instance.n, len(instance.resource_names)
+    def __init__(self, instance: FairnessInstance, data: dict[str, Any], *, threads: int, seed: int) -> None:
+        from ortools.sat.python import cp_model
+
+        self.threads, self.seed, self.n = threads, seed, instance.n
+        n, m = instance.n, len(instance.resource_names)
+        ub = _upper_bounds(instance)
+        model = self.model = cp_model.CpModel()
+        self.per_node = None
+        if instance.nodes is not None:
+            v = len(instance.node_ids)
+            xv = [[model.new_int_var(0, int(ub[i]), f"x_{i}_{k}") for k in range(v)] for i in range(n)]
+            x = [model.new_int_var(0, int(ub[i]), f"x_{i}") for i in range(n)]
+            for i in range(n):
+                model.add(x[i] == sum(xv[i]))
+            for k in range(v):
+                for j in range(m):
+                    terms = [data["demand"][i][j] * xv[i][k] for i in range(n) if data["demand"][i][j] > 0]
+                    if terms:
+                        model.add(sum(terms) <= data["node_capacity"][k][j])
+            self.per_node = xv
+        else:
+            x = [model.new_int_var(0, int(ub[i]), f"x_{i}") for i in range(n)]
+        for j in range(m):
+            terms = [data["demand"][i][j] * x[i] for i in range(n) if data["demand"][i][j] > 0]
+            if terms:
+                model.add(sum(terms) <= data["capacity"][j])
+        coef = data["coef"]
+        self.ymax = max(coef[i] * int(ub[i]) for i in range(n))
+        self.x = x
+        self.y = [coef[i] * x[i] for i in range(n)]
+
+    def add_level(self, k: int) -> Any:
+        model, n = self.model, self.n
+        r = model.new_int_var(0, self.ymax, f"r_{k}")
+        dev = [model.new_int_var(0, self.ymax, f"d_{k}_{i}") for i in range(n)]
+        for i in range(n):
+            model.add(dev[i] >= r - self.y[i])
+        return k * r - sum(dev)
+
+    def maximise(self, k: int, s_k: Any, deadline: float | None, levels: list[float]) -> LevelResult:
+        self.model.maximize(s_k)
+        res = cpsat_backend.solve(self.model, threads=self.threads, seed=self.seed, time_limit=_remaining(deadline))
+        if res.status != "optimal":
+            return LevelResult("timeout" if res.status in ("feasible", "unknown") else "error", message=res.message)
+        solver = res.solver
+        values = (np.array([float(solver.value(e)) for e in self.x]),
+                  None if self.per_node is None else
+                  np.array([[float(solver.value(e)) for e in row] for row in self.per_node]))
+        return LevelResult("proven", values, float(int(solver.objective_value)))
+
+    def fix(self, s_k: Any, level: float, values: Values) -> None:
+        self.model.add(s_k >= int(level))
+        self.model.clear_hints()
+        for i in range(self.n):
+            self.model.add_hint(self.x[i], int(values[0][i]))
+
+
+def _leximin_cpsat(instance: FairnessInstance, *, time_limit: float | None, threads: int, seed: int):
     deadline = None if time_limit is None else time.perf_counter() + time_limit
     data = integer_data(instance)
-    ub = _upper_bounds(instance)
-    model = cp_model.CpModel()
-    per_node = None
-    if instance.nodes is not None:
-        v = len(instance.node_ids)
-        xv = [[model.NewIntVar(0, int(ub[i]), f"x_{i}_{k}") for k in range(v)] for i in range(n)]
-        x = [model.NewIntVar(0, int(ub[i]), f"x_{i}") for i in range(n)]
-        for i in range(n):
-            model.Add(x[i] == sum(xv[i]))
-        for k in range(v):
-            for j in range(m):
-                terms = [data["demand"][i][j] * xv[i][k] for i in range(n) if data["demand"][i][j] > 0]
-                if terms:
-                    model.Add(sum(terms) <= data["node_capacity"][k][j])
-        per_node = xv
-    else:
-        x = [model.NewIntVar(0, int(ub[i]), f"x_{i}") for i in range(n)]
-    for j in range(m):
-        terms = [data["demand"][i][j] * x[i] for i in range(n) if data["demand"][i][j] > 0]
-        if terms:
-            model.Add(sum(terms) <= data["capacity"][j])
-    coef = data["coef"]
-    ymax = max(coef[i] * int(ub[i]) for i in range(n))
-    y = [coef[i] * x[i] for i in range(n)]
-    status, levels, values = "optimal", [], None
-    for k in range(1, n + 1):
-        r = model.NewIntVar(0, ymax, f"r_{k}")
-        dev = [model.NewIntVar(0, ymax, f"d_{k}_{i}") for i in range(n)]
-        for i in range(n):
-            model.Add(dev[i] >= r - y[i])
-        s_k = k * r - sum(dev)
-        model.Maximize(s_k)
-        solver = cp_model.CpSolver()
-        solver.parameters.num_search_workers = max(1, threads)
-        solver.parameters.random_seed = seed
-        limit = _remaining(deadline)
-        if limit is not None:
-            solver.parameters.max_time_in_seconds = limit
-        code = solver.Solve(model)
-        if code != cp_model.OPTIMAL:
-            status = "time_limit" if code == cp_model.FEASIBLE or code == cp_model.UNKNOWN else "error"
-            break
-        values = (
-            np.array([float(solver.Value(e)) for e in x]),
-            None if per_node is None else np.array([[float(solver.Value(e)) for e in row] for row in per_node]),
-        )
-        best = int(solver.ObjectiveValue())
-        levels.append(best)
-        model.Add(s_k >= best)
-        model.ClearHints()
-        for i in range(n):
-            model.AddHint(x[i], int(values[0][i]))
-        if deadline is not None and time.perf_counter() >= deadline and k < n:
-            status = "time_limit"
-            break
+    model = _CpsatLeximin(instance, data, threads=threads, seed=seed)
+    status, values, levels, _, _ = _leximin(model, instance.n, deadline)
     info: dict[str, Any] = {"solves": len(levels), "scaling": data["scaling"]}
     if status == "optimal" and data["scaling"] == "rounded":
         # optimal for the rounded data only: a feasible allocation of the real one
@@ -409,27 +486,19 @@ def _solution(instance: FairnessInstance, method: str, status: str, values, info
     return sol
 
 
-def _pulp_solver_record() -> dict[str, str]:
-    import pulp
-
-    return {"name": "CBC (PuLP COIN_CMD)", "version": pulp.__version__}
-
-
 @register("drf-lp", kind="fairness", summary="continuous DRF: leximin LP of weighted dominant shares (PuLP, CBC/CLP)", exact=True, params={"threads": THREADS})
 def solve_lp(instance: FairnessInstance, *, time_limit: float | None = None, seed: int = 0, threads: int = 1) -> Solution:
     status, values, info = _leximin_pulp(instance, integer=False, time_limit=time_limit, threads=int(threads))
-    return _solution(instance, "drf-lp", status, values, info, _pulp_solver_record())
+    return _solution(instance, "drf-lp", status, values, info, solver_record("cbc"))
 
 
 @register("drf-milp", kind="fairness", summary="integer DRF: leximin MILP of weighted dominant shares (PuLP, CBC)", exact=True, params={"threads": THREADS})
 def solve_milp(instance: FairnessInstance, *, time_limit: float | None = None, seed: int = 0, threads: int = 1) -> Solution:
     status, values, info = _leximin_pulp(instance, integer=True, time_limit=time_limit, threads=int(threads))
-    return _solution(instance, "drf-milp", status, values, info, _pulp_solver_record())
+    return _solution(instance, "drf-milp", status, values, info, solver_record("cbc"))
 
 
 @register("drf-cpsat", kind="fairness", summary="integer DRF: leximin of weighted dominant shares (OR-Tools CP-SAT)", exact=True, params={"threads": THREADS})
 def solve_cpsat(instance: FairnessInstance, *, time_limit: float | None = None, seed: int = 0, threads: int = 1) -> Solution:
-    import ortools
-
     status, values, info = _leximin_cpsat(instance, time_limit=time_limit, threads=int(threads), seed=seed)
     return _solution(instance, "drf-cpsat", status, values, info, cpsat_backend.record())
