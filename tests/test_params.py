@@ -56,3 +56,11 @@ def test_undeclared_parameters_cannot_be_registered() -> None:
 
 def test_describe_names_type_default_and_range() -> None:
     assert Param(int, 16, "kept orders", minimum=0).describe() == "an integer >= 0; default 16: kept orders"
+
+
+def test_every_method_has_a_docstring_citing_its_paper() -> None:
+    """CONTRIBUTING.md's citation rule: a one-line docstring naming the paper's section or equation."""
+    for m in methods():
+        first = (m.func.__doc__ or "").strip().splitlines()
+        assert first, m.name
+        assert any(word in first[0] for word in ("sec.", "eq.", "Algorithm", "Table")), (m.name, first[0])

@@ -156,6 +156,7 @@ def solve_drf(
     placement: str = "first-fit",
     locality: bool = True,
 ) -> Solution:
+    """Registered method ``drf``: progressive filling with a binary heap (DDRF sec. 3.1, Table 1)."""
     res = progressive_filling(instance, mode=mode, tie_break=tie_break, placement=placement, locality=bool(locality))
     details = {
         "decisions": res.decisions,

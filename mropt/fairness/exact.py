@@ -488,17 +488,20 @@ def _solution(instance: FairnessInstance, method: str, status: str, values, info
 
 @register("drf-lp", kind="fairness", summary="continuous DRF: leximin LP of weighted dominant shares (PuLP, CBC/CLP)", exact=True, params={"threads": THREADS})
 def solve_lp(instance: FairnessInstance, *, time_limit: float | None = None, seed: int = 0, threads: int = 1) -> Solution:
+    """Registered method ``drf-lp``: continuous DRF, the leximin of DDRF sec. 3.1's LP (module docstring)."""
     status, values, info = _leximin_pulp(instance, integer=False, time_limit=time_limit, threads=int(threads))
     return _solution(instance, "drf-lp", status, values, info, solver_record("cbc"))
 
 
 @register("drf-milp", kind="fairness", summary="integer DRF: leximin MILP of weighted dominant shares (PuLP, CBC)", exact=True, params={"threads": THREADS})
 def solve_milp(instance: FairnessInstance, *, time_limit: float | None = None, seed: int = 0, threads: int = 1) -> Solution:
+    """Registered method ``drf-milp``: integer DRF (DDRF sec. 3.1), the leximin MILP by CBC (module docstring)."""
     status, values, info = _leximin_pulp(instance, integer=True, time_limit=time_limit, threads=int(threads))
     return _solution(instance, "drf-milp", status, values, info, solver_record("cbc"))
 
 
 @register("drf-cpsat", kind="fairness", summary="integer DRF: leximin of weighted dominant shares (OR-Tools CP-SAT)", exact=True, params={"threads": THREADS})
 def solve_cpsat(instance: FairnessInstance, *, time_limit: float | None = None, seed: int = 0, threads: int = 1) -> Solution:
+    """Registered method ``drf-cpsat``: integer DRF (DDRF sec. 3.1), the leximin by CP-SAT (module docstring)."""
     status, values, info = _leximin_cpsat(instance, time_limit=time_limit, threads=int(threads), seed=seed)
     return _solution(instance, "drf-cpsat", status, values, info, cpsat_backend.record())
