@@ -61,6 +61,8 @@ def test_describe_names_type_default_and_range() -> None:
 def test_every_method_has_a_docstring_citing_its_paper() -> None:
     """CONTRIBUTING.md's citation rule: a one-line docstring naming the paper's section or equation."""
     for m in methods():
+        if not m.func.__module__.startswith("mropt."):
+            continue  # test-only methods other tests register in this process
         first = (m.func.__doc__ or "").strip().splitlines()
         assert first, m.name
         assert any(word in first[0] for word in ("sec.", "eq.", "Algorithm", "Table")), (m.name, first[0])
