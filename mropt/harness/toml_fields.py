@@ -27,7 +27,7 @@ from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
-from mropt.model.errors import InputError
+from mropt.model.errors import InputError, read_input_file
 
 INT64_MIN, INT64_MAX = -(2**63), 2**63 - 1
 #: the largest number of seconds a time limit or grace may be (about 116 days)
@@ -78,15 +78,9 @@ def _limit(x: float) -> str:
 def read_toml(path: str | Path) -> dict[str, Any]:
     """A TOML file as a dict; a missing, unreadable or malformed file is a one-line InputError."""
     path = Path(path)
+    data = read_input_file(path)  # one-line errors for missing, unreadable and folder paths
     try:
-        with open(path, "rb") as f:
-            return tomllib.load(f)
-    except FileNotFoundError:
-        raise InputError(f"{path}: no such file") from None
-    except IsADirectoryError:
-        raise InputError(f"{path}: is a directory, not a file") from None
-    except OSError as exc:
-        raise InputError(f"{path}: cannot read ({exc.strerror})") from None
+        return tomllib.loads(data.decode("utf-8"))
     except UnicodeDecodeError:
         raise InputError(f"{path}: not valid TOML (not UTF-8 text)") from None
     except tomllib.TOMLDecodeError as exc:
