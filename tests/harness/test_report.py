@@ -12,8 +12,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from mropt.harness.experiment import load_experiment
 from mropt.admission.report_panels import figure_data
+from mropt.harness.experiment import load_experiment
 from mropt.harness.runner import results_frame, run_study
 
 from .conftest import mropt
@@ -102,7 +102,7 @@ def test_html_report_renders_in_a_headless_browser(tmp_path):
             "--hide-scrollbars", f"--user-data-dir={tmp_path / 'profile'}"]
     if hasattr(os, "geteuid") and os.geteuid() == 0:
         args.append("--no-sandbox")  # Chromium refuses to run as root inside its sandbox
-    done = subprocess.run([*args, (tmp_path / "rep" / "report.html").resolve().as_uri()], capture_output=True,
+    done = subprocess.run([*args, (tmp_path / "rep" / "report.html").resolve().as_uri()], check=False, capture_output=True,
                           text=True, timeout=120)
     assert done.returncode == 0 and shot.is_file(), done.stderr[-2000:]
     pixels = imread(shot)[..., :3]
