@@ -8,10 +8,19 @@ The Python API in one screen::
     sol = mropt.solve(inst, "edf-greedy")                  # any registered method
     mropt.verify(inst, sol).ok                             # independent check
     [m.name for m in mropt.methods()]                      # what is registered
+
+Gap studies (mropt.harness.api; imported on first use)::
+
+    exp = mropt.load_experiment("benchmarks/smoke.toml")   # checked experiment file
+    mropt.run_study(exp, "results/smoke", workers=2)       # run or resume
+    df = mropt.results_frame("results/smoke")              # one row per run, with gaps
+    mropt.write_report("results/smoke")                    # tables, plots, report.html
 """
 
 # the problem packages register their methods and verifiers on import
 from mropt import admission, fairness, priority  # noqa: F401  (isort: skip)
+from typing import Any
+
 from mropt._version import __version__
 from mropt.instances.admission_gen import generate_admission
 from mropt.instances.alibaba import import_alibaba
@@ -31,6 +40,17 @@ from mropt.model import (
 from mropt.registry import get_method, methods, solve
 from mropt.registry import verify_solution as verify
 
+_STUDIES = ("load_experiment", "results_frame", "run_study", "write_report")
+
+
+def __getattr__(name: str) -> Any:  # the gap-study API (mropt.harness.api), imported on first use
+    if name in _STUDIES:
+        from mropt.harness import api
+
+        return getattr(api, name)
+    raise AttributeError(f"module 'mropt' has no attribute {name!r}")
+
+
 __all__ = [
     "AdmissionInstance",
     "Cluster",
@@ -41,13 +61,17 @@ __all__ = [
     "generate_admission",
     "generate_fairness",
     "generate_priority",
+    "get_method",
     "import_alibaba",
     "import_swim",
-    "get_method",
     "instance_to_json",
+    "load_experiment",
     "load_instance",
     "methods",
+    "results_frame",
+    "run_study",
     "save_instance",
     "solve",
     "verify",
+    "write_report",
 ]

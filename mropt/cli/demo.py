@@ -50,7 +50,7 @@ def experiment_text(args: argparse.Namespace, chosen: list[tuple[str, str | None
 def run_demo(args: argparse.Namespace) -> int:
     from mropt.cli.harness import _workers
     from mropt.harness.experiment import load_experiment
-    from mropt.harness.report import gap_table, method_table
+    from mropt.harness.report import bound_table, gap_table, method_table
     from mropt.harness.runner import results_frame, run_study
 
     args.out = args.out or f"results/demo-n{args.jobs}-s{args.seeds}"
@@ -82,9 +82,18 @@ def run_demo(args: argparse.Namespace) -> int:
           "proven optimum (or the best known value); for Ideal, how far the bound lies above it.")
     table = method_table(df)
     verified = df.groupby("method")["verified"].apply(lambda v: "yes" if v.fillna(False).astype(bool).all() else "NO")
-    table.frame = table.frame.drop(columns=["verified %"])
-    table.frame.insert(6, "verified", [verified.get(m, "-") for m in table.frame["method"]])
+    table.frame["verified %"] = [verified.get(m, "-") for m in table.frame["method"]]
+    table.frame = table.frame.rename(columns={"verified %": "verified"})[
+        ["method", "runs", "mean gap %", "median gap %", "max gap %", "proven optimal %", "at optimum %", "verified",
+         "failed", "mean time s", "max time s"]]
     print(table.to_markdown_text())
+    bounds = bound_table(df.assign(instance_group="all"))
+    bounds.frame = bounds.frame[["method", "runs", "mean bound gap %", "median bound gap %", "max bound gap %",
+                                 "failed", "mean time s", "max time s"]]
+    bounds.title = "Bound gap per bound method (all instances): how far the bound lies above the reference"
+    if len(bounds.frame):
+        print()
+        print(bounds.to_markdown_text())
     if df["instance_group"].nunique() > 1:
         print()
         print(gap_table(df).to_markdown_text())

@@ -32,9 +32,15 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--format", choices=("csv", "json"), default="csv", help="csv (default) or json (one object per line)")
     p.set_defaults(handler=run_results)
 
-    p = sub.add_parser("report", help="gap tables and plots of a result folder (Markdown, CSV, PNG, PDF, HTML)")
+    p = sub.add_parser("report", help="gap tables and plots of a result folder (Markdown, HTML, CSV, LaTeX, PNG, PDF)",
+                       description="Write the report of a result folder: per-kind references, gap tables with "
+                       "spread and bootstrap intervals, bound gaps, instance x method, wins/ties/losses, time to "
+                       "optimality (PAR-k), performance profiles, solve curves, the experiment file and the "
+                       "machine; every table as CSV and LaTeX (booktabs), report.md and a self-contained report.html.")
     p.add_argument("dir", metavar="DIR", help="result folder of `mropt gap`")
     p.add_argument("--out", "-o", help="report folder (default DIR/report)")
+    p.add_argument("--seed", type=int, default=0, help="seed of the bootstrap intervals (default 0)")
+    p.add_argument("--resamples", type=int, default=2000, help="bootstrap resamples (default 2000)")
     p.set_defaults(handler=run_report)
 
 
@@ -85,8 +91,12 @@ def run_results(args: argparse.Namespace) -> int:
 def run_report(args: argparse.Namespace) -> int:
     from mropt.harness.report import write_report
 
+    if args.seed < 0:
+        raise InputError(f"--seed must be >= 0, got {args.seed}")
+    if args.resamples < 1:
+        raise InputError(f"--resamples must be >= 1, got {args.resamples}")
     out = Path(args.out) if args.out else Path(args.dir) / "report"
-    text = write_report(args.dir, out)
+    text = write_report(args.dir, out, seed=args.seed, resamples=args.resamples)
     print(text)
-    print(f"report written to {out} (report.md, report.html, *.csv, *.png, *.pdf)")
+    print(f"report written to {out} (report.md, report.html, *.csv, *.tex, *.png, *.pdf)")
     return 0

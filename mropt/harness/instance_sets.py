@@ -6,11 +6,19 @@ runs (through :mod:`mropt.harness.toml_fields`), and a bad one is an :class:`Inp
 naming it (``instances[1].sweep.size``)::
 
     [[instances]]                 # 1. generator: paper defaults, overridden and swept
-    generator = "admission"       #    mropt.instances.admission_gen.generate_admission
+    generator = "admission"       #    admission, fairness or priority (GENERATORS): generate_admission,
+                                  #    generate_fairness, generate_priority of mropt.instances
     seeds = [1, 2, 3]             #    in [0, 2^63 - 1]; or {start = 1, count = 10} (count <= 1000000)
-    params = {jobs = 30}          #    fixed generator parameters
+    params = {jobs = 30}          #    fixed generator parameters: fields of AdmissionParams,
+                                  #    FairnessParams or PriorityParams
     sweep = {size = [100, 150, 200]}   # lists; their product (every combination)
     group = "L"                   #    optional label of the block (default: the swept keys)
+
+    [[instances]]                 #    e.g. fairness: 4 and 8 users on listed machines
+    generator = "fairness"
+    seeds = [1, 2]
+    params = {with_nodes = true, tasks_max = 6}
+    sweep = {users = [4, 8]}
 
     [[instances]]                 # 2. importer windows (SWIM traces)
     importer = "swim"
@@ -26,12 +34,18 @@ naming it (``instances[1].sweep.size``)::
     set = "paper-defaults"        #    and may ship instances/NAME.solu, its reference values
 
 Relative paths are relative to the file that names them. Instances equal in content (the
-same SHA-256) are kept once.
+same SHA-256) are kept once. A generator's parameters are checked before anything runs: the
+key must be a field of its parameter dataclass, the value of the field's type (an integer,
+a number, true or false, a list of numbers, a table of numbers), and every combination
+must pass the dataclass's own ``check`` (``key 'instances[0]' (users=0): generator:
+parameter 'users' must be >= 1, got 0``).
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping
+import functools
+import math
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -52,6 +66,31 @@ from mropt.model.errors import InputError
 from mropt.model.io import load_instance
 
 FORMS = ("generator", "importer", "folder", "set")
+
+
+@dataclass(frozen=True)
+class Generator:
+    """A generator an experiment file may name (``generator = "NAME"``): where its parameter
+    dataclass and its function ``generate(seed, **params) -> instance`` live."""
+
+    name: str
+    module: str
+    params_class: str
+    function: str
+
+    def load(self) -> tuple[type, Callable[..., Any]]:
+        import importlib
+
+        mod = importlib.import_module(self.module)
+        return getattr(mod, self.params_class), getattr(mod, self.function)
+
+
+#: the generators of ``generator = "NAME"`` blocks (mropt.instances)
+GENERATORS: dict[str, Generator] = {
+    "admission": Generator("admission", "mropt.instances.admission_gen", "AdmissionParams", "generate_admission"),
+    "fairness": Generator("fairness", "mropt.instances.fairness_gen", "FairnessParams", "generate_fairness"),
+    "priority": Generator("priority", "mropt.instances.priority_gen", "PriorityParams", "generate_priority"),
+}
 _KEYS = {
     "generator": {"generator", "seeds", "params", "sweep", "group"},
     "importer": {"importer", "trace", "seeds", "windows", "params", "group"},
@@ -111,21 +150,31 @@ def check_block(block: Any, where: str, base: Path, depth: int = 0) -> None:
     need(block, "group", str, where, None)
     if form == "generator":
         gen = need(block, "generator", str, where)
-        if gen != "admission":
-            raise fail(where, "generator", "a known generator (admission)", gen)
+        if gen not in GENERATORS:
+            raise fail(where, "generator", f"a known generator ({', '.join(GENERATORS)})", gen)
         seed_list(block, "seeds", where)
         params = need(block, "params", dict, where, {})
         sweep = need(block, "sweep", dict, where, {})
-        from mropt.instances.admission_gen import AdmissionParams
-
-        known = set(AdmissionParams.__dataclass_fields__)
+        params_class, _ = GENERATORS[gen].load()
+        defaults = params_class()
+        known = set(params_class.__dataclass_fields__)
         for table, keys in (("params", params), ("sweep", sweep)):
             for key in keys:
                 if key not in known:
                     raise InputError(f"key '{dotted(where, table)}.{key}' is not a generator parameter "
                                      f"(known: {', '.join(sorted(known))})")
+        for key, value in params.items():
+            _check_value(defaults, key, value, dotted(where, "params"))
         for key, value in sweep.items():
-            value_list(value, dotted(where, "sweep"), key)
+            for item in value_list(value, dotted(where, "sweep"), key):
+                _check_value(defaults, key, item, dotted(where, "sweep"))
+        for point in product(sweep, dotted(where, "sweep")):
+            kwargs = {**params, **point}
+            try:
+                _params_of(defaults, kwargs).check()
+            except InputError as exc:
+                label = " ".join(f"{k}={v}" for k, v in point.items())
+                raise InputError(f"key '{where}'{f' ({label})' if label else ''}: {exc}") from None
     elif form == "importer":
         imp = need(block, "importer", str, where)
         if imp != "swim":
@@ -161,25 +210,20 @@ def expand_block(block: dict[str, Any], where: str, base: Path) -> Iterator[Inst
     """The instances of one (checked) block, in a deterministic order."""
     group_label = block.get("group")
     if "generator" in block:
-        from mropt.instances.admission_gen import AdmissionParams, generate_admission
-
-        defaults = AdmissionParams()
-
-        def typed(key: str, value: Any) -> Any:  # 1000 and 1000.0 must give the same instance
-            if isinstance(getattr(defaults, key, None), float) and isinstance(value, int) and not isinstance(value, bool):
-                return float(value)
-            return value
-
-        fixed = {k: typed(k, v) for k, v in block.get("params", {}).items()}
+        gen = GENERATORS[block["generator"]]
+        params_class, generate = gen.load()
+        defaults = params_class()
+        fixed = {k: _typed(defaults, k, v) for k, v in block.get("params", {}).items()}
         sweep = dict(block.get("sweep", {}))
         for point in product(sweep, dotted(where, "sweep")):
-            point = {k: typed(k, v) for k, v in point.items()}
+            point = {k: _typed(defaults, k, v) for k, v in point.items()}
             kwargs = {**fixed, **point}
-            group = group_label or (" ".join(f"{k}={v:g}" if isinstance(v, (int, float)) else f"{k}={v}"
+            group = group_label or (" ".join(f"{k}={v:g}" if _number(v) else f"{k}={v}"
                                              for k, v in point.items()) or "default")
             for seed in seed_list(block, "seeds", where):
-                inst = generate_admission(seed, **kwargs)
-                params = {**_generator_axes(inst), **{k: v for k, v in kwargs.items() if _scalar(v)}, "seed": seed}
+                inst = generate(seed, **kwargs)
+                params = {**_generator_axes(gen.name, inst), **{k: v for k, v in kwargs.items() if _scalar(v)},
+                          "seed": seed}
                 yield InstanceEntry(inst, group, params)
     elif "importer" in block:
         from mropt.instances.swim import import_swim
@@ -207,9 +251,72 @@ def _scalar(v: Any) -> bool:
     return isinstance(v, (int, float, str, bool))
 
 
-def _generator_axes(inst: Any) -> dict[str, Any]:
-    """N, L and D of a generated instance (the AMB paper's axes), from the recorded parameters."""
+def _number(v: Any) -> bool:
+    return isinstance(v, (int, float)) and not isinstance(v, bool)
+
+
+@functools.cache
+def _field_types(params_class: type) -> dict[str, Any]:
+    """The generator fields' annotated types (``float``, ``tuple[float, ...]``, ``Mapping[str, float]``...)."""
+    import typing
+
+    return typing.get_type_hints(params_class)
+
+
+def _typed(defaults: Any, key: str, value: Any) -> Any:
+    """A value as the generator gets it from its command line: an integer given for a float field
+    as a float (1000 and 1000.0 must give the same instance), a list for a tuple field as a tuple."""
+    import typing
+
+    hint = _field_types(type(defaults)).get(key)
+    if hint is float and _number(value):
+        return float(value)
+    if typing.get_origin(hint) is tuple and isinstance(value, list):
+        floats = typing.get_args(hint)[:1] == (float,)
+        return tuple(float(v) if floats and _number(v) else v for v in value)
+    return value
+
+
+def _check_value(defaults: Any, key: str, value: Any, where: str) -> None:
+    """``value`` of the generator field ``key``'s annotated type, or InputError naming the key."""
+    import typing
+
+    hint = _field_types(type(defaults))[key]
+    origin, args = typing.get_origin(hint), typing.get_args(hint)
+    if hint is bool:
+        ok, rule = isinstance(value, bool), "true or false"
+    elif hint is int:
+        ok, rule = isinstance(value, int) and not isinstance(value, bool), "an integer"
+    elif hint is float:
+        ok, rule = _number(value) and math.isfinite(value), "a finite number"
+    elif hint is str:
+        ok, rule = isinstance(value, str), "a string"
+    elif origin is tuple and args[:1] in ((float,), (int,)):
+        ok = isinstance(value, list) and all(_number(v) and math.isfinite(v) for v in value)
+        rule = "a list of numbers"
+    elif origin in (Mapping, dict, typing.Mapping) and args[1:] in ((float,), (int,)):
+        ok = isinstance(value, dict) and all(_number(v) and math.isfinite(v) for v in value.values())
+        rule = "a table of numbers (name = weight)"
+    else:
+        raise InputError(f"key '{dotted(where, key)}': generator parameter {key!r} cannot be set from an "
+                         "experiment file (use a folder of generated files)")
+    if not ok:
+        raise fail(where, key, rule, value)
+
+
+def _params_of(defaults: Any, kwargs: Mapping[str, Any]) -> Any:
+    """The generator's parameter dataclass with ``kwargs`` set (typed as the generator gets them)."""
+    from dataclasses import replace
+
+    return replace(defaults, **{k: _typed(defaults, k, v) for k, v in kwargs.items()})
+
+
+def _generator_axes(generator: str, inst: Any) -> dict[str, Any]:
+    """The columns a report groups by: ``jobs`` (the instance's size: jobs, users, priorities)
+    and, for admission, the AMB paper's L and D, from the recorded parameters."""
     p = inst.meta.get("generator", {}).get("params", {})
+    if generator != "admission":
+        return {"jobs": inst.n}
     return {"jobs": p.get("jobs", inst.n), "size": p.get("size"), "deadline": p.get("deadline")}
 
 

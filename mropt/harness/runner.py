@@ -20,6 +20,7 @@ from typing import Any
 from mropt._version import __version__
 from mropt.harness.executors import make_executor
 from mropt.harness.experiment import Experiment, RunSpec
+from mropt.harness.provenance import record_study
 from mropt.harness.reference import Reference
 from mropt.harness.store import Store, dumps, key_digest
 from mropt.harness.worker import _versions
@@ -137,6 +138,7 @@ def run_study(
     if store.root.exists() and not store.root.is_dir():
         raise InputError(f"{store.root}: exists and is not a folder")
     store.create()
+    record_study(exp, store.root)  # the experiment's text, versions and machine, for the report
     entries = exp.instances()
     runs = list(exp.runs(entries))
     for entry in entries:

@@ -17,11 +17,13 @@ def fmt(value: Any) -> str:
     return str(value)
 
 
-def render(headers: Sequence[str], rows: Sequence[Sequence[Any]]) -> str:
-    """Columns padded to their widest cell; numbers right-aligned."""
+def render(headers: Sequence[str], rows: Sequence[Sequence[Any]], numeric: Sequence[bool] | None = None) -> str:
+    """Columns padded to their widest cell; numbers right-aligned (``numeric`` says which columns
+    are, for rows already formatted as text)."""
     cells = [[fmt(v) for v in row] for row in rows]
     widths = [max([len(h)] + [len(r[i]) for r in cells]) for i, h in enumerate(headers)]
-    numeric = [all(isinstance(row[i], (int, float)) or row[i] is None for row in rows) for i in range(len(headers))]
+    if numeric is None:
+        numeric = [all(isinstance(row[i], (int, float)) or row[i] is None for row in rows) for i in range(len(headers))]
 
     def line(items: Sequence[str]) -> str:
         parts = [s.rjust(w) if num else s.ljust(w) for s, w, num in zip(items, widths, numeric)]

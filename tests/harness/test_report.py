@@ -2,6 +2,14 @@
 
 from __future__ import annotations
 
+import os
+import platform
+import shutil
+import socket
+import subprocess
+
+import numpy as np
+import pandas as pd
 import pytest
 
 from mropt.admission.report_panels import figure_data
@@ -42,11 +50,19 @@ def test_report_writes_tables_plots_and_html(write_experiment, tmp_path):
     assert done.returncode == 0, done.stderr
     assert "edf-greedy" in done.stdout and "mean gap %" in done.stdout
     out = tmp_path / "res" / "report"
-    for name in ("report.md", "report.html", "gaps.csv", "methods.csv", "amb_figures.csv",
-                 "gap_distribution.png", "gap_distribution.pdf", "amb_figures.png", "amb_figures.pdf"):
+    for name in ("report.md", "report.html", "gaps.csv", "methods.csv", "amb_figures.csv", "time_to_optimality.csv",
+                 "gap_distribution.png", "gap_distribution.pdf", "amb_figures.png", "amb_figures.pdf",
+                 "kinds.csv", "instances.csv", "win_tie_loss.csv", "bounds.csv", "provenance.csv",
+                 "methods.tex", "gaps.tex", "amb_figures.tex", "kinds.tex", "instances.tex"):
         assert (out / name).stat().st_size > 0, name
     page = (out / "report.html").read_text()
     assert page.count("data:image/png;base64,") >= 2 and "<table" in page and 'src="http' not in page
+    # the study's configuration and machine are in the report
+    assert "[[instances]]" in page and "Machine and versions" in page and socket.gethostname() in page
+    provenance = pd.read_csv(out / "provenance.csv")
+    assert provenance.loc[0, "experiment"] == "report" and provenance.loc[0, "python"] == platform.python_version()
+    for col in ("mropt", "numpy", "ortools", "highspy", "pulp", "CPUs", "platform"):
+        assert str(provenance.loc[0, col]) not in ("-", "nan"), col
 
 
 def test_rows_carry_kind_and_metrics_and_old_stores_get_their_kind(write_experiment, tmp_path):
@@ -67,3 +83,30 @@ def test_rows_carry_kind_and_metrics_and_old_stores_get_their_kind(write_experim
     for f in (tmp_path / "res").rglob("*.parquet"):
         pq.write_table(pq.read_table(f).drop(["kind"]), f)
     assert set(results_frame(tmp_path / "res")["kind"]) == {"admission"}
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(shutil.which("chromium") is None, reason="Chromium is not installed (apt-get install chromium)")
+def test_html_report_renders_in_a_headless_browser(tmp_path):
+    """The page as a reader sees it: Chromium renders report.html to a PNG that is not blank."""
+    from matplotlib.image import imread
+
+    from mropt.harness.report import write_report
+
+    from .test_report_tables import store_rows, write_store
+
+    write_store(tmp_path / "res", store_rows())
+    write_report(tmp_path / "res", tmp_path / "rep", resamples=200)
+    shot = tmp_path / "page.png"
+    args = ["chromium", "--headless", f"--screenshot={shot}", "--window-size=1200,2000", "--disable-gpu",
+            "--hide-scrollbars", f"--user-data-dir={tmp_path / 'profile'}"]
+    if hasattr(os, "geteuid") and os.geteuid() == 0:
+        args.append("--no-sandbox")  # Chromium refuses to run as root inside its sandbox
+    done = subprocess.run([*args, (tmp_path / "rep" / "report.html").resolve().as_uri()], check=False, capture_output=True,
+                          text=True, timeout=120)
+    assert done.returncode == 0 and shot.is_file(), done.stderr[-2000:]
+    pixels = imread(shot)[..., :3]
+    assert pixels.shape[:2] == (2000, 1200)
+    colours = np.unique(pixels.reshape(-1, 3), axis=0)
+    ink = (pixels < 0.9).any(axis=-1).mean()  # share of pixels that are not (nearly) white
+    assert len(colours) > 50 and ink > 0.02, (len(colours), ink)

@@ -59,7 +59,7 @@ def one_line_error(call, *words: str) -> str:  # noqa: ANN001
     ('methods = ["edf-greedy"]\n[[instances]]\nfolder = "."\npattern = "../*.json"\n', "instances[0].pattern",
      "no '..'"),
     ('methods = ["edf-greedy"]\n[[instances]]\ngenerator = "nope"\nseeds = [1]\n', "instances[0].generator",
-     "must be a known generator (admission), got 'nope'"),
+     "must be a known generator (admission, fairness, priority), got 'nope'"),
     ('name = " "\nmethods = ["edf-greedy"]\n' + BLOCK, "name", "must be a non-empty string, got ' '"),
 ])
 def test_experiment_values_are_one_line_errors(write_experiment, text, key, rule):
