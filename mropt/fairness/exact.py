@@ -289,7 +289,7 @@ def _pulp_solver_record() -> dict[str, str]:
     return {"name": "CBC (PuLP COIN_CMD)", "version": pulp.__version__}
 
 
-@register("drf-lp", kind="fairness", summary="continuous DRF: leximin LP of weighted dominant shares (PuLP, CBC/CLP)", exact=True, params={"threads": THREADS})
+@register("drf-lp", kind="fairness", summary="continuous DRF: leximin LP of weighted dominant shares (PuLP, CBC/CLP)", exact=True, relaxation=True, params={"threads": THREADS})
 def solve_lp(instance: FairnessInstance, *, time_limit: float | None = None, seed: int = 0, threads: int = 1) -> Solution:
     status, values, info = _leximin_pulp(instance, integer=False, time_limit=time_limit, threads=int(threads))
     return _solution(instance, "drf-lp", status, values, info, _pulp_solver_record())
