@@ -78,12 +78,13 @@ def run_demo(args: argparse.Namespace) -> int:
         summary = run_study(exp, args.out, workers=_workers(args.workers))
     df = results_frame(args.out)
     print(f"{summary.total} runs ({summary.skipped} already stored) in {summary.seconds:.1f} s, "
-          f"{summary.failures} failed. Gap = (reference - objective) / reference, the reference being the "
+          f"{summary.study_failures} failed. Gap = (reference - objective) / reference, the reference being the "
           "proven optimum (or the best known value); for Ideal, how far the bound lies above it.")
     table = method_table(df)
     verified = df.groupby("method")["verified"].apply(lambda v: "yes" if v.fillna(False).astype(bool).all() else "NO")
+    at = list(table.frame.columns).index("verified %")
     table.frame = table.frame.drop(columns=["verified %"])
-    table.frame.insert(6, "verified", [verified.get(m, "-") for m in table.frame["method"]])
+    table.frame.insert(at, "verified", [verified.get(m, "-") for m in table.frame["method"]])
     print(table.to_markdown_text())
     if df["instance_group"].nunique() > 1:
         print()

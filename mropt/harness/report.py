@@ -2,9 +2,12 @@
 
 :func:`write_report` writes into the report folder:
 
-* ``gaps.csv`` / ``report.md`` — per method and instance group: runs, mean, median and max
-  gap (in %, against the reference, see :mod:`mropt.harness.reference`), share proven
-  optimal, share verified, failures, mean and max wall time;
+* ``gaps.csv`` / ``report.md`` — per method and instance group: runs, the runs the gap
+  statistics are over (``gap runs``: runs with a gap; failed runs have none), mean, median
+  and max gap (in %, against the reference, see :mod:`mropt.harness.reference`; always
+  >= 0, in the sense of the instance kind: larger is worse), share proven optimal, share
+  verified, failures (errors, time limits without a plan, answers ``verify`` rejected:
+  :func:`mropt.harness.runner.is_failure`), mean and max wall time;
 * ``gap_distribution.png/.pdf`` — the gap distribution per method (box plot);
 * ``time_to_optimality.png/.pdf`` and ``time_to_optimality.csv`` — exact methods' median
   time of the runs proven optimal, and the share proven optimal, against N;
@@ -66,38 +69,69 @@ def _percent(s: pd.Series) -> pd.Series:
     return s.astype(float) * 100.0
 
 
-def gap_table(df: pd.DataFrame) -> Table:
-    """Per method and instance group: gap statistics (%), share optimal, time."""
-    cols = ["method", "group", "runs", "mean gap %", "median gap %", "max gap %", "optimal %", "verified %",
-            "failed", "mean time s", "max time s"]
+def failed(df: pd.DataFrame) -> pd.Series:
+    """Per row: a failure (:func:`mropt.harness.runner.is_failure`)."""
+    from mropt.harness.runner import is_failure
+
     if df.empty:
-        return Table("Gap to the reference per method and instance group", pd.DataFrame(columns=cols))
+        return pd.Series([], dtype=bool, index=df.index)
+    return df.apply(is_failure, axis=1).astype(bool)
+
+
+def senses(df: pd.DataFrame) -> dict[str, str]:
+    """Instance kind -> ``maximisation`` or ``minimisation``, for the kinds of the rows."""
+    from mropt.model.errors import InputError
+    from mropt.model.io import objective_sense
+    from mropt.model.sense import WORDS
+
+    out = {}
+    for kind in sorted(df["kind"].dropna().unique()) if len(df) and "kind" in df else []:
+        try:
+            out[str(kind)] = WORDS[objective_sense(str(kind))]
+        except InputError:
+            out[str(kind)] = "unknown sense"
+    return out
+
+
+def _sense_note(df: pd.DataFrame) -> str:
+    named = senses(df)
+    return "" if not named else " (" + "; ".join(f"{k}: {w}" for k, w in named.items()) + ")"
+
+
+def gap_table(df: pd.DataFrame) -> Table:
+    """Per method and instance group: gap statistics (%) and the runs they are over, share optimal, failures, time."""
+    cols = ["method", "group", "runs", "gap runs", "mean gap %", "median gap %", "max gap %", "optimal %",
+            "verified %", "failed", "mean time s", "max time s"]
+    title = "Gap to the reference per method and instance group" + _sense_note(df)
+    if df.empty:
+        return Table(title, pd.DataFrame(columns=cols))
+    fails = failed(df)
     rows = []
     for (method, group), g in df.groupby(["method", "instance_group"], sort=True):
         gap = _percent(g["gap"].dropna())
-        failed = int(((g["status"].isin(["error", "time_limit"])) & g["objective"].isna()).sum())
         rows.append([
-            method, group, len(g),
+            method, group, len(g), len(gap),
             gap.mean() if len(gap) else None, gap.median() if len(gap) else None, gap.max() if len(gap) else None,
             100.0 * (g["status"] == "optimal").mean(), 100.0 * g["verified"].fillna(False).astype(bool).mean(),
-            failed, g["wall_time"].mean(), g["wall_time"].max(),
+            int(fails.loc[g.index].sum()), g["wall_time"].mean(), g["wall_time"].max(),
         ])
-    return Table("Gap to the reference per method and instance group", pd.DataFrame(rows, columns=cols))
+    return Table(title, pd.DataFrame(rows, columns=cols))
 
 
 def method_table(df: pd.DataFrame) -> Table:
     """One line per method over all instances (the headline table)."""
     t = gap_table(df.assign(instance_group="all")).frame.drop(columns=["group"])
-    return Table("Gap to the reference per method (all instances)", t)
+    return Table("Gap to the reference per method (all instances)" + _sense_note(df), t)
 
 
 def time_to_optimality(df: pd.DataFrame) -> Table:
-    cols = ["method", "N", "runs", "optimal %", "median time to optimality s", "max time s"]
+    cols = ["method", "N", "runs", "optimal %", "failed", "median time to optimality s", "max time s"]
     exact = df[df["exact"].fillna(False).astype(bool)]
+    fails = failed(exact)
     rows = []
     for (method, n), g in exact.groupby(["method", "jobs"], sort=True):
         opt = g[g["status"] == "optimal"]
-        rows.append([method, int(n), len(g), 100.0 * len(opt) / len(g),
+        rows.append([method, int(n), len(g), 100.0 * len(opt) / len(g), int(fails.loc[g.index].sum()),
                      opt["wall_time"].median() if len(opt) else None, g["wall_time"].max()])
     return Table("Time to optimality against N (exact methods)", pd.DataFrame(rows, columns=cols))
 
@@ -129,8 +163,8 @@ def _plots(df: pd.DataFrame, tto: pd.DataFrame, out: Path) -> list[tuple[str, st
         fig, ax = plt.subplots(figsize=(max(5, 1.1 * len(methods) + 2), 3.8))
         ax.boxplot([_percent(gaps[gaps["method"] == m]["gap"]) for m in methods], showmeans=True)
         ax.set_xticks(range(1, len(methods) + 1), methods, rotation=30, ha="right")
-        ax.set_ylabel("gap to reference (%)")
-        ax.set_title("Gap distribution per method")
+        ax.set_ylabel("gap to reference (%, >= 0: worse)")
+        ax.set_title("Gap distribution per method" + _sense_note(df), fontsize=10)
         ax.grid(axis="y", alpha=0.3)
         images.append(("Gap distribution per method", "gap_distribution", _save(fig, out, "gap_distribution")))
     if not tto.empty:
@@ -182,10 +216,18 @@ def write_report(result_dir: str | Path, out: str | Path) -> str:
     tables = [headline, by_group, tto, *panel_tables]
     images += panel_images
     experiments = ", ".join(sorted(df["experiment"].unique())) if len(df) else "-"
-    intro = (f"Study {experiments}: {len(df)} runs, {df['instance_hash'].nunique() if len(df) else 0} instances. "
-             "Gap (maximisation) = (reference - objective) / max(|reference|, 1e-9); for bounds, "
-             "(bound - reference) / max(|reference|, 1e-9); the reference is the optimum where proven, "
-             "else the best known value (reference.solu).")
+    named = senses(df)
+    sense = ("Objective sense: " + "; ".join(f"{k} {w}" for k, w in named.items()) + ". ") if named else ""
+    n_failed = int(failed(df).sum()) if len(df) else 0
+    intro = (f"Study {experiments}: {len(df)} runs ({n_failed} failed), "
+             f"{df['instance_hash'].nunique() if len(df) else 0} instances. {sense}"
+             "Gap = how much worse than the reference, relative, always >= 0: (reference - objective) / "
+             "max(|reference|, 1e-9) for maximisation, (objective - reference) / max(|reference|, 1e-9) for "
+             "minimisation; for bounds and relaxations, how far the bound lies beyond the reference (above it "
+             "for maximisation, below for minimisation). Values within a relative 1e-9 of the reference have gap 0. "
+             "The reference is the optimum where proven, else the best known value (reference.solu); a "
+             "relaxation's value is a bound, never the reference. Gap statistics are over the 'gap runs' "
+             "(failed runs have no gap).")
     shown = [t for t in tables if len(t.frame)]
     md = "\n\n".join([f"# Gap report\n\n{intro}", *[t.markdown() for t in shown],
                       *[f"![{title}]({stem}.png)" for title, stem, _ in images]]) + "\n"
