@@ -280,6 +280,8 @@ def _solution(instance: FairnessInstance, method: str, status: str, values, info
     sol = allocation_solution(instance, tasks, method=method, status=status, solver=solver, per_node=per_node, details=info)
     if status == "optimal":
         sol = replace(sol, bound=sol.objective)
+    elif status == "time_limit" and info.get("cumulative_sums"):  # level 1 proven: S_1* bounds the minimum share
+        sol = replace(sol, bound=max(sol.objective, float(info["cumulative_sums"][0])))
     return sol
 
 
