@@ -81,9 +81,14 @@ _FEASIBLE = ("optimal", "feasible", "time_limit")
 _DIGEST = re.compile(r"[^\s#]+")
 
 
+_WARNED: set[str] = set()
+
+
 def warn(message: str) -> None:
-    """One line on stderr: ``mropt: warning: ...`` (a reference problem is never fatal)."""
-    print(f"mropt: warning: {message}", file=sys.stderr)
+    """One line on stderr, once per process: ``mropt: warning: ...`` (a reference problem is never fatal)."""
+    if message not in _WARNED:
+        _WARNED.add(message)
+        print(f"mropt: warning: {message}", file=sys.stderr)
 
 
 def safe_name(name: Any) -> str:

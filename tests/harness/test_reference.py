@@ -14,12 +14,19 @@ import math
 
 import pytest
 
+from mropt.harness import reference
 from mropt.harness.reference import Reference, safe_name
 from mropt.harness.runner import results_frame, update_reference
 from mropt.harness.store import Store
 
 H = "a" * 64  # an instance hash
 G = "b" * 64
+
+
+@pytest.fixture(autouse=True)
+def fresh_warnings():
+    """Warnings are printed once per process: each test sees its own."""
+    reference._WARNED.clear()
 
 
 def row(method: str, objective: float | None, *, status: str = "feasible", kind: str = "admission",
