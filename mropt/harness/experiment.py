@@ -17,7 +17,8 @@ naming it (``smoke.toml: key 'methods[2].profiles' ...``). Schema::
     profiles = ["cbc", "cpsat"]   # solver profiles (solvers/NAME.toml, or a path relative to this
                                   # file): each runs its backend with its time limit, threads and
                                   # params; a listed method with that backend gets it (default: none)
-    methods = [                   # names (`mropt methods`) or tables
+    methods = [                   # names (`mropt methods`) or tables; every method must solve the
+                                  # instances' kind (checked with the instances, before anything runs)
       "amb",
       "ideal",
       {name = "milp-highs", profiles = ["highs"]},          # only these profiles for this method

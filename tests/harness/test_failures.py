@@ -147,6 +147,18 @@ def test_check_refuses_a_method_of_another_kind(write_experiment, tmp_path):
     assert code == 2 and not (tmp_path / "never").exists()
 
 
+@pytest.mark.parametrize("params, words", [
+    ("{beam = -1}", "'beam' must be an integer >= 0, got -1"),
+    ("{beam = 2.5}", "'beam' must be an integer >= 0, got 2.5"),
+    ("{time_limit = 3}", "'methods[0].params.time_limit' is not a parameter of 'amb'"),
+])
+def test_check_refuses_bad_parameter_values(write_experiment, params, words):
+    exp = write_experiment(f'methods = [{{name = "amb", params = {params}}}]\n[[instances]]\ngenerator = "admission"\n'
+                           'seeds = [1]\n')
+    code, out, err = cli("gap", str(exp), "--check")
+    assert code == 2 and out == "" and err.count("\n") == 1 and words in err
+
+
 def test_check_prints_the_worst_case_wall_time(write_experiment, tmp_path):
     exp = write_experiment('time_limit = 10\nkill_grace = 5\nmethods = ["edf-greedy", "amb"]\n'
                            '[[instances]]\ngenerator = "admission"\nseeds = [1, 2]\nparams = {jobs = 4}\n')
