@@ -102,7 +102,13 @@ THREADS = Param(int, 1, "solver threads", minimum=1, maximum=1024)
 
 @dataclass(frozen=True)
 class Method:
-    """A registered method: ``params`` declares each accepted parameter (:class:`Param`)."""
+    """A registered method: ``params`` declares each accepted parameter (:class:`Param`).
+
+    ``relaxation``: the problem the method solves (exactly or not) is a relaxation of its
+    kind's problem (``drf-lp``: continuous DRF for integer allocations), so its value is a
+    bound of the kind's problem, never a value of it: gap studies never take it as the
+    reference. Bound methods (``bound=True``) are relaxations too.
+    """
 
     name: str
     kind: str
@@ -111,6 +117,7 @@ class Method:
     exact: bool = False
     params: Mapping[str, Param] = field(default_factory=dict)
     bound: bool = False  # returns a proven bound (status "bound"), not a plan
+    relaxation: bool = False  # solves a relaxation: its objective is a bound (see above)
 
     def check_params(self, params: Mapping[str, Any]) -> dict[str, Any]:
         """The parameters checked against their declarations (InputError on the first bad one)."""
@@ -137,8 +144,14 @@ def register(
     exact: bool = False,
     params: Mapping[str, Param] | None = None,
     bound: bool = False,
+    relaxation: bool = False,
 ) -> Callable[[MethodFunc], MethodFunc]:
-    """Decorator: register ``func`` under ``name`` for instances of ``kind``."""
+    """Decorator: register ``func`` under ``name`` for instances of ``kind``.
+
+    ``exact``: proves its answers optimal (for the problem it solves); ``bound``: returns a
+    bound only (status ``bound``); ``relaxation``: the problem it solves is a relaxation of
+    the kind's (see :class:`Method`; implied by ``bound``).
+    """
     for key, decl in (params or {}).items():
         if not isinstance(decl, Param):
             raise TypeError(f"method {name!r}: parameter {key!r} must be declared with registry.Param")
@@ -146,7 +159,7 @@ def register(
     def decorate(func: MethodFunc) -> MethodFunc:
         if name in _METHODS and _METHODS[name].func is not func:
             raise RuntimeError(f"method name {name!r} registered twice")
-        _METHODS[name] = Method(name, kind, summary, func, exact, dict(params or {}), bound)
+        _METHODS[name] = Method(name, kind, summary, func, exact, dict(params or {}), bound, relaxation or bound)
         return func
 
     return decorate

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import signal
 import sys
 from pathlib import Path
 
@@ -24,7 +25,15 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:
                    help="parallel runs: worker processes (local) or LocalCluster workers (dask) (default: CPU count)")
     p.add_argument("--scheduler", metavar="ADDRESS", help="Dask scheduler address (tcp://host:8786); implies --executor dask")
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
-    p.add_argument("--check", action="store_true", help="check the file and count the runs, run nothing")
+    p.add_argument("--check", action="store_true",
+                   help="check the file (keys, parameters, methods of the instances' kind), count the runs and "
+                   "print the worst-case wall time for -j; run nothing")
+    p.add_argument("--retry-failed", action="store_true",
+                   help="run the stored failures again (errors, time limits without a plan, rejected answers)")
+    p.add_argument("--strict", action="store_true",
+                   help="exit 1 when runs of the study failed or were not run (default: exit 0, the summary says why)")
+    p.add_argument("--force", action="store_true",
+                   help="write into an --out folder that holds another experiment's results (refused otherwise)")
     p.set_defaults(handler=run_gap)
 
     p = sub.add_parser("results", help="print every row of a result folder")
@@ -57,7 +66,7 @@ def _workers(value: int | None) -> int:
 def run_gap(args: argparse.Namespace) -> int:
     from mropt.harness.experiment import load_experiment
     from mropt.harness.report import gap_table
-    from mropt.harness.runner import results_frame, run_study
+    from mropt.harness.runner import MAX_LISTED, StudyInterrupted, results_frame, run_study
 
     exp = load_experiment(args.experiment)
     workers = _workers(args.workers)
@@ -65,15 +74,51 @@ def run_gap(args: argparse.Namespace) -> int:
     out = Path(args.out) if args.out else exp.results_folder()
     if args.check:
         entries = exp.instances()
-        runs = sum(1 for _ in exp.runs(entries))
-        print(f"{args.experiment}: ok: {len(entries)} instances, {len(exp.methods)} methods, {runs} runs")
+        runs = list(exp.runs(entries))
+        worst = exp.worst_case_seconds(runs, workers)
+        if worst is None:
+            bound = "unbounded (a run has no time limit)"
+        else:
+            bound = f"{_duration(worst)} (runs x (limit + kill_grace {exp.kill_grace:g} s) / {workers} workers)"
+        print(f"{args.experiment}: ok: {len(entries)} instances, {len(exp.methods)} methods, {len(runs)} runs; "
+              f"worst-case wall time {bound}")
         return 0
-    summary = run_study(exp, out, executor=executor, workers=workers, scheduler=args.scheduler,
-                        progress=not args.no_progress)
+    try:
+        summary = run_study(exp, out, executor=executor, workers=workers, scheduler=args.scheduler,
+                            progress=not args.no_progress, retry_failed=args.retry_failed, force=args.force)
+    except StudyInterrupted as stop:
+        print(f"mropt: interrupted ({stop.signame}): {stop.stored} of {stop.total} runs stored in {stop.out}; the "
+              "runs in flight were not stored: run the same command again to resume", file=sys.stderr)
+        return 128 + signal.Signals[stop.signame].value
+    earlier = summary.study_failures - summary.failures
     print(f"{exp.name}: {summary.total} runs ({summary.skipped} already stored, {summary.ran} run now, "
-          f"{summary.failures} failed) in {summary.seconds:.1f} s; results in {summary.out}")
+          f"{summary.failures} failed" + (f", {summary.interrupted} not run" if summary.interrupted else "") +
+          f") in {summary.seconds:.1f} s; results in {summary.out}")
     print(gap_table(results_frame(out)).to_markdown_text())
+    if summary.problems:
+        what = f"{summary.study_failures} failed" + (f", {summary.interrupted} not run" if summary.interrupted else "")
+        print(f"\n{what}:")
+        for line in summary.problems[:MAX_LISTED]:
+            print(f"  {line}")
+        if len(summary.problems) > MAX_LISTED:
+            print(f"  ... and {len(summary.problems) - MAX_LISTED} more (mropt results {summary.out})")
+        if earlier > 0 and not args.retry_failed:
+            print(f"{earlier} of the failures are stored from an earlier invocation: --retry-failed runs them again")
+        if summary.interrupted:
+            print("runs not run are not stored: run the same command again to run them")
+    if args.strict and (summary.study_failures or summary.interrupted):
+        return 1
     return 0
+
+
+def _duration(seconds: float) -> str:
+    """``93784 s (1 d 2 h 3 min)``: seconds and, past a minute, in larger units."""
+    text = f"{seconds:.0f} s"
+    if seconds < 60:
+        return f"{seconds:.1f} s"
+    minutes, hours, days = int(seconds // 60) % 60, int(seconds // 3600) % 24, int(seconds // 86400)
+    parts = [f"{days} d" if days else "", f"{hours} h" if hours else "", f"{minutes} min" if minutes else ""]
+    return f"{text} ({' '.join(p for p in parts if p)})"
 
 
 def run_results(args: argparse.Namespace) -> int:

@@ -483,10 +483,12 @@ def _solution(instance: FairnessInstance, method: str, status: str, values, info
     sol = allocation_solution(instance, tasks, method=method, status=status, solver=solver, per_node=per_node, details=info)
     if status == "optimal":
         sol = replace(sol, bound=sol.objective)
+    elif status == "time_limit" and info.get("cumulative_sums"):  # level 1 proven: S_1* bounds the minimum share
+        sol = replace(sol, bound=max(sol.objective, float(info["cumulative_sums"][0])))
     return sol
 
 
-@register("drf-lp", kind="fairness", summary="continuous DRF: leximin LP of weighted dominant shares (PuLP, CBC/CLP)", exact=True, params={"threads": THREADS})
+@register("drf-lp", kind="fairness", summary="continuous DRF: leximin LP of weighted dominant shares (PuLP, CBC/CLP)", exact=True, relaxation=True, params={"threads": THREADS})
 def solve_lp(instance: FairnessInstance, *, time_limit: float | None = None, seed: int = 0, threads: int = 1) -> Solution:
     """Registered method ``drf-lp``: continuous DRF, the leximin of DDRF sec. 3.1's LP (module docstring)."""
     status, values, info = _leximin_pulp(instance, integer=False, time_limit=time_limit, threads=int(threads))

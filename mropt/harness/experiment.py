@@ -17,7 +17,8 @@ naming it (``smoke.toml: key 'methods[2].profiles' ...``). Schema::
     profiles = ["cbc", "cpsat"]   # solver profiles (solvers/NAME.toml, or a path relative to this
                                   # file): each runs its backend with its time limit, threads and
                                   # params; a listed method with that backend gets it (default: none)
-    methods = [                   # names (`mropt methods`) or tables
+    methods = [                   # names (`mropt methods`) or tables; every method must solve the
+                                  # instances' kind (checked with the instances, before anything runs)
       "amb",
       "ideal",
       {name = "milp-highs", profiles = ["highs"]},          # only these profiles for this method
@@ -37,7 +38,7 @@ import importlib
 import json
 import re
 import sys
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -78,7 +79,13 @@ class MethodSpec:
 
 @dataclass(frozen=True)
 class RunSpec:
-    """One run: what the worker needs (``task``) and the run key that makes resuming exact."""
+    """One run: what the worker needs (``task``), its key and its slot.
+
+    ``key`` (:func:`run_key`) covers everything that changes the run's result: a stored
+    row is reused only when its key is this one. ``slot`` (:func:`run_slot`) names the
+    row of the table the run fills (experiment, instance, method label, profile, seed): a
+    new result replaces the slot's row.
+    """
 
     key: str
     entry: InstanceEntry
@@ -87,6 +94,7 @@ class RunSpec:
     seed: int
     time_limit: float | None
     params: dict[str, Any]
+    slot: str = ""
 
 
 @dataclass
@@ -122,16 +130,42 @@ class Experiment:
         return Path(root) / self.name
 
     def instances(self) -> list[InstanceEntry]:
-        """The instances, each kept once (by content hash), in file order."""
+        """The instances, each kept once (by content hash), in file order.
+
+        Every method must solve the kind of every instance: a method of another kind
+        (``mpsa`` on admission instances) is an InputError naming the file, the method and
+        the instance block, before anything runs (``mropt gap --check`` says so too).
+        """
         seen: set[str] = set()
         out = []
         for k, block in enumerate(self.blocks):
             for entry in sets.expand_block(block, f"instances[{k}]", self.base):
                 digest = entry.instance.content_hash()
+                self._check_kind(entry, f"instances[{k}]")
                 if digest not in seen:
                     seen.add(digest)
                     out.append(entry)
         return out
+
+    def _check_kind(self, entry: InstanceEntry, where: str) -> None:
+        from mropt.registry import get_method
+
+        kind = entry.instance.kind
+        for method in self.methods:
+            solves = get_method(method.name).kind
+            if solves != kind:
+                label = "" if method.label == method.name else f" (label {method.label!r})"
+                raise in_file(self.path, InputError(
+                    f"key 'methods': method {method.name!r}{label} solves {solves} instances, but {where} "
+                    f"gives {kind} instances (first: {entry.id!r}); list methods of one kind per study"))
+
+    def worst_case_seconds(self, runs: list[RunSpec], workers: int) -> float | None:
+        """Wall time if every run used its whole limit plus ``kill_grace``: their sum over ``workers``
+        (at least the longest one); None when a run has no limit."""
+        if any(r.time_limit is None for r in runs):
+            return None
+        each = [r.time_limit + self.kill_grace for r in runs]
+        return max(sum(each) / max(1, workers), max(each, default=0.0))
 
     def runs(self, entries: list[InstanceEntry] | None = None) -> Iterator[RunSpec]:
         for entry in self.instances() if entries is None else entries:
@@ -140,8 +174,10 @@ class Experiment:
                 for profile in method.profiles:
                     limit, params = self.settings(method, profile)
                     for seed in self.method_seeds:
-                        key = run_key(self.name, digest, method.label, profile, seed)
-                        yield RunSpec(key, entry, method, profile, seed, limit, params)
+                        key = run_key(self.name, digest, method.label, profile, seed, method=method.name,
+                                      params=params, time_limit=limit)
+                        slot = run_slot(self.name, digest, method.label, profile, seed)
+                        yield RunSpec(key, entry, method, profile, seed, limit, params, slot)
 
     def settings(self, method: MethodSpec, profile: str) -> tuple[float | None, dict[str, Any]]:
         """Time limit and method parameters of one (method, profile): the profile's, then the method's own."""
@@ -153,9 +189,56 @@ class Experiment:
         return float(limit), params
 
 
-def run_key(experiment: str, instance_hash: str, method: str, profile: str, seed: int) -> str:
-    """The identity of a run: a study resumes by skipping the keys already stored."""
-    return json.dumps([experiment, instance_hash, method, profile, int(seed)], separators=(",", ":"))
+def run_key(experiment: str, instance_hash: str, label: str, profile: str, seed: int, *, method: str,
+            params: dict[str, Any], time_limit: float | None) -> str:
+    """The identity of a run's result: a study resumes by skipping runs whose key is stored.
+
+    It covers everything that changes a run's result: the instance (content hash), the
+    method and its checked parameters (the profile's ``params`` and ``threads`` merged in),
+    the time limit in force (the method's, else the profile's, else the experiment's) and
+    the seed; and the slot the row fills (experiment, label, profile name). Not the mropt
+    version, and not ``kill_grace`` (it only decides when an overrunning run is killed).
+    A canonical JSON object, keys sorted.
+    """
+    return json.dumps({
+        "experiment": experiment, "instance": instance_hash, "label": label, "method": method,
+        "params": dict(params), "profile": profile, "seed": int(seed),
+        "time_limit": None if time_limit is None else float(time_limit),
+    }, sort_keys=True, separators=(",", ":"))
+
+
+def run_slot(experiment: str, instance_hash: str, label: str, profile: str, seed: int) -> str:
+    """The row a run fills: one per (experiment, instance, method label, profile, seed).
+
+    This is the run key of stores written before the key covered the settings, so their
+    rows keep their slots (see :func:`stored_run_key`).
+    """
+    return json.dumps([experiment, instance_hash, label, profile, int(seed)], separators=(",", ":"))
+
+
+def stored_run_key(row: Mapping[str, Any]) -> str | None:
+    """The run key of a stored row, for resuming.
+
+    Rows of this format carry it (``run_key`` a JSON object). Rows of stores written
+    before the key covered the settings (``run_key`` a JSON list: experiment, instance,
+    label, profile, seed) get theirs rebuilt from the settings the row records (method,
+    its parameters as run, with the profile's merged in, and the time limit in force):
+    they match a run exactly when those settings are provably the same; a row that
+    lacks them gets None (never matches: it is run again).
+    """
+    key = row.get("run_key")
+    if isinstance(key, str) and key.startswith("{"):
+        return key
+    try:
+        method, params = row["method_name"], json.loads(row["method_params"])
+        limit = row.get("time_limit")
+        limit = None if limit is None or limit != limit else float(limit)  # NaN: pandas' missing
+        if not isinstance(method, str) or not isinstance(params, dict):
+            return None
+        return run_key(row["experiment"], row["instance_hash"], row["method"], row["profile"], int(row["seed"]),
+                       method=method, params=params, time_limit=limit)
+    except (KeyError, TypeError, ValueError):
+        return None
 
 
 def import_modules(names: list[str], paths: list[str] = ()) -> None:

@@ -137,20 +137,27 @@ def _floats(s: pd.Series) -> np.ndarray:
 
 
 def _is_bound_method(rows: pd.DataFrame) -> bool:
-    """A method that returns bounds (the registry says so, or a run of it has status ``bound``)."""
+    """A method whose values are bounds: a bound method or a relaxation (the rows' ``relaxation``
+    column or the registry says so, or a run of it has status ``bound``)."""
     from mropt.model.errors import InputError
     from mropt.registry import get_method
 
     if (rows["status"] == "bound").any():
         return True
+    if "relaxation" in rows and rows["relaxation"].fillna(False).astype(bool).any():
+        return True
     try:
-        return bool(get_method(str(rows["method_name"].iloc[0])).bound)
+        return bool(get_method(str(rows["method_name"].iloc[0])).relaxation)
     except (InputError, KeyError, TypeError):
         return False
 
 
 def _failed(g: pd.DataFrame) -> int:
-    return int(((g["status"].isin(["error", "time_limit"])) & g["objective"].isna()).sum())
+    """Failed runs (:func:`mropt.harness.runner.is_failure`: errors, time limits without a
+    plan, answers ``verify`` rejected)."""
+    from mropt.harness.runner import is_failure
+
+    return 0 if g.empty else int(g.apply(is_failure, axis=1).astype(bool).sum())
 
 
 def _ci(values: pd.Series, seed: int, key: str, resamples: int) -> tuple[float | None, float | None]:
@@ -163,10 +170,10 @@ def _mean(s: pd.Series) -> float | None:
 
 
 # -- tables ---------------------------------------------------------------------------------
-PLAN_COLUMNS = ["method", "group", "runs", "mean gap %", "std gap %", "mean gap CI low %", "mean gap CI high %",
+PLAN_COLUMNS = ["method", "group", "runs", "gap runs", "mean gap %", "std gap %", "mean gap CI low %", "mean gap CI high %",
                 "median gap %", "max gap %", "proven optimal %", "at optimum %", "verified %", "failed",
                 "mean time s", "max time s"]
-BOUND_COLUMNS = ["method", "group", "runs", "mean bound gap %", "std bound gap %", "mean bound gap CI low %",
+BOUND_COLUMNS = ["method", "group", "runs", "gap runs", "mean bound gap %", "std bound gap %", "mean bound gap CI low %",
                  "mean bound gap CI high %", "median bound gap %", "max bound gap %", "failed", "mean time s",
                  "max time s"]
 
@@ -183,7 +190,7 @@ def _plan_rows(d: pd.DataFrame, seed: int, resamples: int) -> list[list[Any]]:
     for (method, group), g in _grouped(d[d["role"] == "plan"], ["mkey", "instance_group"]):
         gap = g["pct"].dropna()
         lo, hi = _ci(gap, seed, f"gap|{method}|{group}", resamples)
-        rows.append([method, group, len(g), _mean(gap), stats.std(gap), lo, hi,
+        rows.append([method, group, len(g), len(gap), _mean(gap), stats.std(gap), lo, hi,
                      gap.median() if len(gap) else None, gap.max() if len(gap) else None,
                      100.0 * (g["status"] == "optimal").mean(), 100.0 * g["at_optimum"].mean(),
                      100.0 * g["verified"].fillna(False).astype(bool).mean(), _failed(g),
@@ -212,34 +219,28 @@ def bound_table(df: pd.DataFrame, *, seed: int = 0, resamples: int = stats.RESAM
     for (method, group), g in _grouped(d[d["role"] == "bound"], ["mkey", "instance_group"]):
         gap = g["pct"].dropna()
         lo, hi = _ci(gap, seed, f"bound|{method}|{group}", resamples)
-        rows.append([method, group, len(g), _mean(gap), stats.std(gap), lo, hi,
+        rows.append([method, group, len(g), len(gap), _mean(gap), stats.std(gap), lo, hi,
                      gap.median() if len(gap) else None, gap.max() if len(gap) else None, _failed(g),
                      g["wall_time"].mean(), g["wall_time"].max()])
     return Table("Bound gap per bound method and instance group", pd.DataFrame(rows, columns=BOUND_COLUMNS), "bounds")
 
 
 def kind_sense(kind: str, rows: pd.DataFrame) -> tuple[str, bool]:
-    """The optimisation sense of ``kind`` and whether a source gave it.
+    """The optimisation sense of ``kind`` (``max`` or ``min``) and whether a source gave it.
 
-    Read from the rows' ``sense`` column, else from the registry (``kind_sense``,
-    ``sense`` or ``objective_sense`` of :mod:`mropt.registry`, where one exists); else
-    ``max``, the sense :mod:`mropt.harness.reference` assumes for every kind.
+    Read from the rows' ``sense`` column, else declared by the instance class
+    (:func:`mropt.model.io.objective_sense`); an unknown kind reads as ``max``, the
+    sense :mod:`mropt.harness.reference` gives rows without a kind.
     """
+    from mropt.model.errors import InputError
+    from mropt.model.io import objective_sense
+
     if "sense" in rows and rows["sense"].notna().any():
         return str(rows["sense"].dropna().mode().iloc[0]), True
-    import mropt.registry as registry  # noqa: PLR0402 - "from mropt import" would name the facade
-
-    for name in ("kind_sense", "sense", "objective_sense"):
-        func = getattr(registry, name, None)
-        got = None
-        if callable(func):
-            try:
-                got = func(kind)
-            except Exception:  # noqa: BLE001 - another signature: not a sense
-                got = None
-        if isinstance(got, str) and got:
-            return got, True
-    return "max", False
+    try:
+        return objective_sense(kind), True
+    except InputError:
+        return "max", False
 
 
 KIND_COLUMNS = ["kind", "sense", "instances", "proven", "best known", "infeasible", "no reference",
@@ -262,8 +263,7 @@ def kinds_table(df: pd.DataFrame) -> Table:
                      len(unproven), int((tags == "infeasible").sum()), int(tags.isna().sum()),
                      to_bound.min() if len(to_bound) else None, to_bound.max() if len(to_bound) else None,
                      len(unproven) - len(to_bound)])
-    note = ("The sense is read from the rows or the registry; '(assumed)': neither gives one, and the gaps follow "
-            "mropt.harness.reference's maximisation. " if assumed else "")
+    note = ("'(assumed)': the kind declares no sense, and the gaps follow maximisation. " if assumed else "")
     note += ("Gap to bound of an unproven instance: its best plan's distance to the best known bound, "
              "worse-than-bound and >= 0; the range is over the kind's unproven instances.")
     return Table("References per instance kind", pd.DataFrame(rows, columns=KIND_COLUMNS), "kinds", note)
@@ -333,7 +333,7 @@ def win_tie_loss_table(df: pd.DataFrame) -> Table:
                  "problems where neither has a plan are not compared.")
 
 
-TTO_COLUMNS = ["method", "N", "runs", "proven optimal %", "median time to optimality s",
+TTO_COLUMNS = ["method", "N", "runs", "proven optimal %", "failed", "median time to optimality s",
                *[f"PAR-{k} s" for k in PAR_K], "max time s", "time limit s"]
 
 
@@ -346,7 +346,7 @@ def time_to_optimality(df: pd.DataFrame) -> Table:
         solved = (g["status"] == "optimal").to_numpy()
         opt = g[solved]
         times, limits = _floats(g["wall_time"]), _floats(g["time_limit"])
-        rows.append([method, int(n), len(g), 100.0 * len(opt) / len(g),
+        rows.append([method, int(n), len(g), 100.0 * len(opt) / len(g), _failed(g),
                      opt["wall_time"].median() if len(opt) else None,
                      *[stats.par_k(times, solved, limits, k) for k in PAR_K], g["wall_time"].max(),
                      float(np.nanmax(limits)) if np.isfinite(limits).any() else None])
@@ -623,9 +623,13 @@ def _panels(df: pd.DataFrame, out: Path) -> tuple[list[Table], list[Figure]]:
 
 # -- the report -----------------------------------------------------------------------------
 INTRO = ("gap % (plans: heuristics and exact methods) = how far a plan's objective is worse than the reference "
-         "value, relative to it (mropt.harness.reference); the reference is the optimum where proven, else the "
-         "best known value (reference.solu). bound gap % (bound methods) = how far a bound lies beyond the "
-         "reference; the two are never in one column or on one axis. std: sample standard deviation over runs; "
+         "value, relative to it and always >= 0, in the sense of the instance kind (maximisation: below the "
+         "reference; minimisation: above it; mropt.harness.reference); values within the relative tolerance "
+         "{rtol:g} of the reference have gap 0. The reference is the optimum where proven, else the best known "
+         "value (reference.solu); a relaxation's value is a bound, never the reference. bound gap % (bound "
+         "methods and relaxations) = how far a bound lies beyond the reference; the two are never in one column "
+         "or on one axis. gap runs: the runs the gap statistics are over (failed runs, i.e. errors, time limits "
+         "without a plan and answers verify rejected, have no gap). std: sample standard deviation over runs; "
          "CI: percentile bootstrap 95 % interval of the mean ({resamples} resamples, seed {seed}). "
          "proven optimal %: the method proved its plan optimal; at optimum %: the plan equals a proven optimum "
          "within the relative tolerance {rtol:g}, whoever proved it. A problem of the paired comparisons and "
@@ -662,7 +666,11 @@ def write_report(result_dir: str | Path, out: str | Path, *, seed: int = 0,
         write_text(out / f"{t.name}.tex", t.latex())
     experiments = ", ".join(sorted(df["experiment"].unique())) if len(df) else "-"
     n_instances = df["instance_hash"].nunique() if len(df) else 0
-    head = f"Study {experiments}: {len(df)} runs, {n_instances} instances."
+    n_failed = _failed(df) if len(df) else 0
+    senses = "; ".join(f"{k}: {'minimisation' if kind_sense(str(k), g)[0] == 'min' else 'maximisation'}"
+                       for (k,), g in _grouped(d, ["kind"]))
+    head = f"Study {experiments}: {len(df)} runs ({n_failed} failed), {n_instances} instances." + \
+        (f" Objective sense: {senses}." if senses else "")
     intro = INTRO.format(resamples=resamples, seed=seed, rtol=OBJECTIVE_RTOL)
     shown = [t for t in tables if len(t.frame)]
     _write_markdown(out, head, intro, shown, figures, notes, records)

@@ -5,36 +5,67 @@ key is an error before anything runs), writes the study's instances into the sto
 skips the runs whose keys are stored already (so the same command resumes a killed
 study), runs the rest on an executor, writes each row as soon as its run finishes, and
 at the end updates the reference values (``reference.solu``) and compacts the store.
+
+Resuming is exact: a stored row is reused only when its run key
+(:func:`mropt.harness.experiment.run_key`: instance, method, parameters with the
+profile's, time limit, seed) is the run's; a run whose settings changed runs again and
+its row replaces the old one. Rows of stores written before the key covered the settings
+are recognised when the settings they record are the same
+(:func:`mropt.harness.experiment.stored_run_key`). Failed runs stay stored (their reason
+is printed) and run again with ``retry_failed``. A run that was interrupted (the study
+stopped by Ctrl-C or SIGTERM, a worker killed by SIGINT/SIGTERM/SIGHUP, a worker that
+could not start) is never stored: the next invocation runs it.
 """
 
 from __future__ import annotations
 
 import datetime as dt
 import json
+import signal
 import socket
+import threading
 import time
-from dataclasses import dataclass
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from mropt._version import __version__
 from mropt.harness.executors import make_executor
-from mropt.harness.experiment import Experiment, RunSpec
+from mropt.harness.experiment import Experiment, RunSpec, stored_run_key
 from mropt.harness.provenance import record_study
 from mropt.harness.reference import Reference
-from mropt.harness.store import Store, dumps, key_digest
+from mropt.harness.store import Store, dumps, key_digest, row_slot
 from mropt.harness.worker import _versions
 from mropt.model.errors import InputError
+
+#: failure lines listed in full at the end of a study; the rest are counted
+MAX_LISTED = 20
+#: what resuming reads of every stored row
+_RESUME_COLUMNS = ["run_key", "method_name", "method_params", "time_limit", "status", "objective", "verified",
+                   "error", "verify_problems", "instance_id"]
 
 
 @dataclass
 class StudySummary:
     total: int
-    skipped: int
-    ran: int
-    failures: int
+    skipped: int  # runs whose stored row was reused
+    ran: int  # runs handed to the executor
+    failures: int  # of the runs run now, those that failed (stored)
     seconds: float
     out: Path
+    interrupted: int = 0  # of the runs run now, those not stored (interrupted, or no worker could start)
+    study_failures: int = 0  # failed runs of the whole study as stored now (earlier invocations' too)
+    problems: list[str] = field(default_factory=list)  # one line per failed or unstored run, for people
+
+
+class StudyInterrupted(KeyboardInterrupt):
+    """The study was stopped (Ctrl-C, SIGTERM): what finished is stored, the runs in flight are not."""
+
+    def __init__(self, signame: str, stored: int, total: int, out: Path) -> None:
+        super().__init__(signame)
+        self.signame, self.stored, self.total, self.out = signame, stored, total, out
 
 
 def make_task(exp: Experiment, run: RunSpec) -> dict[str, Any]:
@@ -92,12 +123,39 @@ def make_row(exp: Experiment, run: RunSpec, result: dict[str, Any]) -> dict[str,
         "packages": dumps(result.get("packages") or _versions()),
         "host": socket.gethostname(),
         "finished_at": dt.datetime.now(dt.UTC).isoformat(timespec="seconds"),
+        "relaxation": get_method(run.method.name).relaxation,
     }
 
 
-def is_failure(row: dict[str, Any]) -> bool:
-    no_answer = row["status"] in ("error", "time_limit") and row.get("objective") is None
-    return no_answer or row.get("verified") is False
+def _missing(x: Any) -> bool:
+    return x is None or type(x).__name__ == "NAType" or (isinstance(x, float) and x != x)
+
+
+def is_failure(row: Any) -> bool:
+    """A run that gave no usable answer: an error, a time limit without a plan, or an answer ``verify`` rejected."""
+    status = row.get("status")
+    no_answer = status == "error" or (status == "time_limit" and _missing(row.get("objective")))
+    verified = row.get("verified")
+    return no_answer or (not _missing(verified) and not bool(verified))
+
+
+def failure_reason(row: Any) -> str:
+    """Why a failed run failed, in one line."""
+    for key in ("error", "verify_problems"):
+        text = row.get(key)
+        if isinstance(text, str) and text.strip():
+            why = " ".join(text.split())
+            return why if key == "error" else f"verify: {why}"
+    if row.get("status") == "time_limit":
+        return "time limit reached without a plan"
+    return "no reason recorded"
+
+
+def run_line(label: Any, instance: Any, profile: Any, seed: Any, what: str) -> str:
+    """``LABEL on INSTANCE (profile P, seed S): WHAT``, at most about 300 characters."""
+    where = f"seed {seed}" if profile in (None, "-") else f"profile {profile}, seed {seed}"
+    line = " ".join(f"{label} on {instance} ({where}): {what}".split())  # a name with a newline stays one line
+    return line if len(line) <= 300 else line[:297] + "..."
 
 
 def load_reference(exp: Experiment | None, store: Store) -> Reference:
@@ -132,47 +190,121 @@ def run_study(
     scheduler: str | None = None,
     progress: bool = True,
     compact: bool = True,
+    retry_failed: bool = False,
+    force: bool = False,
 ) -> StudySummary:
+    """Run what is not stored yet (see the module docstring); StudyInterrupted on Ctrl-C or SIGTERM.
+
+    ``retry_failed`` runs the stored failures again; ``force`` lets a folder that holds
+    another experiment's results take this one's too (refused otherwise).
+    """
     start = time.perf_counter()
     store = Store(out)
     if store.root.exists() and not store.root.is_dir():
         raise InputError(f"{store.root}: exists and is not a folder")
-    store.create()
-    record_study(exp, store.root)  # the experiment's text, versions and machine, for the report
+    others = sorted(store.experiments() - {exp.name})
+    if others and not force:
+        held = " and ".join(repr(o) for o in others)
+        raise InputError(f"{store.root}: holds the results of experiment {held}, not {exp.name!r}: give another "
+                         f"--out, or --force to add {exp.name!r} to that folder")
     entries = exp.instances()
     runs = list(exp.runs(entries))
+    store.create()
+    record_study(exp, store.root)  # the experiment's text, versions and machine, for the report
     for entry in entries:
         store.save_instance(entry.instance, entry.instance.content_hash())
-    done = store.finished_digests()
-    todo = [r for r in runs if key_digest(r.key) not in done]
+    stored = {row_slot(r): r for r in store.read_table(_RESUME_COLUMNS).to_pylist()} if store.exists() else {}
+    todo = [r for r in runs if _to_run(r, stored.get(r.slot), retry_failed)]
     ref = load_reference(exp, store)
-    failures = 0
+    failures, interrupted, stopped = 0, [], None
     bar = None
     if progress:
         from tqdm import tqdm
 
         bar = tqdm(total=len(runs), initial=len(runs) - len(todo), unit="run", desc=exp.name, dynamic_ncols=True)
         bar.set_postfix(failures=0)
+    written = 0
     try:
-        if todo:
-            tasks = [make_task(exp, r) for r in todo]
-            for index, result in make_executor(executor, workers, scheduler).map(tasks):
-                row = make_row(exp, todo[index], result)
-                ref.add_row(row)
-                row.update(ref.gaps(row))
-                store.write_row(row)
-                if is_failure(row):
-                    failures += 1
-                if bar is not None:
-                    bar.update(1)
-                    bar.set_postfix(failures=failures)
+        with _signals_interrupt():
+            if todo:
+                tasks = [make_task(exp, r) for r in todo]
+                results = make_executor(executor, workers, scheduler).map(tasks)
+                try:
+                    for index, result in results:
+                        run = todo[index]
+                        if result.get("interrupted"):
+                            interrupted.append(run_line(run.method.label, run.entry.id, run.profile, run.seed,
+                                                        f"not run: {result['interrupted']}"))
+                            continue
+                        row = make_row(exp, run, result)
+                        ref.add_row(row)
+                        row.update(ref.gaps(row))
+                        store.write_row(row)
+                        written += 1
+                        if is_failure(row):
+                            failures += 1
+                        if bar is not None:
+                            bar.update(1)
+                            bar.set_postfix(failures=failures, **({"not_run": len(interrupted)} if interrupted else {}))
+                finally:
+                    results.close()  # kills the runs in flight when the loop stopped early
+    except _Stop as stop:
+        stopped = stop.signame
+    except KeyboardInterrupt:
+        stopped = "SIGINT"
     finally:
         if bar is not None:
             bar.close()
+    if stopped is not None:
+        raise StudyInterrupted(stopped, len(runs) - len(todo) + written, len(runs), store.root) from None
     update_reference(store, exp)
     if compact:
         store.compact()
-    return StudySummary(len(runs), len(runs) - len(todo), len(todo), failures, time.perf_counter() - start, store.root)
+    study_failures, problems = _study_problems(store, runs)
+    return StudySummary(len(runs), len(runs) - len(todo), len(todo), failures, time.perf_counter() - start,
+                        store.root, len(interrupted), study_failures, [*problems, *interrupted])
+
+
+def _to_run(run: RunSpec, row: dict[str, Any] | None, retry_failed: bool) -> bool:
+    """Whether ``run`` must run: nothing stored in its slot, a row of other settings, or a failure to retry."""
+    if row is None or stored_run_key(row) != run.key:
+        return True
+    return retry_failed and is_failure(row)
+
+
+def _study_problems(store: Store, runs: list[RunSpec]) -> tuple[int, list[str]]:
+    """The failed runs of the study as stored: their number and one line each."""
+    keys = {r.slot: r.key for r in runs}  # a slot's row of other settings (its run not run) is not the study's
+    rows = [r for r in store.read_table(_RESUME_COLUMNS).to_pylist()
+            if keys.get(row_slot(r)) == stored_run_key(r) and is_failure(r)]
+    rows.sort(key=lambda r: (str(r.get("instance_id")), str(r.get("method")), str(r.get("profile")), r.get("seed") or 0))
+    lines = [run_line(r.get("method"), r.get("instance_id"), r.get("profile"), r.get("seed"),
+                      f"{r.get('status')}: {failure_reason(r)}") for r in rows]
+    return len(rows), lines
+
+
+class _Stop(BaseException):
+    def __init__(self, signame: str) -> None:
+        super().__init__(signame)
+        self.signame = signame
+
+
+@contextmanager
+def _signals_interrupt() -> Iterator[None]:
+    """SIGTERM (and SIGHUP) stop the study as Ctrl-C does (in the main thread; elsewhere nothing changes)."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+
+    def stop(signum: int, frame: Any) -> None:
+        raise _Stop(signal.Signals(signum).name)
+
+    saved = {s: signal.signal(s, stop) for s in (signal.SIGTERM, signal.SIGHUP)}
+    try:
+        yield
+    finally:
+        for s, handler in saved.items():
+            signal.signal(s, handler)
 
 
 def results_frame(out: str | Path) -> Any:

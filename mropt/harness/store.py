@@ -2,16 +2,22 @@
 
 Layout of a study folder ``DIR``::
 
-    DIR/runs/<sha1 of run key>.parquet    one file per finished run (one row)
-    DIR/compacted/<uuid>.parquet          merged files written by compact()
+    DIR/runs/<sha1 of run slot>.parquet   one file per finished run (one row)
+    DIR/compacted/<ns>-<uuid>.parquet     merged files written by compact() (named in time order)
     DIR/instances/<sha256>.json           the instances of the study (as solved)
     DIR/reference.solu                    best known values per instance (mropt.harness.reference)
 
 A Parquet file is unreadable until its footer is written, so every file is written under a
 temporary name (``.*.tmp``, ignored by readers) and renamed into place with ``os.replace``
 (:mod:`mropt.model.files`, the one writer of mropt), which is atomic: a reader sees the
-whole file or none. Killing a study at any moment loses at most the runs in flight. A run's file is named by its run key, so writing the same run
-twice (two studies on one folder) leaves one file; readers also drop duplicate keys.
+whole file or none. Killing a study at any moment loses at most the runs in flight.
+
+A row fills a *slot*: (experiment, instance hash, method label, profile, seed), the JSON
+list :func:`row_slot` (:func:`mropt.harness.experiment.run_slot`). A run's file is named by
+its slot, so a new result for the slot (the run again with other settings, whose
+``run_key`` differs) replaces the old row atomically, and writing the same run twice
+leaves one file; readers keep one row per slot, the newest (a run file beats a
+compacted copy).
 :meth:`Store.compact` merges everything into one new file, and deletes the files it merged
 only after the merged file is in place; a lock file serialises compactions.
 """
@@ -72,12 +78,37 @@ SCHEMA = pa.schema([
     ("packages", pa.string()),  # JSON: numpy, ortools, highspy, pulp versions in the worker
     ("host", pa.string()),
     ("finished_at", pa.string()),  # ISO 8601, UTC
+    ("relaxation", pa.bool_()),  # the method solves a relaxation: its value is a bound (mropt.registry.Method)
 ])
 COLUMNS = SCHEMA.names
 
 
+#: the columns naming a row's slot, in the order of :func:`row_slot`
+SLOT_COLUMNS = ("experiment", "instance_hash", "method", "profile", "seed")
+
+
 def key_digest(run_key: str) -> str:
     return hashlib.sha1(run_key.encode()).hexdigest()
+
+
+def row_slot(row: Any) -> str:
+    """The slot of a row (see the module docstring): ``[experiment, instance_hash, method, profile, seed]``."""
+    seed = row.get("seed")
+    seed = None if seed is None or type(seed).__name__ == "NAType" else int(seed)
+    return json.dumps([row.get("experiment"), row.get("instance_hash"), row.get("method"), row.get("profile"), seed],
+                      separators=(",", ":"))
+
+
+def _slots(table: pa.Table) -> list[str]:
+    cols = {c: table.column(c).to_pylist() if c in table.column_names else [None] * table.num_rows
+            for c in SLOT_COLUMNS}
+    return [row_slot({c: cols[c][i] for c in SLOT_COLUMNS}) for i in range(table.num_rows)]
+
+
+def _newest_per_slot(table: pa.Table) -> pa.Table:
+    """One row per slot: the last one (files are read compacted first, then run files)."""
+    last = {slot: i for i, slot in enumerate(_slots(table))}
+    return table.take(sorted(last.values()))
 
 
 class Store:
@@ -100,9 +131,9 @@ class Store:
 
     # -- writing ----------------------------------------------------------------------------
     def write_row(self, row: dict[str, Any]) -> None:
-        """One finished run, atomically (temporary file, then rename)."""
+        """One finished run, atomically (temporary file, then rename), replacing its slot's row."""
         table = pa.Table.from_pylist([{c: row.get(c) for c in COLUMNS}], schema=SCHEMA)
-        target = self.runs / f"{key_digest(row['run_key'])}.parquet"
+        target = self.runs / f"{key_digest(row_slot(row))}.parquet"
         self._write_atomic(table, target)
 
     @staticmethod
@@ -130,29 +161,29 @@ class Store:
 
         return visible(self.compacted), visible(self.runs)
 
-    def finished_digests(self) -> set[str]:
-        """Digests of the run keys already stored (what a resumed study skips)."""
-        merged, parts = self._files()
-        done = {p.stem for p in parts}
-        for path in merged:
-            for key in _read(path, ["run_key"]).column("run_key").to_pylist():
-                done.add(key_digest(key))
-        return done
+    def read_table(self, columns: list[str] | None = None) -> pa.Table:
+        """Every row once: per slot the newest (a run file beats a compacted copy).
 
-    def read_table(self) -> pa.Table:
-        """Every row once: per run key the newest (a run file beats a compacted copy)."""
+        ``columns``: only these (and the slot's), for a quick look at a large store.
+        """
+        wanted = None if columns is None else list(dict.fromkeys([*columns, *SLOT_COLUMNS]))
         for _ in range(10):  # a compaction may remove files between listing and reading: list again
             merged, parts = self._files()
-            read = [_read(p) for p in [*merged, *parts]]
+            read = [_read(p, wanted) for p in [*merged, *parts]]
             if all(t is not None for t in read):
                 break
         tables = [t for t in read if t is not None]
         if not tables:
-            return SCHEMA.empty_table()
-        table = pa.concat_tables([_conform(t) for t in tables])
-        keys = table.column("run_key").to_pylist()
-        last = {k: i for i, k in enumerate(keys)}
-        return table.take(sorted(last.values()))
+            empty = SCHEMA.empty_table()
+            return empty if wanted is None else empty.select(wanted)
+        table = pa.concat_tables([_conform(t, wanted) for t in tables])
+        return _newest_per_slot(table)
+
+    def experiments(self) -> set[str]:
+        """Names of the experiments with rows in this folder."""
+        if not self.exists():
+            return set()
+        return {e for e in self.read_table(["experiment"]).column("experiment").to_pylist() if e is not None}
 
     def read(self) -> Any:
         """The rows as a pandas DataFrame (gaps as stored; see mropt.harness.results for fresh ones)."""
@@ -180,14 +211,12 @@ class Store:
             self._remove_stale()
             merged, parts = self._files()
             if len(merged) + len(parts) <= 1:
-                return sum(_read(p, ["run_key"]).num_rows for p in [*merged, *parts])
+                return sum(t.num_rows for t in (_read(p, ["run_key"]) for p in [*merged, *parts]) if t is not None)
             tables = [t for t in (_read(p) for p in [*merged, *parts]) if t is not None]
-            table = pa.concat_tables([_conform(t) for t in tables])
-            keys = table.column("run_key").to_pylist()
-            last = {k: i for i, k in enumerate(keys)}
-            table = table.take(sorted(last.values()))
+            table = _newest_per_slot(pa.concat_tables([_conform(t) for t in tables]))
             self.compacted.mkdir(parents=True, exist_ok=True)
-            self._write_atomic(table, self.compacted / f"{uuid.uuid4().hex}.parquet")
+            # named in time order, so a reader that lists two compacted files reads the newer last
+            self._write_atomic(table, self.compacted / f"{time.time_ns():020d}-{uuid.uuid4().hex}.parquet")
             for p in [*merged, *parts]:
                 p.unlink(missing_ok=True)
             return table.num_rows
@@ -204,21 +233,26 @@ class Store:
 
 
 def _read(path: Path, columns: list[str] | None = None) -> pa.Table | None:
+    """A file's rows (``columns`` that it has, of those asked for); None when it vanished."""
     try:
+        if columns is not None:
+            have = set(pq.read_schema(path).names)
+            columns = [c for c in columns if c in have]
         return pq.read_table(path, columns=columns)
     except FileNotFoundError:  # removed by a concurrent compaction after we listed it
-        return None if columns is None else SCHEMA.empty_table().select(columns)
+        return None
 
 
-def _conform(table: pa.Table) -> pa.Table:
-    """Files of an older schema: missing columns as nulls, in SCHEMA's order."""
+def _conform(table: pa.Table, columns: list[str] | None = None) -> pa.Table:
+    """Files of an older schema: missing columns as nulls, in SCHEMA's order (or ``columns``')."""
+    schema = SCHEMA if columns is None else pa.schema([SCHEMA.field(c) for c in columns])
     cols = []
-    for f in SCHEMA:
+    for f in schema:
         if f.name in table.column_names:
             cols.append(table.column(f.name).cast(f.type))
         else:
             cols.append(pa.nulls(table.num_rows, f.type))
-    return pa.Table.from_arrays(cols, schema=SCHEMA)
+    return pa.Table.from_arrays(cols, schema=schema)
 
 
 def dumps(value: Any) -> str:

@@ -8,6 +8,11 @@ when the process dies (a crash, ``os.kill``, out of memory), it reports ``error`
 the signal or exit status. Either way the next run starts a fresh process, so a study
 goes on. Workers are reused between runs: the cost of one run is a pickle through a pipe.
 
+An *interrupted* run is not a result: a worker that got SIGINT, SIGTERM or SIGHUP (Ctrl-C
+reaches every process of the terminal's group), a worker killed by :meth:`interrupt`
+(the study stopping), or one that could not start answers with an ``interrupted`` field
+(why), and the runner stores nothing for it, so the next invocation runs it again.
+
 The worker side imports the experiment's plug-in modules, rebuilds the instance from its
 JSON form, calls :func:`mropt.registry.solve` (which turns exceptions into ``error``),
 and checks every solution with the problem package's independent ``verify``. It writes
@@ -20,6 +25,7 @@ running Dask task cannot be cancelled.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import pickle
@@ -34,6 +40,8 @@ from typing import Any, BinaryIO
 
 _HEADER = struct.Struct("!Q")
 START_TIMEOUT = 120.0
+#: a worker dead by one of these was interrupted from outside (Ctrl-C, kill): not a result
+INTERRUPT_SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
 
 
 # -- wire format ----------------------------------------------------------------------------
@@ -75,6 +83,7 @@ class WorkerProcess:
         self.proc: subprocess.Popen | None = None
         self.extra_paths = list(extra_paths or [])
         self.started = 0  # processes started so far (1 + replacements)
+        self.interrupted = False  # set by interrupt(): what runs now is not a result
 
     def _start(self) -> None:
         env = dict(os.environ)
@@ -101,7 +110,10 @@ class WorkerProcess:
         return None if body is None else pickle.loads(body)
 
     def run(self, task: dict[str, Any], limit: float | None) -> dict[str, Any]:
-        """Run ``task`` in the worker; kill it when no answer came within ``limit`` seconds."""
+        """Run ``task`` in the worker; kill it when no answer came within ``limit`` seconds.
+
+        A worker that cannot start raises (RuntimeError, OSError): no run happened.
+        """
         if self.proc is None or self.proc.poll() is not None:
             self._start()
         start = time.monotonic()
@@ -110,9 +122,12 @@ class WorkerProcess:
             answer = self._receive(None if limit is None else start + limit)
         except TimeoutError:
             self.kill()
-            return {"status": "time_limit", "error": f"killed after {time.monotonic() - start:.1f} s "
-                                                      f"(time limit plus grace: {limit:g} s)",
-                    "run_time": time.monotonic() - start}
+            out = {"status": "time_limit", "error": f"killed after {time.monotonic() - start:.1f} s "
+                                                     f"(time limit plus grace: {limit:g} s)",
+                   "run_time": time.monotonic() - start}
+            if self.interrupted:
+                out["interrupted"] = "the study was stopped"
+            return out
         except (BrokenPipeError, OSError, EOFError, pickle.UnpicklingError) as exc:
             answer = None
             why = f"{type(exc).__name__}: {exc}"
@@ -121,15 +136,23 @@ class WorkerProcess:
         if answer is None:
             code = self.proc.wait(timeout=10) if self.proc.poll() is None else self.proc.returncode
             self.proc = None
-            if code is not None and code < 0:
+            signum = -code if code is not None and code < 0 else None
+            if signum is not None:
                 try:
-                    why = f"killed by signal {signal.Signals(-code).name}"
+                    why = f"killed by signal {signal.Signals(signum).name}"
                 except ValueError:
-                    why = f"killed by signal {-code}"
+                    why = f"killed by signal {signum}"
             elif not why:
                 why = f"exit status {code}"
-            return {"status": "error", "error": f"worker process died ({why})", "run_time": time.monotonic() - start}
+            out = {"status": "error", "error": f"worker process died ({why})", "run_time": time.monotonic() - start}
+            if self.interrupted:
+                out["interrupted"] = "the study was stopped"
+            elif signum in INTERRUPT_SIGNALS:
+                out["interrupted"] = f"worker process interrupted ({why})"
+            return out
         answer["run_time"] = time.monotonic() - start
+        if answer.get("interrupted"):
+            self.kill()  # its state after a KeyboardInterrupt is not to be trusted: the next run gets a fresh one
         return answer
 
     def kill(self) -> None:
@@ -140,6 +163,15 @@ class WorkerProcess:
             except (OSError, subprocess.TimeoutExpired):
                 pass
             self.proc = None
+
+    def interrupt(self) -> None:
+        """Stop the run in flight from another thread: kill the process (the thread in
+        :meth:`run` sees it die and reports the run as interrupted)."""
+        self.interrupted = True
+        proc = self.proc
+        if proc is not None:
+            with contextlib.suppress(OSError):
+                proc.kill()
 
     def close(self) -> None:
         """Ask the worker to exit (end of input), kill it if it does not."""
@@ -235,11 +267,33 @@ def _watch_parent() -> None:
             os._exit(3)
 
 
+_BUSY = False  # a task is running (the signal handler interrupts it)
+
+
+def _on_signal(signum: int, frame: Any) -> None:
+    """SIGINT/SIGTERM/SIGHUP: stop the task in flight (answered as interrupted); idle, die by the signal."""
+    if _BUSY:
+        raise _Interrupted(signum)
+    signal.signal(signum, signal.SIG_DFL)
+    os.kill(os.getpid(), signum)
+
+
+class _Interrupted(BaseException):
+    """Raised in the worker by a signal during a task (not an Exception: methods do not catch it)."""
+
+    def __init__(self, signum: int) -> None:
+        super().__init__(signum)
+        self.signum = signum
+
+
 def main() -> None:
+    global _BUSY
     out = os.fdopen(os.dup(1), "wb", buffering=0)  # the protocol's channel
     os.dup2(2, 1)  # whatever a solver prints goes to stderr, not into the protocol
     inp = sys.stdin.buffer
     threading.Thread(target=_watch_parent, daemon=True).start()
+    for signum in INTERRUPT_SIGNALS:
+        signal.signal(signum, _on_signal)
     import mropt.registry  # noqa: F401  (import cost paid once, before the first run)
 
     mropt.registry.methods()
@@ -249,7 +303,16 @@ def main() -> None:
         task = _recv_blocking(inp)
         if task is None:
             return
-        _send(out, execute(task, cache))
+        try:
+            _BUSY = True
+            try:
+                answer = execute(task, cache)
+            finally:
+                _BUSY = False
+        except (_Interrupted, KeyboardInterrupt) as exc:
+            name = signal.Signals(exc.signum).name if isinstance(exc, _Interrupted) else "SIGINT"
+            answer = {"status": "error", "error": f"interrupted by {name}", "interrupted": f"worker got {name}"}
+        _send(out, answer)
 
 
 if __name__ == "__main__":

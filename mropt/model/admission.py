@@ -29,6 +29,7 @@ import numpy as np
 from mropt.model.base import KeyedInstance, check_unique_ids, frozen_mapping, plain_number
 from mropt.model.errors import InputError
 from mropt.model.fields import read_int, read_number, read_str, require_mapping
+from mropt.model.sense import MAXIMISE
 from mropt.model.tolerance import deadline_limit
 
 KIND = "admission"
@@ -184,6 +185,7 @@ class AdmissionInstance(KeyedInstance):
     meta: Mapping[str, Any] = field(default_factory=dict, compare=False, repr=False)
 
     kind = KIND
+    SENSE = MAXIMISE  # objective: total benefit of the accepted jobs (AMB eq. 1)
     schema_version = SCHEMA_VERSION
     _ITEMS = "jobs"
 

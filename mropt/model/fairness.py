@@ -34,6 +34,7 @@ import numpy as np
 from mropt.model.base import KeyedInstance, check_unique_ids, frozen_mapping, plain_number
 from mropt.model.errors import InputError
 from mropt.model.fields import read_int, read_number, read_str, require_mapping
+from mropt.model.sense import MAXIMISE
 from mropt.model.tolerance import CAPACITY_RTOL
 
 KIND = "fairness"
@@ -172,6 +173,7 @@ class FairnessInstance(KeyedInstance):
     meta: Mapping[str, Any] = field(default_factory=dict, compare=False, repr=False)
 
     kind = KIND
+    SENSE = MAXIMISE  # objective: the minimum weighted dominant share (DDRF sec. 3.1)
     schema_version = SCHEMA_VERSION
     _ITEMS = "users"
 

@@ -15,6 +15,7 @@ from mropt.model.errors import InputError, read_input_file
 from mropt.model.fairness import FairnessInstance
 from mropt.model.files import write_text
 from mropt.model.priority import PriorityInstance
+from mropt.model.sense import MAXIMISE
 
 #: kind -> instance class; each class carries the newest ``schema_version`` it reads
 INSTANCE_KINDS: dict[str, type[AdmissionInstance] | type[FairnessInstance] | type[PriorityInstance]] = {
@@ -25,6 +26,22 @@ INSTANCE_KINDS: dict[str, type[AdmissionInstance] | type[FairnessInstance] | typ
 
 #: any instance kind mropt reads
 Instance = AdmissionInstance | FairnessInstance | PriorityInstance
+
+
+def objective_sense(kind: str | None) -> str:
+    """The objective sense (``"max"`` or ``"min"``, :mod:`mropt.model.sense`) of instances of ``kind``.
+
+    Declared by each instance class (``SENSE``). ``None`` (rows of result stores written
+    before the kind was recorded, all admission) reads as maximisation; an unknown kind
+    is an InputError naming the known ones.
+    """
+    if kind is None:
+        return MAXIMISE
+    cls = INSTANCE_KINDS.get(kind)
+    if cls is None:
+        known = ", ".join(sorted(INSTANCE_KINDS))
+        raise InputError(f"unknown instance kind {kind!r} (known: {known})")
+    return cls.SENSE
 
 
 def _reject_constant(name: str) -> None:

@@ -34,6 +34,7 @@ import numpy as np
 from mropt.model.base import KeyedInstance, check_unique_ids, frozen_mapping, plain_number
 from mropt.model.errors import InputError
 from mropt.model.fields import read_int, read_number, read_str, require_mapping
+from mropt.model.sense import MINIMISE
 
 KIND = "priority"
 SCHEMA_VERSION = 1
@@ -182,6 +183,7 @@ class PriorityInstance(KeyedInstance):
     meta: Mapping[str, Any] = field(default_factory=dict, compare=False, repr=False)
 
     kind = KIND
+    SENSE = MINIMISE  # objective: the total number of reserved slots (MPSA eq. 17)
     schema_version = SCHEMA_VERSION
     _ITEMS = "priorities"
 

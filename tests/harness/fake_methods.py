@@ -65,3 +65,23 @@ def slow(instance, *, time_limit=None, seed=0, delay=0.3):
 
     time.sleep(float(delay))
     return edf_greedy(instance, time_limit=time_limit, seed=seed)
+
+
+@_register("test-sigint", "send SIGINT to its own worker process (as Ctrl-C would), then sleep")
+def sigint_self(instance, *, time_limit=None, seed=0):
+    os.kill(os.getpid(), signal.SIGINT)
+    time.sleep(5)
+    return _empty("test-sigint")
+
+
+@_register("test-sigterm", "send SIGTERM to its own worker process, then sleep")
+def sigterm_self(instance, *, time_limit=None, seed=0):
+    os.kill(os.getpid(), signal.SIGTERM)
+    time.sleep(5)
+    return _empty("test-sigterm")
+
+
+@_register("test-unverified", "claim an objective that verify rejects")
+def unverified(instance, *, time_limit=None, seed=0):
+    return Solution(method="test-unverified", status="feasible", objective=1e9, accepted=(), sequence=(),
+                    solver=mropt_solver())

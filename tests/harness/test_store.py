@@ -8,12 +8,14 @@ import os
 import pytest
 
 from mropt.harness.reference import Reference
-from mropt.harness.store import Store, key_digest
+from mropt.harness.store import Store, key_digest, row_slot
 
 
 def row(key: str, objective: float = 1.0, **kw) -> dict:
+    """A row whose slot (experiment, instance, method, profile, seed) is its key's."""
     return {"experiment": "e", "run_key": key, "instance_hash": "h" + key[-1], "instance_id": "i", "method": "m",
-            "status": "feasible", "objective": objective, "verified": True, "exact": False, **kw}
+            "profile": "-", "seed": int(key[1:]) if key[1:].isdigit() else 0, "status": "feasible",
+            "objective": objective, "verified": True, "exact": False, **kw}
 
 
 def test_rows_survive_compaction_once(tmp_path):
@@ -29,9 +31,27 @@ def test_rows_survive_compaction_once(tmp_path):
     store.write_row(row("k2", 2))  # rewritten after compaction: still one row
     df = store.read()
     assert sorted(df["run_key"]) == ["k0", "k1", "k2", "k3", "k4", "k9"]
-    assert store.finished_digests() == {key_digest(k) for k in df["run_key"]}
+    assert {p.stem for p in store.runs.glob("*.parquet")} == {key_digest(row_slot(row(k))) for k in ("k9", "k2")}
     store.compact()
     assert len(store.read()) == 6
+
+
+def test_a_new_result_for_a_slot_replaces_the_old_row(tmp_path):
+    """A run again with other settings (another run key) fills the same slot: one row, the newest,
+    before and after compaction, and a compacted copy never beats a run file."""
+    store = Store(tmp_path)
+    store.create()
+    store.write_row(row("k1", 1.0, run_key="old"))
+    store.write_row(row("k2", 2.0))
+    store.compact()
+    store.write_row(row("k1", 5.0, run_key="new"))
+    df = store.read().set_index("seed")
+    assert len(df) == 2 and df.loc[1, "run_key"] == "new" and df.loc[1, "objective"] == 5.0
+    assert store.read_table(["run_key"]).num_rows == 2
+    store.compact()
+    df = store.read().set_index("seed")
+    assert len(df) == 2 and df.loc[1, "run_key"] == "new"
+    assert store.experiments() == {"e"}
 
 
 def test_temporary_files_are_ignored(tmp_path):
