@@ -198,6 +198,45 @@ def test_highs_bound_is_in_the_problems_own_sense() -> None:
     assert highs_mip_bound(prob) == pytest.approx(9.0)
 
 
+def _knapsack(mip: bool = True):  # noqa: ANN202
+    import pulp
+
+    prob = pulp.LpProblem("knapsack", pulp.LpMaximize)
+    cat = pulp.LpBinary if mip else pulp.LpContinuous
+    x = [prob.add_variable(f"x{k}", lowBound=0, upBound=1, cat=cat) for k in range(4)]
+    prob += 5 * x[0] + 4 * x[1] + 3 * x[2] + 2 * x[3]
+    prob += 4 * x[0] + 3 * x[1] + 2 * x[2] + 1 * x[3] <= 6
+    return prob
+
+
+def test_highs_thread_count_can_change_within_a_process() -> None:
+    """Issue 13: HiGHS's thread pool keeps its first thread count; a solve asking for another one
+    came back "Not Set" with a dual bound of 0, and `milp-highs --threads 2` after the LP bound
+    (1 thread) "proved" the warm start optimal (9975 on paper.json, whose optimum is 10168)."""
+    from mropt.backends.pulp import solve_pulp
+
+    for threads, mip in ((1, False), (2, True), (1, True), (3, False)):
+        has_solution, optimal, bound, message = solve_pulp(_knapsack(mip), "highs", time_limit=10, threads=threads,
+                                                           mip=mip)
+        assert has_solution and optimal and bound == pytest.approx(9.0), (threads, mip, message)
+    inst = generate_admission(1, jobs=30)
+    solve(inst, "bound-lp")
+    sol = solve(inst, "milp-highs", threads=2)
+    assert (sol.status, sol.objective) == ("optimal", solve(inst, "cpsat").objective) and verify(inst, sol).ok
+
+
+def test_a_failed_highs_solve_proves_no_bound(monkeypatch) -> None:  # noqa: ANN001
+    """A HiGHS solve that did not run (status "Not Set") reports dual bound 0: never read as a bound."""
+    from mropt.backends import pulp as backend
+
+    backend.solve_pulp(_knapsack(), "highs", time_limit=10, threads=1)
+    monkeypatch.setattr(backend, "highs_threads", lambda threads: None)  # let HiGHS refuse the new count
+    prob = _knapsack()
+    has_solution, optimal, bound, message = backend.solve_pulp(prob, "highs", time_limit=10, threads=2)
+    assert prob.solverModel.getModelStatus().name == "kNotset"
+    assert (has_solution, optimal, bound) == (False, False, None) and "Not Set" in message
+
+
 @pytest.mark.slow
 def test_time_limited_highs_master_never_claims_a_proof() -> None:
     """A hard instance (seed 2, N = 40: no method proves it in 60 s) stopped after 3 s
