@@ -5,7 +5,7 @@ independent ``verify``.
 """
 
 # isort: off  (the import order is the order `mropt methods` lists the methods in: a contract)
-from mropt.admission import amb, baselines, online, bounds, cpsat, milp, slots  # noqa: F401  (registers methods)
+from mropt.admission import amb, baselines, online, milp, bounds, cpsat, slots  # noqa: F401  (registers methods)
 from mropt.admission import report_panels  # noqa: F401  (registers the report panels)
 # isort: on
 from mropt.admission.objective import evaluate_plan, total_benefit

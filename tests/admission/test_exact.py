@@ -12,6 +12,7 @@ from mropt.admission.exact_oracle import SubsetOracle
 from mropt.admission.verify import verify
 from mropt.instances.admission_gen import generate_admission
 from mropt.model import AdmissionInstance, Cluster, Job
+from mropt.model.tolerance import OBJECTIVE_RTOL
 from mropt.registry import solve
 from brute_force import brute_force, valid_order
 from paper_table1 import table1
@@ -246,3 +247,38 @@ def test_time_limited_highs_master_never_claims_a_proof() -> None:
     assert sol.status == "time_limit", dict(sol.details)
     assert sol.bound > sol.objective
     assert verify(inst, sol).ok
+
+
+def _bound_lp(inst: AdmissionInstance) -> float:
+    return solve(inst, "bound-lp").objective
+
+
+@pytest.mark.parametrize("method", EXACT)
+def test_stopped_run_bound_is_at_least_as_tight_as_bound_lp(method: str) -> None:
+    """Issue 13: a run stopped before any master reported the sum of the benefits as its bound."""
+    inst = generate_admission(3, jobs=60)
+    sol = solve(inst, method, time_limit=0.01)
+    lp = _bound_lp(inst)
+    assert sol.status == "time_limit" and verify(inst, sol).ok
+    assert sol.objective <= sol.bound <= lp * (1 + OBJECTIVE_RTOL), (sol.objective, sol.bound, lp)
+    assert sol.details["bound_from"] == "LP relaxation of the master (bound-lp)"
+    assert sol.details["lp_bound"] == pytest.approx(lp, rel=OBJECTIVE_RTOL)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("method", EXACT)
+def test_time_limited_200_jobs_bound(method: str) -> None:
+    """Issue 13: 200 jobs, 0.6 s: the bound was 101518 (every benefit) for a plan of 15374; bound-lp is 16791."""
+    inst = generate_admission(0, jobs=200)
+    sol = solve(inst, method, time_limit=0.6)
+    lp = _bound_lp(inst)
+    assert sol.status == "time_limit" and verify(inst, sol).ok
+    assert sol.objective <= sol.bound <= lp * (1 + OBJECTIVE_RTOL), (sol.objective, sol.bound, lp)
+
+
+def test_optimal_runs_keep_bound_equal_to_objective() -> None:
+    inst = generate_admission(1, jobs=30)
+    for method in EXACT:
+        sol = solve(inst, method)
+        assert sol.status == "optimal" and sol.bound == sol.objective, method
+        assert sol.details["lp_bound"] >= sol.objective * (1 - OBJECTIVE_RTOL)
