@@ -30,7 +30,7 @@ from typing import Any
 
 from mropt._version import __version__
 from mropt.model.errors import InputError
-from mropt.model.solution import Solution
+from mropt.model.solution import Solution, Verdict
 
 MethodFunc = Callable[..., Solution]
 VerifyFunc = Callable[..., Any]
@@ -250,12 +250,20 @@ def solve(
             details={"error": f"{type(exc).__name__}: {message}"},
         )
     wall = time.perf_counter() - start
-    return replace(solution, method=method, wall_time=wall, seed=seed, params=params)
+    return replace(solution, method=method, wall_time=wall, seed=seed, params=params,
+                   instance_hash=instance.content_hash())
 
 
 def verify_solution(instance: Any, solution: Solution, **options: Any) -> Any:
-    """Check ``solution`` with the independent ``verify`` of the instance's problem package."""
+    """Check ``solution`` with the independent ``verify`` of the instance's problem package.
+
+    A solution that records another instance's content hash is rejected with that one
+    problem, unchecked (its job or user ids would only add noise).
+    """
     func = _VERIFIERS.get(instance.kind)
     if func is None:
         raise InputError(f"no verifier for {instance.kind} instances")
+    mismatch = solution.instance_mismatch(instance)
+    if mismatch is not None:
+        return Verdict(problems=[mismatch])
     return func(instance, solution, **options)

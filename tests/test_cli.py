@@ -112,6 +112,33 @@ def test_solve_json_then_verify(tmp_path):
     assert bad.returncode == 1 and not verdict["ok"] and any("not valid" in p for p in verdict["problems"])
 
 
+@pytest.mark.slow
+def test_verify_says_when_a_solution_is_for_another_instance(tmp_path):
+    """Issue 13: solutions record the instance's content hash; verify against another instance exits 1."""
+    a, b, sol_path = tmp_path / "a.json", tmp_path / "b.json", tmp_path / "s.json"
+    assert mropt("generate", "admission", "--jobs", "8", "--seed", "1", "-o", a).returncode == 0
+    assert mropt("generate", "admission", "--jobs", "8", "--seed", "2", "-o", b).returncode == 0
+    r = mropt("solve", a, "--method", "edf-greedy", "--json", "-o", sol_path)
+    sol = json.loads(r.stdout)
+    assert sol["instance_hash"] == load_instance(a).content_hash()
+    assert mropt("verify", a, sol_path).returncode == 0
+    bad = mropt("verify", b, sol_path)
+    assert bad.returncode == 1 and bad.stdout == ""
+    assert bad.stderr.splitlines() == [
+        f"mropt verify: solution is for another instance (hash {sol['instance_hash'][:12]}..., "
+        f"this instance {load_instance(b).content_hash()[:12]}...)"]
+    verdict = json.loads(mropt("verify", b, sol_path, "--json").stdout)
+    assert not verdict["ok"] and verdict["problems"][0].startswith("solution is for another instance (hash ")
+    # a file from before the field existed is checked as before
+    del sol["instance_hash"]
+    sol_path.write_text(json.dumps(sol))
+    assert mropt("verify", a, sol_path).returncode == 0
+    # and a hash that is not a string is an input error
+    sol["instance_hash"] = 7
+    sol_path.write_text(json.dumps(sol))
+    assert_input_error(mropt("verify", a, sol_path), "'instance_hash'", "7")
+
+
 @pytest.mark.parametrize(
     "content, words",
     [

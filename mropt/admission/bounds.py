@@ -30,10 +30,9 @@ from __future__ import annotations
 
 import time
 
-from mropt.admission.exact_master import build_master
+from mropt.admission.exact_master import build_master, master_value
 from mropt.admission.exact_oracle import SubsetOracle
-from mropt.admission.milp import build_pulp_model
-from mropt.backends.pulp import solve_pulp, solver_record
+from mropt.backends.pulp import solver_record
 from mropt.model.admission import AdmissionInstance
 from mropt.model.solution import Solution
 from mropt.registry import THREADS, mropt_solver, register
@@ -76,10 +75,7 @@ def master_bound(instance: AdmissionInstance, *, relax: bool, time_limit: float 
     if not data.candidates:
         return 0.0, details
     left = None if time_limit is None else max(0.05, time_limit - (time.perf_counter() - start))
-    prob, _ = build_pulp_model(data, [], relax=relax)
-    has_solution, optimal, bound, message = solve_pulp(prob, "highs", time_limit=left, threads=threads, mip=not relax)
-    if bound is not None:
-        bound = float(bound) / data.benefit_unit  # the model is normalised (build_pulp_model)
+    bound, optimal, message = master_value(data, relax=relax, time_limit=left, threads=threads)
     if optimal and bound is not None:
         return bound, details
     if bound is not None:

@@ -65,8 +65,10 @@ def _master(threads: int, weight_bits: int, seed: int):  # noqa: ANN202
         for j, v in x.items():
             model.add_hint(v, j in hint_set)
         res = cpsat_backend.solve(model, threads=threads, seed=seed, time_limit=time_left, min_time=0.05)
-        if not res.has_solution:
-            return MasterResult(None, None, None, False, res.message)
+        if not res.has_solution:  # stopped before a first solution: its proven bound still counts
+            raw = res.solver.best_objective_bound if res.status == "unknown" else math.inf
+            bound = (raw + slack) / unit if math.isfinite(raw) else None
+            return MasterResult(None, None, bound, False, res.message)
         chosen = [j for j, v in x.items() if res.solver.value(v)]
         obj = float(sum(data.benefits[j] for j in chosen))
         bound = max(obj, (res.solver.best_objective_bound + slack) / unit)

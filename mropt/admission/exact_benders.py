@@ -19,15 +19,21 @@ at N = 30; the two halves of the problem are easy apart, hard together. So:
   ``sum_{j in C} x_j <= |C| - 1`` is added; the down-closed family of feasible sets
   makes it valid, and minimality makes it cut off every superset of C at once.
 
-Every master optimum is an upper bound (the master is a relaxation; each master hands
-back a bound that already covers its own rounding), so the best bound is the smallest
-seen. A warm start (the better of AMB and edf-greedy) gives the first incumbent;
+Bounds. The search starts from the best of the cheap bounds it could report without
+searching: the sum of the candidates' benefits, and the master's LP relaxation (the
+value of ``bound-lp``, solved by HiGHS on the master just built, before the warm start;
+it costs 0.01 s at N = 30 and 0.15 s at N = 200, see :data:`LP_SHARE`). Every master
+optimum is an upper bound too (the master is a relaxation; each master hands back a
+bound that already covers its own rounding), and a master stopped by the time limit
+hands back its proven bound when it has one, so the best bound is the smallest seen: a
+time-limited run never reports a bound weaker than ``bound-lp``. A warm start (the
+better of edf-greedy and the beam variant amb-beam16) gives the first incumbent;
 infeasible master sets are repaired (drop the least-benefit job of each core) to
 improve it. The search stops, with status ``optimal``, once the bound is within
 :data:`~mropt.model.tolerance.OBJECTIVE_RTOL` (relative) of the incumbent: no absolute
 tolerance, so tiny or huge benefits are treated alike (docs/tolerances.md). On time out
-the best valid order and the smallest proven bound are returned with status
-``time_limit``.
+the best valid order and the smallest proven bound (never below its objective) are
+returned with status ``time_limit``; ``details["bound_from"]`` says which bound it is.
 """
 
 from __future__ import annotations
@@ -38,9 +44,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from mropt.admission.amb import amb_static
+from mropt.admission.amb import BEAM_VARIANT, DEFAULT_BEAM, amb_static
 from mropt.admission.baselines import edf_greedy_order
-from mropt.admission.exact_master import MasterData, build_master
+from mropt.admission.exact_master import MasterData, build_master, master_value
 from mropt.admission.exact_oracle import OracleTimeout, SubsetOracle
 from mropt.admission.objective import solution_from_order
 from mropt.model.admission import AdmissionInstance
@@ -59,12 +65,19 @@ class MasterResult:
     message: str = ""
 
 
+#: The LP relaxation bound at the start may run for the time left, or this share of the
+#: time limit, or :data:`LP_MIN_SECONDS`, whichever is longest (it is solved even when the
+#: time is already up: without it a stopped run would report the sum of the benefits).
+LP_SHARE = 0.25
+LP_MIN_SECONDS = 1.0
+
 MasterSolver = Callable[[MasterData, list[list[int]], "float | None", list[int]], MasterResult]
 
 
 def warm_start_orders(instance: AdmissionInstance) -> dict[str, list[int]]:
-    """Heuristic orders to start from: edf-greedy and AMB (Algorithm 1, default beam)."""
-    return {"edf-greedy": edf_greedy_order(instance), "amb": [int(j) for j in amb_static(instance).order]}
+    """Heuristic orders to start from: edf-greedy and the beam variant amb-beam16 (bounded work, no time limit)."""
+    return {"edf-greedy": edf_greedy_order(instance),
+            BEAM_VARIANT: [int(j) for j in amb_static(instance, beam=DEFAULT_BEAM).order]}
 
 
 def benders(
@@ -83,13 +96,9 @@ def benders(
     def value(order: list[int]) -> float:
         return float(sum(benefits[j] for j in order))
 
-    best_order: list[int] = []
-    best_source = "empty"
-    for name, order in warm_start_orders(instance).items():
-        if oracle.valid(order) and value(order) > value(best_order):
-            best_order, best_source = list(order), name
     data = build_master(oracle)
     bound = float(sum(benefits[j] for j in data.candidates))
+    bound_from = "sum of the candidates' benefits"
     cuts: list[list[int]] = []
     iterations = 0
     message = ""
@@ -97,6 +106,24 @@ def benders(
 
     def time_left() -> float | None:
         return None if deadline is None else deadline - time.perf_counter()
+
+    def tighten(new: float | None, source: str) -> None:
+        nonlocal bound, bound_from
+        if new is not None and new < bound:
+            bound, bound_from = new, source
+
+    lp_bound = None
+    if data.candidates and bound > 0:  # before the warm start: the bound is part of every answer
+        left = time_left()
+        lp_limit = None if left is None else max(left, LP_SHARE * time_limit, LP_MIN_SECONDS)
+        lp_bound, _, _ = master_value(data, relax=True, time_limit=lp_limit)  # None unless solved to optimality
+        tighten(lp_bound, "LP relaxation of the master (bound-lp)")
+
+    best_order: list[int] = []
+    best_source = "empty"
+    for name, order in warm_start_orders(instance).items():
+        if oracle.valid(order) and value(order) > value(best_order):
+            best_order, best_source = list(order), name
 
     try:
         while not within(value(best_order), bound):
@@ -106,8 +133,7 @@ def benders(
                 break
             iterations += 1
             res = master(data, cuts, left, best_order)
-            if res.bound is not None:
-                bound = min(bound, res.bound)
+            tighten(res.bound, "master" if res.optimal else "master stopped early (its proven bound)")
             if res.message:
                 message = res.message
             if within(value(best_order), bound):
@@ -134,8 +160,8 @@ def benders(
     except OracleTimeout:
         timed_out = True
     status = "optimal" if within(value(best_order), bound) else "time_limit"
-    if status == "optimal":
-        bound = value(best_order)
+    # an optimum's bound is its value; otherwise the bound is never below the plan (float noise of a solver)
+    bound = value(best_order) if status == "optimal" else max(bound, value(best_order))
     details = {
         "formulation": "logic-based Benders: set master + SEQ order oracle with no-good cuts",
         "iterations": iterations,
@@ -146,6 +172,8 @@ def benders(
         "pair_conflicts": len(data.conflicts),
         "incumbent_from": best_source,
         "stopped_early": timed_out,
+        "bound_from": bound_from,
+        "lp_bound": lp_bound,
     }
     if message:
         details["master_message"] = message

@@ -23,13 +23,21 @@ rows are kept in the instance's units; :meth:`MasterData.scaled_rows` and
 :attr:`MasterData.benefit_unit` give every solver the same well-conditioned numbers in
 any unit of time or benefit (each row and the objective divided by a power of two,
 which is exact).
+
+:func:`build_pulp_model` writes the master as a PuLP problem (the MILP masters of
+:mod:`mropt.admission.milp`); :func:`master_value` solves it, or its LP relaxation, with
+HiGHS: the value ``bound-lp`` and ``bound-energy`` report, and where the Benders bound
+starts (:mod:`mropt.admission.exact_benders`).
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+import pulp
+
 from mropt.admission.exact_oracle import SubsetOracle, pair_conflicts
+from mropt.backends.pulp import solve_pulp
 from mropt.model.tolerance import pow2_scale
 
 
@@ -92,3 +100,40 @@ def build_master(oracle: SubsetOracle, *, conflicts: bool = True) -> MasterData:
     if conflicts:
         data.conflicts = pair_conflicts(oracle, candidates)
     return data
+
+
+def build_pulp_model(data: MasterData, cuts: list[list[int]], *, relax: bool = False) -> tuple[pulp.LpProblem, dict]:
+    """The master as a PuLP problem (LP if ``relax``), with no-good ``cuts``.
+
+    Normalised (exactly, by powers of two): the objective is in units of
+    ``1 / data.benefit_unit`` (divide its value by the unit), rows as
+    :meth:`MasterData.scaled_rows`.
+    """
+    prob = pulp.LpProblem("seq_admission_master", pulp.LpMaximize)
+    cat = pulp.LpContinuous if relax else pulp.LpBinary
+    x = {j: prob.add_variable(f"x_{j}", lowBound=0, upBound=1, cat=cat) for j in data.candidates}
+    unit = data.benefit_unit
+    prob += pulp.lpSum(data.benefits[j] * unit * x[j] for j in data.candidates)
+    for k, (coefs, rhs) in enumerate(data.scaled_rows()):
+        prob += pulp.lpSum(c * x[j] for j, c in coefs.items() if j in x) <= rhs, f"energy_{k}"
+    for k, (i, j) in enumerate(data.conflicts):
+        prob += x[i] + x[j] <= 1, f"pair_{k}"
+    for k, cut in enumerate(cuts):
+        prob += pulp.lpSum(x[j] for j in cut) <= len(cut) - 1, f"cut_{k}"
+    return prob, x
+
+
+def master_value(data: MasterData, *, relax: bool, time_limit: float | None,
+                 threads: int = 1) -> tuple[float | None, bool, str]:
+    """HiGHS on the master without cuts (its LP relaxation if ``relax``): (proven bound, optimal, message).
+
+    The bound is in the instance's benefit unit, None when HiGHS proved none. With no
+    candidates the value is 0.
+    """
+    if not data.candidates:
+        return 0.0, True, ""
+    prob, _ = build_pulp_model(data, [], relax=relax)
+    _, optimal, bound, message = solve_pulp(prob, "highs", time_limit=time_limit, threads=threads, mip=not relax)
+    if bound is not None:
+        bound = float(bound) / data.benefit_unit  # the model is normalised
+    return bound, optimal, message

@@ -224,6 +224,15 @@ class SubsetOracle:
             self._feasible[mask] = order
         return order
 
+    def decide(self, jobs: Iterable[int], deadline: float | None = None) -> list[int] | None:
+        """:meth:`check` without the cache, for callers whose sets do not repeat.
+
+        AMB's Algorithm 1 (:func:`mropt.admission.amb.amb_oracle`) asks about the accepted
+        set plus one new job each time; the cache would only be scanned (its look-up is
+        linear in its size) and never hit. Raises :class:`OracleTimeout` like :meth:`check`.
+        """
+        return self._decide(sorted(set(int(j) for j in jobs)), deadline)
+
     def minimal_infeasible(self, jobs: Sequence[int], deadline: float | None = None) -> list[int]:
         """Shrink an infeasible set to a minimal infeasible subset (greedy deletion).
 

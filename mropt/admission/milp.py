@@ -13,37 +13,14 @@ found), never as a traceback.
 
 from __future__ import annotations
 
-import pulp
-
 from mropt.admission.exact_benders import MasterResult, benders
-from mropt.admission.exact_master import MasterData
+from mropt.admission.exact_master import MasterData, build_pulp_model
 from mropt.backends.pulp import solve_pulp, solver_record
 from mropt.model.admission import AdmissionInstance
 from mropt.model.solution import Solution
 from mropt.registry import THREADS, register
 
 _PARAMS = {"threads": THREADS}
-
-
-def build_pulp_model(data: MasterData, cuts: list[list[int]], *, relax: bool = False) -> tuple[pulp.LpProblem, dict]:
-    """The master of :mod:`mropt.admission.exact_master` as a PuLP problem (LP if ``relax``).
-
-    Normalised (exactly, by powers of two): the objective is in units of
-    ``1 / data.benefit_unit`` (divide its value by the unit), rows as
-    :meth:`MasterData.scaled_rows`.
-    """
-    prob = pulp.LpProblem("seq_admission_master", pulp.LpMaximize)
-    cat = pulp.LpContinuous if relax else pulp.LpBinary
-    x = {j: prob.add_variable(f"x_{j}", lowBound=0, upBound=1, cat=cat) for j in data.candidates}
-    unit = data.benefit_unit
-    prob += pulp.lpSum(data.benefits[j] * unit * x[j] for j in data.candidates)
-    for k, (coefs, rhs) in enumerate(data.scaled_rows()):
-        prob += pulp.lpSum(c * x[j] for j, c in coefs.items() if j in x) <= rhs, f"energy_{k}"
-    for k, (i, j) in enumerate(data.conflicts):
-        prob += x[i] + x[j] <= 1, f"pair_{k}"
-    for k, cut in enumerate(cuts):
-        prob += pulp.lpSum(x[j] for j in cut) <= len(cut) - 1, f"cut_{k}"
-    return prob, x
 
 
 def _master(backend: str, threads: int):  # noqa: ANN202

@@ -12,16 +12,19 @@ S valid, else rejected. Choices (the paper leaves them open):
   jobs (in Example 3 the position is unique anyway);
 * ``amb-online`` feeds an instance's jobs in ``submit_time`` order; jobs with equal
   submit times form one batch scored together; the first batch is planned by the
-  static part (Algorithm 1, :func:`mropt.admission.amb.amb_static`) at its submit time.
+  static part (Algorithm 1 as ``amb`` runs it, :func:`mropt.admission.amb.run_amb`:
+  every valid order by default, ``beam=K`` for a beam variant) at its submit time,
+  within ``time_limit`` (status ``time_limit`` when the static part stopped).
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
 
-from mropt.admission.amb import DEFAULT_BEAM, amb_static
+from mropt.admission.amb import BEAM_VARIANT, amb_details, run_amb
 from mropt.admission.insertion import InsertionOracle
 from mropt.admission.objective import solution_from_order
 from mropt.admission.scoring import score_order
@@ -73,33 +76,47 @@ def amb_insert(
     return order, accepted, rejected
 
 
-def amb_online_order(instance: AdmissionInstance, *, beam: int = DEFAULT_BEAM) -> tuple[np.ndarray, dict]:
-    """Feed the jobs by submit time (batches of equal times); first batch static, then :func:`amb_insert`."""
+#: what ``amb-online`` reports of its static part: how it kept phi, and where it stopped if it did
+_STATIC_KEYS = ("search", "beam_cut", "stopped", "stopped_at", "candidates_decided", "completed_greedily",
+                "completion_untested")
+
+
+def amb_online_order(
+    instance: AdmissionInstance, *, beam: int = 0, search: str = "oracle", time_limit: float | None = None
+) -> tuple[np.ndarray, dict, str]:
+    """Feed the jobs by submit time (batches of equal times); first batch static, then :func:`amb_insert`.
+
+    Returns the order, ``details`` and the status (``time_limit`` when the static part stopped).
+    """
     submit = instance.submit_times
     times = np.unique(submit)
     order = np.empty(0, dtype=np.intp)
     batches: list[dict] = []
+    status, static = "feasible", dict[str, Any]()
     for k, t in enumerate(times):
         batch = np.flatnonzero(submit == t)
         if k == 0:
-            res = amb_static(instance, batch, beam=beam)
-            order, acc, rej = res.order, res.accepted, res.rejected
+            res = run_amb(instance, batch, beam=beam, search=search, time_limit=time_limit)
+            status, static = amb_details(instance, res, beam=beam, search=search, time_limit=time_limit)
+            order, acc, rej = res.order, res.accepted + res.completed, res.rejected
         else:
             order, acc, rej = amb_insert(instance, order, float(t), batch)
         batches.append({"time": float(t), "jobs": len(batch), "accepted": len(acc), "rejected": len(rej)})
-    return order, {"batches": len(batches), "beam": beam, "first_batch_jobs": batches[0]["jobs"]}
+    details = {"batches": len(batches), "beam": beam, "first_batch_jobs": batches[0]["jobs"]}
+    details.update({key: static[key] for key in _STATIC_KEYS if key in static})
+    return order, details, status
 
 
 @register(
     "amb-online",
     kind="admission",
     summary="AMB dynamic part: jobs arrive by submit time, scored per batch and inserted where Theorems 3-4 allow",
-    params={"beam": Param(int, DEFAULT_BEAM, "max valid orders kept by the static part for the first batch "
-                                             "(0 = unlimited)", minimum=0)},
+    params={"beam": Param(int, 0, "valid orders kept by the static part for the first batch (0, the default: "
+                                  f"all, Algorithm 1 exactly; K > 0: a beam variant, as {BEAM_VARIANT})", minimum=0)},
 )
 def amb_online(
-    instance: AdmissionInstance, *, time_limit: float | None = None, seed: int = 0, beam: int = DEFAULT_BEAM
+    instance: AdmissionInstance, *, time_limit: float | None = None, seed: int = 0, beam: int = 0
 ) -> Solution:
     """Registered method ``amb-online`` (AMB sec. 4.2, dynamic part; see the module docstring)."""
-    order, details = amb_online_order(instance, beam=int(beam))
-    return solution_from_order(instance, order, details=details)
+    order, details, status = amb_online_order(instance, beam=int(beam), time_limit=time_limit)
+    return solution_from_order(instance, order, status=status, details=details)

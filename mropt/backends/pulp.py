@@ -10,6 +10,10 @@
 * :func:`solve_pulp` maps the outcome to (has a solution, proven optimal, proven bound,
   message) and never raises for a solver failure; the bound is read in the problem's
   own sense (:func:`highs_mip_bound`: PuLP hands HiGHS a maximisation negated);
+* HiGHS's global thread pool keeps the thread count of the first solve of the process,
+  and HiGHS refuses (model status "Not Set", a dual bound of 0) every later solve that
+  asks for another count: :func:`solve_pulp` restarts the pool when the count changes,
+  and trusts HiGHS's bound only under a status that proves one;
 * :func:`solver_record` names the solver the same way for every method.
 """
 
@@ -28,6 +32,29 @@ from pulp.apis import coin_api
 
 #: PuLP back ends by name
 BACKENDS = ("cbc", "highs")
+
+#: HiGHS model statuses under which its dual bound is proven (a failed solve reports 0)
+HIGHS_BOUND_STATUSES = ("kOptimal", "kTimeLimit", "kIterationLimit", "kSolutionLimit", "kInterrupt")
+
+#: threads of HiGHS's global scheduler in this process (None: not started by mropt yet)
+_highs_threads: int | None = None
+
+
+def highs_threads(threads: int) -> None:
+    """Make HiGHS's process-wide thread pool run ``threads`` threads (restarting it if it runs another count).
+
+    HiGHS starts the pool once, with the first solve's ``threads``, and a later solve
+    asking for another count fails with model status "Not Set" (HiGHS 1.12): a method
+    run with ``--threads 2`` after one with 1 thread in the same process (a harness
+    worker, a Benders run whose LP bound used 1 thread) would have had no answer, and
+    its bound of 0 read as a proof.
+    """
+    global _highs_threads
+    if _highs_threads is not None and _highs_threads != threads:
+        import highspy
+
+        highspy.Highs.resetGlobalScheduler(True)
+    _highs_threads = threads
 
 
 def cbc_path() -> str:
@@ -109,6 +136,7 @@ def solve_pulp(prob: pulp.LpProblem, backend: str, *, time_limit: float | None, 
         if backend == "cbc":
             prob.solve(cbc_solver(time_limit=limit, threads=threads))
         else:
+            highs_threads(threads)
             with native_stdout_silenced():
                 prob.solve(highs_solver(time_limit=limit, threads=threads, mip=mip))
     except Exception as exc:  # noqa: BLE001 - a solver failure, reported, not raised
@@ -121,7 +149,7 @@ def solve_pulp(prob: pulp.LpProblem, backend: str, *, time_limit: float | None, 
         model = prob.solverModel
         info = model.getInfo()
         has_solution = has_solution and info.primal_solution_status == 2  # kSolutionStatusFeasible
-        if mip:
+        if mip and model.getModelStatus().name in HIGHS_BOUND_STATUSES:
             bound = highs_mip_bound(prob)
         if not optimal:
             message = f"HiGHS: {model.modelStatusToString(model.getModelStatus())}"

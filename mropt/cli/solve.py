@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from typing import Any
 
 from mropt.cli.common import parse_param, write_text
 from mropt.harness.profiles import load_profile
@@ -79,15 +80,24 @@ def run_solve(args: argparse.Namespace) -> int:
     if args.json:
         sys.stdout.write(text)
     else:
-        s = solution
-        rows = [["method", s.method], ["status", s.status], ["objective", s.objective], ["bound", s.bound]]
-        rows += [list(row) for row in s.typed_decision.text_rows(instance)]
-        rows.append(["wall time (s)", round(s.wall_time, 4)])
-        rows.append(["solver", f"{s.solver.get('name', '?')} {s.solver.get('version', '')}".strip()])
-        if s.status == "error":
-            rows.append(["error", s.details.get("error")])
-        print(render(["field", "value"], rows))
+        print(solution_text(solution, instance))
     return 1 if solution.status == "error" else 0
+
+
+def solution_text(s: Solution, instance: Any) -> str:
+    """``mropt solve``'s text output: one table of the solution, every field whole, floats to 6 digits.
+
+    Only the instance's kind's decision fields are shown (an ``error`` on a fairness
+    instance has no admission rows).
+    """
+    rows = [["method", s.method], ["status", s.status], ["objective", s.objective], ["bound", s.bound]]
+    if s.typed_decision.kind == instance.kind:
+        rows += [list(row) for row in s.typed_decision.text_rows(instance)]
+    rows.append(["wall time (s)", round(s.wall_time, 4)])
+    rows.append(["solver", f"{s.solver.get('name', '?')} {s.solver.get('version', '')}".strip()])
+    if s.status == "error":
+        rows.append(["error", s.details.get("error")])
+    return render(["field", "value"], rows)
 
 
 def run_verify(args: argparse.Namespace) -> int:

@@ -30,6 +30,52 @@ def _frozen(value: Any) -> Any:
     return MappingProxyType(dict(value)) if isinstance(value, Mapping) else value
 
 
+def text_scalar(value: Any) -> str:
+    """One value of ``mropt solve``'s text output: floats with 6 significant digits, None as '-'."""
+    if value is None:
+        return "-"
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    if isinstance(value, float):
+        return f"{value:.6g}"
+    return str(value)
+
+
+def _is_scalar(value: Any) -> bool:
+    return not isinstance(value, (Mapping, list, tuple))
+
+
+def text_lines(value: Any, indent: int = 0) -> list[str]:
+    """A JSON-like value as text lines, whole (never cut).
+
+    A mapping gives one ``key: value`` line per entry. A nested mapping of scalars is
+    one line of ``name=value`` pairs (``u1: n1=2 n3=1``), a deeper one its own lines
+    indented by two under ``key:``. A list of scalars is one line, space-separated
+    (empty: '-'); other lists are written as JSON; numbers as :func:`text_scalar`.
+    """
+    pad = " " * indent
+    if isinstance(value, Mapping):
+        if not value:
+            return [pad + "-"]
+        lines = []
+        for key, item in value.items():
+            if isinstance(item, Mapping) and item and all(_is_scalar(v) for v in item.values()):
+                lines.append(f"{pad}{key}: " + " ".join(f"{k}={text_scalar(v)}" for k, v in item.items()))
+            elif isinstance(item, Mapping) and item:
+                lines.append(f"{pad}{key}:")
+                lines += text_lines(item, indent + 2)
+            else:
+                lines.append(f"{pad}{key}: {text_lines(item)[0]}")
+        return lines
+    if isinstance(value, (list, tuple)):
+        if not value:
+            return [pad + "-"]
+        if all(_is_scalar(v) for v in value):
+            return [pad + " ".join(text_scalar(v) for v in value)]
+        return [pad + json.dumps(_plain(value))]
+    return [pad + text_scalar(value)]
+
+
 def _plain(value: Any) -> Any:
     """JSON-ready copies of (possibly read-only) mappings and tuples."""
     if isinstance(value, Mapping):
@@ -84,11 +130,15 @@ class Decision(Mapping[str, Any]):
         return len(self.json_fields())
 
     def text_rows(self, instance: Any) -> list[tuple[str, Any]]:
-        """(field, text) rows of ``mropt solve``'s text output: each field as JSON, cut at 100 characters."""
-        rows = []
+        """(field, text) rows of ``mropt solve``'s text output: every field whole (:func:`text_lines`).
+
+        A field of several lines continues on rows with an empty field name.
+        """
+        rows: list[tuple[str, Any]] = []
         for key, value in self.json_fields().items():
-            text = json.dumps(value)
-            rows.append((key, text if len(text) <= 100 else text[:97] + "..."))
+            lines = text_lines(value)
+            rows.append((key, lines[0]))
+            rows += [("", line) for line in lines[1:]]
         return rows
 
 

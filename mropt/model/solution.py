@@ -10,6 +10,11 @@ orders, ...).
 The JSON form is a contract: the solution's own fields first (``accepted`` and
 ``sequence`` are admission's decision, written empty for other kinds), then the
 decision's fields at the top level (e.g. ``allocation``).
+
+``instance_hash`` is the SHA-256 content hash of the instance the solution was computed
+for (``instance.content_hash()``; :func:`mropt.registry.solve` records it), so checking a
+solution against another instance is caught (:meth:`Solution.instance_mismatch`; ``mropt
+verify`` exits 1). Files written before it existed have none, and are checked as before.
 """
 
 from __future__ import annotations
@@ -26,7 +31,8 @@ from mropt.model.fields import read_number, read_str, require_mapping
 
 #: Status values (DESIGN.md). ``bound`` marks a bound-only result, such as Ideal (AMB eq. 4).
 STATUSES = ("optimal", "feasible", "infeasible", "time_limit", "error", "bound")
-_FIELDS = ("method", "status", "objective", "bound", "accepted", "sequence", "wall_time", "solver", "seed", "params", "details")
+_FIELDS = ("method", "status", "objective", "bound", "accepted", "sequence", "wall_time", "solver", "seed",
+           "instance_hash", "params", "details")
 
 
 @dataclass(frozen=True)
@@ -51,6 +57,7 @@ class Solution:
     params: Mapping[str, Any] = field(default_factory=dict)
     details: Mapping[str, Any] = field(default_factory=dict)
     decision: Mapping[str, Any] = field(default_factory=dict)  # a Decision once constructed
+    instance_hash: str | None = None  # content hash of the instance solved (None: not recorded)
 
     def __post_init__(self) -> None:
         if self.status not in STATUSES:
@@ -80,6 +87,15 @@ class Solution:
         assert isinstance(self.decision, Decision)
         return self.decision
 
+    def instance_mismatch(self, instance: Any) -> str | None:
+        """One line when this solution records the hash of another instance than ``instance``, else None."""
+        if self.instance_hash is None:
+            return None
+        own = instance.content_hash()
+        if self.instance_hash == own:
+            return None
+        return f"solution is for another instance (hash {self.instance_hash[:12]}..., this instance {own[:12]}...)"
+
     def summary(self) -> dict[str, float]:
         """The decision's numbers (for the harness's ``metrics`` column)."""
         return self.typed_decision.summary()
@@ -98,6 +114,7 @@ class Solution:
             "wall_time": round(self.wall_time, 6),
             "solver": dict(self.solver),
             "seed": self.seed,
+            "instance_hash": self.instance_hash,
             "params": dict(self.params),
             "details": dict(self.details),
         }
@@ -132,6 +149,10 @@ class Solution:
             return tuple(value)
 
         solver = data.get("solver") or {}
+        instance_hash = data.get("instance_hash")
+        if instance_hash is not None and not isinstance(instance_hash, str):
+            raise InputError(f"{where}: field 'instance_hash' must be a string (a SHA-256 in hex), "
+                             f"got {instance_hash!r:.60}")
         accepted = id_list("accepted", required=True) or ()
         sequence = id_list("sequence", required=False)
         decision = decision_from_json({k: v for k, v in data.items() if k not in _FIELDS}, accepted=accepted,
@@ -149,6 +170,7 @@ class Solution:
             params=require_mapping(data.get("params") or {}, "solution field 'params'"),
             details=require_mapping(data.get("details") or {}, "solution field 'details'"),
             decision=decision,
+            instance_hash=instance_hash,
         )
 
 

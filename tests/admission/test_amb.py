@@ -1,11 +1,14 @@
-"""AMB static part (Algorithm 1, AMB sec. 4.2): Table 1 / Example 2, properties, beam."""
+"""AMB static part (Algorithm 1, AMB sec. 4.2): Table 1 / Example 2, properties, beam, time limit."""
 
 import itertools
+import time
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from mropt.admission.amb import amb_static
+from mropt.admission.amb import BEAM_VARIANT, amb_oracle, amb_static
+from mropt.admission.exact_oracle import SubsetOracle
 from mropt.admission.scoring import score_order
 from mropt.admission.seq import evaluate
 from mropt.admission.verify import verify
@@ -28,7 +31,10 @@ def test_table1_amb_accepts_j2_j3_j4_j6():
     assert sol.objective == 1470
     assert list(sol.sequence) == ["j4", "j6", "j2", "j3"]  # the errata's valid order
     assert verify(inst, sol).ok
-    assert sol.details["beam_cut"] is False and sol.details["max_orders"] >= 1
+    assert sol.details["beam_cut"] is False and sol.details["beam"] == 0 and sol.details["search"] == "oracle"
+    listed = solve(inst, "amb", search="enumerate")
+    assert (listed.status, listed.objective, listed.sequence) == ("feasible", 1470, sol.sequence)
+    assert listed.details["max_orders"] >= 1
 
 
 def test_example2_steps():
@@ -79,6 +85,17 @@ def test_unlimited_beam_equals_naive_algorithm1(inst):
 
 
 @settings(max_examples=60, deadline=None)
+@given(instances)
+def test_implicit_phi_accepts_what_the_listing_accepts(inst):
+    """phi is every valid order of A (module docstring), so the oracle's greedy is Algorithm 1."""
+    listed = amb_static(inst, beam=0)
+    implicit = amb_oracle(inst)
+    assert implicit.accepted == listed.accepted and implicit.rejected == listed.rejected
+    assert tuple(int(i) for i in implicit.order) in {tuple(int(i) for i in o) for o in listed.orders}
+    assert solve(inst, "amb").objective == solve(inst, "amb", search="enumerate").objective
+
+
+@settings(max_examples=60, deadline=None)
 @given(instances, st.sampled_from([0, 1, 2, 16]))
 def test_amb_solutions_verify(inst, beam):
     sol = solve(inst, "amb", beam=beam)
@@ -114,14 +131,47 @@ def test_submit_times_are_release_times():
 def test_beam_parameter_is_declared():
     from mropt.registry import get_method
 
-    assert "beam" in get_method("amb").params
+    assert get_method("amb").params["beam"].default == 0  # the paper's Algorithm 1
+    assert get_method(BEAM_VARIANT).params["beam"].default == 16
+    assert BEAM_VARIANT == "amb-beam16"
 
 
-def test_orders_are_permutations_of_accepted():
-    inst = generate_admission(5, jobs=20)
-    res = amb_static(inst, beam=4)
-    for o in res.orders:
-        assert sorted(o.tolist()) == sorted(res.accepted)
-    assert not set(res.accepted) & set(res.rejected)
-    assert len(res.accepted) + len(res.rejected) == inst.n
-    assert list(itertools.chain(res.accepted)) == [i for i in score_order(inst) if i in set(res.accepted)]
+def test_beam_loses_an_easy_optimum():
+    """Issue 13: 8 jobs where the beam of 16 orders cuts the orders that admit later jobs.
+
+    Algorithm 1 (every valid order) and EDF find the optimum 3288; beam 16 accepts 2712.
+    """
+    inst = generate_admission(16, jobs=8, deadline=400)
+    oracle = SubsetOracle(inst)
+    optimum = max(float(inst.benefits[list(s)].sum()) for k in range(inst.n + 1)
+                  for s in itertools.combinations(range(inst.n), k) if oracle.check(list(s)) is not None)
+    assert optimum == 3288
+    for kwargs in ({}, {"search": "enumerate"}, {"beam": 0}):
+        sol = solve(inst, "amb", **kwargs)
+        assert (sol.status, sol.objective) == ("feasible", optimum) and verify(inst, sol).ok, kwargs
+    assert solve(inst, "edf-greedy").objective == optimum
+    beam = solve(inst, BEAM_VARIANT)
+    assert beam.objective == 2712 and beam.details["beam_cut"] is True and verify(inst, beam).ok
+    assert solve(inst, "amb", beam=16).objective == 2712  # the same variant, under the plain name
+
+
+def test_time_limit_stops_the_listing_with_a_valid_plan():
+    """`amb --param search=enumerate --time-limit 1` once ran past 45 s (phi grows like |A|!)."""
+    inst = generate_admission(1, jobs=30)
+    sol = solve(inst, "amb", search="enumerate", time_limit=1)
+    assert sol.wall_time < 2.0
+    assert sol.status == "time_limit" and verify(inst, sol).ok and sol.objective > 0
+    d = sol.details
+    assert d["stopped_at"] in inst.ids and "time limit of 1 s" in d["stopped"] and 0 < d["candidates_decided"] < 30
+    assert d["completed_greedily"] > 0  # the rest went in where they fit
+
+
+@pytest.mark.slow
+def test_time_limit_on_a_large_instance():
+    """N = 60,000: Algorithm 1 needs 3-5 s here; with 1 s it stops, saying where, with a valid plan."""
+    inst = generate_admission(0, jobs=60000)
+    start = time.perf_counter()
+    sol = solve(inst, "amb", time_limit=1)
+    assert sol.wall_time < 2.0 and time.perf_counter() - start < 3.0  # the method; the call with its bookkeeping
+    assert sol.status == "time_limit" and sol.details["stopped_at"] in inst.ids
+    assert sol.bound is None and sol.objective > 0 and verify(inst, sol).ok

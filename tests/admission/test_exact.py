@@ -12,6 +12,7 @@ from mropt.admission.exact_oracle import SubsetOracle
 from mropt.admission.verify import verify
 from mropt.instances.admission_gen import generate_admission
 from mropt.model import AdmissionInstance, Cluster, Job
+from mropt.model.tolerance import OBJECTIVE_RTOL
 from mropt.registry import solve
 
 from brute_force import brute_force, valid_order
@@ -199,6 +200,45 @@ def test_highs_bound_is_in_the_problems_own_sense() -> None:
     assert highs_mip_bound(prob) == pytest.approx(9.0)
 
 
+def _knapsack(mip: bool = True):  # noqa: ANN202
+    import pulp
+
+    prob = pulp.LpProblem("knapsack", pulp.LpMaximize)
+    cat = pulp.LpBinary if mip else pulp.LpContinuous
+    x = [prob.add_variable(f"x{k}", lowBound=0, upBound=1, cat=cat) for k in range(4)]
+    prob += 5 * x[0] + 4 * x[1] + 3 * x[2] + 2 * x[3]
+    prob += 4 * x[0] + 3 * x[1] + 2 * x[2] + 1 * x[3] <= 6
+    return prob
+
+
+def test_highs_thread_count_can_change_within_a_process() -> None:
+    """Issue 13: HiGHS's thread pool keeps its first thread count; a solve asking for another one
+    came back "Not Set" with a dual bound of 0, and `milp-highs --threads 2` after the LP bound
+    (1 thread) "proved" the warm start optimal (9975 on paper.json, whose optimum is 10168)."""
+    from mropt.backends.pulp import solve_pulp
+
+    for threads, mip in ((1, False), (2, True), (1, True), (3, False)):
+        has_solution, optimal, bound, message = solve_pulp(_knapsack(mip), "highs", time_limit=10, threads=threads,
+                                                           mip=mip)
+        assert has_solution and optimal and bound == pytest.approx(9.0), (threads, mip, message)
+    inst = generate_admission(1, jobs=30)
+    solve(inst, "bound-lp")
+    sol = solve(inst, "milp-highs", threads=2)
+    assert (sol.status, sol.objective) == ("optimal", solve(inst, "cpsat").objective) and verify(inst, sol).ok
+
+
+def test_a_failed_highs_solve_proves_no_bound(monkeypatch) -> None:  # noqa: ANN001
+    """A HiGHS solve that did not run (status "Not Set") reports dual bound 0: never read as a bound."""
+    from mropt.backends import pulp as backend
+
+    backend.solve_pulp(_knapsack(), "highs", time_limit=10, threads=1)
+    monkeypatch.setattr(backend, "highs_threads", lambda threads: None)  # let HiGHS refuse the new count
+    prob = _knapsack()
+    has_solution, optimal, bound, message = backend.solve_pulp(prob, "highs", time_limit=10, threads=2)
+    assert prob.solverModel.getModelStatus().name == "kNotset"
+    assert (has_solution, optimal, bound) == (False, False, None) and "Not Set" in message
+
+
 @pytest.mark.slow
 def test_time_limited_highs_master_never_claims_a_proof() -> None:
     """A hard instance (seed 2, N = 40: no method proves it in 60 s) stopped after 3 s
@@ -208,3 +248,38 @@ def test_time_limited_highs_master_never_claims_a_proof() -> None:
     assert sol.status == "time_limit", dict(sol.details)
     assert sol.bound > sol.objective
     assert verify(inst, sol).ok
+
+
+def _bound_lp(inst: AdmissionInstance) -> float:
+    return solve(inst, "bound-lp").objective
+
+
+@pytest.mark.parametrize("method", EXACT)
+def test_stopped_run_bound_is_at_least_as_tight_as_bound_lp(method: str) -> None:
+    """Issue 13: a run stopped before any master reported the sum of the benefits as its bound."""
+    inst = generate_admission(3, jobs=60)
+    sol = solve(inst, method, time_limit=0.01)
+    lp = _bound_lp(inst)
+    assert sol.status == "time_limit" and verify(inst, sol).ok
+    assert sol.objective <= sol.bound <= lp * (1 + OBJECTIVE_RTOL), (sol.objective, sol.bound, lp)
+    assert sol.details["bound_from"] == "LP relaxation of the master (bound-lp)"
+    assert sol.details["lp_bound"] == pytest.approx(lp, rel=OBJECTIVE_RTOL)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("method", EXACT)
+def test_time_limited_200_jobs_bound(method: str) -> None:
+    """Issue 13: 200 jobs, 0.6 s: the bound was 101518 (every benefit) for a plan of 15374; bound-lp is 16791."""
+    inst = generate_admission(0, jobs=200)
+    sol = solve(inst, method, time_limit=0.6)
+    lp = _bound_lp(inst)
+    assert sol.status == "time_limit" and verify(inst, sol).ok
+    assert sol.objective <= sol.bound <= lp * (1 + OBJECTIVE_RTOL), (sol.objective, sol.bound, lp)
+
+
+def test_optimal_runs_keep_bound_equal_to_objective() -> None:
+    inst = generate_admission(1, jobs=30)
+    for method in EXACT:
+        sol = solve(inst, method)
+        assert sol.status == "optimal" and sol.bound == sol.objective, method
+        assert sol.details["lp_bound"] >= sol.objective * (1 - OBJECTIVE_RTOL)
