@@ -24,7 +24,8 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:
                    help="parallel runs: worker processes (local) or LocalCluster workers (dask) (default: CPU count)")
     p.add_argument("--scheduler", metavar="ADDRESS", help="Dask scheduler address (tcp://host:8786); implies --executor dask")
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
-    p.add_argument("--check", action="store_true", help="check the file and count the runs, run nothing")
+    p.add_argument("--check", action="store_true",
+                   help="check the file and count the runs, run nothing (not even the file's 'imports')")
     p.set_defaults(handler=run_gap)
 
     p = sub.add_parser("results", help="print every row of a result folder")
@@ -53,14 +54,18 @@ def run_gap(args: argparse.Namespace) -> int:
     from mropt.harness.report import gap_table
     from mropt.harness.runner import results_frame, run_study
 
-    exp = load_experiment(args.experiment)
+    exp = load_experiment(args.experiment, run_imports=not args.check)  # --check runs no code of the file's
     workers = _workers(args.workers)
     executor = "dask" if args.scheduler else args.executor
     out = Path(args.out) if args.out else exp.results_folder()
     if args.check:
         entries = exp.instances()
         runs = sum(1 for _ in exp.runs(entries))
-        print(f"{args.experiment}: ok: {len(entries)} instances, {len(exp.methods)} methods, {runs} runs")
+        note = ""
+        if exp.imports:
+            note = f" ('imports' not run: {', '.join(exp.imports)}"
+            note += f"; methods not checked: {', '.join(exp.unchecked)})" if exp.unchecked else ")"
+        print(f"{args.experiment}: ok: {len(entries)} instances, {len(exp.methods)} methods, {runs} runs{note}")
         return 0
     summary = run_study(exp, out, executor=executor, workers=workers, scheduler=args.scheduler,
                         progress=not args.no_progress)

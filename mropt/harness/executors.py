@@ -10,6 +10,13 @@
 
 A task is a dict: what :func:`mropt.harness.worker.execute` reads, plus ``deadline``
 (seconds before the kill: the run's time limit plus the experiment's ``kill_grace``).
+
+A failure of the harness itself -- a worker process that cannot start, a lost Dask
+worker -- is not a result of the run (issue 14, item 5): the run is not yielded, so it
+is never stored as finished, and once the other runs are done :meth:`map` raises one
+:class:`~mropt.model.errors.InputError` saying how many runs were left and why
+(running the same command again resumes them). A slot whose worker cannot start
+takes no further runs.
 """
 
 from __future__ import annotations
@@ -19,7 +26,8 @@ import threading
 from collections.abc import Iterator
 from typing import Any
 
-from mropt.harness.worker import WorkerProcess, run_task
+from mropt.harness.worker import WorkerProcess, WorkerStartError, run_task
+from mropt.model.errors import InputError
 
 _DONE = object()
 
@@ -36,6 +44,8 @@ class LocalExecutor:
         results: queue.Queue = queue.Queue()
         stop = threading.Event()
         count = min(self.workers, len(tasks))
+        failures: list[str] = []  # harness failures (list.append is atomic)
+        yielded = 0
 
         def slot() -> None:
             worker = WorkerProcess(tasks[0].get("paths") if tasks else None)
@@ -48,7 +58,9 @@ class LocalExecutor:
                     try:
                         result = worker.run(task, task.get("deadline"))
                     except Exception as exc:  # noqa: BLE001 - the worker would not even start
-                        result = {"status": "error", "error": f"harness: {type(exc).__name__}: {exc}"}
+                        why = str(exc) if isinstance(exc, WorkerStartError) else f"{type(exc).__name__}: {exc}"
+                        failures.append(why)
+                        break  # this slot stops; the run stays to do
                     results.put((index, result))
             finally:
                 self.started += worker.started
@@ -68,11 +80,14 @@ class LocalExecutor:
                 if item is _DONE:
                     running -= 1
                 else:
+                    yielded += 1
                     yield item
         finally:
             stop.set()
             for t in threads:
                 t.join(timeout=30)
+        if failures:
+            raise harness_failure(len(tasks) - yielded, failures[0])
 
 
 class DaskExecutor:
@@ -93,6 +108,7 @@ class DaskExecutor:
             client = Client(cluster)
         try:
             futures = {}
+            failures: list[str] = []
             for index, task in enumerate(tasks):
                 fut = client.submit(run_task, task, pure=False, key=f"mropt-run-{index}-{task['run_digest']}")
                 futures[fut] = index
@@ -101,12 +117,25 @@ class DaskExecutor:
                 try:
                     result = fut.result()
                 except Exception as exc:  # noqa: BLE001 - a Dask worker lost, for instance
-                    result = {"status": "error", "error": f"dask: {type(exc).__name__}: {exc}"}
+                    failures.append(f"dask: {type(exc).__name__}: {exc}")
+                    continue
+                if "harness_failure" in result:
+                    failures.append(result["harness_failure"])
+                    continue
                 yield index, result
         finally:
             client.close()
             if cluster is not None:
                 cluster.close()
+        if failures:
+            raise harness_failure(len(failures), failures[0])
+
+
+def harness_failure(left: int, why: str) -> InputError:
+    """The one-line error of runs left undone by a harness failure (they are not stored)."""
+    why = " ".join(why.split())
+    return InputError(f"harness failure: {left} run(s) not run and not stored ({why}); "
+                      "run the same command again to resume them")
 
 
 def make_executor(kind: str, workers: int = 1, scheduler: str | None = None) -> LocalExecutor | DaskExecutor:
