@@ -12,9 +12,11 @@ import json
 import pytest
 from cli_capture import assert_input_error, assert_promise, run_cli
 
+import mropt
 from mropt.cli.common import parse_param
 from mropt.model import InputError
 from mropt.model.io import instance_from_dict, parse_json
+from mropt.model.solution import Solution
 
 ADMISSION = {
     "kind": "admission", "schema_version": 1, "cluster": {"map_slots": 2, "reduce_slots": 2},
@@ -143,3 +145,47 @@ def test_the_text_output_of_a_valid_file_still_works(tmp_path):
     result = run_cli("solve", _file(tmp_path, json.dumps(ADMISSION)), "--method", "edf-greedy")
     assert_promise(result)
     assert "edf-greedy" in result.out
+
+
+# -- verify never overflows on a hand-made solution (before: OverflowError, ValueError, TypeError)
+def _files(tmp_path, instance: dict, solution: dict):
+    (tmp_path / "i.json").write_text(json.dumps(instance))
+    (tmp_path / "s.json").write_text(json.dumps(solution))
+    return tmp_path / "i.json", tmp_path / "s.json"
+
+
+TINY = {"kind": "fairness", "schema_version": 1, "resources": {"cpu": 1e-100, "mem": 18},
+        "users": [{"id": "A", "demand": {"cpu": 1e100, "mem": 4}, "weight": 1e-100},
+                  {"id": "B", "demand": {"cpu": 3e-100, "mem": 1}}]}
+
+
+@pytest.mark.parametrize("decision", [
+    {"allocation": {"A": 1e300, "B": 0}},  # OverflowError in verify before
+    {"allocation": {"A": 1, "B": 1}, "dominant_shares": {"A": "x", "B": [1]}},  # ValueError, TypeError
+    {"allocation": {"A": 1, "B": 1}, "utilisation": {"cpu": {}, "mem": None}},
+    {"allocation": {"A": 0, "B": 0}, "order": [["A"]]},  # unhashable in Counter
+    {"allocation": {"A": 1, "B": 0}, "placement": {"A": {"n1": "x"}}},
+])
+def test_verify_reports_bad_solutions_without_overflowing(tmp_path, decision):
+    instance = dict(TINY)
+    if "placement" in decision:
+        instance["nodes"] = [{"id": "n1", "capacity": {"cpu": 1e-100, "mem": 18}}]
+    sol = {"method": "drf", "status": "feasible", "objective": 1.0, "accepted": [], **decision}
+    result = run_cli("verify", *_files(tmp_path, instance, sol))
+    assert_promise(result, ok_codes=(1,))
+    assert result.code == 1 and all(line.startswith("mropt verify: ") for line in result.err_lines)
+
+
+def test_a_solution_claiming_infinite_shares_is_one_line(tmp_path):
+    sol = {"method": "drf", "status": "feasible", "objective": 1.0, "accepted": [], "allocation": {"A": 1, "B": 1},
+           "dominant_shares": {"A": 1, "B": 2}}
+    inst, path = _files(tmp_path, TINY, sol)
+    path.write_text(path.read_text().replace('"B": 2', '"B": 1e999'))
+    assert_input_error(run_cli("verify", inst, path), "field 'dominant_shares.B'", "finite number")
+
+
+def test_verify_objective_of_a_huge_weighted_share_is_infinite_not_an_error():
+    inst = instance_from_dict(TINY)
+    sol = Solution(method="drf", status="feasible", objective=1.0, decision={"allocation": {"A": 1e200, "B": 0}})
+    verdict = mropt.verify(inst, sol)
+    assert not verdict.ok and verdict.objective == 0.0

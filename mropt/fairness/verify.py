@@ -42,6 +42,19 @@ def _q(value: Any) -> Fraction:
     return Fraction(repr(float(value)))
 
 
+def _f(value: Fraction) -> float:
+    """A Fraction as a float for messages and verdicts: +-inf beyond the float range, never OverflowError."""
+    try:
+        return float(value)
+    except OverflowError:
+        return math.inf if value > 0 else -math.inf
+
+
+def _number(value: Any) -> bool:
+    """A finite JSON number (not a boolean): what a claimed count, share or utilisation must be."""
+    return isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
+
+
 def _close(a: float, b: float) -> bool:
     return math.isclose(a, b, rel_tol=_RTOL, abs_tol=1e-9)
 
@@ -83,7 +96,7 @@ def verify(instance: FairnessInstance, solution: Solution, *, continuous: bool |
     for r, total in instance.resources.items():
         need = sum(tasks[u] * _q(users[u].demand.get(r, 0)) for u in users)
         if need > _q(total) * (1 + slack):
-            problems.append(f"resource {r!r}: allocation uses {float(need):g} of capacity {total:g}")
+            problems.append(f"resource {r!r}: allocation uses {_f(need):g} of capacity {total:g}")
     if instance.nodes is not None and any(tasks.values()):
         placement = solution.decision.get("placement")
         if not isinstance(placement, dict):
@@ -100,6 +113,9 @@ def verify(instance: FairnessInstance, solution: Solution, *, continuous: bool |
                     if v not in nodes:
                         problems.append(f"user {uid!r}: placement names unknown node {v!r}")
                         continue
+                    if not _number(raw):
+                        problems.append(f"user {uid!r}: placement on node {v!r} must be a number, got {raw!r:.40}")
+                        continue
                     count = _q(raw)
                     if count < 0 or (not continuous and count.denominator != 1):
                         problems.append(f"user {uid!r}: placement on node {v!r} must be a whole number >= 0, got {raw!r}")
@@ -107,36 +123,38 @@ def verify(instance: FairnessInstance, solution: Solution, *, continuous: bool |
                     for r, amount in users[uid].demand.items():
                         load[v][r] = load[v].get(r, Fraction(0)) + count * _q(amount)
                 if abs(placed - tasks[uid]) > slack * max(1, tasks[uid]):
-                    problems.append(f"user {uid!r}: placement holds {float(placed):g} tasks, allocation says {float(tasks[uid]):g}")
+                    problems.append(f"user {uid!r}: placement holds {_f(placed):g} tasks, allocation says {_f(tasks[uid]):g}")
             for uid in users:
                 if tasks[uid] > 0 and uid not in placement:
-                    problems.append(f"user {uid!r}: {float(tasks[uid]):g} tasks allocated but none placed")
+                    problems.append(f"user {uid!r}: {_f(tasks[uid]):g} tasks allocated but none placed")
             for v, used in load.items():
                 for r, amount in used.items():
                     cap = _q(nodes[v].capacity.get(r, 0))
                     if amount > cap * (1 + slack) + slack:
-                        problems.append(f"node {v!r}: resource {r!r} used {float(amount):g} over capacity {float(cap):g}")
+                        problems.append(f"node {v!r}: resource {r!r} used {_f(amount):g} over capacity {_f(cap):g}")
     order = solution.decision.get("order")
-    if order is not None:
+    if order is not None and (not isinstance(order, (list, tuple)) or not all(isinstance(u, str) for u in order)):
+        problems.append(f"'order' must be a list of user ids, got {order!r:.60}")
+    elif order is not None:
         launched = Counter(order)
         for uid in users:
             if launched.get(uid, 0) != tasks[uid]:
-                problems.append(f"user {uid!r}: order launches {launched.get(uid, 0)} tasks, allocation says {float(tasks[uid]):g}")
+                problems.append(f"user {uid!r}: order launches {launched.get(uid, 0)} tasks, allocation says {_f(tasks[uid]):g}")
     # shares, utilisation, objective, recomputed
     weighted = []
     claimed = solution.decision.get("dominant_shares") or {}
     for uid, user in users.items():
         share = max(tasks[uid] * _q(user.demand.get(r, 0)) / _q(total) for r, total in instance.resources.items())
-        verdict.shares[uid] = float(share)
+        verdict.shares[uid] = _f(share)
         weighted.append(share / _q(user.weight))
-        if uid in claimed and not _close(float(claimed[uid]), float(share)):
-            problems.append(f"user {uid!r}: dominant share {claimed[uid]} claimed, {float(share):.12g} recomputed")
+        if uid in claimed and not (_number(claimed[uid]) and _close(float(claimed[uid]), _f(share))):
+            problems.append(f"user {uid!r}: dominant share {claimed[uid]!r:.40} claimed, {_f(share):.12g} recomputed")
     util = solution.decision.get("utilisation") or {}
     for r, total in instance.resources.items():
         used = sum(tasks[u] * _q(users[u].demand.get(r, 0)) for u in users) / _q(total)
-        if r in util and not _close(float(util[r]), float(used)):
-            problems.append(f"resource {r!r}: utilisation {util[r]} claimed, {float(used):.12g} recomputed")
-    verdict.objective = float(min(weighted))
+        if r in util and not (_number(util[r]) and _close(float(util[r]), _f(used))):
+            problems.append(f"resource {r!r}: utilisation {util[r]!r:.40} claimed, {_f(used):.12g} recomputed")
+    verdict.objective = _f(min(weighted))
     verdict.checked_schedule = True
     if solution.objective is None:
         problems.append(f"solution gives no objective; recomputed {verdict.objective:g}")
