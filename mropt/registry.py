@@ -22,7 +22,6 @@ never imports a layer above it (docs/architecture.md).
 
 from __future__ import annotations
 
-import math
 import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
@@ -30,6 +29,7 @@ from typing import Any
 
 from mropt._version import __version__
 from mropt.model.errors import InputError
+from mropt.model.fields import number_problem
 from mropt.model.solution import Solution, Verdict
 
 MethodFunc = Callable[..., Solution]
@@ -87,12 +87,12 @@ def _coerce(kind: type, value: Any) -> Any:
         return None
     if kind is int:
         if isinstance(value, int):
-            return value
+            return value if -(2**63) <= value < 2**63 else None
         if isinstance(value, float) and value.is_integer() and abs(value) < 2**63:
             return int(value)
         return None
     if kind is float:
-        return float(value) if isinstance(value, (int, float)) and math.isfinite(value) else None
+        return float(value) if isinstance(value, (int, float)) and number_problem(value) is None else None
     return value if isinstance(value, kind) else None
 
 

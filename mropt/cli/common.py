@@ -12,6 +12,7 @@ from typing import Any
 
 from mropt.model import files
 from mropt.model.errors import InputError
+from mropt.model.io import parse_json
 
 
 def write_text(text: str, out: str | None) -> None:
@@ -32,9 +33,13 @@ def parse_param(text: str) -> tuple[str, Any]:
     if not sep or not name:
         raise InputError(f"--param expects name=value, got {text!r}")
     try:
-        value = json.loads(raw)
-    except json.JSONDecodeError:
-        value = raw
+        json.loads(raw, parse_constant=float, parse_int=str, parse_float=str)  # is it JSON at all?
+    except (json.JSONDecodeError, RecursionError):
+        return name.strip().replace("-", "_"), raw
+    try:
+        value = parse_json(raw, f"--param {name}")  # the number rules of every JSON mropt reads
+    except InputError as exc:
+        raise InputError(str(exc).replace(": field '' ", ": ")) from None
     return name.strip().replace("-", "_"), value
 
 

@@ -27,7 +27,7 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
     p.add_argument("--check", action="store_true",
                    help="check the file (keys, parameters, methods of the instances' kind), count the runs and "
-                   "print the worst-case wall time for -j; run nothing")
+                   "print the worst-case wall time for -j; run nothing (not even the file's 'imports')")
     p.add_argument("--retry-failed", action="store_true",
                    help="run the stored failures again (errors, time limits without a plan, rejected answers)")
     p.add_argument("--strict", action="store_true",
@@ -68,7 +68,7 @@ def run_gap(args: argparse.Namespace) -> int:
     from mropt.harness.report import gap_table
     from mropt.harness.runner import MAX_LISTED, StudyInterrupted, results_frame, run_study
 
-    exp = load_experiment(args.experiment)
+    exp = load_experiment(args.experiment, run_imports=not args.check)  # --check runs no code of the file's
     workers = _workers(args.workers)
     executor = "dask" if args.scheduler else args.executor
     out = Path(args.out) if args.out else exp.results_folder()
@@ -80,8 +80,12 @@ def run_gap(args: argparse.Namespace) -> int:
             bound = "unbounded (a run has no time limit)"
         else:
             bound = f"{_duration(worst)} (runs x (limit + kill_grace {exp.kill_grace:g} s) / {workers} workers)"
+        note = ""
+        if exp.imports:
+            note = f" ('imports' not run: {', '.join(exp.imports)}"
+            note += f"; methods not checked: {', '.join(exp.unchecked)})" if exp.unchecked else ")"
         print(f"{args.experiment}: ok: {len(entries)} instances, {len(exp.methods)} methods, {len(runs)} runs; "
-              f"worst-case wall time {bound}")
+              f"worst-case wall time {bound}{note}")
         return 0
     try:
         summary = run_study(exp, out, executor=executor, workers=workers, scheduler=args.scheduler,

@@ -23,6 +23,12 @@ tie, in any units. A task fits when every resource's use stays within
 ``docs/tolerances.md``), so the allocation is the same when a resource's capacity and
 demands, or the weights, are expressed in other units.
 
+Resources (issue 14, item 8): ``time_limit`` is looked at every :data:`CLOCK_EVERY`
+decisions; past it, filling stops and the allocation so far (a valid, partial one) is
+returned with status ``time_limit``. The launch order lists every task, so an instance
+that could launch more than :data:`MAX_LAUNCHES` tasks (:func:`launch_bound`: huge
+capacities against tiny demands) is refused up front with an InputError saying so.
+
 Weights divide the share (weighted DRF); ``max_tasks`` caps a user. With ``nodes``,
 each task goes on one node (``placement``: ``first-fit`` or ``best-fit``, see
 :mod:`mropt.fairness.placement`), preferring a node that holds its input, then its
@@ -32,6 +38,8 @@ rack, then any (``locality=True``) -- a task "fits" when some node can hold it.
 from __future__ import annotations
 
 import heapq
+import math
+import time
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -46,6 +54,26 @@ from mropt.registry import Param, mropt_solver, register
 
 MODES = ("text", "listing")
 TIE_BREAKS = ("largest-demand", "index")
+#: decisions between two looks at the clock
+CLOCK_EVERY = 1024
+#: the most tasks drf launches (and lists in ``order``): about 80 MB of order, 100 MB of JSON
+MAX_LAUNCHES = 10_000_000
+
+
+def launch_bound(instance: FairnessInstance) -> float:
+    """An upper bound on the tasks progressive filling can launch.
+
+    Each user alone fits at most ``task_bound`` tasks; and every task uses at least its
+    dominant share ``d_i`` of some resource, so all tasks together number at most
+    m / min d_i (m resources, each used at most once over).
+    """
+    demands, cap = instance.demands, instance.capacity
+    with np.errstate(divide="ignore", over="ignore"):
+        fit = np.where(demands > 0, cap / np.where(demands > 0, demands, 1.0), np.inf).min(axis=1)
+    alone = float(np.minimum(np.floor(fit + 1e-9), instance.task_caps).sum())
+    dom = instance.dominant_demand
+    shares = float(len(cap) / dom.min()) if dom.min() > 0 else math.inf
+    return min(alone, shares)
 
 
 @dataclass
@@ -60,6 +88,7 @@ class FillingResult:
     levels: dict[str, int] = field(default_factory=lambda: {"node": 0, "rack": 0, "any": 0})
     blocked: list[int] = field(default_factory=list)
     decisions: int = 0
+    timed_out: bool = False
 
 
 def _check(mode: str, tie_break: str, placement: str) -> None:
@@ -78,9 +107,23 @@ def progressive_filling(
     tie_break: str = "largest-demand",
     placement: str = "first-fit",
     locality: bool = True,
+    time_limit: float | None = None,
 ) -> FillingResult:
-    """Progressive filling with a binary heap (sec. 3.1); see the module docstring."""
+    """Progressive filling with a binary heap (sec. 3.1); see the module docstring.
+
+    Past ``time_limit`` seconds it stops with ``timed_out`` set (looked at every
+    :data:`CLOCK_EVERY` decisions); more than :data:`MAX_LAUNCHES` possible launches
+    are refused up front (InputError).
+    """
     _check(mode, tie_break, placement)
+    bound = launch_bound(instance)
+    if bound > MAX_LAUNCHES:
+        raise InputError(
+            f"drf: this instance could launch up to {bound:.3g} tasks (capacities against the smallest demands), "
+            f"more than the {MAX_LAUNCHES:,} drf lists in its launch order; give users 'max_tasks' or "
+            f"larger demands"
+        )
+    end = None if time_limit is None else time.perf_counter() + time_limit
     n = instance.n
     demands = instance.demands
     cap = instance.capacity
@@ -102,6 +145,9 @@ def progressive_filling(
     heap = [(0.0, *tie(i)) for i in range(n) if caps[i] > 0]
     heapq.heapify(heap)
     while heap:
+        if end is not None and result.decisions % CLOCK_EVERY == 0 and time.perf_counter() >= end:
+            result.timed_out = True
+            break
         entry = heapq.heappop(heap)
         i = entry[-1]
         result.decisions += 1
@@ -114,7 +160,8 @@ def progressive_filling(
             if fits:
                 node, level = choice
         else:
-            fits = bool(np.all(used + d <= limit))
+            with np.errstate(over="ignore"):  # used + d beyond the float range: it does not fit
+                fits = bool(np.all(used + d <= limit))
         if not fits:
             result.blocked.append(i)
             if mode == "listing":
@@ -157,12 +204,15 @@ def solve_drf(
     locality: bool = True,
 ) -> Solution:
     """Registered method ``drf``: progressive filling with a binary heap (DDRF sec. 3.1, Table 1)."""
-    res = progressive_filling(instance, mode=mode, tie_break=tie_break, placement=placement, locality=bool(locality))
+    res = progressive_filling(instance, mode=mode, tie_break=tie_break, placement=placement, locality=bool(locality),
+                              time_limit=time_limit)
     details = {
         "decisions": res.decisions,
         "blocked": [instance.ids[i] for i in res.blocked],
         "mode": mode,
     }
+    if res.timed_out:
+        details["stopped"] = f"time limit {time_limit:g} s: the allocation so far (filling not finished)"
     if instance.nodes is not None:
         details["locality_levels"] = dict(res.levels)
         details["placement_rule"] = placement
@@ -170,7 +220,7 @@ def solve_drf(
         instance,
         res.tasks,
         method="drf",
-        status="feasible",
+        status="time_limit" if res.timed_out else "feasible",
         solver=mropt_solver(),
         per_node=res.per_node,
         order=res.order,

@@ -63,6 +63,20 @@ def _fits(amount: Fraction, capacity: Fraction) -> bool:
     return amount <= capacity * (1 + _CAPACITY_RTOL)
 
 
+def _number(value: Any) -> bool:
+    """A finite JSON number (not a boolean): what a claimed count, share or utilisation must be."""
+    return isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
+
+
+def _f(value: Fraction) -> float:
+    """A Fraction as a float for messages and verdicts: +-inf beyond the float range, never OverflowError."""
+    try:
+        return float(value)
+    except OverflowError:
+        return math.inf if value > 0 else -math.inf
+
+
+
 def verify(instance: FairnessInstance, solution: Solution, *, continuous: bool | None = None) -> FairnessVerdict:
     """Recompute the allocation's feasibility, shares and objective; see the module docstring."""
     verdict = FairnessVerdict()
@@ -99,7 +113,7 @@ def verify(instance: FairnessInstance, solution: Solution, *, continuous: bool |
     for r, total in instance.resources.items():
         need = sum(tasks[u] * _q(users[u].demand.get(r, 0)) for u in users)
         if not _fits(need, _q(total)):
-            problems.append(f"resource {r!r}: allocation uses {float(need):g} of capacity {total:g}")
+            problems.append(f"resource {r!r}: allocation uses {_f(need):g} of capacity {total:g}")
     if instance.nodes is not None and any(tasks.values()):
         placement = solution.decision.get("placement")
         if not isinstance(placement, dict):
@@ -116,6 +130,9 @@ def verify(instance: FairnessInstance, solution: Solution, *, continuous: bool |
                     if v not in nodes:
                         problems.append(f"user {uid!r}: placement names unknown node {v!r}")
                         continue
+                    if not _number(raw):
+                        problems.append(f"user {uid!r}: placement on node {v!r} must be a number, got {raw!r:.40}")
+                        continue
                     count = _q(raw)
                     if count < 0 or (not continuous and count.denominator != 1):
                         problems.append(f"user {uid!r}: placement on node {v!r} must be a whole number >= 0, got {raw!r}")
@@ -123,37 +140,39 @@ def verify(instance: FairnessInstance, solution: Solution, *, continuous: bool |
                     for r, amount in users[uid].demand.items():
                         load[v][r] = load[v].get(r, Fraction(0)) + count * _q(amount)
                 if abs(placed - tasks[uid]) > _CAPACITY_RTOL * max(1, tasks[uid]):
-                    problems.append(f"user {uid!r}: placement holds {float(placed):g} tasks, allocation says {float(tasks[uid]):g}")
+                    problems.append(f"user {uid!r}: placement holds {_f(placed):g} tasks, allocation says {_f(tasks[uid]):g}")
             for uid in users:
                 if tasks[uid] > 0 and uid not in placement:
-                    problems.append(f"user {uid!r}: {float(tasks[uid]):g} tasks allocated but none placed")
+                    problems.append(f"user {uid!r}: {_f(tasks[uid]):g} tasks allocated but none placed")
             for v, used in load.items():
                 for r, amount in used.items():
                     cap = _q(nodes[v].capacity.get(r, 0))
                     if not _fits(amount, cap):
-                        problems.append(f"node {v!r}: resource {r!r} used {float(amount):g} over capacity {float(cap):g}")
+                        problems.append(f"node {v!r}: resource {r!r} used {_f(amount):g} over capacity {_f(cap):g}")
     order = solution.decision.get("order")
-    if order is not None:
+    if order is not None and (not isinstance(order, (list, tuple)) or not all(isinstance(u, str) for u in order)):
+        problems.append(f"'order' must be a list of user ids, got {order!r:.60}")
+    elif order is not None:
         launched = Counter(order)
         for uid in users:
             if launched.get(uid, 0) != tasks[uid]:
-                problems.append(f"user {uid!r}: order launches {launched.get(uid, 0)} tasks, allocation says {float(tasks[uid]):g}")
+                problems.append(f"user {uid!r}: order launches {launched.get(uid, 0)} tasks, allocation says {_f(tasks[uid]):g}")
     # shares, utilisation, objective, recomputed
     weighted = []
     claimed = solution.decision.get("dominant_shares") or {}
     for uid, user in users.items():
         share = max(tasks[uid] * _q(user.demand.get(r, 0)) / _q(total) for r, total in instance.resources.items())
-        verdict.shares[uid] = float(share)
+        verdict.shares[uid] = _f(share)
         weighted.append(share / _q(user.weight))
         if uid in claimed and not _close(claimed[uid], share):
-            problems.append(f"user {uid!r}: dominant share {claimed[uid]} claimed, {float(share):.12g} recomputed")
+            problems.append(f"user {uid!r}: dominant share {claimed[uid]} claimed, {_f(share):.12g} recomputed")
     util = solution.decision.get("utilisation") or {}
     for r, total in instance.resources.items():
         used = sum(tasks[u] * _q(users[u].demand.get(r, 0)) for u in users) / _q(total)
         if r in util and not _close(util[r], used):
-            problems.append(f"resource {r!r}: utilisation {util[r]} claimed, {float(used):.12g} recomputed")
+            problems.append(f"resource {r!r}: utilisation {util[r]} claimed, {_f(used):.12g} recomputed")
     lowest = min(weighted)
-    verdict.objective = float(lowest)
+    verdict.objective = _f(lowest)
     verdict.checked_schedule = True
     if solution.objective is None:
         problems.append(f"solution gives no objective; recomputed {verdict.objective:g}")

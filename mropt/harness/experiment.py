@@ -9,7 +9,11 @@ naming it (``smoke.toml: key 'methods[2].profiles' ...``). Schema::
                                   # (letters, digits, '.', '_', '-'; see Experiment.results_folder)
     description = "..."           # free text
     imports = ["mypkg.methods"]   # modules imported, in the parent and in every worker, before
-                                  # methods are looked up: plug-in methods register themselves there
+                                  # methods are looked up: plug-in methods register themselves there.
+                                  # This RUNS CODE: the named modules, found on sys.path first and
+                                  # then in the working folder and the experiment's folder (never
+                                  # ahead of the standard library; see import_modules). Nothing
+                                  # else in those folders runs, and `mropt gap --check` runs none.
     time_limit = 10.0             # seconds per run for runs without a profile (default 60), in (0, 1e7]
     kill_grace = 5.0              # seconds past a run's limit before its worker is killed (default 5), in [0, 1e7]
     method_seeds = [0]            # seeds passed to the methods (default [0]; instance seeds are below),
@@ -34,8 +38,10 @@ naming it (``smoke.toml: key 'methods[2].profiles' ...``). Schema::
 
 from __future__ import annotations
 
+import contextlib
 import importlib
 import json
+import os
 import re
 import sys
 from collections.abc import Iterator, Mapping
@@ -110,6 +116,8 @@ class Experiment:
     blocks: list[dict[str, Any]]
     profiles: dict[str, Any] = field(default_factory=dict)  # name -> SolverProfile
     report: dict[str, Any] = field(default_factory=dict)
+    #: method names not checked because their module was not imported (load_experiment(run_imports=False))
+    unchecked: list[str] = field(default_factory=list)
 
     @property
     def base(self) -> Path:
@@ -152,6 +160,8 @@ class Experiment:
 
         kind = entry.instance.kind
         for method in self.methods:
+            if method.name in self.unchecked:  # a plug-in method not imported (gap --check): unknown here
+                continue
             solves = get_method(method.name).kind
             if solves != kind:
                 label = "" if method.label == method.name else f" (label {method.label!r})"
@@ -242,11 +252,28 @@ def stored_run_key(row: Mapping[str, Any]) -> str | None:
 
 
 def import_modules(names: list[str], paths: list[str] = ()) -> None:
-    for p in paths:
-        if p not in sys.path:
-            sys.path.insert(0, p)
-    for name in names:
-        importlib.import_module(name)
+    """Import the modules an experiment names in ``imports`` (issue 14, item 3).
+
+    Only the named modules run, and never ahead of the standard library or the
+    installed packages: the folders in ``paths`` (the working folder and the
+    experiment's) are appended at the *end* of ``sys.path`` while the named modules
+    are imported, and removed afterwards, so a ``select.py`` or ``tqdm.py`` beside an
+    experiment file never shadows the real module, and nothing from those folders is
+    imported by a later import. A plug-in found only there is imported from there,
+    and so are the modules it imports from its folder while it is being imported.
+    """
+    todo = [name for name in names if name not in sys.modules]
+    if not todo:
+        return
+    added = [p for p in dict.fromkeys(paths) if p and p not in sys.path]
+    sys.path.extend(added)
+    try:
+        for name in todo:
+            importlib.import_module(name)
+    finally:
+        for p in added:
+            with contextlib.suppress(ValueError):  # the plug-in may have removed it itself
+                sys.path.remove(p)
 
 
 def load_profile_any(name: str, base: Path) -> Any:
@@ -256,29 +283,50 @@ def load_profile_any(name: str, base: Path) -> Any:
     except ImportError:  # pragma: no cover - the profiles module ships separately
         raise InputError(f"solver profiles are not available (mropt.harness.profiles), cannot load {name!r}") from None
     candidate = base / name
-    return load_profile(str(candidate) if candidate.suffix == ".toml" and candidate.is_file() else name)
+    is_path = name.endswith(".toml") or "/" in name or os.sep in name
+    # a path is relative to the experiment's folder when something is there (a folder or a
+    # device there is then refused by name, not looked up elsewhere)
+    return load_profile(str(candidate) if is_path and (candidate.exists() or candidate.is_symlink()) else name)
 
 
-def load_experiment(path: str | Path) -> Experiment:
-    """Read and check an experiment file; every error names the file and the key."""
+def import_paths(path: Path) -> list[str]:
+    """Where ``imports`` are looked for after ``sys.path``: the working folder, then the experiment's."""
+    return [str(Path.cwd()), str(Path(path).parent.resolve())]
+
+
+def load_experiment(path: str | Path, *, run_imports: bool = True) -> Experiment:
+    """Read and check an experiment file; every error names the file and the key.
+
+    ``run_imports=False`` (``mropt gap --check``) imports none of the ``imports``
+    modules: a method those modules would register is then taken on trust (its name
+    and params are not checked; :attr:`Experiment.unchecked` lists it).
+    """
     path = Path(path)
     data = read_toml(path)
     try:
-        return _parse(data, path)
+        return _parse(data, path, run_imports)
     except InputError as exc:
         raise in_file(path, exc) from None
 
 
-def _parse(data: dict[str, Any], path: Path) -> Experiment:
+_MODULE_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*")
+
+
+def _parse(data: dict[str, Any], path: Path, run_imports: bool = True) -> Experiment:
     check_keys(data, _TOP, "")
     name = string(data, "name", "", path.stem, non_empty=True)
     imports = need(data, "imports", list, "", [])
-    if not all(isinstance(m, str) for m in imports):
-        raise fail("", "imports", "a list of module names", imports)
-    try:
-        import_modules(imports, [str(Path.cwd()), str(path.parent.resolve())])
-    except ImportError as exc:
-        raise InputError(f"key 'imports': cannot import ({exc})") from None
+    for k, module in enumerate(imports):
+        if not isinstance(module, str) or not _MODULE_NAME.fullmatch(module):
+            raise fail("", f"imports[{k}]", "a module name (dotted identifiers, e.g. \"mypkg.methods\")", module)
+    if run_imports:
+        try:
+            import_modules(imports, import_paths(path))
+        except ImportError as exc:
+            raise InputError(f"key 'imports': cannot import ({exc})") from None
+        except Exception as exc:  # noqa: BLE001 - the plug-in's own code failed
+            raise InputError(f"key 'imports': importing failed ({type(exc).__name__}: "
+                             f"{' '.join(str(exc).split())})") from None
     time_limit = seconds(data, "time_limit", "", 60.0)
     kill_grace = seconds(data, "kill_grace", "", 5.0, zero=True)
     method_seeds = seed_list(data, "method_seeds", "", [0])
@@ -288,6 +336,7 @@ def _parse(data: dict[str, Any], path: Path) -> Experiment:
     from mropt.registry import get_method
 
     raw_methods = need(data, "methods", list, "", [])
+    unchecked: list[str] = []
     methods: list[MethodSpec] = []
     profiles: dict[str, Any] = {}
 
@@ -314,9 +363,13 @@ def _parse(data: dict[str, Any], path: Path) -> Experiment:
         try:
             info = get_method(mname)
         except InputError as exc:
-            raise InputError(f"key '{dotted(where, 'name')}': {exc}") from None
+            if run_imports or not imports:
+                raise InputError(f"key '{dotted(where, 'name')}': {exc}") from None
+            info = None  # perhaps registered by an 'imports' module, which --check does not run
+            unchecked.append(mname)
         label = need(raw, "label", str, where, mname)
-        params = method_params(info, need(raw, "params", dict, where, {}), dotted(where, "params"))
+        raw_params = need(raw, "params", dict, where, {})
+        params = raw_params if info is None else method_params(info, raw_params, dotted(where, "params"))
         own = need(raw, "profiles", list, where, None)
         limit = seconds(raw, "time_limit", where, None)
         if own is None:  # the top-level profiles whose backend is this method
@@ -352,4 +405,4 @@ def _parse(data: dict[str, Any], path: Path) -> Experiment:
     for k, block in enumerate(blocks):
         sets.check_block(block, f"instances[{k}]", path.parent)
     return Experiment(name, path, string(data, "description", "", ""), imports, time_limit, kill_grace,
-                     method_seeds, methods, blocks, profiles, report)
+                     method_seeds, methods, blocks, profiles, report, unchecked)

@@ -28,6 +28,7 @@ from pathlib import Path
 from typing import Any
 
 from mropt.model.errors import InputError, read_input_file
+from mropt.model.fields import number_problem, show_value
 
 INT64_MIN, INT64_MAX = -(2**63), 2**63 - 1
 #: the largest number of seconds a time limit or grace may be (about 116 days)
@@ -47,8 +48,7 @@ def dotted(where: str, key: str) -> str:
 
 def show(value: Any) -> str:
     """The offending value as written in messages: its repr, cut at 60 characters."""
-    text = repr(value)
-    return text if len(text) <= 60 else text[:57] + "..."
+    return show_value(value)
 
 
 def fail(where: str, key: str, rule: str, value: Any) -> InputError:
@@ -75,16 +75,34 @@ def _limit(x: float) -> str:
 
 
 # -- files and tables -----------------------------------------------------------------------
+#: the largest experiment, instance-set or profile file read (they are a few KiB)
+MAX_TOML_BYTES = 16 << 20
+
+
 def read_toml(path: str | Path) -> dict[str, Any]:
-    """A TOML file as a dict; a missing, unreadable or malformed file is a one-line InputError."""
+    """A TOML file as a dict; a missing, unreadable or malformed file is a one-line InputError.
+
+    Refused in one line (issue 14, item 5): a folder, a device, a file over
+    :data:`MAX_TOML_BYTES`, text that is not UTF-8, nesting too deep for the parser,
+    an integer literal of more than 4,300 digits. The readers below check every value
+    they take (integers are 64-bit, numbers finite); free-form tables (a generator's
+    ``params``, a method's) are checked by the generator's or the method's declaration.
+    """
     path = Path(path)
-    data = read_input_file(path)  # one-line errors for missing, unreadable and folder paths
+    raw = read_input_file(path, MAX_TOML_BYTES)
     try:
-        return tomllib.loads(data.decode("utf-8"))
+        text = raw.decode("utf-8")
     except UnicodeDecodeError:
         raise InputError(f"{path}: not valid TOML (not UTF-8 text)") from None
+    try:
+        data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
         raise InputError(f"{path}: not valid TOML ({exc})") from None
+    except RecursionError:
+        raise InputError(f"{path}: not valid TOML (nested too deeply)") from None
+    except ValueError:  # int() of a literal over sys.get_int_max_str_digits() digits
+        raise InputError(f"{path}: not valid TOML (an integer of more than 4300 digits)") from None
+    return data
 
 
 def check_keys(table: Mapping[str, Any], allowed: set[str] | tuple[str, ...], where: str) -> None:
@@ -145,7 +163,7 @@ def number(table: Mapping[str, Any], key: str, where: str, default: Any = ..., *
     if key not in table:
         return need(table, key, (int, float), where, default)
     value = table[key]
-    ok = not isinstance(value, bool) and isinstance(value, (int, float)) and math.isfinite(value)
+    ok = not isinstance(value, bool) and isinstance(value, (int, float)) and number_problem(value) is None
     ok = ok and (minimum is None or value >= minimum) and (maximum is None or value <= maximum)
     ok = ok and (above is None or value > above)
     if not ok:

@@ -13,7 +13,9 @@ reaches every process of the terminal's group), a worker killed by :meth:`interr
 (the study stopping), or one that could not start answers with an ``interrupted`` field
 (why), and the runner stores nothing for it, so the next invocation runs it again.
 
-The worker side imports the experiment's plug-in modules, rebuilds the instance from its
+The worker side imports the experiment's plug-in modules (only those named in
+``imports``, never ahead of the standard library: see ``_BOOT`` and
+:func:`mropt.harness.experiment.import_modules`), rebuilds the instance from its
 JSON form, calls :func:`mropt.registry.solve` (which turns exceptions into ``error``),
 and checks every solution with the problem package's independent ``verify``. It writes
 nothing: the parent stores the result. It exits when its parent goes away.
@@ -42,6 +44,23 @@ _HEADER = struct.Struct("!Q")
 START_TIMEOUT = 120.0
 #: a worker dead by one of these was interrupted from outside (Ctrl-C, kill): not a result
 INTERRUPT_SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
+
+#: the folder holding the parent's ``mropt`` package: the worker runs the same code
+_MROPT_ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+#: The worker's start (issue 14, item 3). ``python -P`` puts neither the working folder nor
+#: anything else ahead of the standard library, and the package ``mropt`` alone is loaded
+#: from ``_MROPT_ROOT`` (argv[1]) without putting that folder on ``sys.path``: a
+#: ``select.py`` in the working folder or beside the experiment is never imported. The
+#: experiment's ``imports`` are imported per task by :func:`execute` (import_modules).
+_BOOT = (
+    "import importlib.machinery, importlib.util, sys\n"
+    "spec = importlib.machinery.PathFinder.find_spec('mropt', [sys.argv[1]])\n"
+    "module = importlib.util.module_from_spec(spec)\n"
+    "sys.modules['mropt'] = module\n"
+    "spec.loader.exec_module(module)\n"
+    "from mropt.harness.worker import main\n"
+    "main()\n"
+)
 
 
 # -- wire format ----------------------------------------------------------------------------
@@ -76,29 +95,49 @@ def _read_exact(fd: int, n: int, deadline: float | None) -> bytes | None:
 
 
 # -- parent side ----------------------------------------------------------------------------
+class WorkerStartError(RuntimeError):
+    """A worker process could not be started: a failure of the harness, not of the run.
+
+    The executors never store such a run as finished (issue 14, item 5): it stays to
+    do, and the study ends with one line saying how many runs were left and why.
+    """
+
+
 class WorkerProcess:
     """One reusable worker subprocess; :meth:`run` never raises for what a method does."""
 
     def __init__(self, extra_paths: list[str] | None = None) -> None:
         self.proc: subprocess.Popen | None = None
-        self.extra_paths = list(extra_paths or [])
+        self.extra_paths = list(extra_paths or [])  # kept for callers; no longer put on the worker's path
         self.started = 0  # processes started so far (1 + replacements)
         self.interrupted = False  # set by interrupt(): what runs now is not a result
 
     def _start(self) -> None:
-        env = dict(os.environ)
-        paths = [p for p in [*self.extra_paths, os.getcwd(), env.get("PYTHONPATH", "")] if p]
-        env["PYTHONPATH"] = os.pathsep.join(paths)
+        env = dict(os.environ)  # PYTHONPATH as the user set it: no folder of the experiment's added
         stderr = None if env.get("MROPT_WORKER_STDERR") else subprocess.DEVNULL
-        self.proc = subprocess.Popen(
-            [sys.executable, "-m", "mropt.harness.worker"],
-            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=stderr, env=env, bufsize=0,
-        )
+        try:
+            self.proc = subprocess.Popen(
+                [sys.executable, "-P", "-c", _BOOT, _MROPT_ROOT],
+                stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=stderr, env=env, bufsize=0,
+            )
+        except OSError as exc:
+            raise WorkerStartError(f"worker process did not start ({exc.strerror or exc})") from None
         self.started += 1
-        hello = self._receive(time.monotonic() + START_TIMEOUT)
+        try:
+            hello = self._receive(time.monotonic() + START_TIMEOUT)
+        except TimeoutError:
+            self.kill()
+            raise WorkerStartError(f"worker process did not start within {START_TIMEOUT:g} s") from None
+        except (OSError, EOFError, pickle.UnpicklingError) as exc:
+            hello = f"{type(exc).__name__}: {exc}"
         if not isinstance(hello, dict) or not hello.get("ready"):
-            self.close()
-            raise RuntimeError(f"worker process did not start ({hello!r:.200})")
+            try:  # at end of file the process is exiting: its status says why
+                code = self.proc.wait(timeout=5) if hello is None else self.proc.poll()
+            except subprocess.TimeoutExpired:
+                code = None
+            self.kill()
+            why = f"exit status {code}" if code is not None else f"{hello!r:.200}"
+            raise WorkerStartError(f"worker process did not start ({why})")
 
     def _receive(self, deadline: float | None) -> Any:
         assert self.proc is not None and self.proc.stdout is not None
@@ -112,7 +151,8 @@ class WorkerProcess:
     def run(self, task: dict[str, Any], limit: float | None) -> dict[str, Any]:
         """Run ``task`` in the worker; kill it when no answer came within ``limit`` seconds.
 
-        A worker that cannot start raises (RuntimeError, OSError): no run happened.
+        Raises :class:`WorkerStartError` (a RuntimeError) when no worker process could be
+        started: no run happened.
         """
         if self.proc is None or self.proc.poll() is not None:
             self._start()
@@ -193,7 +233,10 @@ def run_task(task: dict[str, Any]) -> dict[str, Any]:
     worker = getattr(_local, "worker", None)
     if worker is None:
         worker = _local.worker = WorkerProcess(task.get("paths"))
-    return worker.run(task, task.get("deadline"))
+    try:
+        return worker.run(task, task.get("deadline"))
+    except WorkerStartError as exc:  # no run happened: not a result (the runner stores nothing)
+        return {"status": "error", "error": f"harness: {exc}", "interrupted": str(exc)}
 
 
 # -- worker side ----------------------------------------------------------------------------

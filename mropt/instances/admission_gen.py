@@ -38,6 +38,7 @@ from typing import Any
 
 import numpy as np
 
+from mropt.instances.params import check_counts, check_types
 from mropt.model.admission import AdmissionInstance, Cluster, Job
 from mropt.model.errors import InputError
 
@@ -98,8 +99,10 @@ class AdmissionParams:
         def bad(name: str, rule: str) -> InputError:
             return InputError(f"generator: parameter '{name}' {rule}, got {getattr(self, name)!r}")
 
+        check_types(self)
         if self.jobs < 1:
             raise bad("jobs", "must be >= 1")
+        check_counts(self, ("jobs", "nodes"))
         for name in ("size", "deadline", "nodes", "map_slots_per_node", "reduce_slots_per_node", "rho"):
             if not (math.isfinite(getattr(self, name)) and getattr(self, name) > 0):
                 raise bad(name, "must be > 0")

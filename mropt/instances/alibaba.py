@@ -10,7 +10,12 @@ Model ``alibaba-2017-drf`` version 1:
   or a row has too few columns (``malformed``), the CPU or memory request is empty
   (``empty_request``, e.g. Waiting rows), a time is negative (``negative_time``), or
   the instance count or both requests are 0 (``no_demand``). A skipped row is counted
-  whether or not it is in the window.
+  whether or not it is in the window. Each line is read on its own, so a stray double
+  quote spoils only its line; ``malformed`` also takes ``inf``, ``nan``, a time or count
+  that is not a whole 64-bit number, more than ``MAX_INSTANCES`` (1e11) instances, and
+  a request outside an instance number's magnitudes (0, or 1e-100 to 1e100). A job whose
+  mean requests round to 0 on the grid below is left out, its rows counted as
+  ``no_demand``.
 * **Users**: one per job (``group="job"``): its demand per task is the instance-weighted
   mean of its rows' per-instance requests (CPU rounded to 1e-4 cores, memory to
   1e-9), its ``max_tasks`` the total instance count;
@@ -34,8 +39,10 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
+from mropt.instances.params import check_counts, check_types
 from mropt.model.errors import InputError, read_input_file
 from mropt.model.fairness import FairnessInstance, FairNode, User
+from mropt.model.fields import magnitude_problem
 
 MODEL_NAME = "alibaba-2017-drf"
 MODEL_VERSION = 1
@@ -57,6 +64,7 @@ class AlibabaParams:
         def bad(name: str, rule: str) -> InputError:
             return InputError(f"import-alibaba: parameter '{name}' {rule}, got {getattr(self, name)!r}")
 
+        check_types(self, "import-alibaba")
         if not math.isfinite(self.start):
             raise bad("start", "must be a finite number")
         if not (math.isfinite(self.duration) and self.duration > 0):
@@ -69,6 +77,7 @@ class AlibabaParams:
             raise bad("group", "must be 'job' or 'task'")
         if self.rack_size < 1:
             raise bad("rack_size", "must be >= 1")
+        check_counts(self, ("machines",), "import-alibaba")
 
 
 @dataclass(frozen=True)
@@ -83,8 +92,75 @@ class TaskRow:
     mem: float  # normalised memory per instance
 
 
+#: an instance count per row beyond this is not a trace row (Alibaba's largest is about 1e5); the
+#: bound keeps a job's total (its ``max_tasks``) in 64 bits for any file mropt reads (at most 1 GiB)
+MAX_INSTANCES = 10**11
+#: times are 64-bit integers of seconds
+_INT64_MAX = 2**63 - 1
+
+
+def _integer(text: str) -> int:
+    """A whole number written as an integer or a float (``6459``, ``6459.0``, ``1e3``); ValueError otherwise.
+
+    Refuses what ``int(float(text))`` would crash on or misread: ``inf``, ``nan``, more
+    digits than a float holds, and anything outside the 64-bit range.
+    """
+    if len(text) > 40:
+        raise ValueError(text)
+    value = float(text)
+    if not (math.isfinite(value) and value.is_integer() and abs(value) <= _INT64_MAX):
+        raise ValueError(text)
+    return int(value)
+
+
+def _amount(text: str) -> float:
+    """A request: finite, >= 0, and 0 or of an instance number's magnitude; ValueError otherwise."""
+    if len(text) > 40:
+        raise ValueError(text)
+    value = float(text)
+    if not math.isfinite(value) or value < 0 or magnitude_problem(value):
+        raise ValueError(text)
+    return value
+
+
+def parse_row(line: str) -> TaskRow | str | None:
+    """One line of the trace: a :class:`TaskRow`, the reason it is skipped (``SKIP_REASONS``), or None (blank).
+
+    Each line is parsed on its own (``csv`` with ``strict=True``), so a stray double
+    quote makes its own line ``malformed`` instead of swallowing the lines after it.
+    """
+    try:
+        records = list(csv.reader([line], strict=True))
+    except csv.Error:  # a stray quote, a NUL byte, a field over the csv module's size limit
+        return "malformed"
+    rec = records[0] if records else []
+    if not rec or all(not c.strip() for c in rec):
+        return None
+    rec = [c.strip() for c in rec]
+    if len(rec) < 8:
+        return "malformed"
+    if not rec[6] or not rec[7]:
+        return "empty_request"
+    try:
+        create, end, instances = _integer(rec[0]), _integer(rec[1]), _integer(rec[4])
+        cpu, mem = _amount(rec[6]) / 100.0, _amount(rec[7])
+    except ValueError:
+        return "malformed"
+    if instances > MAX_INSTANCES or magnitude_problem(cpu):
+        return "malformed"
+    if create < 0 or end < 0:
+        return "negative_time"
+    if instances <= 0 or (cpu == 0 and mem == 0):
+        return "no_demand"
+    return TaskRow(create, end, rec[2], rec[3], instances, rec[5], cpu, mem)
+
+
 def read_alibaba_rows(path: str | Path) -> tuple[list[TaskRow], dict[str, int], str]:
-    """(good rows, skip counts by reason, SHA-256 of the file); bad rows are counted, never raised."""
+    """(good rows, skip counts by reason, SHA-256 of the file); bad rows are counted, never raised.
+
+    Every non-blank line but a header is either a good row or counted under exactly
+    one reason, so ``len(rows) + sum(skipped.values())`` is the number of data lines.
+    """
     path = Path(path)
     raw = read_input_file(path)
     digest = hashlib.sha256(raw).hexdigest()
@@ -94,35 +170,22 @@ def read_alibaba_rows(path: str | Path) -> tuple[list[TaskRow], dict[str, int], 
         raise InputError(f"{path}: not a CSV text file (not UTF-8)") from None
     skipped = dict.fromkeys(SKIP_REASONS, 0)
     rows: list[TaskRow] = []
-    reader = csv.reader(text.splitlines())
-    for k, rec in enumerate(reader):
-        if k == 0 and rec and not rec[0].strip().lstrip("-").isdigit():
-            continue  # header
-        if not rec or all(not c.strip() for c in rec):
+    first = True
+    for line in text.splitlines():
+        if not line.strip():
             continue
-        rec = [c.strip() for c in rec]
-        if len(rec) < 8:
-            skipped["malformed"] += 1
+        if first:
+            first = False
+            head = line.split(",", 1)[0].strip().strip('"')
+            if head and not head.lstrip("-").isdigit():
+                continue  # header
+        row = parse_row(line)
+        if row is None:
             continue
-        if not rec[6] or not rec[7]:
-            skipped["empty_request"] += 1
-            continue
-        try:
-            create, end, instances = int(float(rec[0])), int(float(rec[1])), int(float(rec[4]))
-            cpu, mem = float(rec[6]) / 100.0, float(rec[7])
-        except ValueError:
-            skipped["malformed"] += 1
-            continue
-        if not (math.isfinite(cpu) and math.isfinite(mem)) or cpu < 0 or mem < 0:
-            skipped["malformed"] += 1
-            continue
-        if create < 0 or end < 0:
-            skipped["negative_time"] += 1
-            continue
-        if instances <= 0 or (cpu == 0 and mem == 0):
-            skipped["no_demand"] += 1
-            continue
-        rows.append(TaskRow(create, end, rec[2], rec[3], instances, rec[5], cpu, mem))
+        if isinstance(row, str):
+            skipped[row] += 1
+        else:
+            rows.append(row)
     return rows, skipped, digest
 
 
@@ -144,14 +207,17 @@ def import_alibaba(path: str | Path, params: AlibabaParams | None = None, **over
         key = r.job if params.group == "job" else f"{r.job}/{r.task}"
         groups.setdefault(key, []).append(r)
     ordered = sorted(groups, key=lambda g: (min(r.create for r in groups[g]), g))
-    if params.max_users:
-        ordered = ordered[: params.max_users]
-    users = []
+    users: list[User] = []
     for key in ordered:
+        if params.max_users and len(users) == params.max_users:
+            break
         rs = groups[key]
         count = sum(r.instances for r in rs)
         cpu = round(sum(r.cpu * r.instances for r in rs) / count, 4)
         mem = round(sum(r.mem * r.instances for r in rs) / count, 9)
+        if cpu == 0 and mem == 0:  # requests too small for the grid: the user would ask for nothing
+            skipped["no_demand"] += len(rs)
+            continue
         users.append(
             User(
                 id=f"job{key}" if params.group == "job" else f"job{key}",

@@ -27,6 +27,7 @@ from typing import Any
 
 import numpy as np
 
+from mropt.instances.params import check_counts, check_types
 from mropt.model.errors import InputError
 from mropt.model.fairness import FairnessInstance, FairNode, User
 
@@ -64,9 +65,11 @@ class FairnessParams:
         def bad(name: str, rule: str) -> InputError:
             return InputError(f"generator: parameter '{name}' {rule}, got {getattr(self, name)!r}")
 
+        check_types(self)
         for name in ("users", "nodes", "rack_size", "weight_max"):
             if getattr(self, name) < 1:
                 raise bad(name, "must be >= 1")
+        check_counts(self, ("users", "nodes", *(("tasks_max",) if self.replicas else ())))
         for name in ("node_cpu", "node_mem", "mem_unit"):
             if not (math.isfinite(getattr(self, name)) and getattr(self, name) > 0):
                 raise bad(name, "must be > 0")

@@ -31,6 +31,7 @@ from typing import Any
 
 import numpy as np
 
+from mropt.instances.params import MAX_ITEMS, check_counts, check_types
 from mropt.model.errors import InputError
 from mropt.model.priority import PATTERNS, Priority, PriorityInstance
 
@@ -70,9 +71,13 @@ class PriorityParams:
         def bad(name: str, rule: str) -> InputError:
             return InputError(f"generator: parameter '{name}' {rule}, got {getattr(self, name)!r}")
 
+        check_types(self)
         for name in ("map_slots", "reduce_slots", "map_tasks", "iterations"):
             if not getattr(self, name) >= 1:
                 raise bad(name, "must be >= 1")
+        check_counts(self, ("history_slices",))
+        if len(self.deadlines) > MAX_ITEMS:
+            raise bad("deadlines", f"must list at most {MAX_ITEMS:,} priorities")
         for name in ("map_task_time", "reduce_work", "workload_scale"):
             if not (math.isfinite(getattr(self, name)) and getattr(self, name) > 0):
                 raise bad(name, "must be > 0")
@@ -121,6 +126,7 @@ def generate_priority(seed: int = 0, params: PriorityParams | None = None, **ove
         if unknown:
             raise InputError(f"generator: unknown parameter {unknown[0]!r}")
         params = PriorityParams(**{**asdict(params), "pattern_mix": params.pattern_mix, **overrides})
+    check_types(params)  # before float() reads the deadlines
     params = PriorityParams(**{**asdict(params), "deadlines": tuple(float(d) for d in params.deadlines),
                                "pattern_mix": dict(params.pattern_mix)})
     params.check()

@@ -112,6 +112,12 @@ DEFAULT_JOBS = 30
 SOURCE_MACHINES = 600
 #: Byte counts must fit in a Java ``long``, as in SWIM's own tools.
 MAX_BYTES = 2**63 - 1
+#: Parameter ranges (MB/s per slot; a factor such as slack or rho; seconds; the exponent).
+RATE_RANGE = (1e-6, 1e9)
+MAX_FACTOR = 1e6
+MAX_OVERHEAD = 1e9
+MAX_BENEFIT_REF = 1e15
+MAX_EXPONENT = 4.0
 
 COLUMNS = (
     "job_id",
@@ -196,8 +202,8 @@ class SwimParams:
             if value < minimum:
                 raise bad(name, f"must be >= {minimum}")
 
-        if number("start") < 0:
-            raise bad("start", "must be >= 0")
+        if not 0 <= number("start") <= MAX_BYTES:
+            raise bad("start", "must be in [0, 2^63)")
         if self.jobs is not None:
             integer("jobs", 1)
         if self.duration is not None and not number("duration") > 0:
@@ -207,19 +213,25 @@ class SwimParams:
         for name in ("partition_bytes", "bytes_per_reduce"):
             integer(name, 1)
         integer("min_input_bytes", 0)
-        for name in ("map_rate", "reduce_rate", "benefit_ref", "rho"):
-            if not number(name) > 0:
-                raise bad(name, "must be > 0")
-        if number("task_overhead") < 0:
-            raise bad("task_overhead", "must be >= 0")
-        if not number("slack_min") > 0:
-            raise bad("slack_min", "must be > 0")
-        if not number("slack_max") >= self.slack_min:
-            raise bad("slack_max", f"must be >= slack_min = {self.slack_min:g}")
+        # ranges (issue 14, item 7): wide enough for any cluster, narrow enough that every task
+        # time, deadline and benefit the model derives stays a finite instance number
+        for name in ("map_rate", "reduce_rate"):  # 1 byte/s to 1 PB/s per slot
+            if not RATE_RANGE[0] <= number(name) <= RATE_RANGE[1]:
+                raise bad(name, f"must be in [{RATE_RANGE[0]:g}, {RATE_RANGE[1]:g}] MB/s")
+        if not 0 < number("benefit_ref") <= MAX_BENEFIT_REF:
+            raise bad("benefit_ref", f"must be in (0, {MAX_BENEFIT_REF:g}]")
+        if not 0 < number("rho") <= MAX_FACTOR:
+            raise bad("rho", f"must be in (0, {MAX_FACTOR:g}]")
+        if not 0 <= number("task_overhead") <= MAX_OVERHEAD:
+            raise bad("task_overhead", f"must be in [0, {MAX_OVERHEAD:g}] s")
+        if not 0 < number("slack_min") <= MAX_FACTOR:
+            raise bad("slack_min", f"must be in (0, {MAX_FACTOR:g}]")
+        if not self.slack_min <= number("slack_max") <= MAX_FACTOR:
+            raise bad("slack_max", f"must be in [slack_min = {self.slack_min:g}, {MAX_FACTOR:g}]")
         if not 0 <= number("benefit_noise") < 1:
             raise bad("benefit_noise", "must be in [0, 1)")
-        if number("benefit_exponent") < 0:
-            raise bad("benefit_exponent", "must be >= 0")
+        if not 0 <= number("benefit_exponent") <= MAX_EXPONENT:
+            raise bad("benefit_exponent", f"must be in [0, {MAX_EXPONENT:g}]")
         if not 0 <= number("alpha") <= 1:
             raise bad("alpha", "must be in [0, 1]")
         if not number("beta") > 1:
@@ -351,6 +363,41 @@ def _make_params(params: SwimParams | None, overrides: dict[str, Any]) -> SwimPa
     return params
 
 
+def _job(row: SwimRow, params: SwimParams, seed: int, cluster: Cluster, w_ref: float) -> Job:
+    """The job of one trace row (the model of the module docstring)."""
+    rng = np.random.default_rng([seed, row.index])
+    slack = float(rng.uniform(params.slack_min, params.slack_max))
+    noise = float(rng.uniform(1 - params.benefit_noise, 1 + params.benefit_noise))
+    map_tasks, reduce_tasks = params.task_counts(row)
+    map_time, reduce_time = params.task_times(row)
+    submit = round(row.submit_time - params.start, 3)
+    tcm = math.ceil(map_tasks / cluster.map_slots) * map_time * params.rho
+    tcr = math.ceil(reduce_tasks / cluster.reduce_slots) * reduce_time * params.rho
+    relative = max(0.1, round(slack * (tcm + tcr), 1))
+    work = map_tasks * map_time + reduce_tasks * reduce_time
+    benefit = max(1, round(params.benefit_ref * (work / w_ref) ** params.benefit_exponent * noise))
+    return Job(
+        id=row.job_id,
+        map_tasks=map_tasks,
+        reduce_tasks=reduce_tasks,
+        map_task_time=map_time,
+        reduce_task_time=reduce_time,
+        deadline=round(submit + relative, 1),
+        benefit=benefit,
+        submit_time=submit,
+        extra={
+            "trace": {
+                "row": row.index,
+                "line": row.line,
+                "submit_time": row.submit_time,
+                "map_input_bytes": row.input_bytes,
+                "shuffle_bytes": row.shuffle_bytes,
+                "reduce_output_bytes": row.output_bytes,
+            }
+        },
+    )
+
+
 def import_swim(
     path: str | Path, params: SwimParams | None = None, *, seed: int = 0, **overrides: Any
 ) -> AdmissionInstance:
@@ -377,39 +424,11 @@ def import_swim(
     w_ref = params.reference_work()
     jobs: list[Job] = []
     for row in window:
-        rng = np.random.default_rng([seed, row.index])
-        slack = float(rng.uniform(params.slack_min, params.slack_max))
-        noise = float(rng.uniform(1 - params.benefit_noise, 1 + params.benefit_noise))
-        map_tasks, reduce_tasks = params.task_counts(row)
-        map_time, reduce_time = params.task_times(row)
-        submit = round(row.submit_time - params.start, 3)
-        tcm = math.ceil(map_tasks / cluster.map_slots) * map_time * params.rho
-        tcr = math.ceil(reduce_tasks / cluster.reduce_slots) * reduce_time * params.rho
-        relative = max(0.1, round(slack * (tcm + tcr), 1))
-        work = map_tasks * map_time + reduce_tasks * reduce_time
-        benefit = max(1, round(params.benefit_ref * (work / w_ref) ** params.benefit_exponent * noise))
-        jobs.append(
-            Job(
-                id=row.job_id,
-                map_tasks=map_tasks,
-                reduce_tasks=reduce_tasks,
-                map_task_time=map_time,
-                reduce_task_time=reduce_time,
-                deadline=round(submit + relative, 1),
-                benefit=benefit,
-                submit_time=submit,
-                extra={
-                    "trace": {
-                        "row": row.index,
-                        "line": row.line,
-                        "submit_time": row.submit_time,
-                        "map_input_bytes": row.input_bytes,
-                        "shuffle_bytes": row.shuffle_bytes,
-                        "reduce_output_bytes": row.output_bytes,
-                    }
-                },
-            )
-        )
+        try:
+            jobs.append(_job(row, params, seed, cluster, w_ref))
+        except (InputError, OverflowError) as exc:  # a derived number beyond an instance's magnitudes
+            raise InputError(f"{path.name} line {row.line}: {exc} (from the task-time, slack and benefit "
+                             f"parameters; see mropt import-swim --help)") from None
     draft = AdmissionInstance(cluster=cluster, jobs=tuple(jobs), alpha=params.alpha, beta=params.beta, rho=params.rho)
     first, last = window[0], window[-1]
     record = params.record()

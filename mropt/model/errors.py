@@ -6,6 +6,8 @@ status 2; nothing else in mropt catches them.
 
 from __future__ import annotations
 
+import os
+import stat
 from pathlib import Path
 
 
@@ -20,14 +22,38 @@ class InputError(ValueError):
         super().__init__(" ".join(message.split()))
 
 
-def read_input_file(path: str | Path) -> bytes:
-    """The bytes of an input file; a missing, unreadable or directory path is an InputError."""
+#: the largest input file mropt reads (instances, solutions, traces): 1 GiB. A file beyond
+#: it would take many times its size in memory once parsed; it is refused up front.
+MAX_INPUT_BYTES = 1 << 30
+
+
+def read_input_file(path: str | Path, limit: int = MAX_INPUT_BYTES) -> bytes:
+    """The bytes of an input file; a missing, unreadable, directory or device path is an InputError.
+
+    A regular file, a pipe (``/dev/stdin``) or a link to one is read; a folder or a
+    device (``/dev/zero``, ``/dev/urandom``, a terminal) is refused, and so is a file of
+    more than ``limit`` bytes (:data:`MAX_INPUT_BYTES`), without reading it all.
+    """
     path = Path(path)
     try:
-        return path.read_bytes()
+        with open(path, "rb") as f:
+            mode = os.fstat(f.fileno()).st_mode
+            if stat.S_ISCHR(mode) or stat.S_ISBLK(mode):
+                raise InputError(f"{path}: is a device, not a file")
+            data = f.read(limit + 1)
     except FileNotFoundError:
         raise InputError(f"{path}: no such file") from None
     except IsADirectoryError:
         raise InputError(f"{path}: is a directory, not a file") from None
     except OSError as exc:
-        raise InputError(f"{path}: cannot read ({exc.strerror})") from None
+        raise InputError(f"{path}: cannot read ({exc.strerror or type(exc).__name__})") from None
+    if len(data) > limit:
+        raise InputError(f"{path}: larger than {_size(limit)}, the most mropt reads from one input file")
+    return data
+
+
+def _size(n: int) -> str:
+    for unit, size in (("GiB", 1 << 30), ("MiB", 1 << 20), ("KiB", 1 << 10)):
+        if n >= size and n % size == 0:
+            return f"{n // size} {unit}"
+    return f"{n} bytes"

@@ -133,7 +133,7 @@ class Solution:
         def optional_number(key: str) -> float | None:
             if data.get(key) is None:
                 return None
-            return read_number(data, key, where)
+            return read_number(data, key, where, bounded=False)
 
         def id_list(key: str, required: bool) -> tuple[str, ...] | None:
             value = data.get(key)
@@ -164,9 +164,9 @@ class Solution:
             bound=optional_number("bound"),
             accepted=accepted,
             sequence=sequence,
-            wall_time=read_number(data, "wall_time", where, default=0.0, nonnegative=True),
+            wall_time=read_number(data, "wall_time", where, default=0.0, nonnegative=True, bounded=False),
             solver=require_mapping(solver, "solution field 'solver'"),
-            seed=int(read_number(data, "seed", where, default=0)),
+            seed=int(read_number(data, "seed", where, default=0, bounded=False)),
             params=require_mapping(data.get("params") or {}, "solution field 'params'"),
             details=require_mapping(data.get("details") or {}, "solution field 'details'"),
             decision=decision,

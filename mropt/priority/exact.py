@@ -33,6 +33,17 @@ offered loads equal within OBJECTIVE_RTOL (:func:`~mropt.model.tolerance.same_va
 count as a tie, which goes to the later priority in the file.
 The status is then ``infeasible``; ``details.worst_ratio`` holds r*.
 
+Resources (issue 14, item 8). The tables hold (S_map + 1)(S_reduce + 1) floats per
+priority and the search over r copies them once more (sorted), so before allocating
+anything :func:`memory_estimate` is compared with :data:`MAX_MEMORY_BYTES` (1 GiB): an
+instance above it is refused with an InputError saying how much it would need (a
+1.2 KB file asking for 20,000 x 10,000 slots took 5 GB). ``time_limit`` is checked while
+the tables are built, in the dynamic programme (every few hundred map-slot counts)
+and at every step of the search over r: out of time before any allocation is known,
+the status is ``time_limit`` with no allocation; during the search over r (no
+allocation meets every deadline, which is then proven), the best allocation found so
+far is returned with ``details.proven`` false.
+
 Tolerances (relative, unit-free; ``docs/tolerances.md``): the deadline test
 deadline_limit (TIME_RTOL) and the stability test rho < 1 - TIME_RTOL of
 :mod:`~mropt.priority.queueing`; every other comparison is between integers (slot
@@ -46,18 +57,56 @@ depended on the time unit (tests/priority/test_scale_invariance.py keeps the cas
 from __future__ import annotations
 
 import math
+import time
 
 import numpy as np
 
+from mropt.model.errors import InputError
 from mropt.model.priority import PriorityInstance
 from mropt.model.solution import Solution
 from mropt.model.tolerance import deadline_limit, same_value
 from mropt.priority.forecast import planning_load
 from mropt.priority.mpsa import allocation_solution
 from mropt.priority.queueing import routing_of, sojourn_table
-from mropt.registry import register
+from mropt.registry import mropt_solver, register
 
 _NONE = np.iinfo(np.int64).max // 4  # "no feasible y" in the frontier and the DP
+#: the most memory mpsa-exact may plan to use (its estimate, :func:`memory_estimate`)
+MAX_MEMORY_BYTES = 1 << 30
+#: map-slot counts handled by the dynamic programme between two looks at the clock
+_CLOCK_EVERY = 256
+
+
+class _OutOfTime(Exception):
+    """The time limit passed inside the computation."""
+
+
+class _Clock:
+    """The time limit: ``check()`` raises :class:`_OutOfTime` once it has passed."""
+
+    def __init__(self, time_limit: float | None) -> None:
+        self.end = None if time_limit is None else time.perf_counter() + time_limit
+
+    def check(self) -> None:
+        if self.end is not None and time.perf_counter() >= self.end:
+            raise _OutOfTime
+
+
+def memory_estimate(instance: PriorityInstance) -> int:
+    """Bytes mpsa-exact needs at most: the tables (8 bytes a cell), their sorted copy, the DP's choices."""
+    cells = (instance.map_slots + 1) * (instance.reduce_slots + 1)
+    return instance.n * (3 * 8 * cells + 8 * (instance.map_slots + 1))
+
+
+def check_memory(instance: PriorityInstance) -> None:
+    """InputError, before anything is allocated, when :func:`memory_estimate` exceeds :data:`MAX_MEMORY_BYTES`."""
+    need = memory_estimate(instance)
+    if need > MAX_MEMORY_BYTES:
+        raise InputError(
+            f"mpsa-exact: {instance.n} priorities over {instance.map_slots} x {instance.reduce_slots} slots need "
+            f"about {need / (1 << 30):.3g} GiB for the sojourn tables, more than the "
+            f"{MAX_MEMORY_BYTES >> 30} GiB cap of mpsa-exact; use mpsa, or fewer slots"
+        )
 
 
 def reduce_frontier(table: np.ndarray, limit: float) -> np.ndarray:
@@ -67,11 +116,13 @@ def reduce_frontier(table: np.ndarray, limit: float) -> np.ndarray:
     return np.where(ok.any(axis=1), first, _NONE)
 
 
-def knapsack(frontiers: list[np.ndarray], map_total: int, reduce_total: int) -> tuple[list[int], list[int]] | None:
+def knapsack(frontiers: list[np.ndarray], map_total: int, reduce_total: int,
+             clock: _Clock | None = None) -> tuple[list[int], list[int]] | None:
     """Least x + y total choosing one frontier point per priority under eq. 17's slot totals; None if none fits.
 
     dp[m] = least reduce slots used with exactly m map slots used (see the module
     docstring for why this state is enough); ties go to the smaller map use.
+    ``clock`` is looked at every few hundred map-slot counts (:class:`_OutOfTime`).
     """
     dp = np.full(map_total + 1, _NONE, dtype=np.int64)
     dp[0] = 0
@@ -79,7 +130,9 @@ def knapsack(frontiers: list[np.ndarray], map_total: int, reduce_total: int) -> 
     for ymin in frontiers:
         new = np.full(map_total + 1, _NONE, dtype=np.int64)
         pick = np.full(map_total + 1, -1, dtype=np.int64)
-        for x in np.flatnonzero(ymin[: map_total + 1] <= reduce_total):
+        for k, x in enumerate(np.flatnonzero(ymin[: map_total + 1] <= reduce_total)):
+            if clock is not None and k % _CLOCK_EVERY == 0:
+                clock.check()
             cand = dp[: map_total + 1 - x] + ymin[x]
             cand[dp[: map_total + 1 - x] >= _NONE] = _NONE
             target = new[x:]
@@ -107,17 +160,23 @@ def _most_offered(active: list[int], offered: np.ndarray) -> int:
     return max(i for i in active if same_value(float(offered[i]), top))
 
 
-def exact_slots(instance: PriorityInstance) -> tuple[list[int], list[int], dict]:
-    """Optimal (x_i, y_i) per priority for eq. 17 (or min worst T_i / deadline) and how they were found."""
+def exact_slots(instance: PriorityInstance, time_limit: float | None = None) -> tuple[list[int], list[int], dict]:
+    """Optimal (x_i, y_i) per priority for eq. 17 (or min worst T_i / deadline) and how they were found.
+
+    Raises InputError when the instance needs more than :data:`MAX_MEMORY_BYTES`, and
+    :class:`_OutOfTime` when ``time_limit`` passes before any allocation is known.
+    """
+    check_memory(instance)
+    clock = _Clock(time_limit)
     routing = routing_of(instance)
     load = planning_load(instance)
     big_m, big_r = instance.map_slots, instance.reduce_slots
     deadlines = instance.deadlines
-    tables = [
-        sojourn_table(routing, load.arrival_rate[i], load.map_work[i], load.reduce_work[i], big_m, big_r)
-        for i in range(instance.n)
-    ]
-    best = knapsack([reduce_frontier(t, d) for t, d in zip(tables, deadlines)], big_m, big_r)
+    tables = []
+    for i in range(instance.n):
+        clock.check()
+        tables.append(sojourn_table(routing, load.arrival_rate[i], load.map_work[i], load.reduce_work[i], big_m, big_r))
+    best = knapsack([reduce_frontier(t, d) for t, d in zip(tables, deadlines)], big_m, big_r, clock)
     if best is not None:
         return best[0], best[1], {"proven": True, "worst_ratio": None, "saturated": []}
 
@@ -129,22 +188,28 @@ def exact_slots(instance: PriorityInstance) -> tuple[list[int], list[int], dict]
         ratios = ratios[np.isfinite(ratios)]
 
         def solve_at(r: float) -> tuple[list[int], list[int]] | None:
-            return knapsack([reduce_frontier(tables[i], r * deadlines[i]) for i in active], big_m, big_r)
+            return knapsack([reduce_frontier(tables[i], r * deadlines[i]) for i in active], big_m, big_r, clock)
 
-        if ratios.size and solve_at(float(ratios[-1])) is not None:
+        found = solve_at(float(ratios[-1])) if ratios.size else None
+        if found is not None:
             lo, hi = 0, ratios.size - 1  # ratios[hi] is feasible; find the first feasible index
-            while lo < hi:
-                mid = (lo + hi) // 2
-                if solve_at(float(ratios[mid])) is not None:
-                    hi = mid
-                else:
-                    lo = mid + 1
+            proven = True
+            try:
+                while lo < hi:
+                    mid = (lo + hi) // 2
+                    at_mid = solve_at(float(ratios[mid]))
+                    if at_mid is not None:
+                        hi, found = mid, at_mid
+                    else:
+                        lo = mid + 1
+            except _OutOfTime:
+                proven = False  # ratios[hi] is the best found; a smaller one may exist
             r_star = float(ratios[hi])
-            xs_a, ys_a = solve_at(r_star)  # type: ignore[misc]
+            xs_a, ys_a = found
             xs, ys = [0] * instance.n, [0] * instance.n
             for j, i in enumerate(active):
                 xs[i], ys[i] = xs_a[j], ys_a[j]
-            record = {"proven": True, "worst_ratio": r_star, "saturated": [instance.ids[i] for i in saturated]}
+            record = {"proven": proven, "worst_ratio": r_star, "saturated": [instance.ids[i] for i in saturated]}
             return xs, ys, record
         drop = _most_offered(active, offered)
         active.remove(drop)
@@ -162,7 +227,12 @@ def exact_slots(instance: PriorityInstance) -> tuple[list[int], list[int], dict]
 )
 def mpsa_exact(instance: PriorityInstance, *, time_limit: float | None = None, seed: int = 0) -> Solution:
     """Exact allocation for MPSA eq. 17 (sec. 4.3) without the fixed ratio; see the module docstring."""
-    xs, ys, record = exact_slots(instance)
+    try:
+        xs, ys, record = exact_slots(instance, time_limit)
+    except _OutOfTime:
+        return Solution(method="mpsa-exact", status="time_limit", objective=None, solver=mropt_solver(),
+                        details={"algorithm": "Pareto frontier per priority + multiple-choice knapsack DP",
+                                 "stopped": f"time limit {time_limit:g} s reached before any allocation was found"})
     feasible = record["worst_ratio"] is None
     total = float(sum(xs) + sum(ys))
     worst = record["worst_ratio"]
@@ -178,5 +248,7 @@ def mpsa_exact(instance: PriorityInstance, *, time_limit: float | None = None, s
             "algorithm": "Pareto frontier per priority + multiple-choice knapsack DP",
             "worst_ratio": None if worst is None or not math.isfinite(worst) else worst,
             "saturated": record["saturated"],
+            **({} if record["proven"] else {"proven": False,
+                                            "stopped": f"time limit {time_limit:g} s: worst_ratio not proven least"}),
         },
     )

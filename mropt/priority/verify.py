@@ -144,7 +144,7 @@ def _number(value: Any) -> bool:
 def verify(instance: PriorityInstance, solution: Solution) -> Verdict:
     """Check an allocation solution against the instance; see the module docstring."""
     verdict = Verdict()
-    if solution.status in ("error", "bound") and not solution.decision.json_fields().get("allocation"):
+    if solution.status in ("error", "bound", "time_limit") and not solution.decision.json_fields().get("allocation"):
         verdict.objective = solution.objective
         return verdict
     d = solution.decision.json_fields()  # the claimed decision as plain data, checked field by field

@@ -1,0 +1,86 @@
+"""``mpsa-exact`` within a memory cap and its time limit (issue 14, item 8).
+
+Before: a 1.2 KB priority file asking for 20,000 x 10,000 slots made mpsa-exact take
+5 GB and overrun its time limit; ``--time-limit`` was not looked at.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import time
+
+import pytest
+
+import mropt
+from mropt.instances.priority_gen import generate_priority
+from mropt.model import InputError
+from mropt.model.io import instance_from_dict
+from mropt.priority import exact
+from mropt.priority.verify import verify
+
+
+def _instance(map_slots: int, reduce_slots: int, **overrides):
+    data = generate_priority(1, **{"arrival_rate": 0.0005, **overrides}).to_dict()
+    data["map_slots"], data["reduce_slots"] = map_slots, reduce_slots
+    return instance_from_dict(data)
+
+
+def test_an_instance_beyond_the_memory_cap_is_refused_before_allocating():
+    inst = _instance(20_000, 10_000)
+    assert len(json.dumps(inst.to_dict())) < 1500
+    assert exact.memory_estimate(inst) > exact.MAX_MEMORY_BYTES
+    start = time.perf_counter()
+    with pytest.raises(InputError) as info:
+        mropt.solve(inst, "mpsa-exact", time_limit=60)
+    assert time.perf_counter() - start < 1.0
+    message = str(info.value)
+    assert "20000 x 10000 slots" in message and "GiB" in message and "1 GiB cap" in message
+
+
+def test_the_refusal_is_one_line_on_the_command_line(tmp_path):
+    path = tmp_path / "big.json"
+    path.write_text(json.dumps(_instance(20_000, 10_000).to_dict()))
+    done = subprocess.run([sys.executable, "-m", "mropt.cli.main", "solve", str(path), "--method", "mpsa-exact"],
+                          capture_output=True, text=True, timeout=120)
+    assert done.returncode == 2
+    assert len(done.stderr.strip().splitlines()) == 1 and "mpsa-exact:" in done.stderr
+
+
+def test_out_of_time_before_any_allocation():
+    inst = _instance(2000, 1000)
+    sol = mropt.solve(inst, "mpsa-exact", time_limit=1e-9)
+    assert sol.status == "time_limit" and sol.objective is None
+    assert "time limit" in sol.details["stopped"]
+    assert verify(inst, sol).ok
+
+
+def test_out_of_time_in_the_search_over_the_ratio_returns_the_best_so_far(monkeypatch):
+    """No allocation meets every deadline (the paper's default rate): the search over r is cut short."""
+    inst = _instance(100, 50, arrival_rate=0.1 / 60)
+    full = mropt.solve(inst, "mpsa-exact")
+    assert full.status == "infeasible" and "proven" not in full.details
+    assert full.details["saturated"] == []  # so: DP 1 finds nothing, DP 2 (the largest ratio) finds one
+    calls = {"n": 0}
+    real = exact.knapsack
+
+    def knapsack(*args, **kwargs):
+        calls["n"] += 1
+        if calls["n"] > 2:  # out of time in the binary search over r
+            raise exact._OutOfTime
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(exact, "knapsack", knapsack)
+    cut = mropt.solve(inst, "mpsa-exact", time_limit=3600)
+    assert cut.status == "infeasible" and cut.details["proven"] is False
+    assert cut.details["worst_ratio"] >= full.details["worst_ratio"]
+    assert verify(inst, cut).ok
+
+
+def test_within_the_cap_and_the_limit_nothing_changes():
+    inst = _instance(200, 100)
+    a = mropt.solve(inst, "mpsa-exact")
+    b = mropt.solve(inst, "mpsa-exact", time_limit=60)
+    assert a.status == b.status == "optimal" and a.objective == b.objective
+    assert a.decision["allocation"] == b.decision["allocation"]
