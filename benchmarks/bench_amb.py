@@ -108,7 +108,9 @@ def main() -> None:
         oracle = InsertionOracle(btcm, btcr, bd, base)
         t_prep = time.perf_counter() - t0
         tests = [(n + int(rng.integers(20)), int(rng.integers(n + 1))) for _ in range(200)]
-        agree = all(oracle.can_insert(x, p) == evaluate(btcm, btcr, bd, np.insert(base, p, x)).valid for x, p in tests[:20])
+        agree = all(
+            oracle.can_insert(x, p) == evaluate(btcm, btcr, bd, np.insert(base, p, x)).valid for x, p in tests[:20]
+        )
         assert agree, "incremental test disagrees with full evaluation"
         it = iter(range(10**9))
         t_inc = per_call(lambda: oracle.can_insert(*tests[next(it) % len(tests)]), max_calls=20000)
@@ -120,10 +122,14 @@ def main() -> None:
 
         t_full = per_call(full_test, max_calls=2000)
         t_amort = t_inc + t_prep / (n + 1)
-        rows.append((n, len(res.accepted), t_amb, t_amb_ref, t_seq, t_naive, t_prep, t_inc, t_full, t_amort, res.beam_cut))
+        rows.append(
+            (n, len(res.accepted), t_amb, t_amb_ref, t_seq, t_naive, t_prep, t_inc, t_full, t_amort, res.beam_cut)
+        )
 
-    print(f"AMB benchmark (seed {args.seed}; AMB with beam {args.beam}, the method amb-beam{args.beam}); "
-          "times in seconds unless marked; ratio = reference / ours")
+    print(
+        f"AMB benchmark (seed {args.seed}; AMB with beam {args.beam}, the method amb-beam{args.beam}); "
+        "times in seconds unless marked; ratio = reference / ours"
+    )
     head = (
         f"{'N':>5} {'acc':>4} | {'AMB s':>8} {'AMB full-reeval s':>17} {'ratio':>6} | "
         f"{'SEQ us/call':>11} {'naive O(n^2) us':>15} {'ratio':>7} | "

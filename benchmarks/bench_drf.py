@@ -58,7 +58,10 @@ def scaling_instance(n: int, seed: int = 0) -> FairnessInstance:
     light = rng.integers(1, 3, n)
     cpu_heavy = rng.integers(0, 2, n).astype(bool)
     users = tuple(
-        User(f"u{i}", {"cpu": int(heavy[i] if cpu_heavy[i] else light[i]), "mem": int(light[i] if cpu_heavy[i] else heavy[i])})
+        User(
+            f"u{i}",
+            {"cpu": int(heavy[i] if cpu_heavy[i] else light[i]), "mem": int(light[i] if cpu_heavy[i] else heavy[i])},
+        )
         for i in range(n)
     )
     return FairnessInstance(resources={"cpu": 6.25 * n, "mem": 6.25 * n}, users=users)
@@ -104,10 +107,33 @@ def bench_scaling(sizes: list[int]) -> None:
         per_scan, _ = _per_decision(lambda: linear_scan_filling(inst), budget=0.5)
         base_scan = base_scan or per_scan
         scan = [round(per_scan * 1e6, 2), round(per_scan / base_scan, 2)]
-        rows.append([n, decisions, round(per * 1e6, 2), round(per / base, 2), round(math.log2(n) / math.log2(sizes[0]), 2),
-                     round(n / sizes[0]), *scan])
+        rows.append(
+            [
+                n,
+                decisions,
+                round(per * 1e6, 2),
+                round(per / base, 2),
+                round(math.log2(n) / math.log2(sizes[0]), 2),
+                round(n / sizes[0]),
+                *scan,
+            ]
+        )
     print("1. progressive filling: cost per decision (heap), beside a linear scan for the smallest share")
-    print(render(["users n", "decisions", "heap us/dec", "heap ratio", "log2 n ratio", "n ratio", "scan us/dec", "scan ratio"], rows))
+    print(
+        render(
+            [
+                "users n",
+                "decisions",
+                "heap us/dec",
+                "heap ratio",
+                "log2 n ratio",
+                "n ratio",
+                "scan us/dec",
+                "scan ratio",
+            ],
+            rows,
+        )
+    )
 
 
 EXACT_METHODS = ("drf-lp", "drf-milp", "drf-cpsat")
@@ -122,13 +148,28 @@ def bench_exact(max_n: int, limit: float) -> None:
                 inst = generate_fairness(0, users=n, with_nodes=with_nodes)
                 sol = solve(inst, method, time_limit=limit)
                 ok = verify_solution(inst, sol).ok if sol.decision else False
-                rows.append([method, "10 nodes" if with_nodes else "totals", n, sol.status, round(sol.wall_time, 2),
-                             sol.details.get("solves"), ok])
+                rows.append(
+                    [
+                        method,
+                        "10 nodes" if with_nodes else "totals",
+                        n,
+                        sol.status,
+                        round(sol.wall_time, 2),
+                        sol.details.get("solves"),
+                        ok,
+                    ]
+                )
                 if sol.status != "optimal":
                     break
                 best, n = n, n * 2
-            largest.append([method, "10 nodes" if with_nodes else "totals", best if best is not None else "< 4",
-                            "yes" if n > max_n else "no"])
+            largest.append(
+                [
+                    method,
+                    "10 nodes" if with_nodes else "totals",
+                    best if best is not None else "< 4",
+                    "yes" if n > max_n else "no",
+                ]
+            )
     print(f"\n2. exact methods on generated instances, time limit {limit:g} s (n doubles until not optimal)")
     print(render(["method", "cluster", "users n", "status", "wall s", "solves", "verified"], rows))
     print(f"\n   largest n solved to optimality within {limit:g} s")
@@ -147,8 +188,15 @@ def gap_row(label: str, inst: FairnessInstance, placement: str, limit: float) ->
     assert verify_solution(inst, drf).ok and verify_solution(inst, exact).ok
     g = gaps(inst, drf, exact)
     util = max(g["utilisation_gap"].values())
-    return head + [round(g["min_share_heuristic"], 4), round(g["min_share_exact"], 4), g["lex"],
-                   round(g["max_sorted_share_gap"], 4), round(util, 4), g["envy_heuristic"], g["envy_exact"]]
+    return head + [
+        round(g["min_share_heuristic"], 4),
+        round(g["min_share_exact"], 4),
+        g["lex"],
+        round(g["max_sorted_share_gap"], 4),
+        round(util, 4),
+        g["envy_heuristic"],
+        g["envy_exact"],
+    ]
 
 
 def bench_gaps(seeds: int, limit: float) -> None:
@@ -168,21 +216,43 @@ def bench_gaps(seeds: int, limit: float) -> None:
                 rows.append(gap_row(f"alibaba+nodes t={start // 3600}h n={inst.n}", inst, rule, limit))
     else:
         print(f"(Alibaba trace not found at {ALIBABA}: its rows are left out)")
-    print("\n3. gaps of progressive filling to the exact leximin (min weighted dominant share, sorted vector, utilisation, envy)")
-    print(render(["instance", "placement", "exact", "min share PF", "min share exact", "lex", "max vec gap", "util gap", "envy PF", "envy exact"], rows))
+    print(
+        "\n3. gaps of progressive filling to the exact leximin (min weighted dominant share, sorted vector, utilisation, envy)"
+    )
+    print(
+        render(
+            [
+                "instance",
+                "placement",
+                "exact",
+                "min share PF",
+                "min share exact",
+                "lex",
+                "max vec gap",
+                "util gap",
+                "envy PF",
+                "envy exact",
+            ],
+            rows,
+        )
+    )
 
 
 def bench_round() -> None:
     inst = generate_fairness(1, users=6, nodes=20, rack_size=5, with_nodes=True, replicas=3, tasks_min=5, tasks_max=15)
     rnd = round_from_instance(inst, slots_per_node=2)
     rows = compare_round(rnd, E1=3, E2=8, D=5, seed=0, instance=inst)
-    print(f"\n4. one round: {sum(rnd.slots.values())} free slots, {len(rnd.tasks)} pending tasks (costs node 0, rack 1, any 3, unscheduled 10)")
+    print(
+        f"\n4. one round: {sum(rnd.slots.values())} free slots, {len(rnd.tasks)} pending tasks (costs node 0, rack 1, any 3, unscheduled 10)"
+    )
     print(render(list(rows[0]), [list(r.values()) for r in rows]))
 
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--quick", action="store_true", help="smoke run: sizes to 10,000, exact to 32 users with 5 s, 1 seed")
+    ap.add_argument(
+        "--quick", action="store_true", help="smoke run: sizes to 10,000, exact to 32 users with 5 s, 1 seed"
+    )
     ap.add_argument("--sizes", type=int, nargs="+", default=None, help="users for part 1 (default 10 .. 100000)")
     ap.add_argument("--exact-max", type=int, default=None, help="largest n tried in part 2 (default 256)")
     ap.add_argument("--exact-limit", type=float, default=None, help="time limit of each exact solve, s (default 60)")
@@ -194,7 +264,9 @@ def main() -> None:
     limit = args.exact_limit or (5.0 if quick else 60.0)
     seeds = args.seeds or (1 if quick else 3)
     print(f"# command: .venv/bin/python benchmarks/{Path(__file__).name} {' '.join(sys.argv[1:])}".rstrip())
-    print(f"# {platform.python_version()} on {platform.machine()}, {os.cpu_count()} cores; {time.strftime('%Y-%m-%d')}\n")
+    print(
+        f"# {platform.python_version()} on {platform.machine()}, {os.cpu_count()} cores; {time.strftime('%Y-%m-%d')}\n"
+    )
     t0 = time.perf_counter()
     bench_scaling(sizes)
     bench_exact(exact_max, limit)

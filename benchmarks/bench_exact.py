@@ -47,7 +47,8 @@ def main(argv: list[str] | None = None) -> int:
     bounds = ["ideal", "bound-lp", "bound-energy"]
     print(f"time limit {args.time_limit:g} s, seeds 0..{args.seeds - 1}, threads {args.threads}, heuristic {heuristic}")
     head = f"{'N':>4} {'method':<11} {'median s':>9} {'proven':>7} | {heuristic + ' gap%':>12} " + " ".join(
-        f"{b + ' gap%':>17}" for b in bounds)
+        f"{b + ' gap%':>17}" for b in bounds
+    )
     print(head)
     print("-" * len(head))
     for n in sizes:
@@ -61,8 +62,11 @@ def main(argv: list[str] | None = None) -> int:
                 runs[m].append(sol)
                 if sol.status == "optimal":
                     optimum[seed] = float(sol.objective)
-                print(f"  N={n} seed={seed} {m}: {sol.status} {sol.objective:g} bound {sol.bound:g} "
-                      f"{sol.wall_time:.2f}s", file=sys.stderr, flush=True)
+                print(
+                    f"  N={n} seed={seed} {m}: {sol.status} {sol.objective:g} bound {sol.bound:g} {sol.wall_time:.2f}s",
+                    file=sys.stderr,
+                    flush=True,
+                )
             extra[seed] = {b: float(solve(inst, b).objective) for b in [heuristic, *bounds]}
         proven = [s for s in optimum]
 

@@ -69,7 +69,11 @@ def main() -> None:
         tk = timed(spin, tmp / "sk", args.workers, args.executor)
     rows = [
         ["worker start-up (s)", round(startup, 3), "once per worker"],
-        [f"overhead per run, trivial method ({args.runs} runs, 1 worker)", round(overhead * 1000, 2), "ms (target < 50)"],
+        [
+            f"overhead per run, trivial method ({args.runs} runs, 1 worker)",
+            round(overhead * 1000, 2),
+            "ms (target < 50)",
+        ],
         [f"CPU-bound study, {runs} x 0.25 s, 1 worker ({args.executor})", round(t1, 2), "s"],
         [f"same, {args.workers} workers ({args.executor})", round(tk, 2), "s"],
         [f"speed-up 1 -> {args.workers} workers", round(t1 / tk, 2), f"x (ideal {args.workers})"],

@@ -55,8 +55,17 @@ def _sweep(title: str, label: str, points: list[tuple[str, dict]]) -> None:
 
 def _gap(seeds: int) -> None:
     print(f"\n### mpsa against mpsa-exact (jitter 0.3, seeds 0..{seeds - 1})\n")
-    header = ["rate/min per priority", "instances", "both feasible", "mean mpsa/exact", "max mpsa/exact",
-              "mpsa misses, exact meets", "both infeasible", "mpsa ms", "exact ms"]
+    header = [
+        "rate/min per priority",
+        "instances",
+        "both feasible",
+        "mean mpsa/exact",
+        "max mpsa/exact",
+        "mpsa misses, exact meets",
+        "both infeasible",
+        "mpsa ms",
+        "exact ms",
+    ]
     print("| " + " | ".join(header) + " |")
     print("|" + "---|" * len(header))
     for rate_pm in (0.01, 0.02, 0.03, 0.04, 0.045):
@@ -78,8 +87,17 @@ def _gap(seeds: int) -> None:
                 none += 1
         mean = f"{statistics.fmean(ratios):.3f}" if ratios else "-"
         worst = f"{max(ratios):.3f}" if ratios else "-"
-        row = [f"{rate_pm:g}", str(seeds), str(len(ratios)), mean, worst, str(misses), str(none),
-               f"{statistics.median(times['mpsa']):.2f}", f"{statistics.median(times['mpsa-exact']):.2f}"]
+        row = [
+            f"{rate_pm:g}",
+            str(seeds),
+            str(len(ratios)),
+            mean,
+            worst,
+            str(misses),
+            str(none),
+            f"{statistics.median(times['mpsa']):.2f}",
+            f"{statistics.median(times['mpsa-exact']):.2f}",
+        ]
         print("| " + " | ".join(row) + " |")
 
 

@@ -73,8 +73,12 @@ class Param:
     def check(self, method: str, name: str, value: Any) -> Any:
         """``value`` as this parameter's type, or InputError naming the method, parameter and value."""
         got = _coerce(self.type, value)
-        if got is None or (self.choices and got not in self.choices) or (
-                self.minimum is not None and got < self.minimum) or (self.maximum is not None and got > self.maximum):
+        if (
+            got is None
+            or (self.choices and got not in self.choices)
+            or (self.minimum is not None and got < self.minimum)
+            or (self.maximum is not None and got > self.maximum)
+        ):
             raise InputError(f"method {method!r}: parameter {name!r} must be {self.expects()}, got {value!r}")
         return got
 
@@ -225,9 +229,7 @@ def mropt_solver() -> dict[str, str]:
     return {"name": "mropt", "version": __version__}
 
 
-def solve(
-    instance: Any, method: str, *, time_limit: float | None = None, seed: int = 0, **params: Any
-) -> Solution:
+def solve(instance: Any, method: str, *, time_limit: float | None = None, seed: int = 0, **params: Any) -> Solution:
     """Run a registered method on an instance, timed and guarded (see the module docstring)."""
     info = get_method(method)
     if info.kind != instance.kind:
@@ -250,8 +252,9 @@ def solve(
             details={"error": f"{type(exc).__name__}: {message}"},
         )
     wall = time.perf_counter() - start
-    return replace(solution, method=method, wall_time=wall, seed=seed, params=params,
-                   instance_hash=instance.content_hash())
+    return replace(
+        solution, method=method, wall_time=wall, seed=seed, params=params, instance_hash=instance.content_hash()
+    )
 
 
 def verify_solution(instance: Any, solution: Solution, **options: Any) -> Any:

@@ -46,8 +46,13 @@ def run_cli(*argv: object) -> Result:
                 code = exc.code if isinstance(exc.code, int) else 2
             out.flush()
             err.flush()
-    return Result(code, out_bytes.getvalue().decode(), err_bytes.getvalue().decode(),
-                  [f"{w.category.__name__}: {w.message}" for w in caught], args)
+    return Result(
+        code,
+        out_bytes.getvalue().decode(),
+        err_bytes.getvalue().decode(),
+        [f"{w.category.__name__}: {w.message}" for w in caught],
+        args,
+    )
 
 
 def assert_promise(result: Result, *, ok_codes: tuple[int, ...] = (0,)) -> None:

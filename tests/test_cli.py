@@ -56,8 +56,24 @@ def test_generate_to_stdout_and_file_are_identical(tmp_path):
 def test_generate_overrides(tmp_path):
     out = tmp_path / "i.json"
     r = mropt(
-        "generate", "admission", "--jobs", "5", "--nodes", "10", "--size", "100", "--deadline", "1600",
-        "--mix", "grep=1", "--job-type", "grep=30,0.1,20", "--mean-interarrival", "60", "-o", out,
+        "generate",
+        "admission",
+        "--jobs",
+        "5",
+        "--nodes",
+        "10",
+        "--size",
+        "100",
+        "--deadline",
+        "1600",
+        "--mix",
+        "grep=1",
+        "--job-type",
+        "grep=30,0.1,20",
+        "--mean-interarrival",
+        "60",
+        "-o",
+        out,
     )
     assert r.returncode == 0, r.stderr
     inst = load_instance(out)
@@ -126,7 +142,8 @@ def test_verify_says_when_a_solution_is_for_another_instance(tmp_path):
     assert bad.returncode == 1 and bad.stdout == ""
     assert bad.stderr.splitlines() == [
         f"mropt verify: solution is for another instance (hash {sol['instance_hash'][:12]}..., "
-        f"this instance {load_instance(b).content_hash()[:12]}...)"]
+        f"this instance {load_instance(b).content_hash()[:12]}...)"
+    ]
     verdict = json.loads(mropt("verify", b, sol_path, "--json").stdout)
     assert not verdict["ok"] and verdict["problems"][0].startswith("solution is for another instance (hash ")
     # a file from before the field existed is checked as before
@@ -144,14 +161,20 @@ def test_verify_says_when_a_solution_is_for_another_instance(tmp_path):
     [
         (None, ["no such file"]),
         ("{not json", ["not valid JSON"]),
-        ('{"kind": "admission", "schema_version": 1, "cluster": {"map_slots": 3, "reduce_slots": 2}, '
-         '"jobs": [{"id": "a", "map_phase_time": NaN, "reduce_phase_time": 1, "deadline": 5, "benefit": 1}]}',
-         ["NaN"]),
-        ('{"kind": "admission", "schema_version": 1, "cluster": {"map_slots": 3, "reduce_slots": 2}, '
-         '"jobs": [{"id": "a", "map_phase_time": -4, "reduce_phase_time": 1, "deadline": 5, "benefit": 1}]}',
-         ["'a'", "'map_phase_time'", "-4"]),
-        ('{"kind": "admission", "schema_version": 3, "cluster": {"map_slots": 3, "reduce_slots": 2}, "jobs": []}',
-         ["'schema_version'", "3"]),
+        (
+            '{"kind": "admission", "schema_version": 1, "cluster": {"map_slots": 3, "reduce_slots": 2}, '
+            '"jobs": [{"id": "a", "map_phase_time": NaN, "reduce_phase_time": 1, "deadline": 5, "benefit": 1}]}',
+            ["NaN"],
+        ),
+        (
+            '{"kind": "admission", "schema_version": 1, "cluster": {"map_slots": 3, "reduce_slots": 2}, '
+            '"jobs": [{"id": "a", "map_phase_time": -4, "reduce_phase_time": 1, "deadline": 5, "benefit": 1}]}',
+            ["'a'", "'map_phase_time'", "-4"],
+        ),
+        (
+            '{"kind": "admission", "schema_version": 3, "cluster": {"map_slots": 3, "reduce_slots": 2}, "jobs": []}',
+            ["'schema_version'", "3"],
+        ),
         ('{"kind": "scheduling", "schema_version": 1}', ["'kind'", "'scheduling'"]),
     ],
 )
@@ -242,8 +265,11 @@ def test_generator_options_are_the_parameter_fields():
         assert hidden <= {"history_phi", "history_cv", "heavy_min", "heavy_max", "light_min", "light_max", "mem_unit"}
     args = parser.parse_args(["generate", "admission", "--benefit-min", "10", "--job-type", "x=1,0,2", "--mix", "x"])
     params = params_from_args(AdmissionParams, args)
-    assert params.benefit_min == 10 and params.mix == {"x": 1.0} and set(params.job_types) == {
-        "wordcount", "inverted-index", "grep", "x"}
+    assert (
+        params.benefit_min == 10
+        and params.mix == {"x": 1.0}
+        and set(params.job_types) == {"wordcount", "inverted-index", "grep", "x"}
+    )
 
     @dataclasses.dataclass(frozen=True)
     class NewParams:
@@ -254,16 +280,23 @@ def test_generator_options_are_the_parameter_fields():
     p = argparse.ArgumentParser()
     add_param_options(p, NewParams)
     assert "--new-knob NEW_KNOB" in p.format_help() and "a new knob (default 7)" in p.format_help()
-    assert params_from_args(NewParams, p.parse_args(["--new-knob", "3", "--switch"])) == NewParams(new_knob=3, switch=True)
+    assert params_from_args(NewParams, p.parse_args(["--new-knob", "3", "--switch"])) == NewParams(
+        new_knob=3, switch=True
+    )
     assert p.parse_args([]).seed == 0
 
 
-@pytest.mark.parametrize("argv, message", [
-    (["priority", "--deadlines", "a,b"], "argument --deadlines: expected comma-separated numbers, got 'a,b'"),
-    (["admission", "--mix", "a=x"], "argument --mix: expected name=weight,..., got 'a=x'"),
-    (["admission", "--job-type", "foo=1,2"],
-     "argument --job-type: expected name=map_task_time,reduce_fanout,reduce_task_time, got 'foo=1,2'"),
-])
+@pytest.mark.parametrize(
+    "argv, message",
+    [
+        (["priority", "--deadlines", "a,b"], "argument --deadlines: expected comma-separated numbers, got 'a,b'"),
+        (["admission", "--mix", "a=x"], "argument --mix: expected name=weight,..., got 'a=x'"),
+        (
+            ["admission", "--job-type", "foo=1,2"],
+            "argument --job-type: expected name=map_task_time,reduce_fanout,reduce_task_time, got 'foo=1,2'",
+        ),
+    ],
+)
 def test_bad_generator_option_values_say_what_is_expected(argv, message):
     import io
     from contextlib import redirect_stderr

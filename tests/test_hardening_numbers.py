@@ -19,11 +19,15 @@ from mropt.model.io import instance_from_dict, parse_json
 from mropt.model.solution import Solution
 
 ADMISSION = {
-    "kind": "admission", "schema_version": 1, "cluster": {"map_slots": 2, "reduce_slots": 2},
+    "kind": "admission",
+    "schema_version": 1,
+    "cluster": {"map_slots": 2, "reduce_slots": 2},
     "jobs": [{"id": "a", "map_phase_time": 10, "reduce_phase_time": 5, "deadline": 100, "benefit": 3}],
 }
 FAIRNESS = {
-    "kind": "fairness", "schema_version": 1, "resources": {"cpu": 9, "mem": 18},
+    "kind": "fairness",
+    "schema_version": 1,
+    "resources": {"cpu": 9, "mem": 18},
     "users": [{"id": "A", "demand": {"cpu": 1, "mem": 4}}, {"id": "B", "demand": {"cpu": 3, "mem": 1}}],
 }
 
@@ -38,12 +42,15 @@ def _with_benefit(literal: str) -> str:
     return json.dumps(ADMISSION).replace('"benefit": 3', f'"benefit": {literal}')
 
 
-@pytest.mark.parametrize("literal, shown", [
-    ("1" + "0" * 400, "an integer of 401 digits"),  # beyond the float range: was an OverflowError traceback
-    ("1" + "0" * 5000, "an integer of 5001 digits"),  # over Python's 4,300 digits: was a ValueError traceback
-    ("1e309", "1e309"),
-    ("-1e309", "-1e309"),
-])
+@pytest.mark.parametrize(
+    "literal, shown",
+    [
+        ("1" + "0" * 400, "an integer of 401 digits"),  # beyond the float range: was an OverflowError traceback
+        ("1" + "0" * 5000, "an integer of 5001 digits"),  # over Python's 4,300 digits: was a ValueError traceback
+        ("1e309", "1e309"),
+        ("-1e309", "-1e309"),
+    ],
+)
 def test_numbers_beyond_the_float_range_name_the_field(tmp_path, literal, shown):
     result = run_cli("solve", _file(tmp_path, _with_benefit(literal)), "--method", "edf-greedy")
     assert_input_error(result, "jobs[0] (id 'a')", "field 'benefit'", "finite number", shown)
@@ -112,12 +119,15 @@ def test_solution_numbers_are_read_with_the_same_rules(tmp_path):
     assert_input_error(run_cli("verify", inst, _file(tmp_path, text, "s.json")), "field 'extra'")
 
 
-@pytest.mark.parametrize("text, words", [
-    ("beam=1" + "0" * 5000, ["--param beam", "5001 digits"]),  # was a ValueError traceback
-    ("beam=1e309", ["--param beam", "finite number"]),
-    ("beam=NaN", ["--param beam", "NaN"]),
-    ('x="\\ud800"', ["--param x", "lone surrogate"]),
-])
+@pytest.mark.parametrize(
+    "text, words",
+    [
+        ("beam=1" + "0" * 5000, ["--param beam", "5001 digits"]),  # was a ValueError traceback
+        ("beam=1e309", ["--param beam", "finite number"]),
+        ("beam=NaN", ["--param beam", "NaN"]),
+        ('x="\\ud800"', ["--param x", "lone surrogate"]),
+    ],
+)
 def test_param_values_are_read_by_the_same_reader(text, words):
     with pytest.raises(InputError) as info:
         parse_param(text)
@@ -133,11 +143,13 @@ def test_param_values_still_parse():
 
 
 def test_a_huge_param_on_the_command_line_is_one_line(tmp_path):
-    result = run_cli("solve", _file(tmp_path, json.dumps(ADMISSION)), "--method", "amb", "--param",
-                     "beam=1" + "0" * 5000)
+    result = run_cli(
+        "solve", _file(tmp_path, json.dumps(ADMISSION)), "--method", "amb", "--param", "beam=1" + "0" * 5000
+    )
     assert_input_error(result, "--param beam")
-    result = run_cli("solve", _file(tmp_path, json.dumps(ADMISSION)), "--method", "amb", "--param",
-                     "beam=" + str(2**64))
+    result = run_cli(
+        "solve", _file(tmp_path, json.dumps(ADMISSION)), "--method", "amb", "--param", "beam=" + str(2**64)
+    )
     assert_input_error(result, "beam")
 
 
@@ -154,18 +166,27 @@ def _files(tmp_path, instance: dict, solution: dict):
     return tmp_path / "i.json", tmp_path / "s.json"
 
 
-TINY = {"kind": "fairness", "schema_version": 1, "resources": {"cpu": 1e-100, "mem": 18},
-        "users": [{"id": "A", "demand": {"cpu": 1e100, "mem": 4}, "weight": 1e-100},
-                  {"id": "B", "demand": {"cpu": 3e-100, "mem": 1}}]}
+TINY = {
+    "kind": "fairness",
+    "schema_version": 1,
+    "resources": {"cpu": 1e-100, "mem": 18},
+    "users": [
+        {"id": "A", "demand": {"cpu": 1e100, "mem": 4}, "weight": 1e-100},
+        {"id": "B", "demand": {"cpu": 3e-100, "mem": 1}},
+    ],
+}
 
 
-@pytest.mark.parametrize("decision", [
-    {"allocation": {"A": 1e300, "B": 0}},  # OverflowError in verify before
-    {"allocation": {"A": 1, "B": 1}, "dominant_shares": {"A": "x", "B": [1]}},  # ValueError, TypeError
-    {"allocation": {"A": 1, "B": 1}, "utilisation": {"cpu": {}, "mem": None}},
-    {"allocation": {"A": 0, "B": 0}, "order": [["A"]]},  # unhashable in Counter
-    {"allocation": {"A": 1, "B": 0}, "placement": {"A": {"n1": "x"}}},
-])
+@pytest.mark.parametrize(
+    "decision",
+    [
+        {"allocation": {"A": 1e300, "B": 0}},  # OverflowError in verify before
+        {"allocation": {"A": 1, "B": 1}, "dominant_shares": {"A": "x", "B": [1]}},  # ValueError, TypeError
+        {"allocation": {"A": 1, "B": 1}, "utilisation": {"cpu": {}, "mem": None}},
+        {"allocation": {"A": 0, "B": 0}, "order": [["A"]]},  # unhashable in Counter
+        {"allocation": {"A": 1, "B": 0}, "placement": {"A": {"n1": "x"}}},
+    ],
+)
 def test_verify_reports_bad_solutions_without_overflowing(tmp_path, decision):
     instance = dict(TINY)
     if "placement" in decision:
@@ -177,8 +198,14 @@ def test_verify_reports_bad_solutions_without_overflowing(tmp_path, decision):
 
 
 def test_a_solution_claiming_infinite_shares_is_one_line(tmp_path):
-    sol = {"method": "drf", "status": "feasible", "objective": 1.0, "accepted": [], "allocation": {"A": 1, "B": 1},
-           "dominant_shares": {"A": 1, "B": 2}}
+    sol = {
+        "method": "drf",
+        "status": "feasible",
+        "objective": 1.0,
+        "accepted": [],
+        "allocation": {"A": 1, "B": 1},
+        "dominant_shares": {"A": 1, "B": 2},
+    }
     inst, path = _files(tmp_path, TINY, sol)
     path.write_text(path.read_text().replace('"B": 2', '"B": 1e999'))
     assert_input_error(run_cli("verify", inst, path), "field 'dominant_shares.B'", "finite number")

@@ -96,13 +96,16 @@ def test_imports_go_one_way() -> None:
     assert not bad, "\n".join(bad)
 
 
-@pytest.mark.parametrize("source,where", [
-    ("from mropt.cli import table", "harness/report.py"),
-    ("import mropt.cli.table", "harness/report.py"),
-    ("from mropt.admission.milp import cbc_path", "fairness/exact.py"),
-    ("from mropt import solve", "admission/amb.py"),
-    ("importlib.import_module('mropt.admission')", "registry.py"),
-    ("def f():\n    from mropt.harness import store\n", "model/io.py"),
-])
+@pytest.mark.parametrize(
+    "source,where",
+    [
+        ("from mropt.cli import table", "harness/report.py"),
+        ("import mropt.cli.table", "harness/report.py"),
+        ("from mropt.admission.milp import cbc_path", "fairness/exact.py"),
+        ("from mropt import solve", "admission/amb.py"),
+        ("importlib.import_module('mropt.admission')", "registry.py"),
+        ("def f():\n    from mropt.harness import store\n", "model/io.py"),
+    ],
+)
 def test_the_check_catches_an_upward_or_sibling_import(source: str, where: str) -> None:
     assert violations(ROOT / where, source)

@@ -23,8 +23,10 @@ def test_every_declaration_matches_the_function_signature() -> None:
             assert decl.check(m.name, name, decl.default) == decl.default, (m.name, name)
 
 
-@pytest.mark.parametrize("value,ok", [(8, True), (8.0, True), (0, True), (-1, False), ("8", False), (8.5, False),
-                                      (True, False), (float("nan"), False)])
+@pytest.mark.parametrize(
+    "value,ok",
+    [(8, True), (8.0, True), (0, True), (-1, False), ("8", False), (8.5, False), (True, False), (float("nan"), False)],
+)
 def test_values_are_checked_against_type_and_range(value: object, ok: bool) -> None:
     inst = mropt.generate_admission(seed=1, jobs=6)
     if ok:
@@ -43,8 +45,11 @@ def test_choices_are_named_in_the_error() -> None:
 def test_cli_rejects_a_bad_value_before_running(tmp_path) -> None:  # noqa: ANN001
     path = tmp_path / "inst.json"
     mropt.save_instance(mropt.generate_admission(seed=1, jobs=5), path)
-    out = subprocess.run([sys.executable, "-m", "mropt.cli.main", "solve", str(path), "--method", "amb",
-                          "--param", "beam=x"], capture_output=True, text=True)
+    out = subprocess.run(
+        [sys.executable, "-m", "mropt.cli.main", "solve", str(path), "--method", "amb", "--param", "beam=x"],
+        capture_output=True,
+        text=True,
+    )
     assert out.returncode == 2 and out.stdout == ""
     assert out.stderr.strip() == "mropt: error: method 'amb': parameter 'beam' must be an integer >= 0, got 'x'"
 

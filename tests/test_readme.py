@@ -47,8 +47,11 @@ def test_shell_block(block: Block, readme_workspace: Workspace):
 SLOW_PYTHON = ("gap-studies-",)
 
 
-@pytest.mark.parametrize("block", [pytest.param(b, marks=pytest.mark.slow) if b.id.startswith(SLOW_PYTHON) else b
-                                   for b in blocks("python")], ids=str)
+@pytest.mark.parametrize(
+    "block",
+    [pytest.param(b, marks=pytest.mark.slow) if b.id.startswith(SLOW_PYTHON) else b for b in blocks("python")],
+    ids=str,
+)
 def test_python_block(block: Block, tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     code = compile("\n" * block.line + block.code, str(ROOT / "README.md"), "exec")

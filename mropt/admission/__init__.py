@@ -9,6 +9,7 @@ independent ``verify``.
 from mropt.admission import amb, baselines, online  # noqa: F401  (registers methods)
 from mropt.admission import milp, bounds, cpsat, slots  # noqa: F401  (registers methods)
 from mropt.admission import report_panels  # noqa: F401  (registers the report panels)
+
 # isort: on
 from mropt.admission.objective import evaluate_plan, total_benefit
 from mropt.admission.seq import SeqSchedule, evaluate

@@ -184,8 +184,9 @@ def amb_static(
         new_orders: list[np.ndarray] = []
         for i, order in enumerate(phi):
             if i % CLOCK_EVERY == CLOCK_EVERY - 1 and _out_of_time(deadline):
-                return _stopped(instance, result, accepted, rejected, phi, new_orders, candidates, step, rel,
-                                deadline, grace)
+                return _stopped(
+                    instance, result, accepted, rejected, phi, new_orders, candidates, step, rel, deadline, grace
+                )
             oracle = InsertionOracle(tcm, tcr, dl, order, rel)
             a, b = oracle.theorem_range(x)  # lines 06-07
             result.pruned += (oracle.n + 1) - max(0, b - a + 1)
@@ -210,9 +211,17 @@ def amb_static(
 
 
 def _stopped(
-    instance: AdmissionInstance, result: AmbResult, accepted: list[int], rejected: list[int],
-    phi: list[np.ndarray], new_orders: list[np.ndarray], candidates: list[int], step: int,
-    rel: np.ndarray, deadline: float | None, grace: float,
+    instance: AdmissionInstance,
+    result: AmbResult,
+    accepted: list[int],
+    rejected: list[int],
+    phi: list[np.ndarray],
+    new_orders: list[np.ndarray],
+    candidates: list[int],
+    step: int,
+    rel: np.ndarray,
+    deadline: float | None,
+    grace: float,
 ) -> AmbResult:
     """The best plan after a time out during the step of ``candidates[step]`` (module docstring)."""
     x = candidates[step]
@@ -221,7 +230,7 @@ def _stopped(
     if new_orders:  # a valid order with x is known: x is accepted (line 19)
         accepted.append(x)
         base = new_orders[0]
-        rest = candidates[step + 1:]
+        rest = candidates[step + 1 :]
     else:
         base = phi[0]
         rest = candidates[step:]
@@ -259,8 +268,9 @@ def amb_oracle(
         except OracleTimeout:
             result.stopped_at = x
             until = None if deadline is None else deadline + grace
-            plan, added, untested = complete_greedily(instance, np.asarray(order, dtype=np.intp), candidates[step:],
-                                                      None, until)
+            plan, added, untested = complete_greedily(
+                instance, np.asarray(order, dtype=np.intp), candidates[step:], None, until
+            )
             result.accepted, result.rejected, result.completed, result.untested = accepted, rejected, added, untested
             result.orders, result.order = [plan], plan
             break
@@ -273,7 +283,11 @@ def amb_oracle(
     else:
         plan = np.asarray(order, dtype=np.intp)
         result.accepted, result.rejected, result.orders, result.order = accepted, rejected, [plan], plan
-    result.extra = {"oracle_searches": oracle.searches, "oracle_nodes": oracle.nodes, "oracle_cp_calls": oracle.cp_calls}
+    result.extra = {
+        "oracle_searches": oracle.searches,
+        "oracle_nodes": oracle.nodes,
+        "oracle_cp_calls": oracle.cp_calls,
+    }
     return result
 
 
@@ -295,27 +309,36 @@ def run_amb(
     return amb_static(instance, jobs, beam=beam, deadline=deadline, grace=grace)
 
 
-def amb_details(instance: AdmissionInstance, res: AmbResult, *, beam: int, search: str,
-                time_limit: float | None) -> tuple[str, dict]:
+def amb_details(
+    instance: AdmissionInstance, res: AmbResult, *, beam: int, search: str, time_limit: float | None
+) -> tuple[str, dict]:
     """Status and ``details`` of an AMB run (shared by ``amb``, ``amb-beam16`` and ``amb-online``)."""
     listed = not (beam == 0 and search == "oracle")
     details: dict = {"beam": beam, "search": search if beam == 0 else "beam", "beam_cut": res.beam_cut}
     if listed:
-        details.update({"max_orders": res.max_orders, "final_orders": len(res.orders),
-                        "insertion_tests": res.tests, "positions_pruned": res.pruned})
+        details.update(
+            {
+                "max_orders": res.max_orders,
+                "final_orders": len(res.orders),
+                "insertion_tests": res.tests,
+                "positions_pruned": res.pruned,
+            }
+        )
     details["rejected"] = len(res.rejected)
     details.update(res.extra)
     if res.stopped_at is None:
         return "feasible", details
     ids = instance.ids
-    details.update({
-        "stopped": f"time limit of {time_limit:g} s reached at job {ids[res.stopped_at]} "
-                   f"(candidate {res.decided + 1} in score order); the rest added greedily",
-        "stopped_at": ids[res.stopped_at],
-        "candidates_decided": res.decided,
-        "completed_greedily": len(res.completed),
-        "completion_untested": res.untested,
-    })
+    details.update(
+        {
+            "stopped": f"time limit of {time_limit:g} s reached at job {ids[res.stopped_at]} "
+            f"(candidate {res.decided + 1} in score order); the rest added greedily",
+            "stopped_at": ids[res.stopped_at],
+            "candidates_decided": res.decided,
+            "completed_greedily": len(res.completed),
+            "completion_untested": res.untested,
+        }
+    )
     return "time_limit", details
 
 
@@ -329,17 +352,32 @@ def _solve(instance: AdmissionInstance, time_limit: float | None, beam: int, sea
     "amb",
     kind="admission",
     summary="AMB static part (Algorithm 1): score order, every valid order kept (Theorems 3-4 pruning); "
-            "honours --time-limit",
+    "honours --time-limit",
     params={
-        "beam": Param(int, 0, "0 (default): every valid order, Algorithm 1 exactly; K > 0 keeps K orders per step, "
-                              f"a beam variant (label it, or use {BEAM_VARIANT})", minimum=0),
-        "search": Param(str, "oracle", "with beam 0: 'oracle' keeps the orders implicitly (an exact "
-                                       "set-feasibility test, same answer), 'enumerate' lists them (exponential)",
-                        choices=SEARCHES),
+        "beam": Param(
+            int,
+            0,
+            "0 (default): every valid order, Algorithm 1 exactly; K > 0 keeps K orders per step, "
+            f"a beam variant (label it, or use {BEAM_VARIANT})",
+            minimum=0,
+        ),
+        "search": Param(
+            str,
+            "oracle",
+            "with beam 0: 'oracle' keeps the orders implicitly (an exact "
+            "set-feasibility test, same answer), 'enumerate' lists them (exponential)",
+            choices=SEARCHES,
+        ),
     },
 )
-def amb(instance: AdmissionInstance, *, time_limit: float | None = None, seed: int = 0, beam: int = 0,
-        search: str = "oracle") -> Solution:
+def amb(
+    instance: AdmissionInstance,
+    *,
+    time_limit: float | None = None,
+    seed: int = 0,
+    beam: int = 0,
+    search: str = "oracle",
+) -> Solution:
     """Registered method ``amb``: Algorithm 1 of AMB sec. 4.2 (see the module docstring)."""
     return _solve(instance, time_limit, int(beam), str(search))
 
@@ -348,10 +386,11 @@ def amb(instance: AdmissionInstance, *, time_limit: float | None = None, seed: i
     BEAM_VARIANT,
     kind="admission",
     summary=f"AMB Algorithm 1 with a beam: at most {DEFAULT_BEAM} valid orders kept per step (not the paper's "
-            "AMB: a cut can lose jobs)",
+    "AMB: a cut can lose jobs)",
     params={"beam": Param(int, DEFAULT_BEAM, "valid orders kept per step", minimum=1)},
 )
-def amb_beam(instance: AdmissionInstance, *, time_limit: float | None = None, seed: int = 0,
-             beam: int = DEFAULT_BEAM) -> Solution:
+def amb_beam(
+    instance: AdmissionInstance, *, time_limit: float | None = None, seed: int = 0, beam: int = DEFAULT_BEAM
+) -> Solution:
     """Registered method ``amb-beam16``: Algorithm 1 (AMB sec. 4.2) with phi cut to ``beam`` orders."""
     return _solve(instance, time_limit, int(beam), "oracle")

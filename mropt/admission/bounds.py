@@ -56,8 +56,16 @@ def ideal_value(instance: AdmissionInstance) -> float:
 
 
 def _bound_solution(value: float, details: dict, solver: dict[str, str]) -> Solution:
-    return Solution(method="", status="bound", objective=value, bound=value, accepted=(), sequence=None,
-                    solver=solver, details=details)
+    return Solution(
+        method="",
+        status="bound",
+        objective=value,
+        bound=value,
+        accepted=(),
+        sequence=None,
+        solver=solver,
+        details=details,
+    )
 
 
 @register("ideal", kind="admission", bound=True, summary="Ideal upper bound of AMB eq. 4 (fractional knapsack on STC)")
@@ -66,7 +74,9 @@ def ideal(instance: AdmissionInstance, *, time_limit: float | None = None, seed:
     return _bound_solution(ideal_value(instance), {"equation": "AMB eq. 4"}, mropt_solver())
 
 
-def master_bound(instance: AdmissionInstance, *, relax: bool, time_limit: float | None, threads: int = 1) -> tuple[float, dict]:
+def master_bound(
+    instance: AdmissionInstance, *, relax: bool, time_limit: float | None, threads: int = 1
+) -> tuple[float, dict]:
     """Optimum of the master (LP if ``relax``) and details; falls back to Ideal on failure."""
     start = time.perf_counter()
     oracle = SubsetOracle(instance)
@@ -85,17 +95,31 @@ def master_bound(instance: AdmissionInstance, *, relax: bool, time_limit: float 
     return ideal_value(instance), details
 
 
-@register("bound-lp", kind="admission", bound=True, params={"threads": THREADS},
-          summary="upper bound: LP relaxation of the exact methods' master (energy windows, pair conflicts)")
-def bound_lp(instance: AdmissionInstance, *, time_limit: float | None = None, seed: int = 0, threads: int = 1) -> Solution:
+@register(
+    "bound-lp",
+    kind="admission",
+    bound=True,
+    params={"threads": THREADS},
+    summary="upper bound: LP relaxation of the exact methods' master (energy windows, pair conflicts)",
+)
+def bound_lp(
+    instance: AdmissionInstance, *, time_limit: float | None = None, seed: int = 0, threads: int = 1
+) -> Solution:
     """Registered bound ``bound-lp``: LP relaxation of the SEQ master (AMB sec. 4.1; module docstring)."""
     value, details = master_bound(instance, relax=True, time_limit=time_limit, threads=threads)
     return _bound_solution(value, details, solver_record("highs"))
 
 
-@register("bound-energy", kind="admission", bound=True, params={"threads": THREADS},
-          summary="upper bound: 0-1 energy-window knapsack (never weaker than Ideal)")
-def bound_energy(instance: AdmissionInstance, *, time_limit: float | None = None, seed: int = 0, threads: int = 1) -> Solution:
+@register(
+    "bound-energy",
+    kind="admission",
+    bound=True,
+    params={"threads": THREADS},
+    summary="upper bound: 0-1 energy-window knapsack (never weaker than Ideal)",
+)
+def bound_energy(
+    instance: AdmissionInstance, *, time_limit: float | None = None, seed: int = 0, threads: int = 1
+) -> Solution:
     """Registered bound ``bound-energy``: 0-1 energy windows of the SEQ master (AMB sec. 4.1; module docstring)."""
     value, details = master_bound(instance, relax=False, time_limit=time_limit, threads=threads)
     return _bound_solution(value, details, solver_record("highs"))

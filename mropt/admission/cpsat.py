@@ -34,8 +34,13 @@ from mropt.registry import THREADS, Param, register
 
 _PARAMS = {
     "threads": THREADS,
-    "weight_bits": Param(int, 40, "benefit grid of the CP-SAT master: the largest benefit is about "
-                                  "2**weight_bits units", minimum=8, maximum=52),
+    "weight_bits": Param(
+        int,
+        40,
+        "benefit grid of the CP-SAT master: the largest benefit is about 2**weight_bits units",
+        minimum=8,
+        maximum=52,
+    ),
 }
 
 
@@ -77,12 +82,22 @@ def _master(threads: int, weight_bits: int, seed: int):  # noqa: ANN202
     return solve_master
 
 
-@register("cpsat", kind="admission", exact=True, params=_PARAMS,
-          summary="exact SEQ optimum: Benders with a CP-SAT master and an order oracle")
+@register(
+    "cpsat",
+    kind="admission",
+    exact=True,
+    params=_PARAMS,
+    summary="exact SEQ optimum: Benders with a CP-SAT master and an order oracle",
+)
 def cpsat(
-    instance: AdmissionInstance, *, time_limit: float | None = None, seed: int = 0, threads: int = 1,
+    instance: AdmissionInstance,
+    *,
+    time_limit: float | None = None,
+    seed: int = 0,
+    threads: int = 1,
     weight_bits: int = 40,
 ) -> Solution:
     """Registered method ``cpsat`` (AMB eq. 1 under SEQ, sec. 4.1; see the module docstring)."""
-    return benders(instance, _master(int(threads), int(weight_bits), seed), time_limit=time_limit,
-                   solver=cpsat_backend.record())
+    return benders(
+        instance, _master(int(threads), int(weight_bits), seed), time_limit=time_limit, solver=cpsat_backend.record()
+    )

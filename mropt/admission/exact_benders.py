@@ -76,8 +76,10 @@ MasterSolver = Callable[[MasterData, list[list[int]], "float | None", list[int]]
 
 def warm_start_orders(instance: AdmissionInstance) -> dict[str, list[int]]:
     """Heuristic orders to start from: edf-greedy and the beam variant amb-beam16 (bounded work, no time limit)."""
-    return {"edf-greedy": edf_greedy_order(instance),
-            BEAM_VARIANT: [int(j) for j in amb_static(instance, beam=DEFAULT_BEAM).order]}
+    return {
+        "edf-greedy": edf_greedy_order(instance),
+        BEAM_VARIANT: [int(j) for j in amb_static(instance, beam=DEFAULT_BEAM).order],
+    }
 
 
 def benders(
@@ -178,7 +180,12 @@ def benders(
     if message:
         details["master_message"] = message
     sol = solution_from_order(
-        instance, np.asarray(best_order, dtype=np.intp), status=status, bound=float(bound), solver=solver, details=details
+        instance,
+        np.asarray(best_order, dtype=np.intp),
+        status=status,
+        bound=float(bound),
+        solver=solver,
+        details=details,
     )
     return sol
 

@@ -123,8 +123,9 @@ def build_pulp_model(data: MasterData, cuts: list[list[int]], *, relax: bool = F
     return prob, x
 
 
-def master_value(data: MasterData, *, relax: bool, time_limit: float | None,
-                 threads: int = 1) -> tuple[float | None, bool, str]:
+def master_value(
+    data: MasterData, *, relax: bool, time_limit: float | None, threads: int = 1
+) -> tuple[float | None, bool, str]:
     """HiGHS on the master without cuts (its LP relaxation if ``relax``): (proven bound, optimal, message).
 
     The bound is in the instance's benefit unit, None when HiGHS proved none. With no

@@ -130,8 +130,10 @@ class SubsetOracle:
         self.searches = 0
         self.nodes = 0
         self.alone_ok = [self.r[j] + self.a[j] + self.b[j] <= self.d[j] for j in range(self.n)]
-        jk = [(0, self.a[j], -self.b[j], j) if self.a[j] < self.b[j] else (1, -self.b[j], self.a[j], j)
-              for j in range(self.n)]
+        jk = [
+            (0, self.a[j], -self.b[j], j) if self.a[j] < self.b[j] else (1, -self.b[j], self.a[j], j)
+            for j in range(self.n)
+        ]
         self._johnson_rank = {key[-1]: k for k, key in enumerate(sorted(jk))}
         #: the total order of the module docstring: (deadline, Johnson rank)
         self._key = [(self.d[j], self._johnson_rank[j]) for j in range(self.n)]
@@ -288,8 +290,18 @@ class SubsetOracle:
                 if left is not None and left <= 0:
                     raise OracleTimeout
                 self.cp_calls += 1
-                status, order = cp_order(jobs, self.a, self.b, self.d, self.r, dominates=dominates,
-                                         time_limit=left, hint=hint, bits=bits, conservative=conservative)
+                status, order = cp_order(
+                    jobs,
+                    self.a,
+                    self.b,
+                    self.d,
+                    self.r,
+                    dominates=dominates,
+                    time_limit=left,
+                    hint=hint,
+                    bits=bits,
+                    conservative=conservative,
+                )
                 if status == "infeasible" and not conservative:
                     return None
                 if status == "feasible" and order is not None and self.valid(order):
@@ -302,8 +314,9 @@ class SubsetOracle:
 class _Search:
     """Depth-first branch-and-bound over map orders of one job set."""
 
-    def __init__(self, oracle: SubsetOracle, jobs: list[int], deadline: float | None,
-                 node_limit: int | None = None) -> None:
+    def __init__(
+        self, oracle: SubsetOracle, jobs: list[int], deadline: float | None, node_limit: int | None = None
+    ) -> None:
         self.o = oracle
         self.node_limit = node_limit
         self.deadline = deadline
@@ -314,9 +327,11 @@ class _Search:
         self.t = {j: dvals.index(oracle.d[j]) for j in jobs}  # deadline index
         jr = oracle._johnson_rank
         self.jorder = sorted(jobs, key=lambda j: jr[j])
-        self.dom_mask = {
-            k: _mask(i for i in jobs if i != k and oracle.dominates(i, k)) for k in jobs
-        } if oracle.equal_release else {}
+        self.dom_mask = (
+            {k: _mask(i for i in jobs if i != k and oracle.dominates(i, k)) for k in jobs}
+            if oracle.equal_release
+            else {}
+        )
         self.memo: dict[tuple[int, int], list[tuple[float, list[float]]]] = {}
         self.path: list[int] = []
         self.count = 0

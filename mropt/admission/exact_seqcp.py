@@ -56,8 +56,7 @@ def cp_order(
     jobs = list(jobs)
     if not jobs:
         return "feasible", []
-    s, _ = integer_grid([a[j] for j in jobs] + [b[j] for j in jobs] + [d[j] for j in jobs] + [r[j] for j in jobs],
-                        bits)
+    s, _ = integer_grid([a[j] for j in jobs] + [b[j] for j in jobs] + [d[j] for j in jobs] + [r[j] for j in jobs], bits)
     up = lambda v: int(math.ceil(v * s))  # noqa: E731
     down = lambda v: int(math.floor(v * s))  # noqa: E731
     dur = up if conservative else down
@@ -72,7 +71,7 @@ def cp_order(
     m.add_no_overlap(list(iv.values()))
     p: dict[tuple[int, int], cp_model.IntVar] = {}
     for x, i in enumerate(jobs):
-        for j in jobs[x + 1:]:
+        for j in jobs[x + 1 :]:
             lit = m.new_bool_var(f"p{i}_{j}")
             p[i, j] = lit
             p[j, i] = lit.Not()

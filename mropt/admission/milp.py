@@ -44,15 +44,29 @@ def _run(instance: AdmissionInstance, backend: str, time_limit: float | None, th
     return benders(instance, _master(backend, int(threads)), time_limit=time_limit, solver=solver_record(backend))
 
 
-@register("milp-cbc", kind="admission", exact=True, params=_PARAMS,
-          summary="exact SEQ optimum: Benders with a CBC master MILP (PuLP) and an order oracle")
-def milp_cbc(instance: AdmissionInstance, *, time_limit: float | None = None, seed: int = 0, threads: int = 1) -> Solution:
+@register(
+    "milp-cbc",
+    kind="admission",
+    exact=True,
+    params=_PARAMS,
+    summary="exact SEQ optimum: Benders with a CBC master MILP (PuLP) and an order oracle",
+)
+def milp_cbc(
+    instance: AdmissionInstance, *, time_limit: float | None = None, seed: int = 0, threads: int = 1
+) -> Solution:
     """Registered method ``milp-cbc``: the SEQ optimum of AMB eq. 1 (sec. 4.1), CBC master."""
     return _run(instance, "cbc", time_limit, threads)
 
 
-@register("milp-highs", kind="admission", exact=True, params=_PARAMS,
-          summary="exact SEQ optimum: Benders with a HiGHS master MILP (PuLP) and an order oracle")
-def milp_highs(instance: AdmissionInstance, *, time_limit: float | None = None, seed: int = 0, threads: int = 1) -> Solution:
+@register(
+    "milp-highs",
+    kind="admission",
+    exact=True,
+    params=_PARAMS,
+    summary="exact SEQ optimum: Benders with a HiGHS master MILP (PuLP) and an order oracle",
+)
+def milp_highs(
+    instance: AdmissionInstance, *, time_limit: float | None = None, seed: int = 0, threads: int = 1
+) -> Solution:
     """Registered method ``milp-highs``: the SEQ optimum of AMB eq. 1 (sec. 4.1), HiGHS master."""
     return _run(instance, "highs", time_limit, threads)

@@ -77,8 +77,15 @@ def amb_insert(
 
 
 #: what ``amb-online`` reports of its static part: how it kept phi, and where it stopped if it did
-_STATIC_KEYS = ("search", "beam_cut", "stopped", "stopped_at", "candidates_decided", "completed_greedily",
-                "completion_untested")
+_STATIC_KEYS = (
+    "search",
+    "beam_cut",
+    "stopped",
+    "stopped_at",
+    "candidates_decided",
+    "completed_greedily",
+    "completion_untested",
+)
 
 
 def amb_online_order(
@@ -111,8 +118,15 @@ def amb_online_order(
     "amb-online",
     kind="admission",
     summary="AMB dynamic part: jobs arrive by submit time, scored per batch and inserted where Theorems 3-4 allow",
-    params={"beam": Param(int, 0, "valid orders kept by the static part for the first batch (0, the default: "
-                                  f"all, Algorithm 1 exactly; K > 0: a beam variant, as {BEAM_VARIANT})", minimum=0)},
+    params={
+        "beam": Param(
+            int,
+            0,
+            "valid orders kept by the static part for the first batch (0, the default: "
+            f"all, Algorithm 1 exactly; K > 0: a beam variant, as {BEAM_VARIANT})",
+            minimum=0,
+        )
+    },
 )
 def amb_online(
     instance: AdmissionInstance, *, time_limit: float | None = None, seed: int = 0, beam: int = 0

@@ -80,5 +80,6 @@ def plot_figures(data: pd.DataFrame) -> Any:
     return fig
 
 
-AMB_FIGURES = register_report_panel("admission", ReportPanel(
-    name="amb_figures", title="AMB Figures 7-9", table=figure_data, plot=plot_figures))
+AMB_FIGURES = register_report_panel(
+    "admission", ReportPanel(name="amb_figures", title="AMB Figures 7-9", table=figure_data, plot=plot_figures)
+)

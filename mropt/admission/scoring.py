@@ -43,9 +43,7 @@ def benefit_ratio(instance: AdmissionInstance, jobs: Sequence[int] | None = None
     return instance.benefits[idx] / instance.stc[idx]
 
 
-def adjustment(
-    tcm: np.ndarray, tcr: np.ndarray, map_slots: int, reduce_slots: int, beta: float
-) -> np.ndarray:
+def adjustment(tcm: np.ndarray, tcr: np.ndarray, map_slots: int, reduce_slots: int, beta: float) -> np.ndarray:
     """Ad of eq. 3 (AMB sec. 4.2) for every job of the candidate set given by ``tcm``, ``tcr``.
 
     The mean of the other jobs is ``(total - own) / (|J| - 1)``; a set of one job gets Ad = 1.

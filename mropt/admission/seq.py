@@ -110,8 +110,12 @@ def reduce_completion_times(
         else:
             cotr[k] = release  # map-only job: done when its maps are
         if backlog is not None:
-            backlog.append((np.fromiter((e[1] for e in heap), np.intp, len(heap)),
-                            np.fromiter((e[2] for e in heap), float, len(heap))))
+            backlog.append(
+                (
+                    np.fromiter((e[1] for e in heap), np.intp, len(heap)),
+                    np.fromiter((e[2] for e in heap), float, len(heap)),
+                )
+            )
     return cotr
 
 

@@ -71,8 +71,12 @@ def job_tasks(instance: AdmissionInstance, k: int) -> tuple[int, float, int, flo
     """(map task count, map task time, reduce task count, reduce task time) of job k."""
     job, cl = instance.jobs[k], instance.cluster
     if job.has_task_form:
-        return (int(job.map_tasks), float(job.map_task_time) * instance.rho,
-                int(job.reduce_tasks), float(job.reduce_task_time) * instance.rho)
+        return (
+            int(job.map_tasks),
+            float(job.map_task_time) * instance.rho,
+            int(job.reduce_tasks),
+            float(job.reduce_task_time) * instance.rho,
+        )
     tcr = float(job.reduce_phase_time)
     return cl.map_slots, float(job.map_phase_time), (cl.reduce_slots if tcr > 0 else 0), tcr
 
@@ -83,15 +87,28 @@ _TIME_BITS = 42
 _WEIGHT_BITS = 40
 
 
-@register("slots-cpsat", kind="admission", exact=True,
-          params={"threads": THREADS,
-                  "max_tasks": Param(int, 400, "refuse instances with more tasks than this", minimum=1)},
-          summary="slot-level exact admission (M map, R reduce slots, non-preemptive tasks) with CP-SAT")
-def slots_cpsat(instance: AdmissionInstance, *, time_limit: float | None = None, seed: int = 0,
-                threads: int = 1, max_tasks: int = 400) -> Solution:
+@register(
+    "slots-cpsat",
+    kind="admission",
+    exact=True,
+    params={"threads": THREADS, "max_tasks": Param(int, 400, "refuse instances with more tasks than this", minimum=1)},
+    summary="slot-level exact admission (M map, R reduce slots, non-preemptive tasks) with CP-SAT",
+)
+def slots_cpsat(
+    instance: AdmissionInstance,
+    *,
+    time_limit: float | None = None,
+    seed: int = 0,
+    threads: int = 1,
+    max_tasks: int = 400,
+) -> Solution:
     """Registered method ``slots-cpsat``: AMB eq. 1 on the slot-level cluster of sec. 3 (module docstring)."""
-    if isinstance(max_tasks, bool) or not isinstance(max_tasks, (int, float)) or max_tasks != int(max_tasks) \
-            or max_tasks <= 0:
+    if (
+        isinstance(max_tasks, bool)
+        or not isinstance(max_tasks, (int, float))
+        or max_tasks != int(max_tasks)
+        or max_tasks <= 0
+    ):
         raise InputError(f"slots-cpsat: max_tasks must be a positive integer, got {max_tasks!r}")
     record = cpsat_backend.record()
     n = instance.n
@@ -99,11 +116,20 @@ def slots_cpsat(instance: AdmissionInstance, *, time_limit: float | None = None,
     total = sum(t[0] + t[2] for t in tasks)
     max_tasks = int(max_tasks)
     if total > max_tasks:  # a limit of the method, not bad input: reported, not raised
-        return Solution(method="slots-cpsat", status="error", objective=None, bound=None, accepted=(),
-                        sequence=None, solver=record,
-                        details={"error": f"slots-cpsat size limit: the instance has {total} tasks, "
-                                          f"more than max_tasks = {max_tasks}", "tasks": total,
-                                 "max_tasks": int(max_tasks)})
+        return Solution(
+            method="slots-cpsat",
+            status="error",
+            objective=None,
+            bound=None,
+            accepted=(),
+            sequence=None,
+            solver=record,
+            details={
+                "error": f"slots-cpsat size limit: the instance has {total} tasks, more than max_tasks = {max_tasks}",
+                "tasks": total,
+                "max_tasks": int(max_tasks),
+            },
+        )
     # on an exact grid (integer data with deadline * TIME_RTOL below one unit) the
     # restriction below is the exact model: integer starts suffice, and an integer
     # completion within the limit is within the deadline
@@ -113,8 +139,9 @@ def slots_cpsat(instance: AdmissionInstance, *, time_limit: float | None = None,
     weights = [round(b * unit) for b in instance.benefits]
     slack = 0.0 if exact_weights else 0.5 * n  # weight rounding, in grid units
     start = time.perf_counter()
-    res, accept, map_done = _solve(instance, tasks, s, weights, relax=False, threads=threads, seed=seed,
-                                   time_limit=time_limit)
+    res, accept, map_done = _solve(
+        instance, tasks, s, weights, relax=False, threads=threads, seed=seed, time_limit=time_limit
+    )
     details: dict = {"model": "slot-level", "tasks": total, "time_scale": s, "times_exact": exact_times}
     # the restricted model's bound bounds the true problem only on an exact grid
     bound = None
@@ -129,8 +156,16 @@ def slots_cpsat(instance: AdmissionInstance, *, time_limit: float | None = None,
         details["relaxation"] = relaxed.status
     if not res.has_solution:
         details["message"] = res.message
-        return Solution(method="slots-cpsat", status="time_limit", objective=0.0, bound=bound,
-                        accepted=(), sequence=(), solver=record, details=details)
+        return Solution(
+            method="slots-cpsat",
+            status="time_limit",
+            objective=0.0,
+            bound=bound,
+            accepted=(),
+            sequence=(),
+            solver=record,
+            details=details,
+        )
     chosen = [k for k in range(n) if res.solver.value(accept[k])]
     chosen.sort(key=lambda k: (res.solver.value(map_done[k]), k))
     objective = float(sum(instance.benefits[k] for k in chosen))
@@ -140,14 +175,29 @@ def slots_cpsat(instance: AdmissionInstance, *, time_limit: float | None = None,
     optimal = res.status == "optimal" and bound is not None and within(objective, bound)
     if bound is not None:
         bound = max(bound, objective)
-    return Solution(method="slots-cpsat", status="optimal" if optimal else "time_limit",
-                    objective=objective, bound=objective if optimal else bound,
-                    accepted=tuple(instance.ids[k] for k in chosen),
-                    sequence=tuple(instance.ids[k] for k in chosen), solver=record, details=details)
+    return Solution(
+        method="slots-cpsat",
+        status="optimal" if optimal else "time_limit",
+        objective=objective,
+        bound=objective if optimal else bound,
+        accepted=tuple(instance.ids[k] for k in chosen),
+        sequence=tuple(instance.ids[k] for k in chosen),
+        solver=record,
+        details=details,
+    )
 
-def _solve(instance: AdmissionInstance, tasks: list[tuple[int, float, int, float]], s: float, weights: list[int], *,
-           relax: bool, threads: int, seed: int, time_limit: float | None
-           ) -> tuple[cpsat_backend.CpResult, list[cp_model.IntVar], list[cp_model.IntVar]]:
+
+def _solve(
+    instance: AdmissionInstance,
+    tasks: list[tuple[int, float, int, float]],
+    s: float,
+    weights: list[int],
+    *,
+    relax: bool,
+    threads: int,
+    seed: int,
+    time_limit: float | None,
+) -> tuple[cpsat_backend.CpResult, list[cp_model.IntVar], list[cp_model.IntVar]]:
     """Build and solve the model of the module docstring on the time grid ``s``.
 
     ``relax``: durations and submit times rounded down, deadlines up (a relaxation);

@@ -62,9 +62,9 @@ def _replay(jobs: list[Job], instance: AdmissionInstance) -> dict[str, tuple[Fra
     for job in jobs:
         clock = max(clock, Fraction(job.submit_time)) + _phase_times(job, instance)[0]
         cotm[job.id] = clock
-    cotr = literal_reduce_completion_times([cotm[job.id] for job in jobs],
-                                           [_phase_times(job, instance)[1] for job in jobs],
-                                           [job.deadline for job in jobs])
+    cotr = literal_reduce_completion_times(
+        [cotm[job.id] for job in jobs], [_phase_times(job, instance)[1] for job in jobs], [job.deadline for job in jobs]
+    )
     return {job.id: (cotm[job.id], end) for job, end in zip(jobs, cotr)}
 
 
@@ -161,7 +161,11 @@ def verify(instance: AdmissionInstance, solution: Solution, *, allow_late: bool 
     claimed = solution.objective
     if claimed is None:
         verdict.problems.append(f"solution gives no objective; recomputed {verdict.objective:g}")
-    elif not math.isclose(claimed, verdict.objective, rel_tol=_OBJECTIVE_RTOL,
-                          abs_tol=_OBJECTIVE_ATOL_FACTOR * sum(abs(job.benefit) for job in instance.jobs)):
+    elif not math.isclose(
+        claimed,
+        verdict.objective,
+        rel_tol=_OBJECTIVE_RTOL,
+        abs_tol=_OBJECTIVE_ATOL_FACTOR * sum(abs(job.benefit) for job in instance.jobs),
+    ):
         verdict.problems.append(f"objective {claimed:g} claimed, {verdict.objective:g} recomputed (eq. 1)")
     return verdict

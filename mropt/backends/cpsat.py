@@ -40,8 +40,9 @@ def record() -> dict[str, str]:
     return {"name": "OR-Tools CP-SAT", "version": metadata.version("ortools")}
 
 
-def solve(model: cp_model.CpModel, *, threads: int = 1, seed: int = 0, time_limit: float | None = None,
-          min_time: float = 0.01) -> CpResult:
+def solve(
+    model: cp_model.CpModel, *, threads: int = 1, seed: int = 0, time_limit: float | None = None, min_time: float = 0.01
+) -> CpResult:
     """Solve ``model``; never raises for a solver failure (status ``error`` with a message)."""
     solver = cp_model.CpSolver()
     solver.parameters.num_workers = max(1, int(threads))

@@ -80,8 +80,15 @@ def cbc_solver(*, time_limit: float | None, threads: int, **options: object) -> 
 
 def highs_solver(*, time_limit: float | None, threads: int, mip: bool = True) -> pulp.HiGHS:
     """HiGHS in-process, both gaps 0 for a MIP, seed 0."""
-    return pulp.HiGHS(mip=mip, msg=False, timeLimit=time_limit, threads=threads, gapRel=0.0 if mip else None,
-                      gapAbs=0.0 if mip else None, random_seed=0)
+    return pulp.HiGHS(
+        mip=mip,
+        msg=False,
+        timeLimit=time_limit,
+        threads=threads,
+        gapRel=0.0 if mip else None,
+        gapAbs=0.0 if mip else None,
+        random_seed=0,
+    )
 
 
 @contextlib.contextmanager
@@ -125,8 +132,9 @@ def highs_mip_bound(prob: pulp.LpProblem) -> float | None:
     return -bound if prob.sense == pulp.LpMaximize else bound
 
 
-def solve_pulp(prob: pulp.LpProblem, backend: str, *, time_limit: float | None, threads: int,
-               mip: bool = True) -> tuple[bool, bool, float | None, str]:
+def solve_pulp(
+    prob: pulp.LpProblem, backend: str, *, time_limit: float | None, threads: int, mip: bool = True
+) -> tuple[bool, bool, float | None, str]:
     """Solve ``prob`` in place: (has a solution, proven optimal, proven bound or None, message).
 
     Raises nothing: a solver failure comes back as a message.
@@ -185,5 +193,3 @@ def _solver_record(backend: str) -> dict[str, str]:
     except Exception:  # noqa: BLE001
         version = ""
     return {"name": "HiGHS (PuLP)", "version": f"pulp {pulp.__version__}; highs {version}".strip("; ")}
-
-

@@ -69,27 +69,53 @@ def run_demo(args: argparse.Namespace) -> int:
                 print(f"mropt demo: solver profile {profile!r} unavailable ({exc}); running {name} without it")
                 profile = None
         chosen.append((name, profile))
-    print(f"gap study: AMB paper defaults (Table 2), N = {args.jobs}, seeds 1-{args.seeds}; methods: "
-          f"{', '.join(n for n, _ in chosen)}; results in {args.out}")
+    print(
+        f"gap study: AMB paper defaults (Table 2), N = {args.jobs}, seeds 1-{args.seeds}; methods: "
+        f"{', '.join(n for n, _ in chosen)}; results in {args.out}"
+    )
     with tempfile.TemporaryDirectory() as tmp:
         path = Path(tmp) / "demo.toml"
         path.write_text(experiment_text(args, chosen), encoding="utf-8")
         exp = load_experiment(path)
         summary = run_study(exp, args.out, workers=_workers(args.workers))
     df = results_frame(args.out)
-    print(f"{summary.total} runs ({summary.skipped} already stored) in {summary.seconds:.1f} s, "
-          f"{summary.failures} failed. Gap = (reference - objective) / reference, the reference being the "
-          "proven optimum (or the best known value); for Ideal, how far the bound lies above it.")
+    print(
+        f"{summary.total} runs ({summary.skipped} already stored) in {summary.seconds:.1f} s, "
+        f"{summary.failures} failed. Gap = (reference - objective) / reference, the reference being the "
+        "proven optimum (or the best known value); for Ideal, how far the bound lies above it."
+    )
     table = method_table(df)
     verified = df.groupby("method")["verified"].apply(lambda v: "yes" if v.fillna(False).astype(bool).all() else "NO")
     table.frame["verified %"] = [verified.get(m, "-") for m in table.frame["method"]]
     table.frame = table.frame.rename(columns={"verified %": "verified"})[
-        ["method", "runs", "mean gap %", "median gap %", "max gap %", "proven optimal %", "at optimum %", "verified",
-         "failed", "mean time s", "max time s"]]
+        [
+            "method",
+            "runs",
+            "mean gap %",
+            "median gap %",
+            "max gap %",
+            "proven optimal %",
+            "at optimum %",
+            "verified",
+            "failed",
+            "mean time s",
+            "max time s",
+        ]
+    ]
     print(table.to_markdown_text())
     bounds = bound_table(df.assign(instance_group="all"))
-    bounds.frame = bounds.frame[["method", "runs", "mean bound gap %", "median bound gap %", "max bound gap %",
-                                 "failed", "mean time s", "max time s"]]
+    bounds.frame = bounds.frame[
+        [
+            "method",
+            "runs",
+            "mean bound gap %",
+            "median bound gap %",
+            "max bound gap %",
+            "failed",
+            "mean time s",
+            "max time s",
+        ]
+    ]
     bounds.title = "Bound gap per bound method (all instances): how far the bound lies above the reference"
     if len(bounds.frame):
         print()

@@ -34,7 +34,12 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--tasks", type=int, default=20, help="N, tasks of the job (default 20)")
     p.add_argument("--replicas", type=int, default=3, help="R, replicas (default 3)")
     p.add_argument("--nodes", type=int, default=100, help="M, nodes (default 100)")
-    p.add_argument("--slots-per-node", type=int, default=8, help="L, slots per node, for the wait D/(L M) in task lengths (default 8)")
+    p.add_argument(
+        "--slots-per-node",
+        type=int,
+        default=8,
+        help="L, slots per node, for the wait D/(L M) in task lengths (default 8)",
+    )
     p.add_argument("--json", action="store_true", help="print one JSON object")
     p.set_defaults(handler=run_delay_bound)
 
@@ -75,7 +80,9 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--e1", type=int, default=3, help="DDRF node-level delay E1 (default 3)")
     p.add_argument("--e2", type=int, default=8, help="DDRF rack-level delay E2 (default 8)")
     p.add_argument("--delay", type=int, default=5, help="delay scheduling's D (default 5)")
-    p.add_argument("--slots-per-node", type=int, default=None, help="free slots per node (default: largest tasks that fit)")
+    p.add_argument(
+        "--slots-per-node", type=int, default=None, help="free slots per node (default: largest tasks that fit)"
+    )
     p.add_argument("--seed", type=int, default=0, help="offer order seed (default 0)")
     p.add_argument("--json", action="store_true")
     p.set_defaults(handler=run_round)
@@ -162,21 +169,52 @@ def run_ddrf(args: argparse.Namespace) -> int:
                 continue
             b = ddrf_locality_bound(e1, e2, args.tasks, args.replicas, args.nodes, args.theta)
             x = ddrf_locality_exact(e1, e2, args.tasks, args.replicas, args.nodes, args.rack_size, args.theta)
-            row = {"E1": e1, "E2": e2, "bound_L_E1": b["L_E1"], "bound_L_E2": b["L_E2"], "bound_L": b["L"],
-                   "exact_node": x["node"], "exact_rack": x["rack"], "exact_any": x["any"], "exact_L": x["L"]}
+            row = {
+                "E1": e1,
+                "E2": e2,
+                "bound_L_E1": b["L_E1"],
+                "bound_L_E2": b["L_E2"],
+                "bound_L": b["L"],
+                "exact_node": x["node"],
+                "exact_rack": x["rack"],
+                "exact_any": x["any"],
+                "exact_L": x["L"],
+            }
             if args.monte_carlo:
-                mc = monte_carlo(e1, e2, args.tasks, args.replicas, args.nodes, args.rack_size, args.theta,
-                                 trials=args.monte_carlo, seed=args.seed)
+                mc = monte_carlo(
+                    e1,
+                    e2,
+                    args.tasks,
+                    args.replicas,
+                    args.nodes,
+                    args.rack_size,
+                    args.theta,
+                    trials=args.monte_carlo,
+                    seed=args.seed,
+                )
                 row.update({"mc_L": mc.L, "mc_half_width": mc.half_width})
             rows.append(row)
     if not rows:
         raise InputError("--e1/--e2: no pair with E1 <= E2 and E2 >= 1")
     if args.json:
-        print(json.dumps({"N": args.tasks, "R": args.replicas, "M": args.nodes, "G": args.rack_size, "theta": args.theta, "rows": rows}))
+        print(
+            json.dumps(
+                {
+                    "N": args.tasks,
+                    "R": args.replicas,
+                    "M": args.nodes,
+                    "G": args.rack_size,
+                    "theta": args.theta,
+                    "rows": rows,
+                }
+            )
+        )
     else:
         head = list(rows[0])
         print(render(head, [[round(v, 4) if isinstance(v, float) else v for v in r.values()] for r in rows]))
-        print("bound_*: the paper's sec. 4.2 formulas (L = L(E1) + L(E2), may exceed 1); exact_*: probabilities under the model")
+        print(
+            "bound_*: the paper's sec. 4.2 formulas (L = L(E1) + L(E2), may exceed 1); exact_*: probabilities under the model"
+        )
     return 0
 
 
@@ -187,7 +225,12 @@ def run_table2(args: argparse.Namespace) -> int:
     if args.json:
         print(json.dumps(rows))
     else:
-        print(render(["E1", "computed 1-(1-p)^E1", "printed"], [[r["E1"], f"{r['computed']:.1%}", f"{r['printed']:.0%}"] for r in rows]))
+        print(
+            render(
+                ["E1", "computed 1-(1-p)^E1", "printed"],
+                [[r["E1"], f"{r['computed']:.1%}", f"{r['printed']:.0%}"] for r in rows],
+            )
+        )
     return 0
 
 
@@ -231,8 +274,13 @@ def run_import_alibaba(args: argparse.Namespace) -> int:
     from mropt.instances.alibaba import AlibabaParams, import_alibaba
 
     params = AlibabaParams(
-        start=args.start, duration=args.duration, machines=args.machines, max_users=args.max_users,
-        group=args.group, with_nodes=args.with_nodes, rack_size=args.rack_size,
+        start=args.start,
+        duration=args.duration,
+        machines=args.machines,
+        max_users=args.max_users,
+        group=args.group,
+        with_nodes=args.with_nodes,
+        rack_size=args.rack_size,
     )
     write_text(instance_to_json(import_alibaba(args.trace, params)), args.output)
     return 0

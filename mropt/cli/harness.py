@@ -13,7 +13,8 @@ from mropt.model.errors import InputError
 
 def add_parsers(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser(
-        "gap", help="run a gap study (an experiment file): every instance x method x profile x seed",
+        "gap",
+        help="run a gap study (an experiment file): every instance x method x profile x seed",
         description="Run every (instance, method, profile, seed) run of EXPERIMENT.toml in isolated worker "
         "processes, storing each finished run at once in DIR (Parquet). Run the same command again to resume "
         "a stopped study: finished runs are skipped.",
@@ -21,31 +22,55 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:
     p.add_argument("experiment", metavar="EXPERIMENT.toml", help="experiment file (see benchmarks/*.toml)")
     p.add_argument("--out", "-o", help="result folder (default results/NAME, NAME the experiment's name)")
     p.add_argument("--executor", choices=("local", "dask"), default="local", help="local processes (default) or Dask")
-    p.add_argument("--workers", "-j", type=int, default=None,
-                   help="parallel runs: worker processes (local) or LocalCluster workers (dask) (default: CPU count)")
-    p.add_argument("--scheduler", metavar="ADDRESS", help="Dask scheduler address (tcp://host:8786); implies --executor dask")
+    p.add_argument(
+        "--workers",
+        "-j",
+        type=int,
+        default=None,
+        help="parallel runs: worker processes (local) or LocalCluster workers (dask) (default: CPU count)",
+    )
+    p.add_argument(
+        "--scheduler", metavar="ADDRESS", help="Dask scheduler address (tcp://host:8786); implies --executor dask"
+    )
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
-    p.add_argument("--check", action="store_true",
-                   help="check the file (keys, parameters, methods of the instances' kind), count the runs and "
-                   "print the worst-case wall time for -j; run nothing (not even the file's 'imports')")
-    p.add_argument("--retry-failed", action="store_true",
-                   help="run the stored failures again (errors, time limits without a plan, rejected answers)")
-    p.add_argument("--strict", action="store_true",
-                   help="exit 1 when runs of the study failed or were not run (default: exit 0, the summary says why)")
-    p.add_argument("--force", action="store_true",
-                   help="write into an --out folder that holds another experiment's results (refused otherwise)")
+    p.add_argument(
+        "--check",
+        action="store_true",
+        help="check the file (keys, parameters, methods of the instances' kind), count the runs and "
+        "print the worst-case wall time for -j; run nothing (not even the file's 'imports')",
+    )
+    p.add_argument(
+        "--retry-failed",
+        action="store_true",
+        help="run the stored failures again (errors, time limits without a plan, rejected answers)",
+    )
+    p.add_argument(
+        "--strict",
+        action="store_true",
+        help="exit 1 when runs of the study failed or were not run (default: exit 0, the summary says why)",
+    )
+    p.add_argument(
+        "--force",
+        action="store_true",
+        help="write into an --out folder that holds another experiment's results (refused otherwise)",
+    )
     p.set_defaults(handler=run_gap)
 
     p = sub.add_parser("results", help="print every row of a result folder")
     p.add_argument("dir", metavar="DIR", help="result folder of `mropt gap`")
-    p.add_argument("--format", choices=("csv", "json"), default="csv", help="csv (default) or json (one object per line)")
+    p.add_argument(
+        "--format", choices=("csv", "json"), default="csv", help="csv (default) or json (one object per line)"
+    )
     p.set_defaults(handler=run_results)
 
-    p = sub.add_parser("report", help="gap tables and plots of a result folder (Markdown, HTML, CSV, LaTeX, PNG, PDF)",
-                       description="Write the report of a result folder: per-kind references, gap tables with "
-                       "spread and bootstrap intervals, bound gaps, instance x method, wins/ties/losses, time to "
-                       "optimality (PAR-k), performance profiles, solve curves, the experiment file and the "
-                       "machine; every table as CSV and LaTeX (booktabs), report.md and a self-contained report.html.")
+    p = sub.add_parser(
+        "report",
+        help="gap tables and plots of a result folder (Markdown, HTML, CSV, LaTeX, PNG, PDF)",
+        description="Write the report of a result folder: per-kind references, gap tables with "
+        "spread and bootstrap intervals, bound gaps, instance x method, wins/ties/losses, time to "
+        "optimality (PAR-k), performance profiles, solve curves, the experiment file and the "
+        "machine; every table as CSV and LaTeX (booktabs), report.md and a self-contained report.html.",
+    )
     p.add_argument("dir", metavar="DIR", help="result folder of `mropt gap`")
     p.add_argument("--out", "-o", help="report folder (default DIR/report)")
     p.add_argument("--seed", type=int, default=0, help="seed of the bootstrap intervals (default 0)")
@@ -84,20 +109,36 @@ def run_gap(args: argparse.Namespace) -> int:
         if exp.imports:
             note = f" ('imports' not run: {', '.join(exp.imports)}"
             note += f"; methods not checked: {', '.join(exp.unchecked)})" if exp.unchecked else ")"
-        print(f"{args.experiment}: ok: {len(entries)} instances, {len(exp.methods)} methods, {len(runs)} runs; "
-              f"worst-case wall time {bound}{note}")
+        print(
+            f"{args.experiment}: ok: {len(entries)} instances, {len(exp.methods)} methods, {len(runs)} runs; "
+            f"worst-case wall time {bound}{note}"
+        )
         return 0
     try:
-        summary = run_study(exp, out, executor=executor, workers=workers, scheduler=args.scheduler,
-                            progress=not args.no_progress, retry_failed=args.retry_failed, force=args.force)
+        summary = run_study(
+            exp,
+            out,
+            executor=executor,
+            workers=workers,
+            scheduler=args.scheduler,
+            progress=not args.no_progress,
+            retry_failed=args.retry_failed,
+            force=args.force,
+        )
     except StudyInterrupted as stop:
-        print(f"mropt: interrupted ({stop.signame}): {stop.stored} of {stop.total} runs stored in {stop.out}; the "
-              "runs in flight were not stored: run the same command again to resume", file=sys.stderr)
+        print(
+            f"mropt: interrupted ({stop.signame}): {stop.stored} of {stop.total} runs stored in {stop.out}; the "
+            "runs in flight were not stored: run the same command again to resume",
+            file=sys.stderr,
+        )
         return 128 + signal.Signals[stop.signame].value
     earlier = summary.study_failures - summary.failures
-    print(f"{exp.name}: {summary.total} runs ({summary.skipped} already stored, {summary.ran} run now, "
-          f"{summary.failures} failed" + (f", {summary.interrupted} not run" if summary.interrupted else "") +
-          f") in {summary.seconds:.1f} s; results in {summary.out}")
+    print(
+        f"{exp.name}: {summary.total} runs ({summary.skipped} already stored, {summary.ran} run now, "
+        f"{summary.failures} failed"
+        + (f", {summary.interrupted} not run" if summary.interrupted else "")
+        + f") in {summary.seconds:.1f} s; results in {summary.out}"
+    )
     print(gap_table(results_frame(out)).to_markdown_text())
     if summary.problems:
         what = f"{summary.study_failures} failed" + (f", {summary.interrupted} not run" if summary.interrupted else "")

@@ -27,9 +27,13 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--method", "-m", help="method name (see `mropt methods`); may be left out with --profile")
     p.add_argument("--profile", help="solver profile: a name in solvers/ (e.g. cpsat) or a .toml path")
     p.add_argument("--time-limit", type=float, default=None, help="seconds (default: the profile's, else none)")
-    p.add_argument("--threads", type=int, default=None, help="solver threads (exact methods; default: the profile's, else 1)")
+    p.add_argument(
+        "--threads", type=int, default=None, help="solver threads (exact methods; default: the profile's, else 1)"
+    )
     p.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
-    p.add_argument("--param", "-p", action="append", default=[], metavar="NAME=VALUE", help="method parameter, repeatable")
+    p.add_argument(
+        "--param", "-p", action="append", default=[], metavar="NAME=VALUE", help="method parameter, repeatable"
+    )
     p.add_argument("--json", action="store_true", help="print the solution as one JSON object")
     p.add_argument("-o", "--output", help="also write the solution JSON to this file")
     p.set_defaults(handler=run_solve)
@@ -64,7 +68,9 @@ def run_solve(args: argparse.Namespace) -> int:
     if args.profile:
         profile = load_profile(args.profile)
         if method is not None and method != profile.backend:
-            raise InputError(f"--method {method!r} disagrees with profile {profile.name!r} (backend {profile.backend!r})")
+            raise InputError(
+                f"--method {method!r} disagrees with profile {profile.name!r} (backend {profile.backend!r})"
+            )
         method = profile.backend
         params = profile.method_params(args.threads)
         time_limit = profile.time_limit if time_limit is None else time_limit

@@ -27,45 +27,86 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:
     win = p.add_argument_group("window")
     win.add_argument("--start", type=float, default=d.start, help="window start S, seconds of trace time (default 0)")
     win.add_argument(
-        "--jobs", "-n", type=int, default=None,
+        "--jobs",
+        "-n",
+        type=int,
+        default=None,
         help=f"take the first N jobs submitted at or after S (default {DEFAULT_JOBS} unless --duration is given)",
     )
     win.add_argument(
-        "--duration", type=float, default=None,
+        "--duration",
+        type=float,
+        default=None,
         help="take the jobs submitted in [S, S+T) (with --jobs: at most N of them)",
     )
     p.add_argument("--seed", type=int, default=0, help="seed of deadlines and benefits (default 0)")
     cl = p.add_argument_group("cluster")
     cl.add_argument("--nodes", type=int, default=d.nodes, help=f"target cluster nodes (default {d.nodes}, AMB paper)")
-    cl.add_argument("--map-slots-per-node", type=int, default=d.map_slots_per_node, help=f"default {d.map_slots_per_node}")
+    cl.add_argument(
+        "--map-slots-per-node", type=int, default=d.map_slots_per_node, help=f"default {d.map_slots_per_node}"
+    )
     cl.add_argument(
         "--reduce-slots-per-node", type=int, default=d.reduce_slots_per_node, help=f"default {d.reduce_slots_per_node}"
     )
     cl.add_argument(
-        "--source-machines", type=int, default=d.source_machines,
+        "--source-machines",
+        type=int,
+        default=d.source_machines,
         help=f"machines of the traced cluster; bytes scale by nodes / this (default {d.source_machines})",
     )
     tasks = p.add_argument_group("tasks")
     tasks.add_argument(
-        "--partition-size", type=int, default=d.partition_bytes, help=f"bytes per map task (default {d.partition_bytes // MIB} MiB)"
+        "--partition-size",
+        type=int,
+        default=d.partition_bytes,
+        help=f"bytes per map task (default {d.partition_bytes // MIB} MiB)",
     )
     tasks.add_argument(
-        "--min-input", type=int, default=d.min_input_bytes, help=f"minimum input bytes of a job (default {d.min_input_bytes // MIB} MiB)"
+        "--min-input",
+        type=int,
+        default=d.min_input_bytes,
+        help=f"minimum input bytes of a job (default {d.min_input_bytes // MIB} MiB)",
     )
     tasks.add_argument(
-        "--bytes-per-reduce", type=int, default=d.bytes_per_reduce,
+        "--bytes-per-reduce",
+        type=int,
+        default=d.bytes_per_reduce,
         help=f"shuffle+output bytes per reduce task (default {d.bytes_per_reduce // MIB} MiB)",
     )
     tasks.add_argument("--map-rate", type=float, default=d.map_rate, help=f"MB/s per map slot (default {d.map_rate:g})")
-    tasks.add_argument("--reduce-rate", type=float, default=d.reduce_rate, help=f"MB/s per reduce slot (default {d.reduce_rate:g})")
-    tasks.add_argument("--task-overhead", type=float, default=d.task_overhead, help=f"seconds added to every task (default {d.task_overhead:g})")
+    tasks.add_argument(
+        "--reduce-rate", type=float, default=d.reduce_rate, help=f"MB/s per reduce slot (default {d.reduce_rate:g})"
+    )
+    tasks.add_argument(
+        "--task-overhead",
+        type=float,
+        default=d.task_overhead,
+        help=f"seconds added to every task (default {d.task_overhead:g})",
+    )
     model = p.add_argument_group("deadlines and benefits")
-    model.add_argument("--slack-min", type=float, default=d.slack_min, help=f"deadline = submit + slack x standalone time; default {d.slack_min:g}")
-    model.add_argument("--slack-max", type=float, default=d.slack_max, help=f"default {d.slack_max:g}")
-    model.add_argument("--benefit-ref", type=float, default=d.benefit_ref, help=f"mean benefit of the reference job (default {d.benefit_ref:g})")
-    model.add_argument("--benefit-noise", type=float, default=d.benefit_noise, help=f"benefit varies by +/- this fraction (default {d.benefit_noise:g})")
     model.add_argument(
-        "--benefit-exponent", type=float, default=d.benefit_exponent,
+        "--slack-min",
+        type=float,
+        default=d.slack_min,
+        help=f"deadline = submit + slack x standalone time; default {d.slack_min:g}",
+    )
+    model.add_argument("--slack-max", type=float, default=d.slack_max, help=f"default {d.slack_max:g}")
+    model.add_argument(
+        "--benefit-ref",
+        type=float,
+        default=d.benefit_ref,
+        help=f"mean benefit of the reference job (default {d.benefit_ref:g})",
+    )
+    model.add_argument(
+        "--benefit-noise",
+        type=float,
+        default=d.benefit_noise,
+        help=f"benefit varies by +/- this fraction (default {d.benefit_noise:g})",
+    )
+    model.add_argument(
+        "--benefit-exponent",
+        type=float,
+        default=d.benefit_exponent,
         help=f"benefit grows as work ** this (default {d.benefit_exponent:g}: proportional)",
     )
     model.add_argument("--alpha", type=float, default=d.alpha, help=f"penalty ratio (default {d.alpha:g})")

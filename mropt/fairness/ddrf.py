@@ -44,7 +44,13 @@ def offer_order(rnd: SchedulingRound, seed: int) -> list[str]:
 
 
 def ddrf_round(
-    rnd: SchedulingRound, E1: int, E2: int, *, seed: int = 0, instance: FairnessInstance | None = None, rack_level: bool = True
+    rnd: SchedulingRound,
+    E1: int,
+    E2: int,
+    *,
+    seed: int = 0,
+    instance: FairnessInstance | None = None,
+    rack_level: bool = True,
 ) -> dict[str, Any]:
     """Run the skip rule on the round; returns assignment, levels, cost-free counts and skips."""
     if not 0 <= E1 <= E2:
@@ -63,7 +69,9 @@ def ddrf_round(
     empty = 0
     for v in offer_order(rnd, seed):
         chosen = None
-        for u in sorted((u for u in users if pending[u]), key=lambda u: (significant(share[u] / weight[u]), users.index(u))):
+        for u in sorted(
+            (u for u in users if pending[u]), key=lambda u: (significant(share[u] / weight[u]), users.index(u))
+        ):
             local = next((t for t in pending[u] if v in t[2]), None)
             if local is not None:
                 chosen = (u, local)
@@ -109,23 +117,27 @@ def compare_round(
     }
     for name, res in policies.items():
         best = min_cost_placement(rnd, costs, counts=res["counts"])
-        rows.append({
-            "policy": name,
-            "placed": len(res["assignment"]),
-            **{f"{k}": n for k, n in res["levels"].items()},
-            "cost": round_cost(rnd, res["assignment"], costs),
-            "optimum_same_counts": best["cost"],
-            "optimum_node": best["levels"]["node"],
-            "empty_slots": res["empty_slots"],
-        })
+        rows.append(
+            {
+                "policy": name,
+                "placed": len(res["assignment"]),
+                **{f"{k}": n for k, n in res["levels"].items()},
+                "cost": round_cost(rnd, res["assignment"], costs),
+                "optimum_same_counts": best["cost"],
+                "optimum_node": best["levels"]["node"],
+                "empty_slots": res["empty_slots"],
+            }
+        )
     opt = min_cost_placement(rnd, costs)
-    rows.append({
-        "policy": "min-cost flow (Quincy)",
-        "placed": len(opt["assignment"]),
-        **opt["levels"],
-        "cost": opt["cost"],
-        "optimum_same_counts": opt["cost"],
-        "optimum_node": opt["levels"]["node"],
-        "empty_slots": sum(rnd.slots.values()) - len(opt["assignment"]),
-    })
+    rows.append(
+        {
+            "policy": "min-cost flow (Quincy)",
+            "placed": len(opt["assignment"]),
+            **opt["levels"],
+            "cost": opt["cost"],
+            "optimum_same_counts": opt["cost"],
+            "optimum_node": opt["levels"]["node"],
+            "empty_slots": sum(rnd.slots.values()) - len(opt["assignment"]),
+        }
+    )
     return rows

@@ -185,10 +185,12 @@ def progressive_filling(
     kind="fairness",
     summary="DRF progressive filling with a binary heap (DDRF sec. 3.1)",
     params={
-        "mode": Param(str, "text", "text: go on past a task that does not fit; listing: stop there",
-                      choices=("text", "listing")),
-        "tie_break": Param(str, "largest-demand", "largest-demand (Table 1's order) or index",
-                           choices=("largest-demand", "index")),
+        "mode": Param(
+            str, "text", "text: go on past a task that does not fit; listing: stop there", choices=("text", "listing")
+        ),
+        "tie_break": Param(
+            str, "largest-demand", "largest-demand (Table 1's order) or index", choices=("largest-demand", "index")
+        ),
         "placement": Param(str, "first-fit", "with nodes: first-fit or best-fit", choices=("first-fit", "best-fit")),
         "locality": Param(bool, True, "with nodes: prefer the input node, then its rack"),
     },
@@ -204,8 +206,9 @@ def solve_drf(
     locality: bool = True,
 ) -> Solution:
     """Registered method ``drf``: progressive filling with a binary heap (DDRF sec. 3.1, Table 1)."""
-    res = progressive_filling(instance, mode=mode, tie_break=tie_break, placement=placement, locality=bool(locality),
-                              time_limit=time_limit)
+    res = progressive_filling(
+        instance, mode=mode, tie_break=tie_break, placement=placement, locality=bool(locality), time_limit=time_limit
+    )
     details = {
         "decisions": res.decisions,
         "blocked": [instance.ids[i] for i in res.blocked],

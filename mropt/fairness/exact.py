@@ -208,16 +208,19 @@ class _PulpLeximin:
         self.per_node = None
         if ncap is not None:
             v = len(instance.node_ids)
-            xv = [[prob.add_variable(f"x_{i}_{k}", lowBound=0, upBound=int(ub[i]), cat=cat) for k in range(v)]
-                  for i in range(n)]
+            xv = [
+                [prob.add_variable(f"x_{i}_{k}", lowBound=0, upBound=int(ub[i]), cat=cat) for k in range(v)]
+                for i in range(n)
+            ]
             x = [pulp.lpSum(row) for row in xv]
             for i in range(n):
                 prob += x[i] <= int(ub[i])
             for k in range(v):
                 for j in range(m):
                     if a[:, j].any():
-                        prob += pulp.lpSum(float(a[i, j]) * xv[i][k] for i in range(n) if a[i, j] > 0) \
-                            <= float(capacity_limit(ncap[k, j]))
+                        prob += pulp.lpSum(float(a[i, j]) * xv[i][k] for i in range(n) if a[i, j] > 0) <= float(
+                            capacity_limit(ncap[k, j])
+                        )
             self.per_node = xv
         else:
             x = [prob.add_variable(f"x_{i}", lowBound=0, upBound=int(ub[i]), cat=cat) for i in range(n)]
@@ -261,12 +264,18 @@ class _PulpLeximin:
         # CBC's solution, rounded to whole tasks, must fit the capacities and keep every
         # fixed level: within twice the slack it was fixed with, drf-lp's noise and CBC's
         # feasibility tolerance on the unit-free model
-        lost = [j + 1 for j, best in enumerate(levels)
-                if sums[j] < best - ((2 * self.slack + self.noise) * best + (n + 1) * OBJECTIVE_RTOL)]
+        lost = [
+            j + 1
+            for j, best in enumerate(levels)
+            if sums[j] < best - ((2 * self.slack + self.noise) * best + (n + 1) * OBJECTIVE_RTOL)
+        ]
         usable = _fits(self.instance, *found) and not lost
         if not proven:
-            return LevelResult("unproven", found if usable else None,
-                               message=f"level {k}: CBC stopped with a feasible, unproven solution")
+            return LevelResult(
+                "unproven",
+                found if usable else None,
+                message=f"level {k}: CBC stopped with a feasible, unproven solution",
+            )
         if not usable:
             why = f"gives up level {lost[0]}" if lost else "breaks a capacity"
             return LevelResult("unusable", message=f"level {k}: CBC's solution {why}; stopped")
@@ -374,7 +383,9 @@ def integer_data(instance: FairnessInstance) -> dict[str, Any]:
     cap, ncap, scaling = [0] * m, [[0] * m for _ in instance.node_ids], "exact"
     for j, name in enumerate(instance.resource_names):
         col = [_decimal(u.demand.get(name, 0.0)) for u in instance.users]
-        caps = [_decimal(instance.resources[name])] + [_decimal(nd.capacity.get(name, 0.0)) for nd in instance.nodes or ()]
+        caps = [_decimal(instance.resources[name])] + [
+            _decimal(nd.capacity.get(name, 0.0)) for nd in instance.nodes or ()
+        ]
         ints = _primitive(col + caps)
         if max(ints) * bound < 2**50:
             for i in range(n):
@@ -392,7 +403,10 @@ def integer_data(instance: FairnessInstance) -> dict[str, Any]:
                 ncap[k][j] = math.floor(float(caps[1 + k]) * q + 1e-9)
     coef = []
     for u in instance.users:
-        coef.append(max(_decimal(u.demand.get(r, 0.0)) / _decimal(instance.resources[r]) for r in instance.resource_names) / _decimal(u.weight))
+        coef.append(
+            max(_decimal(u.demand.get(r, 0.0)) / _decimal(instance.resources[r]) for r in instance.resource_names)
+            / _decimal(u.weight)
+        )
     ints = _primitive(coef)
     if max(ints) > _COEF_LIMIT:
         # CP-SAT 9.15 was seen to ignore its time limit and grow to gigabytes on the last
@@ -452,9 +466,12 @@ class _CpsatLeximin:
         if res.status != "optimal":
             return LevelResult("timeout" if res.status in ("feasible", "unknown") else "error", message=res.message)
         solver = res.solver
-        values = (np.array([float(solver.value(e)) for e in self.x]),
-                  None if self.per_node is None else
-                  np.array([[float(solver.value(e)) for e in row] for row in self.per_node]))
+        values = (
+            np.array([float(solver.value(e)) for e in self.x]),
+            None
+            if self.per_node is None
+            else np.array([[float(solver.value(e)) for e in row] for row in self.per_node]),
+        )
         return LevelResult("proven", values, float(int(solver.objective_value)))
 
     def fix(self, s_k: Any, level: float, values: Values) -> None:
@@ -472,15 +489,28 @@ def _leximin_cpsat(instance: FairnessInstance, *, time_limit: float | None, thre
     info: dict[str, Any] = {"solves": len(levels), "scaling": data["scaling"]}
     if status == "optimal" and data["scaling"] == "rounded":
         # optimal for the rounded data only: a feasible allocation of the real one
-        status, info["message"] = "feasible", "data or share coefficients rounded to integers: optimal for the rounded data only"
+        status, info["message"] = (
+            "feasible",
+            "data or share coefficients rounded to integers: optimal for the rounded data only",
+        )
     return status, values, info
 
 
-def _solution(instance: FairnessInstance, method: str, status: str, values, info: dict, solver: dict[str, str]) -> Solution:
+def _solution(
+    instance: FairnessInstance, method: str, status: str, values, info: dict, solver: dict[str, str]
+) -> Solution:
     if values is None:
-        return Solution(method=method, status=status if status != "optimal" else "error", objective=None, solver=solver, details=info)
+        return Solution(
+            method=method,
+            status=status if status != "optimal" else "error",
+            objective=None,
+            solver=solver,
+            details=info,
+        )
     tasks, per_node = values
-    sol = allocation_solution(instance, tasks, method=method, status=status, solver=solver, per_node=per_node, details=info)
+    sol = allocation_solution(
+        instance, tasks, method=method, status=status, solver=solver, per_node=per_node, details=info
+    )
     if status == "optimal":
         sol = replace(sol, bound=sol.objective)
     elif status == "time_limit" and info.get("cumulative_sums"):  # level 1 proven: S_1* bounds the minimum share
@@ -488,22 +518,47 @@ def _solution(instance: FairnessInstance, method: str, status: str, values, info
     return sol
 
 
-@register("drf-lp", kind="fairness", summary="continuous DRF: leximin LP of weighted dominant shares (PuLP, CBC/CLP)", exact=True, relaxation=True, params={"threads": THREADS})
-def solve_lp(instance: FairnessInstance, *, time_limit: float | None = None, seed: int = 0, threads: int = 1) -> Solution:
+@register(
+    "drf-lp",
+    kind="fairness",
+    summary="continuous DRF: leximin LP of weighted dominant shares (PuLP, CBC/CLP)",
+    exact=True,
+    relaxation=True,
+    params={"threads": THREADS},
+)
+def solve_lp(
+    instance: FairnessInstance, *, time_limit: float | None = None, seed: int = 0, threads: int = 1
+) -> Solution:
     """Registered method ``drf-lp``: continuous DRF, the leximin of DDRF sec. 3.1's LP (module docstring)."""
     status, values, info = _leximin_pulp(instance, integer=False, time_limit=time_limit, threads=int(threads))
     return _solution(instance, "drf-lp", status, values, info, solver_record("cbc"))
 
 
-@register("drf-milp", kind="fairness", summary="integer DRF: leximin MILP of weighted dominant shares (PuLP, CBC)", exact=True, params={"threads": THREADS})
-def solve_milp(instance: FairnessInstance, *, time_limit: float | None = None, seed: int = 0, threads: int = 1) -> Solution:
+@register(
+    "drf-milp",
+    kind="fairness",
+    summary="integer DRF: leximin MILP of weighted dominant shares (PuLP, CBC)",
+    exact=True,
+    params={"threads": THREADS},
+)
+def solve_milp(
+    instance: FairnessInstance, *, time_limit: float | None = None, seed: int = 0, threads: int = 1
+) -> Solution:
     """Registered method ``drf-milp``: integer DRF (DDRF sec. 3.1), the leximin MILP by CBC (module docstring)."""
     status, values, info = _leximin_pulp(instance, integer=True, time_limit=time_limit, threads=int(threads))
     return _solution(instance, "drf-milp", status, values, info, solver_record("cbc"))
 
 
-@register("drf-cpsat", kind="fairness", summary="integer DRF: leximin of weighted dominant shares (OR-Tools CP-SAT)", exact=True, params={"threads": THREADS})
-def solve_cpsat(instance: FairnessInstance, *, time_limit: float | None = None, seed: int = 0, threads: int = 1) -> Solution:
+@register(
+    "drf-cpsat",
+    kind="fairness",
+    summary="integer DRF: leximin of weighted dominant shares (OR-Tools CP-SAT)",
+    exact=True,
+    params={"threads": THREADS},
+)
+def solve_cpsat(
+    instance: FairnessInstance, *, time_limit: float | None = None, seed: int = 0, threads: int = 1
+) -> Solution:
     """Registered method ``drf-cpsat``: integer DRF (DDRF sec. 3.1), the leximin by CP-SAT (module docstring)."""
     status, values, info = _leximin_cpsat(instance, time_limit=time_limit, threads=int(threads), seed=seed)
     return _solution(instance, "drf-cpsat", status, values, info, cpsat_backend.record())

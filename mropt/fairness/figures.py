@@ -34,17 +34,21 @@ def table2(p: float = TABLE2_P) -> list[dict[str, Any]]:
     return [{"E1": e1, "computed": 1 - (1 - p) ** e1, "printed": printed} for e1, printed in TABLE2_PRINTED.items()]
 
 
-def fig1(M: int = 1000, e1s=(1, 2, 4, 6, 8, 10), e2_max: int = 200, step: int = 10, G: int = RACK_SIZE, theta: float = THETA) -> dict[str, Any]:
+def fig1(
+    M: int = 1000, e1s=(1, 2, 4, 6, 8, 10), e2_max: int = 200, step: int = 10, G: int = RACK_SIZE, theta: float = THETA
+) -> dict[str, Any]:
     e2s = list(range(step, e2_max + 1, step))
     series = []
     for e1 in e1s:
         pts = [e2 for e2 in e2s if e2 >= e1]
-        series.append({
-            "E1": e1,
-            "E2": pts,
-            "bound": [ddrf_locality_bound(e1, e2, N, R, M, theta)["L"] for e2 in pts],
-            "exact": [ddrf_locality_exact(e1, e2, N, R, M, G, theta)["L"] for e2 in pts],
-        })
+        series.append(
+            {
+                "E1": e1,
+                "E2": pts,
+                "bound": [ddrf_locality_bound(e1, e2, N, R, M, theta)["L"] for e2 in pts],
+                "exact": [ddrf_locality_exact(e1, e2, N, R, M, G, theta)["L"] for e2 in pts],
+            }
+        )
     return {"figure": 1, "M": M, "N": N, "R": R, "theta": theta, "G": G, "series": series}
 
 
@@ -52,16 +56,20 @@ def fig2(e1_max: int = 200, step: int = 10, node_counts=NODE_COUNTS) -> dict[str
     e1s = list(range(step, e1_max + 1, step))
     series = []
     for M in node_counts:
-        series.append({
-            "M": M,
-            "E1": e1s,
-            "bound": [ddrf_locality_bound(e1, e1, N, R, M, 0.0)["L_E1"] for e1 in e1s],
-            "exact": [ddrf_locality_exact(e1, e1, N, R, M, 1, 0.0)["node"] for e1 in e1s],
-        })
+        series.append(
+            {
+                "M": M,
+                "E1": e1s,
+                "bound": [ddrf_locality_bound(e1, e1, N, R, M, 0.0)["L_E1"] for e1 in e1s],
+                "exact": [ddrf_locality_exact(e1, e1, N, R, M, 1, 0.0)["node"] for e1 in e1s],
+            }
+        )
     return {"figure": 2, "N": N, "R": R, "series": series}
 
 
-def fig3(M: int = 1000, e1s=tuple(range(0, 201, 10)), G: int = RACK_SIZE, theta: float = THETA, target: float = TARGET) -> dict[str, Any]:
+def fig3(
+    M: int = 1000, e1s=tuple(range(0, 201, 10)), G: int = RACK_SIZE, theta: float = THETA, target: float = TARGET
+) -> dict[str, Any]:
     out: dict[str, Any] = {"figure": 3, "M": M, "target": target, "G": G, "theta": theta, "E1": list(e1s)}
     for kind in ("bound", "exact"):
         vals = []
@@ -77,7 +85,9 @@ def fig3(M: int = 1000, e1s=tuple(range(0, 201, 10)), G: int = RACK_SIZE, theta:
     return out
 
 
-def fig4(e1s=(0, 10, 20, 40), node_counts=NODE_COUNTS, G: int = RACK_SIZE, theta: float = THETA, target: float = TARGET) -> dict[str, Any]:
+def fig4(
+    e1s=(0, 10, 20, 40), node_counts=NODE_COUNTS, G: int = RACK_SIZE, theta: float = THETA, target: float = TARGET
+) -> dict[str, Any]:
     series = []
     for e1 in e1s:
         row: dict[str, Any] = {"E1": e1, "M": list(node_counts)}
@@ -112,7 +122,7 @@ def plot_figures(data: dict[str, Any], outdir: str | Path) -> list[Path]:
     f1 = data["fig1"]
     fig, ax = plt.subplots(figsize=(6, 4))
     for s in f1["series"]:
-        line, = ax.plot(s["E2"], s["exact"], label=f"E1={s['E1']} exact")
+        (line,) = ax.plot(s["E2"], s["exact"], label=f"E1={s['E1']} exact")
         ax.plot(s["E2"], s["bound"], "--", color=line.get_color(), label=f"E1={s['E1']} bound")
     ax.set(xlabel="E2", ylabel="L(E)", title=f"Fig. 1: locality vs E2 (M={f1['M']})")
     ax.legend(fontsize=6, ncol=2)
@@ -120,7 +130,7 @@ def plot_figures(data: dict[str, Any], outdir: str | Path) -> list[Path]:
 
     fig, ax = plt.subplots(figsize=(6, 4))
     for s in data["fig2"]["series"]:
-        line, = ax.plot(s["E1"], s["exact"], label=f"M={s['M']}")
+        (line,) = ax.plot(s["E1"], s["exact"], label=f"M={s['M']}")
         ax.plot(s["E1"], s["bound"], "--", color=line.get_color())
     ax.set(xlabel="E1", ylabel="node locality L(E1)", title="Fig. 2: locality vs E1 (no rack contribution)")
     ax.legend(fontsize=6, ncol=2)

@@ -135,8 +135,11 @@ def ddrf_locality_bound(E1: float, E2: float, N: int, R: int, M: int, theta: flo
     return {"L_E1": l1, "L_E2": l2, "L": l1 + l2}
 
 
-def min_e2(locality: float, E1: int, N: int, R: int, M: int, G: int, theta: float, *, kind: str, limit: int = 100_000) -> int | None:
+def min_e2(
+    locality: float, E1: int, N: int, R: int, M: int, G: int, theta: float, *, kind: str, limit: int = 100_000
+) -> int | None:
     """Smallest whole E2 >= max(E1, 1) with L(E1, E2) >= lambda, by the paper's bound or exactly."""
+
     def value(e2: int) -> float:
         if kind == "bound":
             return ddrf_locality_bound(E1, e2, N, R, M, theta)["L"]
@@ -175,7 +178,17 @@ class MonteCarloResult:
 
 
 def monte_carlo(
-    E1: int, E2: int, N: int, R: int, M: int, G: int, theta: float, *, trials: int = 2000, seed: int = 0, redraw: str = "offer"
+    E1: int,
+    E2: int,
+    N: int,
+    R: int,
+    M: int,
+    G: int,
+    theta: float,
+    *,
+    trials: int = 2000,
+    seed: int = 0,
+    redraw: str = "offer",
 ) -> MonteCarloResult:
     """Simulate the skip rule: per trial and K = N..1, replicas of the K remaining tasks on random
     racks (K distinct racks per replica copy) and a random node in each; slots free on random nodes.

@@ -115,7 +115,10 @@ def allocation_solution(
             u: {instance.node_ids[v]: _num(per_node[i, v]) for v in np.flatnonzero(per_node[i] > _EPS)}
             for i, u in enumerate(instance.ids)
         }
-    info = {"sorted_weighted_shares": [significant(s) for s in np.sort(wshares)], "envy": [list(p) for p in envy_pairs(instance, tasks)]}
+    info = {
+        "sorted_weighted_shares": [significant(s) for s in np.sort(wshares)],
+        "envy": [list(p) for p in envy_pairs(instance, tasks)],
+    }
     info.update(details or {})
     return Solution(
         method=method,

@@ -76,7 +76,6 @@ def _f(value: Fraction) -> float:
         return math.inf if value > 0 else -math.inf
 
 
-
 def verify(instance: FairnessInstance, solution: Solution, *, continuous: bool | None = None) -> FairnessVerdict:
     """Recompute the allocation's feasibility, shares and objective; see the module docstring."""
     verdict = FairnessVerdict()
@@ -135,12 +134,16 @@ def verify(instance: FairnessInstance, solution: Solution, *, continuous: bool |
                         continue
                     count = _q(raw)
                     if count < 0 or (not continuous and count.denominator != 1):
-                        problems.append(f"user {uid!r}: placement on node {v!r} must be a whole number >= 0, got {raw!r}")
+                        problems.append(
+                            f"user {uid!r}: placement on node {v!r} must be a whole number >= 0, got {raw!r}"
+                        )
                     placed += count
                     for r, amount in users[uid].demand.items():
                         load[v][r] = load[v].get(r, Fraction(0)) + count * _q(amount)
                 if abs(placed - tasks[uid]) > _CAPACITY_RTOL * max(1, tasks[uid]):
-                    problems.append(f"user {uid!r}: placement holds {_f(placed):g} tasks, allocation says {_f(tasks[uid]):g}")
+                    problems.append(
+                        f"user {uid!r}: placement holds {_f(placed):g} tasks, allocation says {_f(tasks[uid]):g}"
+                    )
             for uid in users:
                 if tasks[uid] > 0 and uid not in placement:
                     problems.append(f"user {uid!r}: {_f(tasks[uid]):g} tasks allocated but none placed")
@@ -156,7 +159,9 @@ def verify(instance: FairnessInstance, solution: Solution, *, continuous: bool |
         launched = Counter(order)
         for uid in users:
             if launched.get(uid, 0) != tasks[uid]:
-                problems.append(f"user {uid!r}: order launches {launched.get(uid, 0)} tasks, allocation says {_f(tasks[uid]):g}")
+                problems.append(
+                    f"user {uid!r}: order launches {launched.get(uid, 0)} tasks, allocation says {_f(tasks[uid]):g}"
+                )
     # shares, utilisation, objective, recomputed
     weighted = []
     claimed = solution.decision.get("dominant_shares") or {}
@@ -177,5 +182,7 @@ def verify(instance: FairnessInstance, solution: Solution, *, continuous: bool |
     if solution.objective is None:
         problems.append(f"solution gives no objective; recomputed {verdict.objective:g}")
     elif not _close(solution.objective, lowest):
-        problems.append(f"objective {solution.objective:g} claimed, {verdict.objective:g} recomputed (min weighted dominant share)")
+        problems.append(
+            f"objective {solution.objective:g} claimed, {verdict.objective:g} recomputed (min weighted dominant share)"
+        )
     return verdict

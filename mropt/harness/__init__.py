@@ -26,5 +26,13 @@ def __getattr__(name: str) -> Any:
     raise AttributeError(f"module 'mropt.harness' has no attribute {name!r}")
 
 
-__all__ = ["Experiment", "SolverProfile", "StudySummary", "load_experiment", "load_profile", "results_frame", "run_study",
-           "write_report"]
+__all__ = [
+    "Experiment",
+    "SolverProfile",
+    "StudySummary",
+    "load_experiment",
+    "load_profile",
+    "results_frame",
+    "run_study",
+    "write_report",
+]

@@ -37,9 +37,16 @@ def load_experiment(path: str | Path) -> Experiment:
     return _experiment.load_experiment(path)
 
 
-def run_study(experiment: Experiment | str | Path, out: str | Path | None = None, *, workers: int = 1,
-              executor: str = "local", scheduler: str | None = None, progress: bool = False,
-              compact: bool = True) -> StudySummary:
+def run_study(
+    experiment: Experiment | str | Path,
+    out: str | Path | None = None,
+    *,
+    workers: int = 1,
+    executor: str = "local",
+    scheduler: str | None = None,
+    progress: bool = False,
+    compact: bool = True,
+) -> StudySummary:
     """Run every run of ``experiment`` (an :class:`Experiment` or the path of its file) into ``out``.
 
     Each run goes to an isolated worker process (``workers`` at a time; ``executor="dask"``
@@ -52,8 +59,9 @@ def run_study(experiment: Experiment | str | Path, out: str | Path | None = None
     """
     exp = experiment if isinstance(experiment, Experiment) else load_experiment(experiment)
     folder = Path(out) if out is not None else exp.results_folder()
-    return _runner.run_study(exp, folder, executor=executor, workers=workers, scheduler=scheduler,
-                             progress=progress, compact=compact)
+    return _runner.run_study(
+        exp, folder, executor=executor, workers=workers, scheduler=scheduler, progress=progress, compact=compact
+    )
 
 
 def results_frame(out: str | Path) -> Any:
@@ -72,8 +80,7 @@ def results_frame(out: str | Path) -> Any:
     return _runner.results_frame(out)
 
 
-def write_report(out: str | Path, report: str | Path | None = None, *, seed: int = 0,
-                 resamples: int = 2000) -> Path:
+def write_report(out: str | Path, report: str | Path | None = None, *, seed: int = 0, resamples: int = 2000) -> Path:
     """Write the report of the result folder ``out`` into ``report`` (default ``out/report``).
 
     Tables as CSV and LaTeX, plots as PNG and PDF, ``report.md`` and a self-contained

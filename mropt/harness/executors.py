@@ -61,8 +61,11 @@ class LocalExecutor:
                         result = worker.run(task, task.get("deadline"))
                     except Exception as exc:  # noqa: BLE001 - the worker would not even start: no run happened
                         why = " ".join(str(exc).split()) or type(exc).__name__
-                        result = {"status": "error", "error": f"harness: {type(exc).__name__}: {why}",
-                                  "interrupted": f"worker process could not start ({type(exc).__name__}: {why})"}
+                        result = {
+                            "status": "error",
+                            "error": f"harness: {type(exc).__name__}: {why}",
+                            "interrupted": f"worker process could not start ({type(exc).__name__}: {why})",
+                        }
                     if stop.is_set():
                         result.setdefault("interrupted", "the study was stopped")
                     results.put((index, result))
@@ -106,8 +109,9 @@ class DaskExecutor:
         if self.scheduler:
             client = connect(self.scheduler)
         else:
-            cluster = LocalCluster(n_workers=self.workers, threads_per_worker=1, processes=self.processes,
-                                   dashboard_address=None)
+            cluster = LocalCluster(
+                n_workers=self.workers, threads_per_worker=1, processes=self.processes, dashboard_address=None
+            )
             client = Client(cluster)
         futures = {}
         try:
@@ -120,8 +124,11 @@ class DaskExecutor:
                     result = fut.result()
                 except Exception as exc:  # noqa: BLE001 - a Dask worker lost, for instance: no result
                     why = " ".join(str(exc).split()) or type(exc).__name__
-                    result = {"status": "error", "error": f"dask: {type(exc).__name__}: {why}",
-                              "interrupted": f"dask: {type(exc).__name__}: {why}"}
+                    result = {
+                        "status": "error",
+                        "error": f"dask: {type(exc).__name__}: {why}",
+                        "interrupted": f"dask: {type(exc).__name__}: {why}",
+                    }
                 yield index, result
         finally:
             if futures:
@@ -138,8 +145,10 @@ def connect(address: str, timeout: float = CONNECT_TIMEOUT) -> Any:
 
     from dask.distributed import Client
 
-    quiet = [logging.getLogger(n) for n in ("distributed", "distributed.client", "distributed.comm",
-                                            "distributed.comm.core", "distributed.core")]
+    quiet = [
+        logging.getLogger(n)
+        for n in ("distributed", "distributed.client", "distributed.comm", "distributed.comm.core", "distributed.core")
+    ]
     levels = [lg.level for lg in quiet]
     for lg in quiet:  # distributed logs every failed attempt: the error below says it once
         lg.setLevel(logging.CRITICAL)
@@ -147,7 +156,9 @@ def connect(address: str, timeout: float = CONNECT_TIMEOUT) -> Any:
         return Client(address, timeout=timeout)
     except (OSError, TimeoutError, ValueError) as exc:
         why = " ".join(str(exc).split()) or type(exc).__name__
-        raise InputError(f"cannot reach the Dask scheduler at {address} (connect timeout {timeout:g} s): {why[:200]}") from None
+        raise InputError(
+            f"cannot reach the Dask scheduler at {address} (connect timeout {timeout:g} s): {why[:200]}"
+        ) from None
     finally:
         for lg, level in zip(quiet, levels):
             lg.setLevel(level)

@@ -66,8 +66,18 @@ from mropt.harness.toml_fields import (
 )
 from mropt.model.errors import InputError
 
-_TOP = {"name", "description", "imports", "time_limit", "kill_grace", "method_seeds", "profiles", "methods",
-        "instances", "report"}
+_TOP = {
+    "name",
+    "description",
+    "imports",
+    "time_limit",
+    "kill_grace",
+    "method_seeds",
+    "profiles",
+    "methods",
+    "instances",
+    "report",
+}
 _METHOD_KEYS = {"name", "label", "params", "profiles", "time_limit"}
 NO_PROFILE = "-"
 #: what an experiment name must look like to name its results folder (Experiment.results_folder)
@@ -132,9 +142,16 @@ class Experiment:
         name is refused (one line naming the file and the key), not rewritten.
         """
         if not _FOLDER_NAME.fullmatch(self.name) or ".." in self.name:
-            raise in_file(self.path, fail("", "name", "a folder name of letters, digits, '.', '_' and '-' (not "
-                                          "starting with '.', no '..') to name the results folder (or give --out)",
-                                          self.name))
+            raise in_file(
+                self.path,
+                fail(
+                    "",
+                    "name",
+                    "a folder name of letters, digits, '.', '_' and '-' (not "
+                    "starting with '.', no '..') to name the results folder (or give --out)",
+                    self.name,
+                ),
+            )
         return Path(root) / self.name
 
     def instances(self) -> list[InstanceEntry]:
@@ -165,9 +182,13 @@ class Experiment:
             solves = get_method(method.name).kind
             if solves != kind:
                 label = "" if method.label == method.name else f" (label {method.label!r})"
-                raise in_file(self.path, InputError(
-                    f"key 'methods': method {method.name!r}{label} solves {solves} instances, but {where} "
-                    f"gives {kind} instances (first: {entry.id!r}); list methods of one kind per study"))
+                raise in_file(
+                    self.path,
+                    InputError(
+                        f"key 'methods': method {method.name!r}{label} solves {solves} instances, but {where} "
+                        f"gives {kind} instances (first: {entry.id!r}); list methods of one kind per study"
+                    ),
+                )
 
     def worst_case_seconds(self, runs: list[RunSpec], workers: int) -> float | None:
         """Wall time if every run used its whole limit plus ``kill_grace``: their sum over ``workers``
@@ -184,8 +205,16 @@ class Experiment:
                 for profile in method.profiles:
                     limit, params = self.settings(method, profile)
                     for seed in self.method_seeds:
-                        key = run_key(self.name, digest, method.label, profile, seed, method=method.name,
-                                      params=params, time_limit=limit)
+                        key = run_key(
+                            self.name,
+                            digest,
+                            method.label,
+                            profile,
+                            seed,
+                            method=method.name,
+                            params=params,
+                            time_limit=limit,
+                        )
                         slot = run_slot(self.name, digest, method.label, profile, seed)
                         yield RunSpec(key, entry, method, profile, seed, limit, params, slot)
 
@@ -199,8 +228,17 @@ class Experiment:
         return float(limit), params
 
 
-def run_key(experiment: str, instance_hash: str, label: str, profile: str, seed: int, *, method: str,
-            params: dict[str, Any], time_limit: float | None) -> str:
+def run_key(
+    experiment: str,
+    instance_hash: str,
+    label: str,
+    profile: str,
+    seed: int,
+    *,
+    method: str,
+    params: dict[str, Any],
+    time_limit: float | None,
+) -> str:
     """The identity of a run's result: a study resumes by skipping runs whose key is stored.
 
     It covers everything that changes a run's result: the instance (content hash), the
@@ -210,11 +248,20 @@ def run_key(experiment: str, instance_hash: str, label: str, profile: str, seed:
     version, and not ``kill_grace`` (it only decides when an overrunning run is killed).
     A canonical JSON object, keys sorted.
     """
-    return json.dumps({
-        "experiment": experiment, "instance": instance_hash, "label": label, "method": method,
-        "params": dict(params), "profile": profile, "seed": int(seed),
-        "time_limit": None if time_limit is None else float(time_limit),
-    }, sort_keys=True, separators=(",", ":"))
+    return json.dumps(
+        {
+            "experiment": experiment,
+            "instance": instance_hash,
+            "label": label,
+            "method": method,
+            "params": dict(params),
+            "profile": profile,
+            "seed": int(seed),
+            "time_limit": None if time_limit is None else float(time_limit),
+        },
+        sort_keys=True,
+        separators=(",", ":"),
+    )
 
 
 def run_slot(experiment: str, instance_hash: str, label: str, profile: str, seed: int) -> str:
@@ -245,8 +292,16 @@ def stored_run_key(row: Mapping[str, Any]) -> str | None:
         limit = None if limit is None or limit != limit else float(limit)  # NaN: pandas' missing
         if not isinstance(method, str) or not isinstance(params, dict):
             return None
-        return run_key(row["experiment"], row["instance_hash"], row["method"], row["profile"], int(row["seed"]),
-                       method=method, params=params, time_limit=limit)
+        return run_key(
+            row["experiment"],
+            row["instance_hash"],
+            row["method"],
+            row["profile"],
+            int(row["seed"]),
+            method=method,
+            params=params,
+            time_limit=limit,
+        )
     except (KeyError, TypeError, ValueError):
         return None
 
@@ -318,15 +373,16 @@ def _parse(data: dict[str, Any], path: Path, run_imports: bool = True) -> Experi
     imports = need(data, "imports", list, "", [])
     for k, module in enumerate(imports):
         if not isinstance(module, str) or not _MODULE_NAME.fullmatch(module):
-            raise fail("", f"imports[{k}]", "a module name (dotted identifiers, e.g. \"mypkg.methods\")", module)
+            raise fail("", f"imports[{k}]", 'a module name (dotted identifiers, e.g. "mypkg.methods")', module)
     if run_imports:
         try:
             import_modules(imports, import_paths(path))
         except ImportError as exc:
             raise InputError(f"key 'imports': cannot import ({exc})") from None
         except Exception as exc:  # noqa: BLE001 - the plug-in's own code failed
-            raise InputError(f"key 'imports': importing failed ({type(exc).__name__}: "
-                             f"{' '.join(str(exc).split())})") from None
+            raise InputError(
+                f"key 'imports': importing failed ({type(exc).__name__}: {' '.join(str(exc).split())})"
+            ) from None
     time_limit = seconds(data, "time_limit", "", 60.0)
     kill_grace = seconds(data, "kill_grace", "", 5.0, zero=True)
     method_seeds = seed_list(data, "method_seeds", "", [0])
@@ -379,8 +435,9 @@ def _parse(data: dict[str, Any], path: Path, run_imports: bool = True) -> Experi
             for j, p in enumerate(own):
                 prof = profile(p, f"{dotted(where, 'profiles')}[{j}]")
                 if prof.backend != mname:
-                    raise InputError(f"key '{dotted(where, 'profiles')}[{j}]': profile {p!r} runs "
-                                     f"{prof.backend!r}, not {mname!r}")
+                    raise InputError(
+                        f"key '{dotted(where, 'profiles')}[{j}]': profile {p!r} runs {prof.backend!r}, not {mname!r}"
+                    )
         if any(m.label == label for m in methods):
             raise InputError(f"key '{dotted(where, 'label')}': method label {label!r} is used twice")
         methods.append(MethodSpec(mname, label, dict(params), tuple(names) or (NO_PROFILE,), limit))
@@ -404,5 +461,17 @@ def _parse(data: dict[str, Any], path: Path, run_imports: bool = True) -> Experi
         raise InputError("key 'instances' is missing (give one or more [[instances]] blocks)")
     for k, block in enumerate(blocks):
         sets.check_block(block, f"instances[{k}]", path.parent)
-    return Experiment(name, path, string(data, "description", "", ""), imports, time_limit, kill_grace,
-                     method_seeds, methods, blocks, profiles, report, unchecked)
+    return Experiment(
+        name,
+        path,
+        string(data, "description", "", ""),
+        imports,
+        time_limit,
+        kill_grace,
+        method_seeds,
+        methods,
+        blocks,
+        profiles,
+        report,
+        unchecked,
+    )

@@ -115,8 +115,9 @@ def column_format(name: str) -> Any:
 def _numeric(column: pd.Series) -> bool:
     """True when every present value is a number (not a bool, not text)."""
     present = [v for v in column if not _missing(v)]
-    return bool(present) and all(isinstance(v, (int, float, np.integer, np.floating))
-                                 and not isinstance(v, (bool, np.bool_)) for v in present)
+    return bool(present) and all(
+        isinstance(v, (int, float, np.integer, np.floating)) and not isinstance(v, (bool, np.bool_)) for v in present
+    )
 
 
 def formatted(frame: pd.DataFrame) -> tuple[list[str], list[list[str]], list[bool]]:
@@ -124,8 +125,10 @@ def formatted(frame: pd.DataFrame) -> tuple[list[str], list[list[str]], list[boo
     headers = [str(c) for c in frame.columns]
     numeric = [_numeric(frame[c]) for c in frame.columns]
     fmts = [column_format(c) for c in frame.columns]
-    rows = [[f(v) if num or not isinstance(v, str) else v for f, v, num in zip(fmts, row, numeric)]
-            for row in frame.itertuples(index=False)]
+    rows = [
+        [f(v) if num or not isinstance(v, str) else v for f, v, num in zip(fmts, row, numeric)]
+        for row in frame.itertuples(index=False)
+    ]
     return headers, rows, numeric
 
 
@@ -144,13 +147,27 @@ def html_table(frame: pd.DataFrame) -> str:
     """An HTML table, numbers right-aligned (class ``num``)."""
     headers, rows, numeric = formatted(frame)
     head = "".join(f"<th>{html.escape(h)}</th>" for h in headers)
-    body = "\n".join("<tr>" + "".join(f"<td class=\"{'num' if n else 'txt'}\">{html.escape(c)}</td>"
-                                      for c, n in zip(r, numeric)) + "</tr>" for r in rows)
+    body = "\n".join(
+        "<tr>"
+        + "".join(f'<td class="{"num" if n else "txt"}">{html.escape(c)}</td>' for c, n in zip(r, numeric))
+        + "</tr>"
+        for r in rows
+    )
     return f"<table><thead><tr>{head}</tr></thead><tbody>\n{body}\n</tbody></table>"
 
 
-_LATEX_SPECIAL = {"\\": r"\textbackslash{}", "&": r"\&", "%": r"\%", "$": r"\$", "#": r"\#", "_": r"\_",
-                  "{": r"\{", "}": r"\}", "~": r"\textasciitilde{}", "^": r"\textasciicircum{}"}
+_LATEX_SPECIAL = {
+    "\\": r"\textbackslash{}",
+    "&": r"\&",
+    "%": r"\%",
+    "$": r"\$",
+    "#": r"\#",
+    "_": r"\_",
+    "{": r"\{",
+    "}": r"\}",
+    "~": r"\textasciitilde{}",
+    "^": r"\textasciicircum{}",
+}
 
 
 def latex_escape(text: str) -> str:
@@ -164,8 +181,12 @@ def latex_table(frame: pd.DataFrame, title: str = "") -> str:
     lines = []
     if title:
         lines.append(f"% {title} (mropt report; needs \\usepackage{{booktabs}})")
-    lines += [f"\\begin{{tabular}}{{{spec}}}", "\\toprule",
-              " & ".join(latex_escape(h) for h in headers) + r" \\", "\\midrule"]
+    lines += [
+        f"\\begin{{tabular}}{{{spec}}}",
+        "\\toprule",
+        " & ".join(latex_escape(h) for h in headers) + r" \\",
+        "\\midrule",
+    ]
     for r in rows:
         lines.append(" & ".join("--" if c == "-" else latex_escape(c) for c in r) + r" \\")
     lines += ["\\bottomrule", "\\end{tabular}"]

@@ -161,8 +161,10 @@ def check_block(block: Any, where: str, base: Path, depth: int = 0) -> None:
         for table, keys in (("params", params), ("sweep", sweep)):
             for key in keys:
                 if key not in known:
-                    raise InputError(f"key '{dotted(where, table)}.{key}' is not a generator parameter "
-                                     f"(known: {', '.join(sorted(known))})")
+                    raise InputError(
+                        f"key '{dotted(where, table)}.{key}' is not a generator parameter "
+                        f"(known: {', '.join(sorted(known))})"
+                    )
         for key, value in params.items():
             _check_value(defaults, key, value, dotted(where, "params"))
         for key, value in sweep.items():
@@ -218,12 +220,16 @@ def expand_block(block: dict[str, Any], where: str, base: Path) -> Iterator[Inst
         for point in product(sweep, dotted(where, "sweep")):
             point = {k: _typed(defaults, k, v) for k, v in point.items()}
             kwargs = {**fixed, **point}
-            group = group_label or (" ".join(f"{k}={v:g}" if _number(v) else f"{k}={v}"
-                                             for k, v in point.items()) or "default")
+            group = group_label or (
+                " ".join(f"{k}={v:g}" if _number(v) else f"{k}={v}" for k, v in point.items()) or "default"
+            )
             for seed in seed_list(block, "seeds", where):
                 inst = generate(seed, **kwargs)
-                params = {**_generator_axes(gen.name, inst), **{k: v for k, v in kwargs.items() if _scalar(v)},
-                          "seed": seed}
+                params = {
+                    **_generator_axes(gen.name, inst),
+                    **{k: v for k, v in kwargs.items() if _scalar(v)},
+                    "seed": seed,
+                }
                 yield InstanceEntry(inst, group, params)
     elif "importer" in block:
         from mropt.instances.swim import import_swim
@@ -298,8 +304,10 @@ def _check_value(defaults: Any, key: str, value: Any, where: str) -> None:
         ok = isinstance(value, dict) and all(_number(v) and math.isfinite(v) for v in value.values())
         rule = "a table of numbers (name = weight)"
     else:
-        raise InputError(f"key '{dotted(where, key)}': generator parameter {key!r} cannot be set from an "
-                         "experiment file (use a folder of generated files)")
+        raise InputError(
+            f"key '{dotted(where, key)}': generator parameter {key!r} cannot be set from an "
+            "experiment file (use a folder of generated files)"
+        )
     if not ok:
         raise fail(where, key, rule, value)
 

@@ -95,12 +95,20 @@ def _parse(data: Mapping[str, Any], name: str, path: str | None) -> SolverProfil
         limit = seconds(data, "time_limit", "", None, also=' (or "none")')
     threads = integer(data, "threads", "", 1, minimum=1)
     params = need(data, "params", dict, "", {})
-    params = method_params(method, params, "params", reserved=("threads",),
-                           hint="; give threads as the top-level key 'threads'")
+    params = method_params(
+        method, params, "params", reserved=("threads",), hint="; give threads as the top-level key 'threads'"
+    )
     description = string(data, "description", "", "")
     profile_name = string(data, "name", "", name)
-    return SolverProfile(name=profile_name, backend=backend, time_limit=limit, threads=threads,
-                         params=dict(params), description=description, path=path)
+    return SolverProfile(
+        name=profile_name,
+        backend=backend,
+        time_limit=limit,
+        threads=threads,
+        params=dict(params),
+        description=description,
+        path=path,
+    )
 
 
 def load_profile(name_or_path: str | os.PathLike) -> SolverProfile:

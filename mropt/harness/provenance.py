@@ -53,8 +53,13 @@ def versions() -> dict[str, str]:
 def machine() -> dict[str, Any]:
     """Host name, CPU count (usable by this process, and in the machine) and platform."""
     usable = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
-    return {"host": socket.gethostname(), "cpus": usable, "cpus_machine": os.cpu_count(),
-            "platform": platform.platform(), "processor": platform.processor() or platform.machine()}
+    return {
+        "host": socket.gethostname(),
+        "cpus": usable,
+        "cpus_machine": os.cpu_count(),
+        "platform": platform.platform(),
+        "processor": platform.processor() or platform.machine(),
+    }
 
 
 def _stem(name: str) -> str:
@@ -83,8 +88,7 @@ def record_study(exp: Any, root: str | Path) -> None:
             profiles[name] = Path(path).read_text(encoding="utf-8") if path else repr(prof)
         except OSError:
             profiles[name] = repr(prof)
-    session = {"started_at": dt.datetime.now(dt.UTC).isoformat(timespec="seconds"), **machine(),
-               "versions": versions()}
+    session = {"started_at": dt.datetime.now(dt.UTC).isoformat(timespec="seconds"), **machine(), "versions": versions()}
     with Store(root).lock(".study.lock"):
         info_path = folder / f"{stem}.json"
         try:
@@ -92,7 +96,12 @@ def record_study(exp: Any, root: str | Path) -> None:
             sessions = list(info.get("sessions", []))
         except (OSError, ValueError, AttributeError):
             sessions = []
-        info = {"experiment": exp.name, "path": str(Path(exp.path).resolve()), "profiles": profiles, "sessions": [*sessions, session]}
+        info = {
+            "experiment": exp.name,
+            "path": str(Path(exp.path).resolve()),
+            "profiles": profiles,
+            "sessions": [*sessions, session],
+        }
         write_text(folder / f"{stem}.toml", text)
         write_text(info_path, json.dumps(info, indent=2, sort_keys=True) + "\n")
 
@@ -119,6 +128,13 @@ def read_studies(root: str | Path) -> list[StudyRecord]:
         except (OSError, ValueError):
             continue
         if isinstance(info, dict):
-            out.append(StudyRecord(str(info.get("experiment", info_path.stem)), text, str(info.get("path", "")),
-                                   dict(info.get("profiles") or {}), list(info.get("sessions") or [])))
+            out.append(
+                StudyRecord(
+                    str(info.get("experiment", info_path.stem)),
+                    text,
+                    str(info.get("path", "")),
+                    dict(info.get("profiles") or {}),
+                    list(info.get("sessions") or []),
+                )
+            )
     return out

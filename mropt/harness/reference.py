@@ -129,8 +129,12 @@ class Entry:
 
     def _settle(self) -> None:
         """A value the best bound does not beat (within the tolerance) is optimal."""
-        if (self.value is not None and self.bound is not None and self.tag != "infeasible"
-                and not better(self.sense, self.bound, self.value)):
+        if (
+            self.value is not None
+            and self.bound is not None
+            and self.tag != "infeasible"
+            and not better(self.sense, self.bound, self.value)
+        ):
             self.tag = "optimal"
 
     def has_data(self) -> bool:
@@ -148,8 +152,10 @@ class Reference:
             e = self.entries[digest] = Entry(name, sense=sense or MAXIMISE)
         elif sense is not None and sense != e.sense:
             if e.has_data():
-                warn(f"reference of instance {e.name or name or digest[:12]} was recorded as {WORDS[e.sense]}"
-                     f"{source}, but its kind is {WORDS[sense]}: those values are dropped")
+                warn(
+                    f"reference of instance {e.name or name or digest[:12]} was recorded as {WORDS[e.sense]}"
+                    f"{source}, but its kind is {WORDS[sense]}: those values are dropped"
+                )
             e = self.entries[digest] = Entry(e.name or name, sense=sense)
         if name and not e.name:
             e.name = name
@@ -276,9 +282,11 @@ class Reference:
         return ref
 
     def text(self) -> str:
-        lines = ["# mropt reference values. Format: see mropt.harness.reference.",
-                 "# '=sense= max': the lines below are of maximisation (=bound= an upper bound); "
-                 "'=sense= min': minimisation (=bound= a lower bound)."]
+        lines = [
+            "# mropt reference values. Format: see mropt.harness.reference.",
+            "# '=sense= max': the lines below are of maximisation (=bound= an upper bound); "
+            "'=sense= min': minimisation (=bound= a lower bound).",
+        ]
         for sense in SENSES:
             digests = [d for d, e in self.entries.items() if e.sense == sense and e.has_data()]
             if not digests:

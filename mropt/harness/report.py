@@ -84,7 +84,7 @@ class Table:
         return f"### {self.title}{note}\n\n{fmt.markdown(self.frame)}"
 
     def html(self) -> str:
-        note = f"<p class=\"note\">{html.escape(self.note)}</p>" if self.note else ""
+        note = f'<p class="note">{html.escape(self.note)}</p>' if self.note else ""
         return f"<h2>{html.escape(self.title)}</h2>{note}{fmt.html_table(self.frame)}"
 
     def latex(self) -> str:
@@ -125,8 +125,10 @@ def prepare(df: pd.DataFrame) -> pd.DataFrame:
     d["role"] = np.where(d["mkey"].isin(bound_keys), "bound", "plan")
     d["pct"] = pd.to_numeric(d["gap"], errors="coerce").astype(float) * 100.0
     verified = d["verified"].fillna(False).astype(bool)
-    close = [not (math.isnan(o) or math.isnan(r)) and same_value(o, r)
-             for o, r in zip(_floats(d["objective"]), _floats(d["reference"]))]
+    close = [
+        not (math.isnan(o) or math.isnan(r)) and same_value(o, r)
+        for o, r in zip(_floats(d["objective"]), _floats(d["reference"]))
+    ]
     d["at_reference"] = (d["role"] == "plan") & verified & pd.Series(close, index=d.index) & d["gap"].notna()
     d["at_optimum"] = d["at_reference"] & (d["reference_tag"] == "optimal")
     return d
@@ -170,12 +172,39 @@ def _mean(s: pd.Series) -> float | None:
 
 
 # -- tables ---------------------------------------------------------------------------------
-PLAN_COLUMNS = ["method", "group", "runs", "gap runs", "mean gap %", "std gap %", "mean gap CI low %", "mean gap CI high %",
-                "median gap %", "max gap %", "proven optimal %", "at optimum %", "verified %", "failed",
-                "mean time s", "max time s"]
-BOUND_COLUMNS = ["method", "group", "runs", "gap runs", "mean bound gap %", "std bound gap %", "mean bound gap CI low %",
-                 "mean bound gap CI high %", "median bound gap %", "max bound gap %", "failed", "mean time s",
-                 "max time s"]
+PLAN_COLUMNS = [
+    "method",
+    "group",
+    "runs",
+    "gap runs",
+    "mean gap %",
+    "std gap %",
+    "mean gap CI low %",
+    "mean gap CI high %",
+    "median gap %",
+    "max gap %",
+    "proven optimal %",
+    "at optimum %",
+    "verified %",
+    "failed",
+    "mean time s",
+    "max time s",
+]
+BOUND_COLUMNS = [
+    "method",
+    "group",
+    "runs",
+    "gap runs",
+    "mean bound gap %",
+    "std bound gap %",
+    "mean bound gap CI low %",
+    "mean bound gap CI high %",
+    "median bound gap %",
+    "max bound gap %",
+    "failed",
+    "mean time s",
+    "max time s",
+]
 
 
 def _grouped(d: pd.DataFrame, by: list[str]) -> list[tuple[tuple[Any, ...], pd.DataFrame]]:
@@ -190,11 +219,26 @@ def _plan_rows(d: pd.DataFrame, seed: int, resamples: int) -> list[list[Any]]:
     for (method, group), g in _grouped(d[d["role"] == "plan"], ["mkey", "instance_group"]):
         gap = g["pct"].dropna()
         lo, hi = _ci(gap, seed, f"gap|{method}|{group}", resamples)
-        rows.append([method, group, len(g), len(gap), _mean(gap), stats.std(gap), lo, hi,
-                     gap.median() if len(gap) else None, gap.max() if len(gap) else None,
-                     100.0 * (g["status"] == "optimal").mean(), 100.0 * g["at_optimum"].mean(),
-                     100.0 * g["verified"].fillna(False).astype(bool).mean(), _failed(g),
-                     g["wall_time"].mean(), g["wall_time"].max()])
+        rows.append(
+            [
+                method,
+                group,
+                len(g),
+                len(gap),
+                _mean(gap),
+                stats.std(gap),
+                lo,
+                hi,
+                gap.median() if len(gap) else None,
+                gap.max() if len(gap) else None,
+                100.0 * (g["status"] == "optimal").mean(),
+                100.0 * g["at_optimum"].mean(),
+                100.0 * g["verified"].fillna(False).astype(bool).mean(),
+                _failed(g),
+                g["wall_time"].mean(),
+                g["wall_time"].max(),
+            ]
+        )
     return rows
 
 
@@ -219,9 +263,23 @@ def bound_table(df: pd.DataFrame, *, seed: int = 0, resamples: int = stats.RESAM
     for (method, group), g in _grouped(d[d["role"] == "bound"], ["mkey", "instance_group"]):
         gap = g["pct"].dropna()
         lo, hi = _ci(gap, seed, f"bound|{method}|{group}", resamples)
-        rows.append([method, group, len(g), len(gap), _mean(gap), stats.std(gap), lo, hi,
-                     gap.median() if len(gap) else None, gap.max() if len(gap) else None, _failed(g),
-                     g["wall_time"].mean(), g["wall_time"].max()])
+        rows.append(
+            [
+                method,
+                group,
+                len(g),
+                len(gap),
+                _mean(gap),
+                stats.std(gap),
+                lo,
+                hi,
+                gap.median() if len(gap) else None,
+                gap.max() if len(gap) else None,
+                _failed(g),
+                g["wall_time"].mean(),
+                g["wall_time"].max(),
+            ]
+        )
     return Table("Bound gap per bound method and instance group", pd.DataFrame(rows, columns=BOUND_COLUMNS), "bounds")
 
 
@@ -243,8 +301,18 @@ def kind_sense(kind: str, rows: pd.DataFrame) -> tuple[str, bool]:
         return "max", False
 
 
-KIND_COLUMNS = ["kind", "sense", "instances", "proven", "best known", "infeasible", "no reference",
-                "unproven min gap to bound %", "unproven max gap to bound %", "unproven without bound"]
+KIND_COLUMNS = [
+    "kind",
+    "sense",
+    "instances",
+    "proven",
+    "best known",
+    "infeasible",
+    "no reference",
+    "unproven min gap to bound %",
+    "unproven max gap to bound %",
+    "unproven without bound",
+]
 
 
 def kinds_table(df: pd.DataFrame) -> Table:
@@ -259,18 +327,44 @@ def kinds_table(df: pd.DataFrame) -> Table:
         unproven = tags[tags == "best_known"].index
         plans = g[(g["role"] == "plan") & g["instance_hash"].isin(unproven)]
         to_bound = plans.groupby("instance_hash")["gap_to_bound"].min().dropna() * 100.0
-        rows.append([kind, sense if given else f"{sense} (assumed)", len(tags), int((tags == "optimal").sum()),
-                     len(unproven), int((tags == "infeasible").sum()), int(tags.isna().sum()),
-                     to_bound.min() if len(to_bound) else None, to_bound.max() if len(to_bound) else None,
-                     len(unproven) - len(to_bound)])
-    note = ("'(assumed)': the kind declares no sense, and the gaps follow maximisation. " if assumed else "")
-    note += ("Gap to bound of an unproven instance: its best plan's distance to the best known bound, "
-             "worse-than-bound and >= 0; the range is over the kind's unproven instances.")
+        rows.append(
+            [
+                kind,
+                sense if given else f"{sense} (assumed)",
+                len(tags),
+                int((tags == "optimal").sum()),
+                len(unproven),
+                int((tags == "infeasible").sum()),
+                int(tags.isna().sum()),
+                to_bound.min() if len(to_bound) else None,
+                to_bound.max() if len(to_bound) else None,
+                len(unproven) - len(to_bound),
+            ]
+        )
+    note = "'(assumed)': the kind declares no sense, and the gaps follow maximisation. " if assumed else ""
+    note += (
+        "Gap to bound of an unproven instance: its best plan's distance to the best known bound, "
+        "worse-than-bound and >= 0; the range is over the kind's unproven instances."
+    )
     return Table("References per instance kind", pd.DataFrame(rows, columns=KIND_COLUMNS), "kinds", note)
 
 
-INSTANCE_COLUMNS = ["instance", "group", "N", "method", "seed", "status", "objective", "bound", "reference",
-                    "reference tag", "gap %", "gap to bound %", "bound gap %", "time s"]
+INSTANCE_COLUMNS = [
+    "instance",
+    "group",
+    "N",
+    "method",
+    "seed",
+    "status",
+    "objective",
+    "bound",
+    "reference",
+    "reference tag",
+    "gap %",
+    "gap to bound %",
+    "bound gap %",
+    "time s",
+]
 
 
 def instance_names(d: pd.DataFrame) -> pd.Series:
@@ -285,12 +379,18 @@ def instance_names(d: pd.DataFrame) -> pd.Series:
                 ident = json.loads(row.instance_params or "{}").get("file") or ident
         return ident
 
-    names = pd.Series([name(r) for r in d[["instance_id", "instance_hash", "instance_params"]].itertuples()],
-                      index=d.index, dtype=object)
+    names = pd.Series(
+        [name(r) for r in d[["instance_id", "instance_hash", "instance_params"]].itertuples()],
+        index=d.index,
+        dtype=object,
+    )
     hashes = pd.DataFrame({"n": names, "h": d["instance_hash"]}).drop_duplicates()
     shared = set(hashes["n"][hashes["n"].duplicated(keep=False)])
-    return pd.Series([f"{n} [{str(h)[:8]}]" if n in shared else n for n, h in zip(names, d["instance_hash"])],
-                     index=d.index, dtype=object)
+    return pd.Series(
+        [f"{n} [{str(h)[:8]}]" if n in shared else n for n, h in zip(names, d["instance_hash"])],
+        index=d.index,
+        dtype=object,
+    )
 
 
 def instance_table(df: pd.DataFrame) -> Table:
@@ -299,15 +399,31 @@ def instance_table(df: pd.DataFrame) -> Table:
     if d.empty:
         return Table("Instances x methods", pd.DataFrame(columns=INSTANCE_COLUMNS), "instances")
     plan = d["role"] == "plan"
-    frame = pd.DataFrame({
-        "instance": instance_names(d), "group": d["instance_group"], "N": d["jobs"], "method": d["mkey"],
-        "seed": d["seed"], "status": d["status"], "objective": d["objective"], "bound": d["bound"],
-        "reference": d["reference"], "reference tag": d["reference_tag"],
-        "gap %": d["pct"].where(plan), "gap to bound %": (d["gap_to_bound"].astype(float) * 100.0).where(plan),
-        "bound gap %": d["pct"].where(~plan), "time s": d["wall_time"]})
+    frame = pd.DataFrame(
+        {
+            "instance": instance_names(d),
+            "group": d["instance_group"],
+            "N": d["jobs"],
+            "method": d["mkey"],
+            "seed": d["seed"],
+            "status": d["status"],
+            "objective": d["objective"],
+            "bound": d["bound"],
+            "reference": d["reference"],
+            "reference tag": d["reference_tag"],
+            "gap %": d["pct"].where(plan),
+            "gap to bound %": (d["gap_to_bound"].astype(float) * 100.0).where(plan),
+            "bound gap %": d["pct"].where(~plan),
+            "time s": d["wall_time"],
+        }
+    )
     frame = fmt.sort_natural(frame, ["group", "instance", "method", "seed"])
-    return Table("Instances x methods (every run)", frame, "instances",
-                 "gap %: plans; bound gap %: bounds; gap to bound %: the plan against the best known bound.")
+    return Table(
+        "Instances x methods (every run)",
+        frame,
+        "instances",
+        "gap %: plans; bound gap %: bounds; gap to bound %: the plan against the best known bound.",
+    )
 
 
 def _matrix(d: pd.DataFrame, column: str) -> pd.DataFrame:
@@ -326,15 +442,28 @@ def win_tie_loss_table(df: pd.DataFrame) -> Table:
     ran = _matrix(plans.assign(r=True), "r")
     order = sorted(gaps.columns, key=fmt.natural_key)
     frame = stats.win_tie_loss(gaps[order], objectives, ran)
-    return Table("Wins, ties and losses between plan methods", frame, "win_tie_loss",
-                 "Per (instance, method seed): wins = method's plan better than versus's; ties: objectives "
-                 f"equal within the relative tolerance {OBJECTIVE_RTOL:g} (mropt.model.tolerance); a plan beats no "
-                 "plan; "
-                 "problems where neither has a plan are not compared.")
+    return Table(
+        "Wins, ties and losses between plan methods",
+        frame,
+        "win_tie_loss",
+        "Per (instance, method seed): wins = method's plan better than versus's; ties: objectives "
+        f"equal within the relative tolerance {OBJECTIVE_RTOL:g} (mropt.model.tolerance); a plan beats no "
+        "plan; "
+        "problems where neither has a plan are not compared.",
+    )
 
 
-TTO_COLUMNS = ["method", "N", "runs", "proven optimal %", "failed", "median time to optimality s",
-               *[f"PAR-{k} s" for k in PAR_K], "max time s", "time limit s"]
+TTO_COLUMNS = [
+    "method",
+    "N",
+    "runs",
+    "proven optimal %",
+    "failed",
+    "median time to optimality s",
+    *[f"PAR-{k} s" for k in PAR_K],
+    "max time s",
+    "time limit s",
+]
 
 
 def time_to_optimality(df: pd.DataFrame) -> Table:
@@ -346,18 +475,41 @@ def time_to_optimality(df: pd.DataFrame) -> Table:
         solved = (g["status"] == "optimal").to_numpy()
         opt = g[solved]
         times, limits = _floats(g["wall_time"]), _floats(g["time_limit"])
-        rows.append([method, int(n), len(g), 100.0 * len(opt) / len(g), _failed(g),
-                     opt["wall_time"].median() if len(opt) else None,
-                     *[stats.par_k(times, solved, limits, k) for k in PAR_K], g["wall_time"].max(),
-                     float(np.nanmax(limits)) if np.isfinite(limits).any() else None])
-    return Table("Time to optimality against N (exact methods)", pd.DataFrame(rows, columns=TTO_COLUMNS),
-                 "time_to_optimality",
-                 "PAR-k: mean time over every run, a run not proven optimal counting k times its time limit; "
-                 "the median is over the proven runs only.")
+        rows.append(
+            [
+                method,
+                int(n),
+                len(g),
+                100.0 * len(opt) / len(g),
+                _failed(g),
+                opt["wall_time"].median() if len(opt) else None,
+                *[stats.par_k(times, solved, limits, k) for k in PAR_K],
+                g["wall_time"].max(),
+                float(np.nanmax(limits)) if np.isfinite(limits).any() else None,
+            ]
+        )
+    return Table(
+        "Time to optimality against N (exact methods)",
+        pd.DataFrame(rows, columns=TTO_COLUMNS),
+        "time_to_optimality",
+        "PAR-k: mean time over every run, a run not proven optimal counting k times its time limit; "
+        "the median is over the proven runs only.",
+    )
 
 
-PROVENANCE_COLUMNS = ["experiment", "started (UTC)", "host", "CPUs", "platform", "python", "mropt", "numpy",
-                      "ortools", "highspy", "pulp"]
+PROVENANCE_COLUMNS = [
+    "experiment",
+    "started (UTC)",
+    "host",
+    "CPUs",
+    "platform",
+    "python",
+    "mropt",
+    "numpy",
+    "ortools",
+    "highspy",
+    "pulp",
+]
 
 
 def provenance_table(records: list[Any], df: pd.DataFrame) -> Table:
@@ -371,8 +523,16 @@ def provenance_table(records: list[Any], df: pd.DataFrame) -> Table:
             cpus = s.get("cpus")
             if s.get("cpus_machine") not in (None, cpus):
                 cpus = f"{cpus} of {s.get('cpus_machine')}"
-            rows.append([rec.name, s.get("started_at"), s.get("host"), str(cpus), s.get("platform"),
-                         *[v.get(k, "-") for k in ("python", "mropt", "numpy", "ortools", "highspy", "pulp")]])
+            rows.append(
+                [
+                    rec.name,
+                    s.get("started_at"),
+                    s.get("host"),
+                    str(cpus),
+                    s.get("platform"),
+                    *[v.get(k, "-") for k in ("python", "mropt", "numpy", "ortools", "highspy", "pulp")],
+                ]
+            )
     note = ""
     if not rows and len(df):
         seen = df[["experiment", "host", "mropt_version", "packages"]].drop_duplicates()
@@ -381,10 +541,22 @@ def provenance_table(records: list[Any], df: pd.DataFrame) -> Table:
                 pk = json.loads(r.packages) if isinstance(r.packages, str) else {}
             except ValueError:
                 pk = {}
-            rows.append([r.experiment, "-", r.host, "-", "-", "-", r.mropt_version,
-                         *[pk.get(k, "-") for k in ("numpy", "ortools", "highspy", "pulp")]])
-        note = ("This result folder predates the study record (study/): hosts and versions are those its rows "
-                "carry; CPUs, platform and Python were not recorded.")
+            rows.append(
+                [
+                    r.experiment,
+                    "-",
+                    r.host,
+                    "-",
+                    "-",
+                    "-",
+                    r.mropt_version,
+                    *[pk.get(k, "-") for k in ("numpy", "ortools", "highspy", "pulp")],
+                ]
+            )
+        note = (
+            "This result folder predates the study record (study/): hosts and versions are those its rows "
+            "carry; CPUs, platform and Python were not recorded."
+        )
     frame = pd.DataFrame([[_text(v) for v in r] for r in rows], columns=PROVENANCE_COLUMNS)
     return Table("Machine and versions", frame, "provenance", note)
 
@@ -466,7 +638,8 @@ def _profile_plots(d: pd.DataFrame, out: Path, notes: Notes) -> list[Figure]:
     costs = _matrix(cost, "c")
     profile = stats.performance_profile(costs)
     profile.assign(**{"share %": profile["share"] * 100.0}).drop(columns=["share"]).to_csv(
-        out / "performance_profile.csv", index=False)
+        out / "performance_profile.csv", index=False
+    )
     if not np.isfinite(costs.to_numpy(dtype=float)).any():
         notes.add("Performance profile left out: no plan reached the reference value on any problem.")
     else:
@@ -486,17 +659,27 @@ def _profile_plots(d: pd.DataFrame, out: Path, notes: Notes) -> list[Figure]:
         ax.set_title(f"Performance profile: time to a plan at the reference ({len(costs)} problems)")
         ax.grid(alpha=0.3)
         ax.legend(fontsize=8, loc="lower right")
-        figures.append(Figure("Performance profile (Dolan-More): time to a plan at the reference value",
-                              "performance_profile", _save(fig, out, "performance_profile")))
+        figures.append(
+            Figure(
+                "Performance profile (Dolan-More): time to a plan at the reference value",
+                "performance_profile",
+                _save(fig, out, "performance_profile"),
+            )
+        )
     gaps = _matrix(plans, "pct")
     gprof = stats.gap_profile(gaps)
-    gprof.assign(**{"share %": gprof["share"] * 100.0}).rename(columns={"gap": "gap %"}).drop(
-        columns=["share"]).to_csv(out / "gap_profile.csv", index=False)
+    gprof.assign(**{"share %": gprof["share"] * 100.0}).rename(columns={"gap": "gap %"}).drop(columns=["share"]).to_csv(
+        out / "gap_profile.csv", index=False
+    )
     finite = gaps.to_numpy(dtype=float)
     finite = finite[np.isfinite(finite)]
     if not len(finite) or float(finite.max()) <= 0:
-        notes.add("Gap profile left out: every plan is at the reference (gap 0 %), so its x axis would be a "
-                  "single point; see the tables." if len(finite) else "Gap profile left out: no plan has a gap.")
+        notes.add(
+            "Gap profile left out: every plan is at the reference (gap 0 %), so its x axis would be a "
+            "single point; see the tables."
+            if len(finite)
+            else "Gap profile left out: no plan has a gap."
+        )
     else:
         fig, ax = plt.subplots(figsize=(6.4, 4))
         top = float(finite.max()) * 1.05
@@ -556,16 +739,21 @@ def _solve_curves(d: pd.DataFrame, out: Path, notes: Notes) -> Figure | None:
     ax.set_title("Time to solve: runs proven optimal by time t (time-limited runs count)")
     ax.grid(alpha=0.3)
     ax.legend(fontsize=8, loc="lower right")
-    return Figure("Time to solve (exact methods; runs not proven optimal keep the curve below 100 %)",
-                  "solve_curves", _save(fig, out, "solve_curves"))
+    return Figure(
+        "Time to solve (exact methods; runs not proven optimal keep the curve below 100 %)",
+        "solve_curves",
+        _save(fig, out, "solve_curves"),
+    )
 
 
 def _tto_plot(tto: pd.DataFrame, out: Path, notes: Notes) -> Figure | None:
     if tto.empty:
         return None
     if tto["N"].nunique() < 2:
-        notes.add(f"Time to optimality against N left out: every exact run has N = {tto['N'].iloc[0]} "
-                  "(a single x value); see the table.")
+        notes.add(
+            f"Time to optimality against N left out: every exact run has N = {tto['N'].iloc[0]} "
+            "(a single x value); see the table."
+        )
         return None
     plt = _pyplot()
     fig, (a1, a2) = plt.subplots(1, 2, figsize=(9, 3.6))
@@ -583,16 +771,24 @@ def _tto_plot(tto: pd.DataFrame, out: Path, notes: Notes) -> Figure | None:
     a1.legend(fontsize=8)
     for a in (a1, a2):
         a.grid(alpha=0.3)
-    return Figure("Time to optimality against N (PAR-2 counts time-limited runs twice their limit)",
-                  "time_to_optimality", _save(fig, out, "time_to_optimality"))
+    return Figure(
+        "Time to optimality against N (PAR-2 counts time-limited runs twice their limit)",
+        "time_to_optimality",
+        _save(fig, out, "time_to_optimality"),
+    )
 
 
 def _plots(d: pd.DataFrame, tto: pd.DataFrame, out: Path, notes: Notes) -> list[Figure]:
     figures = []
     for role, ylabel, title, stem in (
-            ("plan", "gap to the reference (%)", "Gap distribution per plan method", "gap_distribution"),
-            ("bound", "bound beyond the reference (%)", "Bound gap distribution per bound method",
-             "bound_gap_distribution")):
+        ("plan", "gap to the reference (%)", "Gap distribution per plan method", "gap_distribution"),
+        (
+            "bound",
+            "bound beyond the reference (%)",
+            "Bound gap distribution per bound method",
+            "bound_gap_distribution",
+        ),
+    ):
         f = _distribution(d, role, ylabel, title, out, stem)
         if f is not None:
             figures.append(f)
@@ -622,26 +818,27 @@ def _panels(df: pd.DataFrame, out: Path) -> tuple[list[Table], list[Figure]]:
 
 
 # -- the report -----------------------------------------------------------------------------
-INTRO = ("gap % (plans: heuristics and exact methods) = how far a plan's objective is worse than the reference "
-         "value, relative to it and always >= 0, in the sense of the instance kind (maximisation: below the "
-         "reference; minimisation: above it; mropt.harness.reference); values within the relative tolerance "
-         "{rtol:g} of the reference have gap 0. The reference is the optimum where proven, else the best known "
-         "value (reference.solu); a relaxation's value is a bound, never the reference. bound gap % (bound "
-         "methods and relaxations) = how far a bound lies beyond the reference; the two are never in one column "
-         "or on one axis. gap runs: the runs the gap statistics are over (failed runs, i.e. errors, time limits "
-         "without a plan and answers verify rejected, have no gap). std: sample standard deviation over runs; "
-         "CI: percentile bootstrap 95 % interval of the mean ({resamples} resamples, seed {seed}). "
-         "proven optimal %: the method proved its plan optimal; at optimum %: the plan equals a proven optimum "
-         "within the relative tolerance {rtol:g}, whoever proved it. A problem of the paired comparisons and "
-         "profiles is an (instance, method seed).")
+INTRO = (
+    "gap % (plans: heuristics and exact methods) = how far a plan's objective is worse than the reference "
+    "value, relative to it and always >= 0, in the sense of the instance kind (maximisation: below the "
+    "reference; minimisation: above it; mropt.harness.reference); values within the relative tolerance "
+    "{rtol:g} of the reference have gap 0. The reference is the optimum where proven, else the best known "
+    "value (reference.solu); a relaxation's value is a bound, never the reference. bound gap % (bound "
+    "methods and relaxations) = how far a bound lies beyond the reference; the two are never in one column "
+    "or on one axis. gap runs: the runs the gap statistics are over (failed runs, i.e. errors, time limits "
+    "without a plan and answers verify rejected, have no gap). std: sample standard deviation over runs; "
+    "CI: percentile bootstrap 95 % interval of the mean ({resamples} resamples, seed {seed}). "
+    "proven optimal %: the method proved its plan optimal; at optimum %: the plan equals a proven optimum "
+    "within the relative tolerance {rtol:g}, whoever proved it. A problem of the paired comparisons and "
+    "profiles is an (instance, method seed)."
+)
 
 
 def _section(title: str, body: str) -> str:
     return f"<h2>{html.escape(title)}</h2>{body}"
 
 
-def write_report(result_dir: str | Path, out: str | Path, *, seed: int = 0,
-                 resamples: int = stats.RESAMPLES) -> str:
+def write_report(result_dir: str | Path, out: str | Path, *, seed: int = 0, resamples: int = stats.RESAMPLES) -> str:
     """Write every table and plot of the study in ``result_dir`` into ``out``; return the main
     tables as plain text. ``seed`` and ``resamples`` set the bootstrap (same seed, same intervals)."""
     from mropt.harness.provenance import read_studies
@@ -667,10 +864,13 @@ def write_report(result_dir: str | Path, out: str | Path, *, seed: int = 0,
     experiments = ", ".join(sorted(df["experiment"].unique())) if len(df) else "-"
     n_instances = df["instance_hash"].nunique() if len(df) else 0
     n_failed = _failed(df) if len(df) else 0
-    senses = "; ".join(f"{k}: {'minimisation' if kind_sense(str(k), g)[0] == 'min' else 'maximisation'}"
-                       for (k,), g in _grouped(d, ["kind"]))
-    head = f"Study {experiments}: {len(df)} runs ({n_failed} failed), {n_instances} instances." + \
-        (f" Objective sense: {senses}." if senses else "")
+    senses = "; ".join(
+        f"{k}: {'minimisation' if kind_sense(str(k), g)[0] == 'min' else 'maximisation'}"
+        for (k,), g in _grouped(d, ["kind"])
+    )
+    head = f"Study {experiments}: {len(df)} runs ({n_failed} failed), {n_instances} instances." + (
+        f" Objective sense: {senses}." if senses else ""
+    )
     intro = INTRO.format(resamples=resamples, seed=seed, rtol=OBJECTIVE_RTOL)
     shown = [t for t in tables if len(t.frame)]
     _write_markdown(out, head, intro, shown, figures, notes, records)
@@ -691,8 +891,9 @@ def _configuration(records: list[Any]) -> list[tuple[str, str]]:
 TAIL = ("instances", "provenance")  # after the plots: the long table, and the machine beside the configuration
 
 
-def _write_markdown(out: Path, head: str, intro: str, tables: list[Table], figures: list[Figure], notes: Notes,
-                    records: list[Any]) -> None:
+def _write_markdown(
+    out: Path, head: str, intro: str, tables: list[Table], figures: list[Figure], notes: Notes, records: list[Any]
+) -> None:
     parts = [f"# Gap report\n\n{head}\n\n{intro}"]
     parts += [t.markdown() for t in tables if t.name not in TAIL]
     parts += [f"### {f.title}\n\n![{f.title}]({f.name}.png)" for f in figures]
@@ -708,26 +909,32 @@ def _write_markdown(out: Path, head: str, intro: str, tables: list[Table], figur
     write_text(out / "report.md", "\n\n".join(parts) + "\n")
 
 
-_CSS = ("body{font-family:sans-serif;margin:2em;color:#222}table{border-collapse:collapse;font-size:13px;"
-        "margin-bottom:1em}td,th{border:1px solid #ccc;padding:2px 6px}td.num{text-align:right;"
-        "font-variant-numeric:tabular-nums}td.txt{text-align:left;white-space:nowrap}th{background:#f3f3f3}img{max-width:100%}"
-        "p.note{font-size:13px;color:#555;max-width:60em}pre{background:#f6f6f6;padding:8px;font-size:12px;"
-        "overflow-x:auto}")
+_CSS = (
+    "body{font-family:sans-serif;margin:2em;color:#222}table{border-collapse:collapse;font-size:13px;"
+    "margin-bottom:1em}td,th{border:1px solid #ccc;padding:2px 6px}td.num{text-align:right;"
+    "font-variant-numeric:tabular-nums}td.txt{text-align:left;white-space:nowrap}th{background:#f3f3f3}img{max-width:100%}"
+    "p.note{font-size:13px;color:#555;max-width:60em}pre{background:#f6f6f6;padding:8px;font-size:12px;"
+    "overflow-x:auto}"
+)
 
 
-def _write_html(out: Path, head: str, intro: str, tables: list[Table], figures: list[Figure], notes: Notes,
-                records: list[Any]) -> None:
-    parts = [f"<h1>Gap report</h1><p>{html.escape(head)}</p><p class=\"note\">{html.escape(intro)}</p>"]
+def _write_html(
+    out: Path, head: str, intro: str, tables: list[Table], figures: list[Figure], notes: Notes, records: list[Any]
+) -> None:
+    parts = [f'<h1>Gap report</h1><p>{html.escape(head)}</p><p class="note">{html.escape(intro)}</p>']
     parts += [t.html() for t in tables if t.name not in TAIL]
     for f in figures:
-        parts.append(_section(f.title, f"<img alt=\"{html.escape(f.title)}\" src=\"data:image/png;base64,{f.png}\">"))
+        parts.append(_section(f.title, f'<img alt="{html.escape(f.title)}" src="data:image/png;base64,{f.png}">'))
     if notes.items:
-        parts.append(_section("Plots left out", "<ul>" + "".join(f"<li>{html.escape(n)}</li>" for n in notes.items)
-                              + "</ul>"))
+        parts.append(
+            _section("Plots left out", "<ul>" + "".join(f"<li>{html.escape(n)}</li>" for n in notes.items) + "</ul>")
+        )
     for t in tables:
         if t.name == "instances" and len(t.frame) > 200:
-            parts.append(f"<details><summary>{html.escape(t.title)}: {len(t.frame)} rows "
-                         f"(also instances.csv)</summary>{t.html()}</details>")
+            parts.append(
+                f"<details><summary>{html.escape(t.title)}: {len(t.frame)} rows "
+                f"(also instances.csv)</summary>{t.html()}</details>"
+            )
         elif t.name == "instances":
             parts.append(t.html())
     parts.append("<h1>Configuration</h1>")
@@ -736,10 +943,25 @@ def _write_html(out: Path, head: str, intro: str, tables: list[Table], figures: 
     parts += [f"<h3>{html.escape(title)}</h3><pre>{html.escape(text)}</pre>" for title, text in config]
     if not config:
         parts.append("<p>The experiment file was not recorded (the result folder predates study/).</p>")
-    page = ("<!doctype html><html><head><meta charset=\"utf-8\"><title>mropt gap report</title><style>" + _CSS
-            + "</style></head><body>" + "\n".join(parts) + "</body></html>\n")
+    page = (
+        '<!doctype html><html><head><meta charset="utf-8"><title>mropt gap report</title><style>'
+        + _CSS
+        + "</style></head><body>"
+        + "\n".join(parts)
+        + "</body></html>\n"
+    )
     write_text(out / "report.html", page)
 
 
-__all__ = ["Table", "bound_table", "gap_table", "instance_table", "kinds_table", "method_table", "prepare",
-           "time_to_optimality", "win_tie_loss_table", "write_report"]
+__all__ = [
+    "Table",
+    "bound_table",
+    "gap_table",
+    "instance_table",
+    "kinds_table",
+    "method_table",
+    "prepare",
+    "time_to_optimality",
+    "win_tie_loss_table",
+    "write_report",
+]

@@ -43,8 +43,18 @@ from mropt.model.errors import InputError
 #: failure lines listed in full at the end of a study; the rest are counted
 MAX_LISTED = 20
 #: what resuming reads of every stored row
-_RESUME_COLUMNS = ["run_key", "method_name", "method_params", "time_limit", "status", "objective", "verified",
-                   "error", "verify_problems", "instance_id"]
+_RESUME_COLUMNS = [
+    "run_key",
+    "method_name",
+    "method_params",
+    "time_limit",
+    "status",
+    "objective",
+    "verified",
+    "error",
+    "verify_problems",
+    "instance_id",
+]
 
 
 @dataclass
@@ -205,8 +215,10 @@ def run_study(
     others = sorted(store.experiments() - {exp.name})
     if others and not force:
         held = " and ".join(repr(o) for o in others)
-        raise InputError(f"{store.root}: holds the results of experiment {held}, not {exp.name!r}: give another "
-                         f"--out, or --force to add {exp.name!r} to that folder")
+        raise InputError(
+            f"{store.root}: holds the results of experiment {held}, not {exp.name!r}: give another "
+            f"--out, or --force to add {exp.name!r} to that folder"
+        )
     entries = exp.instances()
     runs = list(exp.runs(entries))
     store.create()
@@ -233,8 +245,15 @@ def run_study(
                     for index, result in results:
                         run = todo[index]
                         if result.get("interrupted"):
-                            interrupted.append(run_line(run.method.label, run.entry.id, run.profile, run.seed,
-                                                        f"not run: {result['interrupted']}"))
+                            interrupted.append(
+                                run_line(
+                                    run.method.label,
+                                    run.entry.id,
+                                    run.profile,
+                                    run.seed,
+                                    f"not run: {result['interrupted']}",
+                                )
+                            )
                             continue
                         row = make_row(exp, run, result)
                         ref.add_row(row)
@@ -261,8 +280,17 @@ def run_study(
     if compact:
         store.compact()
     study_failures, problems = _study_problems(store, runs)
-    return StudySummary(len(runs), len(runs) - len(todo), len(todo), failures, time.perf_counter() - start,
-                        store.root, len(interrupted), study_failures, [*problems, *interrupted])
+    return StudySummary(
+        len(runs),
+        len(runs) - len(todo),
+        len(todo),
+        failures,
+        time.perf_counter() - start,
+        store.root,
+        len(interrupted),
+        study_failures,
+        [*problems, *interrupted],
+    )
 
 
 def _to_run(run: RunSpec, row: dict[str, Any] | None, retry_failed: bool) -> bool:
@@ -275,11 +303,24 @@ def _to_run(run: RunSpec, row: dict[str, Any] | None, retry_failed: bool) -> boo
 def _study_problems(store: Store, runs: list[RunSpec]) -> tuple[int, list[str]]:
     """The failed runs of the study as stored: their number and one line each."""
     keys = {r.slot: r.key for r in runs}  # a slot's row of other settings (its run not run) is not the study's
-    rows = [r for r in store.read_table(_RESUME_COLUMNS).to_pylist()
-            if keys.get(row_slot(r)) == stored_run_key(r) and is_failure(r)]
-    rows.sort(key=lambda r: (str(r.get("instance_id")), str(r.get("method")), str(r.get("profile")), r.get("seed") or 0))
-    lines = [run_line(r.get("method"), r.get("instance_id"), r.get("profile"), r.get("seed"),
-                      f"{r.get('status')}: {failure_reason(r)}") for r in rows]
+    rows = [
+        r
+        for r in store.read_table(_RESUME_COLUMNS).to_pylist()
+        if keys.get(row_slot(r)) == stored_run_key(r) and is_failure(r)
+    ]
+    rows.sort(
+        key=lambda r: (str(r.get("instance_id")), str(r.get("method")), str(r.get("profile")), r.get("seed") or 0)
+    )
+    lines = [
+        run_line(
+            r.get("method"),
+            r.get("instance_id"),
+            r.get("profile"),
+            r.get("seed"),
+            f"{r.get('status')}: {failure_reason(r)}",
+        )
+        for r in rows
+    ]
     return len(rows), lines
 
 
@@ -324,7 +365,9 @@ def results_frame(out: str | Path) -> Any:
         fresh = pd.DataFrame([ref.gaps(r) for r in df.to_dict("records")], index=df.index)
         for col in fresh.columns:
             df[col] = fresh[col]
-    return df.sort_values(["instance_group", "instance_id", "method", "profile", "seed"], kind="stable").reset_index(drop=True)
+    return df.sort_values(["instance_group", "instance_id", "method", "profile", "seed"], kind="stable").reset_index(
+        drop=True
+    )
 
 
 def _instance_kind(store: Store, digest: str) -> str | None:

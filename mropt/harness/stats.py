@@ -32,8 +32,14 @@ RESAMPLES = 2000
 MIN_COST = 1e-6
 
 
-def bootstrap_mean_ci(values: Sequence[float] | np.ndarray, *, seed: int = 0, key: str = "",
-                      resamples: int = RESAMPLES, level: float = 0.95) -> tuple[float, float] | None:
+def bootstrap_mean_ci(
+    values: Sequence[float] | np.ndarray,
+    *,
+    seed: int = 0,
+    key: str = "",
+    resamples: int = RESAMPLES,
+    level: float = 0.95,
+) -> tuple[float, float] | None:
     """The percentile bootstrap ``level`` interval of the mean of ``values`` (NaN dropped).
 
     ``resamples`` means of samples drawn with replacement, from
@@ -90,11 +96,14 @@ def win_tie_loss(gaps: pd.DataFrame, objectives: pd.DataFrame, ran: pd.DataFrame
     """
     methods = list(gaps.columns)
     objectives = objectives.reindex(index=gaps.index, columns=methods)
-    ran = (ran.reindex(index=gaps.index, columns=methods).fillna(False).astype(bool) if ran is not None
-           else pd.DataFrame(True, index=gaps.index, columns=methods))
+    ran = (
+        ran.reindex(index=gaps.index, columns=methods).fillna(False).astype(bool)
+        if ran is not None
+        else pd.DataFrame(True, index=gaps.index, columns=methods)
+    )
     rows = []
     for i, a in enumerate(methods):
-        for b in methods[i + 1:]:
+        for b in methods[i + 1 :]:
             wins = ties = losses = 0
             for p in gaps.index:
                 ga, gb = as_float(gaps.at[p, a]), as_float(gaps.at[p, b])
@@ -171,7 +180,12 @@ def solve_curve(times: Sequence[float] | np.ndarray, solved: Sequence[bool] | np
     return pd.DataFrame(rows, columns=["time", "share"])
 
 
-def par_k(times: Sequence[float] | np.ndarray, solved: Sequence[bool] | np.ndarray, limits: Sequence[float] | np.ndarray, k: float) -> float | None:
+def par_k(
+    times: Sequence[float] | np.ndarray,
+    solved: Sequence[bool] | np.ndarray,
+    limits: Sequence[float] | np.ndarray,
+    k: float,
+) -> float | None:
     """Penalised average run time: solved runs count their time, the others ``k`` x their time limit.
 
     A run without a time limit (NaN) counts ``k`` x its own time. None for no runs.

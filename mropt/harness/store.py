@@ -41,45 +41,47 @@ from mropt.model.errors import InputError
 from mropt.model.files import make_folder, replacing, write_text
 
 #: Columns of a row, in order (DESIGN: one row per run).
-SCHEMA = pa.schema([
-    ("experiment", pa.string()),
-    ("run_key", pa.string()),
-    ("kind", pa.string()),  # the instance kind (admission, fairness, priority, ...)
-    ("instance_id", pa.string()),
-    ("instance_hash", pa.string()),
-    ("instance_group", pa.string()),
-    ("instance_params", pa.string()),  # JSON: generator/importer parameters and instance seed
-    ("jobs", pa.int64()),
-    ("method", pa.string()),  # the label in the experiment (the registry name unless relabelled)
-    ("method_name", pa.string()),
-    ("method_params", pa.string()),  # JSON
-    ("exact", pa.bool_()),
-    ("profile", pa.string()),
-    ("seed", pa.int64()),
-    ("status", pa.string()),
-    ("objective", pa.float64()),
-    ("bound", pa.float64()),
-    ("reference", pa.float64()),
-    ("reference_tag", pa.string()),
-    ("gap", pa.float64()),
-    ("gap_to_bound", pa.float64()),
-    ("time_limit", pa.float64()),
-    ("wall_time", pa.float64()),
-    ("run_time", pa.float64()),
-    ("verified", pa.bool_()),
-    ("verify_problems", pa.string()),
-    ("error", pa.string()),
-    ("accepted", pa.int64()),
-    ("on_time", pa.int64()),
-    ("metrics", pa.string()),  # JSON: the kind's own measures (decision and verify summaries)
-    ("solver", pa.string()),
-    ("solver_version", pa.string()),
-    ("mropt_version", pa.string()),
-    ("packages", pa.string()),  # JSON: numpy, ortools, highspy, pulp versions in the worker
-    ("host", pa.string()),
-    ("finished_at", pa.string()),  # ISO 8601, UTC
-    ("relaxation", pa.bool_()),  # the method solves a relaxation: its value is a bound (mropt.registry.Method)
-])
+SCHEMA = pa.schema(
+    [
+        ("experiment", pa.string()),
+        ("run_key", pa.string()),
+        ("kind", pa.string()),  # the instance kind (admission, fairness, priority, ...)
+        ("instance_id", pa.string()),
+        ("instance_hash", pa.string()),
+        ("instance_group", pa.string()),
+        ("instance_params", pa.string()),  # JSON: generator/importer parameters and instance seed
+        ("jobs", pa.int64()),
+        ("method", pa.string()),  # the label in the experiment (the registry name unless relabelled)
+        ("method_name", pa.string()),
+        ("method_params", pa.string()),  # JSON
+        ("exact", pa.bool_()),
+        ("profile", pa.string()),
+        ("seed", pa.int64()),
+        ("status", pa.string()),
+        ("objective", pa.float64()),
+        ("bound", pa.float64()),
+        ("reference", pa.float64()),
+        ("reference_tag", pa.string()),
+        ("gap", pa.float64()),
+        ("gap_to_bound", pa.float64()),
+        ("time_limit", pa.float64()),
+        ("wall_time", pa.float64()),
+        ("run_time", pa.float64()),
+        ("verified", pa.bool_()),
+        ("verify_problems", pa.string()),
+        ("error", pa.string()),
+        ("accepted", pa.int64()),
+        ("on_time", pa.int64()),
+        ("metrics", pa.string()),  # JSON: the kind's own measures (decision and verify summaries)
+        ("solver", pa.string()),
+        ("solver_version", pa.string()),
+        ("mropt_version", pa.string()),
+        ("packages", pa.string()),  # JSON: numpy, ortools, highspy, pulp versions in the worker
+        ("host", pa.string()),
+        ("finished_at", pa.string()),  # ISO 8601, UTC
+        ("relaxation", pa.bool_()),  # the method solves a relaxation: its value is a bound (mropt.registry.Method)
+    ]
+)
 COLUMNS = SCHEMA.names
 
 
@@ -95,13 +97,16 @@ def row_slot(row: Any) -> str:
     """The slot of a row (see the module docstring): ``[experiment, instance_hash, method, profile, seed]``."""
     seed = row.get("seed")
     seed = None if seed is None or type(seed).__name__ == "NAType" else int(seed)
-    return json.dumps([row.get("experiment"), row.get("instance_hash"), row.get("method"), row.get("profile"), seed],
-                      separators=(",", ":"))
+    return json.dumps(
+        [row.get("experiment"), row.get("instance_hash"), row.get("method"), row.get("profile"), seed],
+        separators=(",", ":"),
+    )
 
 
 def _slots(table: pa.Table) -> list[str]:
-    cols = {c: table.column(c).to_pylist() if c in table.column_names else [None] * table.num_rows
-            for c in SLOT_COLUMNS}
+    cols = {
+        c: table.column(c).to_pylist() if c in table.column_names else [None] * table.num_rows for c in SLOT_COLUMNS
+    }
     return [row_slot({c: cols[c][i] for c in SLOT_COLUMNS}) for i in range(table.num_rows)]
 
 

@@ -36,8 +36,14 @@ MAX_SECONDS = 10_000_000.0
 #: the largest ``count`` of a ``{start, count}`` seed range or a ``{from, step, count}`` sweep
 MAX_COUNT = 1_000_000
 
-_KIND_NAMES = {"dict": "a table", "list": "a list", "str": "a string", "int": "an integer", "float": "a number",
-               "bool": "true or false"}
+_KIND_NAMES = {
+    "dict": "a table",
+    "list": "a list",
+    "str": "a string",
+    "int": "an integer",
+    "float": "a number",
+    "bool": "true or false",
+}
 
 
 # -- messages -------------------------------------------------------------------------------
@@ -134,8 +140,15 @@ def string(table: Mapping[str, Any], key: str, where: str, default: Any = ..., *
     return value
 
 
-def integer(table: Mapping[str, Any], key: str, where: str, default: Any = ..., *,
-            minimum: int = INT64_MIN, maximum: int = INT64_MAX) -> Any:
+def integer(
+    table: Mapping[str, Any],
+    key: str,
+    where: str,
+    default: Any = ...,
+    *,
+    minimum: int = INT64_MIN,
+    maximum: int = INT64_MAX,
+) -> Any:
     """An integer in [minimum, maximum] (by default the 64-bit range)."""
     if key not in table:
         return need(table, key, int, where, default)
@@ -153,8 +166,17 @@ def _int_rule(minimum: int, maximum: int, value: Any) -> str:
     return f"an integer in [{_limit(minimum)}, {_limit(maximum)}]"
 
 
-def number(table: Mapping[str, Any], key: str, where: str, default: Any = ..., *, minimum: float | None = None,
-           maximum: float | None = None, above: float | None = None, rule: str | None = None) -> Any:
+def number(
+    table: Mapping[str, Any],
+    key: str,
+    where: str,
+    default: Any = ...,
+    *,
+    minimum: float | None = None,
+    maximum: float | None = None,
+    above: float | None = None,
+    rule: str | None = None,
+) -> Any:
     """A finite number (int or float, returned as given) in range.
 
     ``minimum``/``maximum`` are inclusive, ``above`` an exclusive lower limit; ``rule``
@@ -183,20 +205,30 @@ def _number_rule(minimum: float | None, maximum: float | None, above: float | No
     return f"a finite number {'>' if above is not None else '>='} {low[1:]}"
 
 
-def seconds(table: Mapping[str, Any], key: str, where: str, default: Any = ..., *, zero: bool = False,
-            also: str = "") -> float | None:
+def seconds(
+    table: Mapping[str, Any], key: str, where: str, default: Any = ..., *, zero: bool = False, also: str = ""
+) -> float | None:
     """A number of seconds in (0, MAX_SECONDS] (``zero``: [0, MAX_SECONDS]), as a float.
 
     ``also`` is appended to the rule, for keys that take another value too (``or "none"``).
     """
     interval = f"{'[' if zero else '('}0, {_limit(MAX_SECONDS)}]"
-    value = number(table, key, where, default, minimum=0.0 if zero else None, above=None if zero else 0.0,
-                   maximum=MAX_SECONDS, rule=f"a number of seconds in {interval}{also}")
+    value = number(
+        table,
+        key,
+        where,
+        default,
+        minimum=0.0 if zero else None,
+        above=None if zero else 0.0,
+        maximum=MAX_SECONDS,
+        rule=f"a number of seconds in {interval}{also}",
+    )
     return None if value is None else float(value)
 
 
-def method_params(method: Any, params: Mapping[str, Any], where: str, *, reserved: tuple[str, ...] = (),
-                  hint: str = "") -> dict[str, Any]:
+def method_params(
+    method: Any, params: Mapping[str, Any], where: str, *, reserved: tuple[str, ...] = (), hint: str = ""
+) -> dict[str, Any]:
     """A method's ``params`` table checked against its declared parameters (``mropt.registry.Param``).
 
     An unknown name (or a ``reserved`` one, given elsewhere) is ``key '<where>.<name>' is
@@ -206,8 +238,9 @@ def method_params(method: Any, params: Mapping[str, Any], where: str, *, reserve
     bad = sorted(set(params) - set(method.params) | (set(reserved) & set(params)))
     if bad:
         takes = ", ".join(sorted(set(method.params) - set(reserved))) or "none"
-        raise InputError(f"key '{dotted(where, bad[0])}' is not a parameter of {method.name!r} "
-                         f"(it takes: {takes}{hint})")
+        raise InputError(
+            f"key '{dotted(where, bad[0])}' is not a parameter of {method.name!r} (it takes: {takes}{hint})"
+        )
     checked = {}
     for name, value in params.items():  # types and ranges, from the method's declaration
         try:

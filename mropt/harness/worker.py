@@ -118,7 +118,11 @@ class WorkerProcess:
         try:
             self.proc = subprocess.Popen(
                 [sys.executable, "-P", "-c", _BOOT, _MROPT_ROOT],
-                stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=stderr, env=env, bufsize=0,
+                stdin=subprocess.PIPE,
+                stdout=subprocess.PIPE,
+                stderr=stderr,
+                env=env,
+                bufsize=0,
             )
         except OSError as exc:
             raise WorkerStartError(f"worker process did not start ({exc.strerror or exc})") from None
@@ -162,9 +166,11 @@ class WorkerProcess:
             answer = self._receive(None if limit is None else start + limit)
         except TimeoutError:
             self.kill()
-            out = {"status": "time_limit", "error": f"killed after {time.monotonic() - start:.1f} s "
-                                                     f"(time limit plus grace: {limit:g} s)",
-                   "run_time": time.monotonic() - start}
+            out = {
+                "status": "time_limit",
+                "error": f"killed after {time.monotonic() - start:.1f} s (time limit plus grace: {limit:g} s)",
+                "run_time": time.monotonic() - start,
+            }
             if self.interrupted:
                 out["interrupted"] = "the study was stopped"
             return out
@@ -271,8 +277,13 @@ def execute(task: dict[str, Any], cache: dict[str, Any]) -> dict[str, Any]:
             if len(cache) > 16:
                 cache.clear()
             cache[task["instance_hash"]] = instance
-        sol = solve(instance, task["method"], time_limit=task.get("time_limit"), seed=task.get("seed", 0),
-                    **task.get("params", {}))
+        sol = solve(
+            instance,
+            task["method"],
+            time_limit=task.get("time_limit"),
+            seed=task.get("seed", 0),
+            **task.get("params", {}),
+        )
     except Exception as exc:  # noqa: BLE001 - InputError from bad params, failed imports
         return {"status": "error", "error": f"{type(exc).__name__}: {' '.join(str(exc).split())}"}
     out: dict[str, Any] = {

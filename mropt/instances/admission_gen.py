@@ -85,15 +85,24 @@ class AdmissionParams:
     nodes: int = field(default=40, metadata={"help": "cluster nodes (default {default})"})
     map_slots_per_node: int = 2
     reduce_slots_per_node: int = 2
-    task_time_jitter: float = field(default=0.2, metadata={
-        "help": "task times vary by +/- this fraction (default {default})"})
-    mean_interarrival: float = field(default=0.0, metadata={
-        "help": "mean gap between submissions in s; 0 = all at time 0 (default)"})
-    mix: Mapping[str, float] = field(default_factory=lambda: {t: 1.0 for t in PAPER_JOB_TYPES}, metadata={
-        "help": "job type weights, e.g. wordcount=1,grep=2 (default equal thirds)"})
-    job_types: Mapping[str, JobType] = field(default_factory=lambda: dict(PAPER_JOB_TYPES), metadata={
-        "help": "add or override a job type (known: {default})", "flag": "--job-type",
-        "metavar": "NAME=MAP_TIME,FANOUT,REDUCE_TIME"})
+    task_time_jitter: float = field(
+        default=0.2, metadata={"help": "task times vary by +/- this fraction (default {default})"}
+    )
+    mean_interarrival: float = field(
+        default=0.0, metadata={"help": "mean gap between submissions in s; 0 = all at time 0 (default)"}
+    )
+    mix: Mapping[str, float] = field(
+        default_factory=lambda: {t: 1.0 for t in PAPER_JOB_TYPES},
+        metadata={"help": "job type weights, e.g. wordcount=1,grep=2 (default equal thirds)"},
+    )
+    job_types: Mapping[str, JobType] = field(
+        default_factory=lambda: dict(PAPER_JOB_TYPES),
+        metadata={
+            "help": "add or override a job type (known: {default})",
+            "flag": "--job-type",
+            "metavar": "NAME=MAP_TIME,FANOUT,REDUCE_TIME",
+        },
+    )
 
     def check(self) -> None:
         def bad(name: str, rule: str) -> InputError:

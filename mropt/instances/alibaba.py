@@ -223,13 +223,18 @@ def import_alibaba(path: str | Path, params: AlibabaParams | None = None, **over
                 id=f"job{key}" if params.group == "job" else f"job{key}",
                 demand={"cpu": cpu, "mem": mem},
                 max_tasks=count,
-                extra={"rows": len(rs), "first_create": min(r.create for r in rs), "duration_mean": round(sum((r.end - r.create) * r.instances for r in rs) / count, 1)},
+                extra={
+                    "rows": len(rs),
+                    "first_create": min(r.create for r in rs),
+                    "duration_mean": round(sum((r.end - r.create) * r.instances for r in rs) / count, 1),
+                },
             )
         )
     nodes = None
     if params.with_nodes:
         nodes = tuple(
-            FairNode(f"m{v + 1}", {"cpu": MACHINE_CPUS, "mem": 1.0}, rack=f"r{v // params.rack_size + 1}") for v in range(params.machines)
+            FairNode(f"m{v + 1}", {"cpu": MACHINE_CPUS, "mem": 1.0}, rack=f"r{v // params.rack_size + 1}")
+            for v in range(params.machines)
         )
     source = {
         "model": MODEL_NAME,

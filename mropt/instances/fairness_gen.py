@@ -58,8 +58,7 @@ class FairnessParams:
     tasks_max: int = field(default=50, metadata={"help": "default {default}; 0 = unbounded"})
     weight_max: int = field(default=1, metadata={"help": "weights uniform in 1..this (default {default})"})
     with_nodes: bool = field(default=False, metadata={"help": "list the machines (placement instances)"})
-    replicas: int = field(default=0, metadata={
-        "help": "input replicas per task on random nodes (needs --with-nodes)"})
+    replicas: int = field(default=0, metadata={"help": "input replicas per task on random nodes (needs --with-nodes)"})
 
     def check(self) -> None:
         def bad(name: str, rule: str) -> InputError:
@@ -106,7 +105,10 @@ def generate_fairness(seed: int = 0, params: FairnessParams | None = None, **ove
         weight = int(rng.integers(1, params.weight_max + 1))
         inputs = None
         if params.replicas:
-            inputs = [[node_ids[v] for v in sorted(rng.choice(params.nodes, params.replicas, replace=False))] for _ in range(tasks)]
+            inputs = [
+                [node_ids[v] for v in sorted(rng.choice(params.nodes, params.replicas, replace=False))]
+                for _ in range(tasks)
+            ]
         users.append(
             User(
                 id=f"u{k}",
@@ -120,7 +122,9 @@ def generate_fairness(seed: int = 0, params: FairnessParams | None = None, **ove
     nodes = None
     if params.with_nodes:
         nodes = tuple(
-            FairNode(node_ids[v], {"cpu": params.node_cpu, "mem": params.node_mem}, rack=f"r{v // params.rack_size + 1}")
+            FairNode(
+                node_ids[v], {"cpu": params.node_cpu, "mem": params.node_mem}, rack=f"r{v // params.rack_size + 1}"
+            )
             for v in range(params.nodes)
         )
     return FairnessInstance(
@@ -128,5 +132,7 @@ def generate_fairness(seed: int = 0, params: FairnessParams | None = None, **ove
         users=tuple(users),
         nodes=nodes,
         name=f"drf-u{params.users}-n{params.nodes}-s{seed}",
-        meta={"generator": {"model": MODEL_NAME, "model_version": MODEL_VERSION, "seed": seed, "params": asdict(params)}},
+        meta={
+            "generator": {"model": MODEL_NAME, "model_version": MODEL_VERSION, "seed": seed, "params": asdict(params)}
+        },
     )

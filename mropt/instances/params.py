@@ -53,8 +53,10 @@ def check_counts(params: Any, names: tuple[str, ...], who: str = "generator") ->
     for name in names:
         value = getattr(params, name)
         if value > MAX_ITEMS:
-            raise InputError(f"{who}: parameter '{name}' must be <= {MAX_ITEMS:,} (more would not fit in "
-                             f"memory as an instance), got {show_value(value)}")
+            raise InputError(
+                f"{who}: parameter '{name}' must be <= {MAX_ITEMS:,} (more would not fit in "
+                f"memory as an instance), got {show_value(value)}"
+            )
 
 
 def _rule(kind: Any, value: Any) -> str | None:

@@ -50,20 +50,25 @@ class PriorityParams:
 
     map_slots: int = 100
     reduce_slots: int = 50
-    deadlines: tuple[float, ...] = field(default=(600.0, 1200.0, 2400.0), metadata={
-        "help": "seconds, comma-separated (default {default})"})
+    deadlines: tuple[float, ...] = field(
+        default=(600.0, 1200.0, 2400.0), metadata={"help": "seconds, comma-separated (default {default})"}
+    )
     arrival_rate: float = field(default=0.1 / 60, metadata={"help": "jobs/s per priority (default 1/600)"})
     map_tasks: int = field(default=100, metadata={"help": "map tasks per map visit (default {default})"})
     map_task_time: float = field(default=60.0, metadata={"help": "s (default {default})"})
     reduce_work: float = field(default=3000.0, metadata={"help": "slot-seconds per reduce visit (default {default})"})
     workload_scale: float = field(default=1.0, metadata={"help": "multiplies map and reduce work (default {default})"})
-    pattern_mix: Mapping[str, float] = field(default_factory=lambda: {p: 1.0 for p in PATTERNS}, metadata={
-        "help": "simple=1,iterative=1,chain=1 (default equal thirds)"})
+    pattern_mix: Mapping[str, float] = field(
+        default_factory=lambda: {p: 1.0 for p in PATTERNS},
+        metadata={"help": "simple=1,iterative=1,chain=1 (default equal thirds)"},
+    )
     iterations: int = field(default=3, metadata={"help": "rounds of an iterative job (default {default})"})
-    jitter: float = field(default=0.0, metadata={
-        "help": "per-priority rate and work vary by +/- this fraction (default {default})"})
-    history_slices: int = field(default=0, metadata={
-        "help": "AR(1) history length instead of explicit values (default {default})"})
+    jitter: float = field(
+        default=0.0, metadata={"help": "per-priority rate and work vary by +/- this fraction (default {default})"}
+    )
+    history_slices: int = field(
+        default=0, metadata={"help": "AR(1) history length instead of explicit values (default {default})"}
+    )
     history_phi: float = field(default=0.5, metadata={"cli": False})
     history_cv: float = field(default=0.2, metadata={"cli": False})
 
@@ -127,8 +132,13 @@ def generate_priority(seed: int = 0, params: PriorityParams | None = None, **ove
             raise InputError(f"generator: unknown parameter {unknown[0]!r}")
         params = PriorityParams(**{**asdict(params), "pattern_mix": params.pattern_mix, **overrides})
     check_types(params)  # before float() reads the deadlines
-    params = PriorityParams(**{**asdict(params), "deadlines": tuple(float(d) for d in params.deadlines),
-                               "pattern_mix": dict(params.pattern_mix)})
+    params = PriorityParams(
+        **{
+            **asdict(params),
+            "deadlines": tuple(float(d) for d in params.deadlines),
+            "pattern_mix": dict(params.pattern_mix),
+        }
+    )
     params.check()
     priorities = []
     for i, deadline in enumerate(params.deadlines, start=1):

@@ -427,8 +427,10 @@ def import_swim(
         try:
             jobs.append(_job(row, params, seed, cluster, w_ref))
         except (InputError, OverflowError) as exc:  # a derived number beyond an instance's magnitudes
-            raise InputError(f"{path.name} line {row.line}: {exc} (from the task-time, slack and benefit "
-                             f"parameters; see mropt import-swim --help)") from None
+            raise InputError(
+                f"{path.name} line {row.line}: {exc} (from the task-time, slack and benefit "
+                f"parameters; see mropt import-swim --help)"
+            ) from None
     draft = AdmissionInstance(cluster=cluster, jobs=tuple(jobs), alpha=params.alpha, beta=params.beta, rho=params.rho)
     first, last = window[0], window[-1]
     record = params.record()
@@ -462,4 +464,3 @@ def import_swim(
         name=f"swim-{path.stem}-s{params.start:g}-n{len(window)}",
         meta={"source": source},
     )
-

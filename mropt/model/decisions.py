@@ -171,8 +171,10 @@ class AdmissionDecision(Decision):
         return {"accepted": len(self.accepted_ids)}
 
     def text_rows(self, instance: Any) -> list[tuple[str, Any]]:
-        return [("accepted", f"{len(self.accepted_ids)} of {instance.n}"),
-                ("sequence", " ".join(self.order) if self.order is not None else None)]
+        return [
+            ("accepted", f"{len(self.accepted_ids)} of {instance.n}"),
+            ("sequence", " ".join(self.order) if self.order is not None else None),
+        ]
 
 
 @dataclass(frozen=True)
@@ -195,9 +197,11 @@ class FairnessDecision(Decision):
 
     def summary(self) -> dict[str, float]:
         shares = [float(v) for v in self.dominant_shares.values()]
-        return {"tasks": float(sum(float(v) for v in self.allocation.values())),
-                "users_served": sum(1 for v in self.allocation.values() if float(v) > 0),
-                **({"min_dominant_share": min(shares), "max_dominant_share": max(shares)} if shares else {})}
+        return {
+            "tasks": float(sum(float(v) for v in self.allocation.values())),
+            "users_served": sum(1 for v in self.allocation.values() if float(v) > 0),
+            **({"min_dominant_share": min(shares), "max_dominant_share": max(shares)} if shares else {}),
+        }
 
 
 @dataclass(frozen=True)
@@ -221,9 +225,11 @@ class PriorityDecision(Decision):
 
     def summary(self) -> dict[str, float]:
         alloc = [v for v in self.allocation.values() if isinstance(v, Mapping)]
-        return {"map_slots": sum(int(v.get("map_slots") or 0) for v in alloc),
-                "reduce_slots": sum(int(v.get("reduce_slots") or 0) for v in alloc),
-                "infeasible_priorities": len(self.infeasible)}
+        return {
+            "map_slots": sum(int(v.get("map_slots") or 0) for v in alloc),
+            "reduce_slots": sum(int(v.get("reduce_slots") or 0) for v in alloc),
+            "infeasible_priorities": len(self.infeasible),
+        }
 
 
 #: kind -> its decision class
@@ -232,8 +238,13 @@ DECISIONS: dict[str, type[Decision]] = {
 }
 
 
-def decision_from_json(fields: Mapping[str, Any], *, accepted: Sequence[str] = (),
-                       sequence: Sequence[str] | None = None, kind: str | None = None) -> Decision:
+def decision_from_json(
+    fields: Mapping[str, Any],
+    *,
+    accepted: Sequence[str] = (),
+    sequence: Sequence[str] | None = None,
+    kind: str | None = None,
+) -> Decision:
     """The typed decision of a solution file: its extra top-level ``fields`` and admission's two.
 
     ``kind`` (the instance's, when known) picks the class; otherwise the fields decide:
@@ -241,8 +252,13 @@ def decision_from_json(fields: Mapping[str, Any], *, accepted: Sequence[str] = (
     Fields the class does not know are kept in ``extra`` and written back.
     """
     if kind is None:
-        kind = "fairness" if "dominant_shares" in fields else \
-            "priority" if ("shared" in fields or "routing" in fields) else "admission"
+        kind = (
+            "fairness"
+            if "dominant_shares" in fields
+            else "priority"
+            if ("shared" in fields or "routing" in fields)
+            else "admission"
+        )
     cls = DECISIONS.get(kind)
     if cls is None:
         raise InputError(f"solution: no decision type for kind {kind!r}")

@@ -77,7 +77,9 @@ class FairNode:
         read_str({"id": self.id}, "id", "node")
         where = f"node {self.id!r}"
         read_str({"rack": self.rack}, "rack", where)
-        object.__setattr__(self, "capacity", frozen_mapping(_read_amounts(self.capacity, where, "capacity", positive=False)))
+        object.__setattr__(
+            self, "capacity", frozen_mapping(_read_amounts(self.capacity, where, "capacity", positive=False))
+        )
         object.__setattr__(self, "extra", frozen_mapping(self.extra))
 
     @classmethod
@@ -115,7 +117,9 @@ class User:
         object.__setattr__(self, "demand", frozen_mapping(demand))
         object.__setattr__(self, "weight", read_number({"weight": self.weight}, "weight", where, positive=True))
         if self.max_tasks is not None:
-            object.__setattr__(self, "max_tasks", read_int({"max_tasks": self.max_tasks}, "max_tasks", where, minimum=0))
+            object.__setattr__(
+                self, "max_tasks", read_int({"max_tasks": self.max_tasks}, "max_tasks", where, minimum=0)
+            )
         if self.task_inputs is not None:
             inputs = []
             for k, nodes in enumerate(_list(self.task_inputs, where, "task_inputs")):
@@ -134,7 +138,9 @@ class User:
         where = f"user {user_id!r}"
         if "demand" not in data:
             raise InputError(f"{where}: field 'demand' is missing")
-        max_tasks = read_int(data, "max_tasks", where, default=None, minimum=0) if data.get("max_tasks") is not None else None
+        max_tasks = (
+            read_int(data, "max_tasks", where, default=None, minimum=0) if data.get("max_tasks") is not None else None
+        )
         return cls(
             id=user_id,
             demand=data["demand"],
@@ -190,7 +196,9 @@ class FairnessInstance(KeyedInstance):
             for node in nodes:
                 for r, amount in node.capacity.items():
                     if resources and r not in resources:
-                        raise InputError(f"node {node.id!r}: field 'capacity' names unknown resource {r!r} (known: {', '.join(resources)})")
+                        raise InputError(
+                            f"node {node.id!r}: field 'capacity' names unknown resource {r!r} (known: {', '.join(resources)})"
+                        )
                     totals[r] = totals.get(r, 0.0) + amount
             if not resources:
                 resources = totals
@@ -212,14 +220,18 @@ class FairnessInstance(KeyedInstance):
         for user in self.users:
             for r in user.demand:
                 if r not in resources:
-                    raise InputError(f"user {user.id!r}: field 'demand' names unknown resource {r!r} (known: {', '.join(resources)})")
+                    raise InputError(
+                        f"user {user.id!r}: field 'demand' names unknown resource {r!r} (known: {', '.join(resources)})"
+                    )
             if user.task_inputs is not None:
                 if nodes is None:
                     raise InputError(f"user {user.id!r}: field 'task_inputs' needs the instance's 'nodes'")
                 for k, inputs in enumerate(user.task_inputs):
                     for node_id in inputs:
                         if node_id not in node_ids:
-                            raise InputError(f"user {user.id!r}: field 'task_inputs[{k}]' names unknown node {node_id!r}")
+                            raise InputError(
+                                f"user {user.id!r}: field 'task_inputs[{k}]' names unknown node {node_id!r}"
+                            )
         object.__setattr__(self, "meta", frozen_mapping(self.meta))
 
     # -- derived data (n, ids, index: KeyedInstance) ----------------------------------------
@@ -237,7 +249,9 @@ class FairnessInstance(KeyedInstance):
 
     @cached_property
     def demands(self) -> np.ndarray:
-        return self._ro(np.array([[u.demand.get(r, 0.0) for r in self.resource_names] for u in self.users], dtype=float))
+        return self._ro(
+            np.array([[u.demand.get(r, 0.0) for r in self.resource_names] for u in self.users], dtype=float)
+        )
 
     @cached_property
     def weights(self) -> np.ndarray:
@@ -264,7 +278,13 @@ class FairnessInstance(KeyedInstance):
     def task_bound(self) -> np.ndarray:
         """Largest number of tasks each user could run alone (its cap, or what fits in the totals)."""
         with np.errstate(divide="ignore"):
-            fit = np.floor(np.min(np.where(self.demands > 0, self.capacity / np.where(self.demands > 0, self.demands, 1), np.inf), axis=1) + 1e-9)
+            fit = np.floor(
+                np.min(
+                    np.where(self.demands > 0, self.capacity / np.where(self.demands > 0, self.demands, 1), np.inf),
+                    axis=1,
+                )
+                + 1e-9
+            )
         bound: np.ndarray = np.minimum(fit, self.task_caps).astype(int)
         return bound
 

@@ -79,7 +79,7 @@ def string_problem(value: str) -> str | None:
 
 def show_value(value: Any) -> str:
     """A value as messages show it: its repr cut at 60 characters (an integer too long to print by its digit count)."""
-    if isinstance(value, int) and not isinstance(value, bool) and not -10**60 < value < 10**60:
+    if isinstance(value, int) and not isinstance(value, bool) and not -(10**60) < value < 10**60:
         sign = "-" if value < 0 else ""
         return f"{sign}an integer of about {int(abs(value).bit_length() * 0.30103) + 1} digits"
     text = repr(value)

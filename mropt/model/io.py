@@ -135,8 +135,10 @@ def _check_values(data: Any, source: str) -> None:
             for key, child in value.items():
                 problem = string_problem(key)
                 if problem:
-                    raise InputError(f"{source}: {here}a field name in '{path or ('the item' if item else '(top level)')}' {problem}, "
-                                     f"got {key!r:.60}")
+                    raise InputError(
+                        f"{source}: {here}a field name in '{path or ('the item' if item else '(top level)')}' {problem}, "
+                        f"got {key!r:.60}"
+                    )
                 children.append((item, f"{path}.{key}" if path else key, child))
             stack.extend(reversed(children))
         elif isinstance(value, list):

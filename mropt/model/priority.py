@@ -44,7 +44,15 @@ PATTERNS = ("simple", "iterative", "chain")
 SERIES = ("arrival_rate", "map_work", "reduce_work")
 _PRIORITY_FIELDS = ("id", "deadline", *SERIES, "history")
 _INSTANCE_FIELDS = (
-    "kind", "schema_version", "name", "map_slots", "reduce_slots", "pattern_mix", "iterations", "routing", "priorities"
+    "kind",
+    "schema_version",
+    "name",
+    "map_slots",
+    "reduce_slots",
+    "pattern_mix",
+    "iterations",
+    "routing",
+    "priorities",
 )
 _ROUTING_GIVEN = ("q11", "q12", "q21")
 _ROUTING_DERIVED = ("q10", "q20")
@@ -90,9 +98,7 @@ class Priority:
             raise InputError(f"{where}: field 'history' must be an object of series, got {history!r:.60}")
         unknown = sorted(set(history) - set(SERIES))
         if unknown:
-            raise InputError(
-                f"{where}: field 'history' has unknown series {unknown[0]!r} (known: {', '.join(SERIES)})"
-            )
+            raise InputError(f"{where}: field 'history' has unknown series {unknown[0]!r} (known: {', '.join(SERIES)})")
         series = {key: _read_series(history, key, f"{where} history") for key in SERIES if key in history}
         given = {k: getattr(self, k) for k in ("deadline", *SERIES) if getattr(self, k) is not None}
         object.__setattr__(self, "deadline", read_number(given, "deadline", where, positive=True))
@@ -191,11 +197,15 @@ class PriorityInstance(KeyedInstance):
         slots = {"map_slots": self.map_slots, "reduce_slots": self.reduce_slots}
         for key in slots:
             object.__setattr__(self, key, read_int(slots, key, "instance", minimum=1))
-        object.__setattr__(self, "iterations", read_int({"iterations": self.iterations}, "iterations", "instance", minimum=1))
+        object.__setattr__(
+            self, "iterations", read_int({"iterations": self.iterations}, "iterations", "instance", minimum=1)
+        )
         if self.pattern_mix is not None and self.routing is not None:
             raise InputError("instance: give either field 'pattern_mix' or field 'routing', not both")
         if self.pattern_mix is None and self.routing is None:
-            raise InputError("instance: field 'pattern_mix' is missing (give pattern_mix, or routing with q11, q12, q21)")
+            raise InputError(
+                "instance: field 'pattern_mix' is missing (give pattern_mix, or routing with q11, q12, q21)"
+            )
         if self.pattern_mix is not None:
             mix = require_mapping(self.pattern_mix, "instance: field 'pattern_mix'")
             object.__setattr__(self, "pattern_mix", MappingProxyType(_check_mix(mix)))

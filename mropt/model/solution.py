@@ -31,8 +31,20 @@ from mropt.model.fields import read_number, read_str, require_mapping
 
 #: Status values (DESIGN.md). ``bound`` marks a bound-only result, such as Ideal (AMB eq. 4).
 STATUSES = ("optimal", "feasible", "infeasible", "time_limit", "error", "bound")
-_FIELDS = ("method", "status", "objective", "bound", "accepted", "sequence", "wall_time", "solver", "seed",
-           "instance_hash", "params", "details")
+_FIELDS = (
+    "method",
+    "status",
+    "objective",
+    "bound",
+    "accepted",
+    "sequence",
+    "wall_time",
+    "solver",
+    "seed",
+    "instance_hash",
+    "params",
+    "details",
+)
 
 
 @dataclass(frozen=True)
@@ -151,12 +163,14 @@ class Solution:
         solver = data.get("solver") or {}
         instance_hash = data.get("instance_hash")
         if instance_hash is not None and not isinstance(instance_hash, str):
-            raise InputError(f"{where}: field 'instance_hash' must be a string (a SHA-256 in hex), "
-                             f"got {instance_hash!r:.60}")
+            raise InputError(
+                f"{where}: field 'instance_hash' must be a string (a SHA-256 in hex), got {instance_hash!r:.60}"
+            )
         accepted = id_list("accepted", required=True) or ()
         sequence = id_list("sequence", required=False)
-        decision = decision_from_json({k: v for k, v in data.items() if k not in _FIELDS}, accepted=accepted,
-                                      sequence=sequence, kind=kind)
+        decision = decision_from_json(
+            {k: v for k, v in data.items() if k not in _FIELDS}, accepted=accepted, sequence=sequence, kind=kind
+        )
         return cls(
             method=read_str(data, "method", where),
             status=read_str(data, "status", where),

@@ -116,8 +116,9 @@ def reduce_frontier(table: np.ndarray, limit: float) -> np.ndarray:
     return np.where(ok.any(axis=1), first, _NONE)
 
 
-def knapsack(frontiers: list[np.ndarray], map_total: int, reduce_total: int,
-             clock: _Clock | None = None) -> tuple[list[int], list[int]] | None:
+def knapsack(
+    frontiers: list[np.ndarray], map_total: int, reduce_total: int, clock: _Clock | None = None
+) -> tuple[list[int], list[int]] | None:
     """Least x + y total choosing one frontier point per priority under eq. 17's slot totals; None if none fits.
 
     dp[m] = least reduce slots used with exactly m map slots used (see the module
@@ -214,9 +215,11 @@ def exact_slots(instance: PriorityInstance, time_limit: float | None = None) -> 
         drop = _most_offered(active, offered)
         active.remove(drop)
         saturated.append(drop)
-    return [0] * instance.n, [0] * instance.n, {
-        "proven": True, "worst_ratio": math.inf, "saturated": list(instance.ids)
-    }
+    return (
+        [0] * instance.n,
+        [0] * instance.n,
+        {"proven": True, "worst_ratio": math.inf, "saturated": list(instance.ids)},
+    )
 
 
 @register(
@@ -230,9 +233,16 @@ def mpsa_exact(instance: PriorityInstance, *, time_limit: float | None = None, s
     try:
         xs, ys, record = exact_slots(instance, time_limit)
     except _OutOfTime:
-        return Solution(method="mpsa-exact", status="time_limit", objective=None, solver=mropt_solver(),
-                        details={"algorithm": "Pareto frontier per priority + multiple-choice knapsack DP",
-                                 "stopped": f"time limit {time_limit:g} s reached before any allocation was found"})
+        return Solution(
+            method="mpsa-exact",
+            status="time_limit",
+            objective=None,
+            solver=mropt_solver(),
+            details={
+                "algorithm": "Pareto frontier per priority + multiple-choice knapsack DP",
+                "stopped": f"time limit {time_limit:g} s reached before any allocation was found",
+            },
+        )
     feasible = record["worst_ratio"] is None
     total = float(sum(xs) + sum(ys))
     worst = record["worst_ratio"]
@@ -248,7 +258,10 @@ def mpsa_exact(instance: PriorityInstance, *, time_limit: float | None = None, s
             "algorithm": "Pareto frontier per priority + multiple-choice knapsack DP",
             "worst_ratio": None if worst is None or not math.isfinite(worst) else worst,
             "saturated": record["saturated"],
-            **({} if record["proven"] else {"proven": False,
-                                            "stopped": f"time limit {time_limit:g} s: worst_ratio not proven least"}),
+            **(
+                {}
+                if record["proven"]
+                else {"proven": False, "stopped": f"time limit {time_limit:g} s: worst_ratio not proven least"}
+            ),
         },
     )

@@ -163,12 +163,12 @@ def mpsa_slots(
     for i in visit:
         p = instance.priorities[i]
 
-        def reduce_for(s: int) -> int:
-            return min(-(-s * big_r // big_m), reduce_idle)  # ceil(k * s), capped at reduceIdle  # noqa: B023 (used in this iteration only)
+        def reduce_for(s: int, idle: int = reduce_idle) -> int:
+            return min(-(-s * big_r // big_m), idle)  # ceil(k * s), capped at reduceIdle
 
-        def sojourn(s: int) -> float:
+        def sojourn(s: int, i: int = i) -> float:
             return priority_sojourn(
-                routing, load.arrival_rate[i], load.map_work[i], load.reduce_work[i], s, reduce_for(s)  # noqa: B023
+                routing, load.arrival_rate[i], load.map_work[i], load.reduce_work[i], s, reduce_for(s)
             )
 
         slack = math.inf  # Tcha = Float.MAX_VALUE
@@ -198,10 +198,16 @@ def mpsa_slots(
     kind="priority",
     summary="MPSA Algorithm 1: per-priority binary search on map slots, reduce = ceil(k * map)",
     params={
-        "threshold": Param(float, 0.0, "Yu of Algorithm 1: stop once the slack to the deadline is <= this "
-                                       "(a time, in the instance's unit; 0: search to the end)", minimum=0),
-        "order": Param(str, "deadline", "deadline: most urgent first; file: the file's order",
-                       choices=("deadline", "file")),
+        "threshold": Param(
+            float,
+            0.0,
+            "Yu of Algorithm 1: stop once the slack to the deadline is <= this "
+            "(a time, in the instance's unit; 0: search to the end)",
+            minimum=0,
+        ),
+        "order": Param(
+            str, "deadline", "deadline: most urgent first; file: the file's order", choices=("deadline", "file")
+        ),
     },
 )
 def mpsa(

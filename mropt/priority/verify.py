@@ -132,7 +132,9 @@ def _network(q11: Fraction, q12: Fraction, q21: Fraction, lam: Fraction, mu1: Fr
     return _Network(t, _C * _U * (1 + float(cond)), near)
 
 
-def _sojourn(q11: Fraction, q12: Fraction, q21: Fraction, lam: Fraction, mu1: Fraction, mu2: Fraction) -> Fraction | None:
+def _sojourn(
+    q11: Fraction, q12: Fraction, q21: Fraction, lam: Fraction, mu1: Fraction, mu2: Fraction
+) -> Fraction | None:
     """T_i by eqs. 1, 8 and 10 in exact arithmetic; None when a station is unstable."""
     return _network(q11, q12, q21, lam, mu1, mu2).sojourn
 
@@ -217,7 +219,9 @@ def verify(instance: PriorityInstance, solution: Solution) -> Verdict:
             if not net.near:
                 verdict.problems.append(f"priority {p.id!r}: sojourn {claimed!r} claimed, but a station is unstable")
         elif not abs(Fraction(claimed) - t) <= (_R + 2 * Fraction(net.rtol)) * t:
-            verdict.problems.append(f"priority {p.id!r}: sojourn {claimed!r} claimed, {float(t):.10g} recomputed (eq. 10)")
+            verdict.problems.append(
+                f"priority {p.id!r}: sojourn {claimed!r} claimed, {float(t):.10g} recomputed (eq. 10)"
+            )
     claimed_late = d["infeasible"]
     if not isinstance(claimed_late, list) or not (
         set(verdict.late) <= set(claimed_late) <= set(verdict.late) | set(borderline)
@@ -228,7 +232,9 @@ def verify(instance: PriorityInstance, solution: Solution) -> Verdict:
     verdict.checked_schedule = True
     verdict.objective = float(used_m + used_r)
     if not _number(solution.objective) or solution.objective != verdict.objective:
-        verdict.problems.append(f"objective {solution.objective!r} claimed, {verdict.objective:g} recomputed (slots reserved)")
+        verdict.problems.append(
+            f"objective {solution.objective!r} claimed, {verdict.objective:g} recomputed (slots reserved)"
+        )
     if solution.bound is not None and not (_number(solution.bound) and within(verdict.objective, solution.bound)):
         verdict.problems.append(f"bound {solution.bound!r} exceeds the objective {verdict.objective:g}")
     return verdict

@@ -74,8 +74,7 @@ def valid_order(instance: AdmissionInstance, subset: tuple[int, ...]) -> tuple[i
 def feasible_sets(instance: AdmissionInstance) -> dict[tuple[int, ...], bool]:
     """Every subset (sorted tuple of indices) -> has a valid order."""
     n = instance.n
-    return {s: valid_order(instance, s) is not None
-            for k in range(n + 1) for s in itertools.combinations(range(n), k)}
+    return {s: valid_order(instance, s) is not None for k in range(n + 1) for s in itertools.combinations(range(n), k)}
 
 
 def brute_force(instance: AdmissionInstance) -> tuple[float, tuple[int, ...]]:

@@ -35,8 +35,10 @@ def _job(k: int, a: float, b: float, d: float, w: float, r: float) -> Job:
 def scaled(inst: AdmissionInstance, k: int, m: int) -> AdmissionInstance:
     """Benefits times 10**k, times times 10**m (each value rounded once, as a user's file would be)."""
     fb, ft = 10.0**k, 10.0**m
-    jobs = tuple(_job(i, j.map_phase_time * ft, j.reduce_phase_time * ft, j.deadline * ft, j.benefit * fb,
-                      j.submit_time * ft) for i, j in enumerate(inst.jobs))
+    jobs = tuple(
+        _job(i, j.map_phase_time * ft, j.reduce_phase_time * ft, j.deadline * ft, j.benefit * fb, j.submit_time * ft)
+        for i, j in enumerate(inst.jobs)
+    )
     return AdmissionInstance(inst.cluster, jobs)
 
 
@@ -61,8 +63,16 @@ def instances(draw: st.DrawFn, unique_sums: bool) -> AdmissionInstance:
 
 
 def _tampered(sol: Solution, value: float) -> Solution:
-    return Solution(method=sol.method, status=sol.status, objective=value, bound=sol.bound, accepted=sol.accepted,
-                    sequence=sol.sequence, solver=sol.solver, details=dict(sol.details))
+    return Solution(
+        method=sol.method,
+        status=sol.status,
+        objective=value,
+        bound=sol.bound,
+        accepted=sol.accepted,
+        sequence=sol.sequence,
+        solver=sol.solver,
+        details=dict(sol.details),
+    )
 
 
 def _check_verify(inst: AdmissionInstance, sol: Solution) -> None:
@@ -74,8 +84,12 @@ def _check_verify(inst: AdmissionInstance, sol: Solution) -> None:
         assert not verify(inst, _tampered(sol, 0.0)).ok, (sol.method, obj)
 
 
-_SETTINGS = settings(max_examples=60, deadline=None, derandomize=True,
-                     suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+_SETTINGS = settings(
+    max_examples=60,
+    deadline=None,
+    derandomize=True,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
+)
 _EXPONENTS = st.integers(-8, 9)
 
 
@@ -116,8 +130,13 @@ def test_same_optimum_with_ties_in_every_unit(inst: AdmissionInstance, k: int, m
 
 def test_tiny_benefits_are_not_a_zero_optimum() -> None:
     """Benefits of about 1e-8: all three methods once proved "optimal 0" (absolute tolerances)."""
-    inst = AdmissionInstance(Cluster(1, 1), tuple(_job(i, a, b, 20, w, 0) for i, (a, b, w) in enumerate(
-        [(6, 4, 1.3e-8), (5, 5, 2.2e-8), (4, 3, 0.7e-8), (7, 2, 1.1e-8)])))
+    inst = AdmissionInstance(
+        Cluster(1, 1),
+        tuple(
+            _job(i, a, b, 20, w, 0)
+            for i, (a, b, w) in enumerate([(6, 4, 1.3e-8), (5, 5, 2.2e-8), (4, 3, 0.7e-8), (7, 2, 1.1e-8)])
+        ),
+    )
     best, _ = brute_force(inst)
     assert best > 0
     for method in ("milp-cbc", "milp-highs", "cpsat", "slots-cpsat"):
@@ -130,8 +149,13 @@ def test_tiny_benefits_are_not_a_zero_optimum() -> None:
 
 def test_times_beyond_2_to_the_53() -> None:
     """Times of about 1e16 s: the exact methods agree with an exact-arithmetic brute force."""
-    base = AdmissionInstance(Cluster(1, 1), tuple(_job(i, a, b, d, w, 0) for i, (a, b, d, w) in enumerate(
-        [(3, 5, 14, 5), (4, 2, 14, 4), (2, 6, 11, 6), (5, 1, 16, 3), (1, 4, 9, 2)])))
+    base = AdmissionInstance(
+        Cluster(1, 1),
+        tuple(
+            _job(i, a, b, d, w, 0)
+            for i, (a, b, d, w) in enumerate([(3, 5, 14, 5), (4, 2, 14, 4), (2, 6, 11, 6), (5, 1, 16, 3), (1, 4, 9, 2)])
+        ),
+    )
     big = scaled(base, 0, 16)
     best, _ = brute_force(big)  # exact fractions of the scaled floats
     assert best == brute_force(base)[0]

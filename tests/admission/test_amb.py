@@ -143,8 +143,12 @@ def test_beam_loses_an_easy_optimum():
     """
     inst = generate_admission(16, jobs=8, deadline=400)
     oracle = SubsetOracle(inst)
-    optimum = max(float(inst.benefits[list(s)].sum()) for k in range(inst.n + 1)
-                  for s in itertools.combinations(range(inst.n), k) if oracle.check(list(s)) is not None)
+    optimum = max(
+        float(inst.benefits[list(s)].sum())
+        for k in range(inst.n + 1)
+        for s in itertools.combinations(range(inst.n), k)
+        if oracle.check(list(s)) is not None
+    )
     assert optimum == 3288
     for kwargs in ({}, {"search": "enumerate"}, {"beam": 0}):
         sol = solve(inst, "amb", **kwargs)

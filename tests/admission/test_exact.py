@@ -32,8 +32,18 @@ def random_instance(seed: int, n: int, *, releases: bool = False) -> AdmissionIn
         d = r + a + b + int(rng.integers(0, 25))
         w = int(rng.integers(1, 20))
         if b == 0:
-            jobs.append(Job(id=f"j{k}", map_tasks=2, reduce_tasks=0, map_task_time=a, reduce_task_time=1,
-                            deadline=d, benefit=w, submit_time=r))
+            jobs.append(
+                Job(
+                    id=f"j{k}",
+                    map_tasks=2,
+                    reduce_tasks=0,
+                    map_task_time=a,
+                    reduce_task_time=1,
+                    deadline=d,
+                    benefit=w,
+                    submit_time=r,
+                )
+            )
         else:
             jobs.append(Job(id=f"j{k}", map_phase_time=a, reduce_phase_time=b, deadline=d, benefit=w, submit_time=r))
     return AdmissionInstance(Cluster(4, 2), tuple(jobs))
@@ -118,10 +128,13 @@ def test_solver_profiles(tmp_path) -> None:  # noqa: ANN001
     sol = p.solve(table1(), threads=1, time_limit=10)
     assert sol.status == "optimal" and sol.params["threads"] == 1
     bad = tmp_path / "bad.toml"
-    for text, key in (('backend = "cpsat"\nthreads = 0\n', "threads"), ('time_limit = 5\n', "backend"),
-                      ('backend = "cpsat"\ntime_limit = -1\n', "time_limit"),
-                      ('backend = "cpsat"\n[params]\nbogus = 1\n', "params.bogus"),
-                      ('backend = "nope"\n', "backend")):
+    for text, key in (
+        ('backend = "cpsat"\nthreads = 0\n', "threads"),
+        ("time_limit = 5\n", "backend"),
+        ('backend = "cpsat"\ntime_limit = -1\n', "time_limit"),
+        ('backend = "cpsat"\n[params]\nbogus = 1\n', "params.bogus"),
+        ('backend = "nope"\n', "backend"),
+    ):
         bad.write_text(text)
         with pytest.raises(InputError, match=key):
             load_profile(bad)
@@ -163,8 +176,9 @@ def test_oracle_cpsat_path_matches_permutations(seed: int) -> None:
         assert (got is None) == (expected is None), subset
         if got is not None:
             assert sorted(got) == sorted(subset) and oracle.valid(got)
-        status, order = cp_order(list(subset), oracle.a, oracle.b, oracle.d, oracle.r, dominates=None,
-                                 time_limit=None, conservative=True)
+        status, order = cp_order(
+            list(subset), oracle.a, oracle.b, oracle.d, oracle.r, dominates=None, time_limit=None, conservative=True
+        )
         if status == "feasible":  # a restriction: its orders are valid
             assert expected is not None and oracle.valid(order), subset
         cp_calls += oracle.cp_calls
@@ -218,8 +232,9 @@ def test_highs_thread_count_can_change_within_a_process() -> None:
     from mropt.backends.pulp import solve_pulp
 
     for threads, mip in ((1, False), (2, True), (1, True), (3, False)):
-        has_solution, optimal, bound, message = solve_pulp(_knapsack(mip), "highs", time_limit=10, threads=threads,
-                                                           mip=mip)
+        has_solution, optimal, bound, message = solve_pulp(
+            _knapsack(mip), "highs", time_limit=10, threads=threads, mip=mip
+        )
         assert has_solution and optimal and bound == pytest.approx(9.0), (threads, mip, message)
     inst = generate_admission(1, jobs=30)
     solve(inst, "bound-lp")

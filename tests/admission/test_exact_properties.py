@@ -29,8 +29,18 @@ def _instance(rows: list[tuple[int, int, int, int, int]]) -> AdmissionInstance:
     jobs = []
     for k, (a, b, d, w, r) in enumerate(rows):
         if b == 0:  # map-only job: the task form with no reduce tasks
-            jobs.append(Job(id=f"j{k}", map_tasks=1, reduce_tasks=0, map_task_time=a, reduce_task_time=1,
-                            deadline=d, benefit=w, submit_time=r))
+            jobs.append(
+                Job(
+                    id=f"j{k}",
+                    map_tasks=1,
+                    reduce_tasks=0,
+                    map_task_time=a,
+                    reduce_task_time=1,
+                    deadline=d,
+                    benefit=w,
+                    submit_time=r,
+                )
+            )
         else:
             jobs.append(Job(id=f"j{k}", map_phase_time=a, reduce_phase_time=b, deadline=d, benefit=w, submit_time=r))
     return AdmissionInstance(Cluster(1, 1), tuple(jobs))
@@ -56,15 +66,19 @@ def stressing_instances(draw: st.DrawFn, max_jobs: int = 7) -> AdmissionInstance
     return _instance(list(zip(a, b, d, w, r)))
 
 
-_SETTINGS = settings(max_examples=120, deadline=None, derandomize=True,
-                     suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+_SETTINGS = settings(
+    max_examples=120,
+    deadline=None,
+    derandomize=True,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
+)
 
 
 @pytest.mark.slow
 @_SETTINGS
 @given(stressing_instances())
 def test_oracle_decides_every_subset_like_the_brute_force(inst: AdmissionInstance) -> None:
-    """"Feasible" exactly when some order is valid: with the cache, and with the search alone."""
+    """ "Feasible" exactly when some order is valid: with the cache, and with the search alone."""
     cached = SubsetOracle(inst)
     for subset, feasible in feasible_sets(inst).items():
         got = cached.check(list(subset))
@@ -78,8 +92,12 @@ def test_oracle_decides_every_subset_like_the_brute_force(inst: AdmissionInstanc
             assert (bare.check(list(subset)) is not None) == feasible, (subset, feasible, "search alone")
 
 
-@settings(max_examples=40, deadline=None, derandomize=True,
-          suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+@settings(
+    max_examples=40,
+    deadline=None,
+    derandomize=True,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
+)
 @given(stressing_instances(max_jobs=6))
 def test_exact_methods_never_claim_a_false_optimum(inst: AdmissionInstance) -> None:
     best, _ = brute_force(inst)
@@ -92,8 +110,17 @@ def test_exact_methods_never_claim_a_false_optimum(inst: AdmissionInstance) -> N
 
 def test_issue_18_instance() -> None:
     """The instance of issue 18: every method said 69 (j4 j0 j1 j2 j3 j5); j3 j2 j0 j6 j4 j1 j5 gives 71."""
-    inst = _instance([(6, 4, 42, 7, 0), (8, 1, 42, 3, 0), (3, 1, 42, 30, 0), (5, 11, 42, 10, 0),
-                      (7, 8, 36, 15, 0), (4, 1, 42, 4, 0), (7, 10, 42, 2, 0)])
+    inst = _instance(
+        [
+            (6, 4, 42, 7, 0),
+            (8, 1, 42, 3, 0),
+            (3, 1, 42, 30, 0),
+            (5, 11, 42, 10, 0),
+            (7, 8, 36, 15, 0),
+            (4, 1, 42, 4, 0),
+            (7, 10, 42, 2, 0),
+        ]
+    )
     order = ("j3", "j2", "j0", "j6", "j4", "j1", "j5")
     plan = Solution(method="", status="feasible", objective=71.0, bound=None, accepted=order, sequence=order)
     assert verify(inst, plan).ok
@@ -106,8 +133,16 @@ def test_issue_18_instance() -> None:
 
 def test_issue_19_smallest_case() -> None:
     """Issue 19's smallest case: "optimal" 60 while j4 j5 j1 j3 is valid for 63."""
-    inst = _instance([(2, 13, 30, 8, 0), (13, 2, 30, 10, 0), (2, 2, 11, 13, 0), (8, 2, 30, 4, 0),
-                      (2, 12, 22, 20, 0), (5, 7, 16, 29, 0)])
+    inst = _instance(
+        [
+            (2, 13, 30, 8, 0),
+            (13, 2, 30, 10, 0),
+            (2, 2, 11, 13, 0),
+            (8, 2, 30, 4, 0),
+            (2, 12, 22, 20, 0),
+            (5, 7, 16, 29, 0),
+        ]
+    )
     best, _ = brute_force(inst)
     assert best >= 63
     for method in EXACT:

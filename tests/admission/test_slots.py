@@ -49,8 +49,10 @@ def test_slot_optimum_equals_seq_with_common_deadline(seed: int) -> None:
 
 def test_preemption_makes_seq_strictly_better() -> None:
     """A: TCm 1, TCr 10, d 12; B: TCm 5, TCr 1, d 7. SEQ preempts A's reduce for B."""
-    jobs = (Job(id="A", map_phase_time=1, reduce_phase_time=10, deadline=12, benefit=1),
-            Job(id="B", map_phase_time=5, reduce_phase_time=1, deadline=7, benefit=1))
+    jobs = (
+        Job(id="A", map_phase_time=1, reduce_phase_time=10, deadline=12, benefit=1),
+        Job(id="B", map_phase_time=5, reduce_phase_time=1, deadline=7, benefit=1),
+    )
     inst = AdmissionInstance(Cluster(2, 2), jobs)
     assert brute_force(inst)[0] == 2
     assert solve(inst, "slots-cpsat").objective == 1
@@ -58,8 +60,10 @@ def test_preemption_makes_seq_strictly_better() -> None:
 
 def test_partial_waves_make_slots_strictly_better() -> None:
     """M = 2: job X has 3 map tasks (2 waves in SEQ), Y has 1; slots run Y in X's idle slot."""
-    jobs = (Job(id="X", map_tasks=3, reduce_tasks=0, map_task_time=1, reduce_task_time=1, deadline=2, benefit=1),
-            Job(id="Y", map_tasks=1, reduce_tasks=0, map_task_time=1, reduce_task_time=1, deadline=2, benefit=1))
+    jobs = (
+        Job(id="X", map_tasks=3, reduce_tasks=0, map_task_time=1, reduce_task_time=1, deadline=2, benefit=1),
+        Job(id="Y", map_tasks=1, reduce_tasks=0, map_task_time=1, reduce_task_time=1, deadline=2, benefit=1),
+    )
     inst = AdmissionInstance(Cluster(2, 1), jobs)
     assert brute_force(inst)[0] == 1
     sol = solve(inst, "slots-cpsat")

@@ -56,7 +56,12 @@ def test_figure2_reduce_fill():
         (lambda s: dataclasses.replace(s, sequence=s.sequence[:-1]), "disagree"),
         (lambda s: dataclasses.replace(s, accepted=s.accepted + ("j99",)), "unknown"),
         (lambda s: dataclasses.replace(s, sequence=None), "no sequence"),
-        (lambda s: dataclasses.replace(s, accepted=s.accepted + s.accepted[:1], sequence=s.sequence + s.sequence[:1]), "more than once"),
+        (
+            lambda s: dataclasses.replace(
+                s, accepted=s.accepted + s.accepted[:1], sequence=s.sequence + s.sequence[:1]
+            ),
+            "more than once",
+        ),
         (lambda s: dataclasses.replace(s, objective=None), "no objective"),
     ],
 )

@@ -10,7 +10,9 @@ RES = ("cpu", "mem", "disk")
 
 
 @st.composite
-def fairness_instances(draw, max_users: int = 4, max_caps: int = 6, with_nodes: bool = False, small: bool = True, min_resources: int = 1):
+def fairness_instances(
+    draw, max_users: int = 4, max_caps: int = 6, with_nodes: bool = False, small: bool = True, min_resources: int = 1
+):
     m = draw(st.integers(min_resources, 3 if not with_nodes else 2))
     names = RES[:m]
     n = draw(st.integers(1, max_users))
@@ -23,7 +25,9 @@ def fairness_instances(draw, max_users: int = 4, max_caps: int = 6, with_nodes: 
         users.append(User(f"u{i}", demand, weight=draw(st.sampled_from([1, 1, 2, 3])), max_tasks=cap))
     if with_nodes:
         v = draw(st.integers(1, 3))
-        nodes = tuple(FairNode(f"n{k}", {r: draw(st.integers(1, 10)) for r in names}, rack=f"r{k % 2}") for k in range(v))
+        nodes = tuple(
+            FairNode(f"n{k}", {r: draw(st.integers(1, 10)) for r in names}, rack=f"r{k % 2}") for k in range(v)
+        )
         return FairnessInstance(resources={}, users=tuple(users), nodes=nodes)
     resources = {r: draw(st.integers(4, 16)) for r in names}
     return FairnessInstance(resources=resources, users=tuple(users))

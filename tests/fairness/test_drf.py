@@ -69,10 +69,14 @@ def test_index_tie_break_same_allocation():
 def test_text_goes_on_where_the_listing_stops():
     # A (weight 4) uses up the CPU and, with the smallest weighted share, is picked when its
     # task no longer fits: the listing stops there, the text keeps serving C (memory only)
-    inst = instance_from_dict({
-        "kind": "fairness", "schema_version": 1, "resources": {"cpu": 4, "mem": 100},
-        "users": [{"id": "A", "demand": {"cpu": 2, "mem": 1}, "weight": 4}, {"id": "C", "demand": {"mem": 10}}],
-    })
+    inst = instance_from_dict(
+        {
+            "kind": "fairness",
+            "schema_version": 1,
+            "resources": {"cpu": 4, "mem": 100},
+            "users": [{"id": "A", "demand": {"cpu": 2, "mem": 1}, "weight": 4}, {"id": "C", "demand": {"mem": 10}}],
+        }
+    )
     listing = progressive_filling(inst, mode="listing")
     text = progressive_filling(inst, mode="text")
     assert text.tasks.tolist() == [2, 9]
@@ -81,11 +85,18 @@ def test_text_goes_on_where_the_listing_stops():
 
 
 def test_weights_and_caps():
-    inst = instance_from_dict({
-        "kind": "fairness", "schema_version": 1, "resources": {"cpu": 12},
-        "users": [{"id": "A", "demand": {"cpu": 1}, "weight": 2}, {"id": "B", "demand": {"cpu": 1}},
-                  {"id": "C", "demand": {"cpu": 1}, "max_tasks": 1}],
-    })
+    inst = instance_from_dict(
+        {
+            "kind": "fairness",
+            "schema_version": 1,
+            "resources": {"cpu": 12},
+            "users": [
+                {"id": "A", "demand": {"cpu": 1}, "weight": 2},
+                {"id": "B", "demand": {"cpu": 1}},
+                {"id": "C", "demand": {"cpu": 1}, "max_tasks": 1},
+            ],
+        }
+    )
     assert progressive_filling(inst).tasks.tolist() == [7, 4, 1]
 
 

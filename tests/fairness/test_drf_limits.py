@@ -20,8 +20,14 @@ def _instance(cpu: float, max_tasks: int | None = None, mem_demand: float = 0.0)
     user = {"id": "A", "demand": {"cpu": 1, "mem": mem_demand}}
     if max_tasks is not None:
         user["max_tasks"] = max_tasks
-    return instance_from_dict({"kind": "fairness", "schema_version": 1, "resources": {"cpu": cpu, "mem": 18},
-                               "users": [user, {"id": "B", "demand": {"cpu": 3, "mem": 1}, "max_tasks": 10}]})
+    return instance_from_dict(
+        {
+            "kind": "fairness",
+            "schema_version": 1,
+            "resources": {"cpu": cpu, "mem": 18},
+            "users": [user, {"id": "B", "demand": {"cpu": 3, "mem": 1}, "max_tasks": 10}],
+        }
+    )
 
 
 def test_more_launches_than_drf_can_list_are_refused_up_front():

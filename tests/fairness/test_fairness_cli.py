@@ -17,7 +17,9 @@ from conftest import PAPER_EXAMPLE, alibaba_trace
 
 
 def mropt(*args) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "mropt.cli.main", *map(str, args)], capture_output=True, text=True, timeout=120)
+    return subprocess.run(
+        [sys.executable, "-m", "mropt.cli.main", *map(str, args)], capture_output=True, text=True, timeout=120
+    )
 
 
 def one_line_error(result, *words):
@@ -29,7 +31,9 @@ def one_line_error(result, *words):
 
 
 def test_delay_bound_json():
-    r = mropt("locality", "delay-bound", "--locality", "0.95", "--tasks", "20", "--replicas", "3", "--nodes", "100", "--json")
+    r = mropt(
+        "locality", "delay-bound", "--locality", "0.95", "--tasks", "20", "--replicas", "3", "--nodes", "100", "--json"
+    )
     assert r.returncode == 0, r.stderr
     out = json.loads(r.stdout)
     assert round(out["min_delay"], 1) == 23.1
@@ -139,8 +143,12 @@ def test_import_alibaba_real_trace(tmp_path):
         assert verify_solution(inst, Solution.from_dict(json.loads(r.stdout))).ok
 
 
-NODES_BAD_INPUT = {"kind": "fairness", "schema_version": 1, "users": [{"id": "A", "demand": {"cpu": 1}, "task_inputs": [["n9"]]}],
-                   "nodes": [{"id": "n1", "capacity": {"cpu": 2}}]}
+NODES_BAD_INPUT = {
+    "kind": "fairness",
+    "schema_version": 1,
+    "users": [{"id": "A", "demand": {"cpu": 1}, "task_inputs": [["n9"]]}],
+    "nodes": [{"id": "n1", "capacity": {"cpu": 2}}],
+}
 
 
 @pytest.mark.parametrize(
@@ -148,7 +156,10 @@ NODES_BAD_INPUT = {"kind": "fairness", "schema_version": 1, "users": [{"id": "A"
     [
         ("{bad", ["not valid JSON"]),
         (json.dumps(NODES_BAD_INPUT), ["user 'A'", "'task_inputs[0]'", "'n9'"]),
-        (json.dumps({**PAPER_EXAMPLE, "users": [{"id": "A", "demand": {"cpu": 1}, "weight": -2}]}), ["user 'A'", "'weight'", "-2"]),
+        (
+            json.dumps({**PAPER_EXAMPLE, "users": [{"id": "A", "demand": {"cpu": 1}, "weight": -2}]}),
+            ["user 'A'", "'weight'", "-2"],
+        ),
         (json.dumps({**PAPER_EXAMPLE, "nodes": [{"id": "n1", "rack": "r1"}]}), ["node 'n1'", "'capacity'", "missing"]),
     ],
 )
@@ -179,8 +190,16 @@ def test_bad_arguments_exit_2_one_line(tmp_path, args, words):
 @pytest.mark.slow
 def test_listing_option_stops_at_first_task_that_does_not_fit(tmp_path):
     path = tmp_path / "f.json"
-    path.write_text(json.dumps({"kind": "fairness", "schema_version": 1, "resources": {"cpu": 4, "mem": 100},
-                                "users": [{"id": "A", "demand": {"cpu": 2, "mem": 1}, "weight": 4}, {"id": "C", "demand": {"mem": 10}}]}))
+    path.write_text(
+        json.dumps(
+            {
+                "kind": "fairness",
+                "schema_version": 1,
+                "resources": {"cpu": 4, "mem": 100},
+                "users": [{"id": "A", "demand": {"cpu": 2, "mem": 1}, "weight": 4}, {"id": "C", "demand": {"mem": 10}}],
+            }
+        )
+    )
     text = json.loads(mropt("solve", path, "--method", "drf", "--json").stdout)
     listing = json.loads(mropt("solve", path, "--method", "drf", "--param", "mode=listing", "--json").stdout)
     assert text["allocation"] == {"A": 2, "C": 9} and listing["allocation"] == {"A": 2, "C": 3}
@@ -189,8 +208,14 @@ def test_listing_option_stops_at_first_task_that_does_not_fit(tmp_path):
 @pytest.mark.slow
 def test_solve_with_nodes_reports_placement(tmp_path):
     path = tmp_path / "n.json"
-    data = {**PAPER_EXAMPLE, "resources": {"cpu": 9, "mem": 18},
-            "nodes": [{"id": "n1", "rack": "r1", "capacity": {"cpu": 5, "mem": 9}}, {"id": "n2", "rack": "r1", "capacity": {"cpu": 4, "mem": 9}}]}
+    data = {
+        **PAPER_EXAMPLE,
+        "resources": {"cpu": 9, "mem": 18},
+        "nodes": [
+            {"id": "n1", "rack": "r1", "capacity": {"cpu": 5, "mem": 9}},
+            {"id": "n2", "rack": "r1", "capacity": {"cpu": 4, "mem": 9}},
+        ],
+    }
     path.write_text(json.dumps(data))
     for rule in ("first-fit", "best-fit"):
         out = json.loads(mropt("solve", path, "--method", "drf", "--param", f"placement={rule}", "--json").stdout)

@@ -30,7 +30,10 @@ def brute_force_leximin(inst) -> list[Fraction]:
     ranges = [range(int(b) + 1) for b in inst.task_bound()]
     best = None
     for x in itertools.product(*ranges):
-        if all(sum(x[i] * q(inst.users[i].demand.get(r, 0)) for i in range(inst.n)) <= q(c) for r, c in inst.resources.items()):
+        if all(
+            sum(x[i] * q(inst.users[i].demand.get(r, 0)) for i in range(inst.n)) <= q(c)
+            for r, c in inst.resources.items()
+        ):
             vec = sorted(x[i] * dom[i] for i in range(inst.n))
             if best is None or vec > best:
                 best = vec
@@ -89,10 +92,14 @@ def test_continuous_drf_is_at_least_the_integer_optimum(inst):
 
 
 def test_envy_is_reported():
-    inst = instance_from_dict({
-        "kind": "fairness", "schema_version": 1, "resources": {"cpu": 10},
-        "users": [{"id": "A", "demand": {"cpu": 1}, "max_tasks": 2}, {"id": "B", "demand": {"cpu": 1}}],
-    })
+    inst = instance_from_dict(
+        {
+            "kind": "fairness",
+            "schema_version": 1,
+            "resources": {"cpu": 10},
+            "users": [{"id": "A", "demand": {"cpu": 1}, "max_tasks": 2}, {"id": "B", "demand": {"cpu": 1}}],
+        }
+    )
     sol = solve(inst, "drf-cpsat")
     assert sol.decision["allocation"] == {"A": 2, "B": 8}
     assert sol.details["envy"] == []  # A is at its cap: it wants no more
@@ -100,12 +107,18 @@ def test_envy_is_reported():
 
 def test_cpsat_with_rounded_shares_says_feasible_and_milp_is_exact():
     # Alibaba-like 9-decimal memory requests: CP-SAT puts the shares on a 1e5 grid
-    inst = instance_from_dict({
-        "kind": "fairness", "schema_version": 1, "resources": {"cpu": 8, "mem": 1},
-        "users": [{"id": "a", "demand": {"cpu": 0.5, "mem": 0.011981772}, "max_tasks": 30},
-                  {"id": "b", "demand": {"cpu": 1, "mem": 0.002754123}, "max_tasks": 30},
-                  {"id": "c", "demand": {"cpu": 0.5, "mem": 0.123456789}, "max_tasks": 30}],
-    })
+    inst = instance_from_dict(
+        {
+            "kind": "fairness",
+            "schema_version": 1,
+            "resources": {"cpu": 8, "mem": 1},
+            "users": [
+                {"id": "a", "demand": {"cpu": 0.5, "mem": 0.011981772}, "max_tasks": 30},
+                {"id": "b", "demand": {"cpu": 1, "mem": 0.002754123}, "max_tasks": 30},
+                {"id": "c", "demand": {"cpu": 0.5, "mem": 0.123456789}, "max_tasks": 30},
+            ],
+        }
+    )
     cpsat = solve(inst, "drf-cpsat", time_limit=20)
     milp = solve(inst, "drf-milp", time_limit=20)
     assert cpsat.status == "feasible" and cpsat.details["scaling"] == "rounded"

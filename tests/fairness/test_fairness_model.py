@@ -36,9 +36,13 @@ def test_unknown_fields_are_kept():
 
 def test_nodes_give_the_totals_and_must_agree():
     data = {
-        "kind": "fairness", "schema_version": 1,
+        "kind": "fairness",
+        "schema_version": 1,
         "users": [{"id": "A", "demand": {"cpu": 1}, "task_inputs": [["n1"], ["n2", "n1"]]}],
-        "nodes": [{"id": "n1", "rack": "r1", "capacity": {"cpu": 2, "mem": 4}}, {"id": "n2", "capacity": {"cpu": 3, "mem": 4}}],
+        "nodes": [
+            {"id": "n1", "rack": "r1", "capacity": {"cpu": 2, "mem": 4}},
+            {"id": "n2", "capacity": {"cpu": 3, "mem": 4}},
+        ],
     }
     inst = instance_from_dict(data)
     assert dict(inst.resources) == {"cpu": 5, "mem": 8}
@@ -84,7 +88,8 @@ def test_bad_fields_name_user_or_node_field_and_value(mutate, words):
 
 def test_unknown_node_in_task_inputs():
     data = {
-        "kind": "fairness", "schema_version": 1,
+        "kind": "fairness",
+        "schema_version": 1,
         "users": [{"id": "A", "demand": {"cpu": 1}, "task_inputs": [["n9"]]}],
         "nodes": [{"id": "n1", "capacity": {"cpu": 2}}],
     }

@@ -64,10 +64,17 @@ def two_users(weight: float, b_demand: float) -> FairnessInstance:
     whose sum is larger; with weights of 1e7 the weighted shares differ by 2e-8, less
     than the absolute 1e-7 that fixed a level and than CBC's absolute tolerances.
     """
-    return instance_from_dict({
-        "kind": "fairness", "schema_version": 1, "resources": {"cpu": 3},
-        "users": [{"id": "A", "demand": {"cpu": 1}, "weight": weight}, {"id": "B", "demand": {"cpu": b_demand}, "weight": weight}],
-    })
+    return instance_from_dict(
+        {
+            "kind": "fairness",
+            "schema_version": 1,
+            "resources": {"cpu": 3},
+            "users": [
+                {"id": "A", "demand": {"cpu": 1}, "weight": weight},
+                {"id": "B", "demand": {"cpu": b_demand}, "weight": weight},
+            ],
+        }
+    )
 
 
 @pytest.mark.parametrize("weight", [1, 1e7, 1e9, 1e-8])
@@ -100,18 +107,29 @@ def test_regression_milp_near_tie_of_3e_8(weight):
 def test_regression_milp_level_fixed_without_slack_lost_a_task():
     # found by the property test: with S_2* fixed exactly, PuLP's 13 written digits put it
     # just out of reach and CBC placed one task of u2, not two, claiming optimal
-    inst = instance_from_dict({
-        "kind": "fairness", "schema_version": 1, "resources": {"cpu": 13, "mem": 11},
-        "users": [{"id": "u0", "demand": {"cpu": 0, "mem": 1}, "max_tasks": 2},
-                  {"id": "u1", "demand": {"cpu": 1, "mem": 0}, "max_tasks": 0},
-                  {"id": "u2", "demand": {"cpu": 4, "mem": 1}, "max_tasks": 2}],
-        "nodes": [{"id": "n0", "rack": "r0", "capacity": {"cpu": 4, "mem": 3}},
-                  {"id": "n1", "rack": "r1", "capacity": {"cpu": 1, "mem": 7}},
-                  {"id": "n2", "rack": "r0", "capacity": {"cpu": 8, "mem": 1}}],
-    })
+    inst = instance_from_dict(
+        {
+            "kind": "fairness",
+            "schema_version": 1,
+            "resources": {"cpu": 13, "mem": 11},
+            "users": [
+                {"id": "u0", "demand": {"cpu": 0, "mem": 1}, "max_tasks": 2},
+                {"id": "u1", "demand": {"cpu": 1, "mem": 0}, "max_tasks": 0},
+                {"id": "u2", "demand": {"cpu": 4, "mem": 1}, "max_tasks": 2},
+            ],
+            "nodes": [
+                {"id": "n0", "rack": "r0", "capacity": {"cpu": 4, "mem": 3}},
+                {"id": "n1", "rack": "r1", "capacity": {"cpu": 1, "mem": 7}},
+                {"id": "n2", "rack": "r0", "capacity": {"cpu": 8, "mem": 1}},
+            ],
+        }
+    )
     for method in ("drf-milp", "drf-cpsat"):
         sol = solve(inst, method, time_limit=20)
-        assert sol.status == "optimal" and sol.decision["allocation"] == {"u0": 2, "u1": 0, "u2": 2}, (method, sol.decision)
+        assert sol.status == "optimal" and sol.decision["allocation"] == {"u0": 2, "u1": 0, "u2": 2}, (
+            method,
+            sol.decision,
+        )
         assert mropt.verify(inst, sol).ok
 
 
@@ -140,8 +158,18 @@ def test_nodes_must_sum_to_the_resources_relatively():
     node = {"id": "n0", "capacity": {"cpu": 5e-10}}
     user = {"id": "A", "demand": {"cpu": 1e-10}}
     with pytest.raises(mropt.InputError):  # 1e-10 against 5e-10: an absolute 1e-9 let it pass
-        instance_from_dict({"kind": "fairness", "schema_version": 1, "resources": {"cpu": 1e-10}, "users": [user], "nodes": [node]})
-    inst = instance_from_dict({"kind": "fairness", "schema_version": 1, "resources": {"cpu": 5e-10 * (1 + 1e-12)}, "users": [user], "nodes": [node]})
+        instance_from_dict(
+            {"kind": "fairness", "schema_version": 1, "resources": {"cpu": 1e-10}, "users": [user], "nodes": [node]}
+        )
+    inst = instance_from_dict(
+        {
+            "kind": "fairness",
+            "schema_version": 1,
+            "resources": {"cpu": 5e-10 * (1 + 1e-12)},
+            "users": [user],
+            "nodes": [node],
+        }
+    )
     assert solve(inst, "drf").decision["allocation"] == {"A": 5}
 
 
@@ -232,9 +260,13 @@ def _over_capacity(inst: FairnessInstance, sol):
             if k is not None:
                 nodes = per_node.copy()
                 nodes[i, k] += 1
-                node_over = any(sum(q(nodes[u, k]) * d[u][j] for u in range(inst.n)) > ncap[k][j] * limit for j in range(m))
+                node_over = any(
+                    sum(q(nodes[u, k]) * d[u][j] for u in range(inst.n)) > ncap[k][j] * limit for j in range(m)
+                )
             if over or node_over:
-                return allocation_solution(inst, more, method=sol.method, status=sol.status, solver=sol.solver, per_node=nodes)
+                return allocation_solution(
+                    inst, more, method=sol.method, status=sol.status, solver=sol.solver, per_node=nodes
+                )
     return None
 
 
@@ -246,14 +278,28 @@ def check_verify(inst: FairnessInstance, sol) -> None:
     share_user = max(dec["dominant_shares"], key=lambda u: dec["dominant_shares"][u])
     if dec["dominant_shares"][share_user] > 0:
         for f in (1 + TAMPER, 1 - TAMPER):
-            bad = replace(sol, decision={**dec, "dominant_shares": {**dec["dominant_shares"], share_user: dec["dominant_shares"][share_user] * f}})
+            bad = replace(
+                sol,
+                decision={
+                    **dec,
+                    "dominant_shares": {**dec["dominant_shares"], share_user: dec["dominant_shares"][share_user] * f},
+                },
+            )
             assert any("dominant share" in p for p in mropt.verify(inst, bad).problems), sol.method
     res = max(dec["utilisation"], key=lambda r: dec["utilisation"][r])
     if dec["utilisation"][res] > 0:
-        bad = replace(sol, decision={**dec, "utilisation": {**dec["utilisation"], res: dec["utilisation"][res] * (1 + TAMPER)}})
+        bad = replace(
+            sol, decision={**dec, "utilisation": {**dec["utilisation"], res: dec["utilisation"][res] * (1 + TAMPER)}}
+        )
         assert any("utilisation" in p for p in mropt.verify(inst, bad).problems), sol.method
     top = max(sol.details["sorted_weighted_shares"])
-    wrong = [sol.objective * f for f in (1 + TAMPER, 1 - TAMPER)] if sol.objective > 0 else [TAMPER * top] if top > 0 else []
+    wrong = (
+        [sol.objective * f for f in (1 + TAMPER, 1 - TAMPER)]
+        if sol.objective > 0
+        else [TAMPER * top]
+        if top > 0
+        else []
+    )
     for claim in wrong:  # a claimed 0 is checked exactly, whatever the units
         assert any("objective" in p for p in mropt.verify(inst, replace(sol, objective=claim)).problems), sol.method
     bad = _over_capacity(inst, sol)
@@ -297,7 +343,9 @@ def test_same_answer_in_any_units(case):
             continue
         assert same_value(a.objective, b.objective * 10.0**k), (method, a.objective, b.objective)
         if method == "drf-lp":  # the continuous leximin allocation is unique; CBC prints 8 digits
-            assert all(math.isclose(x, y, rel_tol=1e-6, abs_tol=1e-6) for x, y in zip(_tasks(inst, a), _tasks(inst, b))), (a.decision, b.decision)
+            assert all(
+                math.isclose(x, y, rel_tol=1e-6, abs_tol=1e-6) for x, y in zip(_tasks(inst, a), _tasks(inst, b))
+            ), (a.decision, b.decision)
             continue
         assert a.status == "optimal", (method, a.details)
         assert _sorted_exact(inst, a) == _sorted_exact(inst, b) == best, method

@@ -33,7 +33,9 @@ def test_waiting_users_are_scheduled_first():
 
 
 def test_counts_fix_tasks_per_user():
-    rnd = SchedulingRound(slots={"a1": 2, "b1": 2}, rack=RACK, tasks=tuple(("u", k, ("a1",)) for k in range(3)) + (("w", 0, ("b1",)),))
+    rnd = SchedulingRound(
+        slots={"a1": 2, "b1": 2}, rack=RACK, tasks=tuple(("u", k, ("a1",)) for k in range(3)) + (("w", 0, ("b1",)),)
+    )
     best = min_cost_placement(rnd, counts={"u": 3, "w": 0})
     assert Counter(k[0] for k in best["assignment"]) == {"u": 3}
     assert best["levels"] == {"node": 2, "rack": 0, "any": 1}
@@ -49,7 +51,9 @@ def test_infinite_delay_launches_only_local_tasks():
 @settings(max_examples=12, deadline=None)
 @given(seed=st.integers(0, 1000), slots=st.integers(1, 3), e1=st.integers(0, 4), extra=st.integers(0, 6))
 def test_flow_is_the_locality_optimum_of_every_policy(seed, slots, e1, extra):
-    inst = generate_fairness(seed, users=5, nodes=12, rack_size=4, with_nodes=True, replicas=2, tasks_min=2, tasks_max=8)
+    inst = generate_fairness(
+        seed, users=5, nodes=12, rack_size=4, with_nodes=True, replicas=2, tasks_min=2, tasks_max=8
+    )
     rnd = round_from_instance(inst, slots_per_node=slots)
     for row in compare_round(rnd, E1=e1, E2=e1 + extra, D=e1 + extra, seed=seed, instance=inst):
         assert row["optimum_same_counts"] <= row["cost"]

@@ -24,6 +24,7 @@ def test_a_run_stopped_after_level_1_reports_level_1_as_its_bound(seed):
     optimum = solve(inst, "drf-cpsat").objective
     assert stopped.bound == pytest.approx(optimum, rel=1e-7) and stopped.bound >= stopped.objective
     assert verify_solution(inst, stopped).ok
-    nothing = _solution(inst, "drf-milp", "time_limit", values, {**info, "cumulative_sums": []},
-                        {"name": "CBC", "version": ""})
+    nothing = _solution(
+        inst, "drf-milp", "time_limit", values, {**info, "cumulative_sums": []}, {"name": "CBC", "version": ""}
+    )
     assert nothing.bound is None

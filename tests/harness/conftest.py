@@ -10,13 +10,35 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
-COMPARE = ["run_key", "instance_hash", "instance_id", "method", "profile", "seed", "status", "objective",
-           "bound", "verified", "accepted", "on_time", "gap", "reference", "reference_tag", "error"]
+COMPARE = [
+    "run_key",
+    "instance_hash",
+    "instance_id",
+    "method",
+    "profile",
+    "seed",
+    "status",
+    "objective",
+    "bound",
+    "verified",
+    "accepted",
+    "on_time",
+    "gap",
+    "reference",
+    "reference_tag",
+    "error",
+]
 
 
 def mropt(*args: str, **kw) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "mropt.cli.main", *args], cwd=ROOT, capture_output=True,
-                          text=True, timeout=kw.pop("timeout", 120), **kw)
+    return subprocess.run(
+        [sys.executable, "-m", "mropt.cli.main", *args],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=kw.pop("timeout", 120),
+        **kw,
+    )
 
 
 @pytest.fixture

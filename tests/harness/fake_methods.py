@@ -50,7 +50,11 @@ def crashes(instance, *, time_limit=None, seed=0):
     return _empty("test-crash")
 
 
-@_register("test-spin", "burn CPU for `work` seconds, then accept nothing", params={"work": Param(float, 0.2, "seconds of CPU", minimum=0)})
+@_register(
+    "test-spin",
+    "burn CPU for `work` seconds, then accept nothing",
+    params={"work": Param(float, 0.2, "seconds of CPU", minimum=0)},
+)
 def spins(instance, *, time_limit=None, seed=0, work=0.2):
     end = time.process_time() + float(work)
     x = 0
@@ -59,7 +63,11 @@ def spins(instance, *, time_limit=None, seed=0, work=0.2):
     return _empty("test-spin")
 
 
-@_register("test-slow", "edf-greedy after a pause of `delay` seconds", params={"delay": Param(float, 0.3, "seconds", minimum=0)})
+@_register(
+    "test-slow",
+    "edf-greedy after a pause of `delay` seconds",
+    params={"delay": Param(float, 0.3, "seconds", minimum=0)},
+)
 def slow(instance, *, time_limit=None, seed=0, delay=0.3):
     from mropt.admission.baselines import edf_greedy
 
@@ -83,5 +91,6 @@ def sigterm_self(instance, *, time_limit=None, seed=0):
 
 @_register("test-unverified", "claim an objective that verify rejects")
 def unverified(instance, *, time_limit=None, seed=0):
-    return Solution(method="test-unverified", status="feasible", objective=1e9, accepted=(), sequence=(),
-                    solver=mropt_solver())
+    return Solution(
+        method="test-unverified", status="feasible", objective=1e9, accepted=(), sequence=(), solver=mropt_solver()
+    )

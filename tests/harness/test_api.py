@@ -29,8 +29,10 @@ def test_unknown_names_are_attribute_errors():
 
 @pytest.mark.slow
 def test_a_study_from_python(write_experiment, tmp_path):
-    path = write_experiment('name = "py"\nmethods = ["edf-greedy", "ideal"]\n[[instances]]\ngenerator = "admission"\n'
-                            'seeds = [1, 2]\nparams = {jobs = 6}\n')
+    path = write_experiment(
+        'name = "py"\nmethods = ["edf-greedy", "ideal"]\n[[instances]]\ngenerator = "admission"\n'
+        "seeds = [1, 2]\nparams = {jobs = 6}\n"
+    )
     summary = mropt.run_study(path, tmp_path / "res")  # a path is loaded
     assert (summary.total, summary.ran, summary.failures) == (4, 4, 0)
     assert mropt.run_study(mropt.load_experiment(path), tmp_path / "res").skipped == 4  # resumed

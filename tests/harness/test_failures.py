@@ -54,15 +54,56 @@ def cli(*argv: str) -> tuple[int, str, str]:
 
 # -- tables -------------------------------------------------------------------------------------
 def test_tables_count_every_failure_and_say_what_means_are_over():
-    rows = pd.DataFrame([
-        {"method": "m", "instance_group": "g", "status": "feasible", "objective": 1.0, "gap": 0.0, "verified": True},
-        {"method": "m", "instance_group": "g", "status": "error", "objective": None, "gap": None, "verified": None},
-        {"method": "m", "instance_group": "g", "status": "time_limit", "objective": None, "gap": None, "verified": None},
-        {"method": "m", "instance_group": "g", "status": "time_limit", "objective": 2.0, "gap": 0.5, "verified": True},
-        {"method": "m", "instance_group": "g", "status": "feasible", "objective": 9.0, "gap": None, "verified": False},
-    ]).assign(kind="admission", wall_time=1.0, exact=True, jobs=6, profile=None, method_name="m", seed=0,
-              reference=1.0, reference_tag="optimal", gap_to_bound=None, time_limit=10.0,
-              instance_hash=[f"h{k}" for k in range(5)])
+    rows = pd.DataFrame(
+        [
+            {
+                "method": "m",
+                "instance_group": "g",
+                "status": "feasible",
+                "objective": 1.0,
+                "gap": 0.0,
+                "verified": True,
+            },
+            {"method": "m", "instance_group": "g", "status": "error", "objective": None, "gap": None, "verified": None},
+            {
+                "method": "m",
+                "instance_group": "g",
+                "status": "time_limit",
+                "objective": None,
+                "gap": None,
+                "verified": None,
+            },
+            {
+                "method": "m",
+                "instance_group": "g",
+                "status": "time_limit",
+                "objective": 2.0,
+                "gap": 0.5,
+                "verified": True,
+            },
+            {
+                "method": "m",
+                "instance_group": "g",
+                "status": "feasible",
+                "objective": 9.0,
+                "gap": None,
+                "verified": False,
+            },
+        ]
+    ).assign(
+        kind="admission",
+        wall_time=1.0,
+        exact=True,
+        jobs=6,
+        profile=None,
+        method_name="m",
+        seed=0,
+        reference=1.0,
+        reference_tag="optimal",
+        gap_to_bound=None,
+        time_limit=10.0,
+        instance_hash=[f"h{k}" for k in range(5)],
+    )
     rows["verified"] = rows["verified"].astype("boolean")
     t = gap_table(rows).frame.iloc[0]
     assert (t["runs"], t["gap runs"], t["failed"]) == (5, 2, 3)
@@ -78,8 +119,16 @@ def test_failures_are_listed_with_reasons_strict_exits_1_and_retry_reruns_them(w
     done = mropt("gap", str(exp), "--out", str(out), "-j", "2", "--no-progress")
     assert done.returncode == 0, done.stderr
     assert "4 failed)" in done.stdout and "\n4 failed:\n" in done.stdout
-    for reason in ("test-raise on amb-n8", "boom from test-raise", "test-crash on", "killed by signal SIGKILL",
-                   "test-sleep on", "time_limit: killed after", "test-unverified on", "verify: objective"):
+    for reason in (
+        "test-raise on amb-n8",
+        "boom from test-raise",
+        "test-crash on",
+        "killed by signal SIGKILL",
+        "test-sleep on",
+        "time_limit: killed after",
+        "test-unverified on",
+        "verify: objective",
+    ):
         assert reason in done.stdout, reason
     df = results_frame(out).set_index("method")
     assert pd.isna(df.loc["test-unverified", "gap"])  # a rejected answer has no gap
@@ -111,9 +160,14 @@ def test_stopping_the_study_stores_no_run_in_flight_and_resume_finishes(write_ex
     many runs are stored, and the runs in flight (killed) are not stored as errors."""
     exp = write_experiment(ONE.format(name="stop", limit=30, methods='["edf-greedy", "test-sleep"]'))
     out = tmp_path / "out"
-    proc = subprocess.Popen([sys.executable, "-m", "mropt.cli.main", "gap", str(exp), "--out", str(out), "-j", "2",
-                             "--no-progress"], cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                            start_new_session=True)
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "mropt.cli.main", "gap", str(exp), "--out", str(out), "-j", "2", "--no-progress"],
+        cwd=ROOT,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        start_new_session=True,
+    )
     deadline = time.monotonic() + 60
     while time.monotonic() < deadline and len(list((out / "runs").glob("*.parquet"))) < 2:
         time.sleep(0.05)
@@ -149,28 +203,37 @@ def test_check_refuses_a_method_of_another_kind(write_experiment, tmp_path):
     assert code == 2 and not (tmp_path / "never").exists()
 
 
-@pytest.mark.parametrize("params, words", [
-    ("{beam = -1}", "'beam' must be an integer >= 0, got -1"),
-    ("{beam = 2.5}", "'beam' must be an integer >= 0, got 2.5"),
-    ("{time_limit = 3}", "'methods[0].params.time_limit' is not a parameter of 'amb'"),
-])
+@pytest.mark.parametrize(
+    "params, words",
+    [
+        ("{beam = -1}", "'beam' must be an integer >= 0, got -1"),
+        ("{beam = 2.5}", "'beam' must be an integer >= 0, got 2.5"),
+        ("{time_limit = 3}", "'methods[0].params.time_limit' is not a parameter of 'amb'"),
+    ],
+)
 def test_check_refuses_bad_parameter_values(write_experiment, params, words):
-    exp = write_experiment(f'methods = [{{name = "amb", params = {params}}}]\n[[instances]]\ngenerator = "admission"\n'
-                           'seeds = [1]\n')
+    exp = write_experiment(
+        f'methods = [{{name = "amb", params = {params}}}]\n[[instances]]\ngenerator = "admission"\nseeds = [1]\n'
+    )
     code, out, err = cli("gap", str(exp), "--check")
     assert code == 2 and out == "" and err.count("\n") == 1 and words in err
 
 
 def test_check_prints_the_worst_case_wall_time(write_experiment, tmp_path):
-    exp = write_experiment('time_limit = 10\nkill_grace = 5\nmethods = ["edf-greedy", "amb"]\n'
-                           '[[instances]]\ngenerator = "admission"\nseeds = [1, 2]\nparams = {jobs = 4}\n')
+    exp = write_experiment(
+        'time_limit = 10\nkill_grace = 5\nmethods = ["edf-greedy", "amb"]\n'
+        '[[instances]]\ngenerator = "admission"\nseeds = [1, 2]\nparams = {jobs = 4}\n'
+    )
     code, out, _ = cli("gap", str(exp), "--check", "-j", "2")
     assert code == 0 and "4 runs" in out and "worst-case wall time 30.0 s" in out and "2 workers" in out
     code, out, _ = cli("gap", str(exp), "--check", "-j", "1")
     assert "worst-case wall time 60 s (1 min)" in out
     # one run cannot take less than its own limit plus grace, however many workers
-    exp = write_experiment('time_limit = 10\nkill_grace = 5\nmethods = ["edf-greedy"]\n'
-                           '[[instances]]\ngenerator = "admission"\nseeds = [1]\nparams = {jobs = 4}\n', "one.toml")
+    exp = write_experiment(
+        'time_limit = 10\nkill_grace = 5\nmethods = ["edf-greedy"]\n'
+        '[[instances]]\ngenerator = "admission"\nseeds = [1]\nparams = {jobs = 4}\n',
+        "one.toml",
+    )
     code, out, _ = cli("gap", str(exp), "--check", "-j", "8")
     assert code == 0 and "worst-case wall time 15.0 s" in out
 

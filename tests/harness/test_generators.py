@@ -45,8 +45,15 @@ def test_fairness_block_expands_to_the_generators_instances(write_experiment):
     assert [e.group for e in entries] == ["users=3", "users=3", "users=5", "users=5"]
     same = generate_fairness(2, users=5, with_nodes=True, tasks_max=6, nodes=3, node_cpu=16.0)
     assert entries[3].instance.content_hash() == same.content_hash()
-    assert dict(entries[3].params) == {"jobs": 5, "with_nodes": True, "tasks_max": 6, "nodes": 3, "node_cpu": 16.0,
-                                       "users": 5, "seed": 2}
+    assert dict(entries[3].params) == {
+        "jobs": 5,
+        "with_nodes": True,
+        "tasks_max": 6,
+        "nodes": 3,
+        "node_cpu": 16.0,
+        "users": 5,
+        "seed": 2,
+    }
 
 
 def test_priority_block_takes_lists_and_sweeps(write_experiment):
@@ -57,20 +64,36 @@ def test_priority_block_takes_lists_and_sweeps(write_experiment):
     assert entries[2].params["jobs"] == 2  # two priorities
 
 
-@pytest.mark.parametrize("body, key, rule", [
-    ('generator = "fairness"\nparams = {users = "x"}', "instances[0].params.users", "must be an integer, got 'x'"),
-    ('generator = "fairness"\nparams = {with_nodes = 1}', "instances[0].params.with_nodes", "must be true or false"),
-    ('generator = "fairness"\nparams = {users = 0}', "instances[0]", "parameter 'users' must be >= 1, got 0"),
-    ('generator = "fairness"\nsweep = {users = [3, 0]}', "instances[0]' (users=0)", "'users' must be >= 1"),
-    ('generator = "fairness"\nparams = {cores = 4}', "instances[0].params.cores", "is not a generator parameter"),
-    ('generator = "priority"\nparams = {deadlines = ["a"]}', "instances[0].params.deadlines",
-     "must be a list of numbers"),
-    ('generator = "priority"\nparams = {pattern_mix = {simple = 1, loop = 1}}', "instances[0]",
-     "unknown pattern 'loop'"),
-    ('generator = "priority"\nsweep = {jitter = [0.1, 1.5]}', "instances[0]' (jitter=1.5)", "must be in [0, 1)"),
-    ('generator = "admission"\nparams = {job_types = {x = 1}}', "instances[0].params.job_types",
-     "cannot be set from an experiment file"),
-])
+@pytest.mark.parametrize(
+    "body, key, rule",
+    [
+        ('generator = "fairness"\nparams = {users = "x"}', "instances[0].params.users", "must be an integer, got 'x'"),
+        (
+            'generator = "fairness"\nparams = {with_nodes = 1}',
+            "instances[0].params.with_nodes",
+            "must be true or false",
+        ),
+        ('generator = "fairness"\nparams = {users = 0}', "instances[0]", "parameter 'users' must be >= 1, got 0"),
+        ('generator = "fairness"\nsweep = {users = [3, 0]}', "instances[0]' (users=0)", "'users' must be >= 1"),
+        ('generator = "fairness"\nparams = {cores = 4}', "instances[0].params.cores", "is not a generator parameter"),
+        (
+            'generator = "priority"\nparams = {deadlines = ["a"]}',
+            "instances[0].params.deadlines",
+            "must be a list of numbers",
+        ),
+        (
+            'generator = "priority"\nparams = {pattern_mix = {simple = 1, loop = 1}}',
+            "instances[0]",
+            "unknown pattern 'loop'",
+        ),
+        ('generator = "priority"\nsweep = {jitter = [0.1, 1.5]}', "instances[0]' (jitter=1.5)", "must be in [0, 1)"),
+        (
+            'generator = "admission"\nparams = {job_types = {x = 1}}',
+            "instances[0].params.job_types",
+            "cannot be set from an experiment file",
+        ),
+    ],
+)
 def test_generator_values_are_checked_before_anything_runs(write_experiment, body, key, rule):
     path = write_experiment(f'methods = ["drf"]\n[[instances]]\nseeds = [1]\n{body}\n')
     with pytest.raises(InputError) as err:

@@ -49,11 +49,14 @@ def experiment(folder: Path, name: str, imports: bool) -> Path:
     for shadow in SHADOWS:
         (folder / f"{shadow}.py").write_text(MARKER)
     (folder / f"{name}.py").write_text(plugin(name))
-    head = f'imports = ["{name}"]\nmethods = ["edf-greedy", "{name}-empty"]\n' if imports \
-        else 'methods = ["edf-greedy"]\n'
+    head = (
+        f'imports = ["{name}"]\nmethods = ["edf-greedy", "{name}-empty"]\n' if imports else 'methods = ["edf-greedy"]\n'
+    )
     path = folder / "exp.toml"
-    path.write_text(f'name = "{name}"\ntime_limit = 20\n{head}'
-                    '[[instances]]\ngenerator = "admission"\nseeds = [1]\nparams = {jobs = 4}\n')
+    path.write_text(
+        f'name = "{name}"\ntime_limit = 20\n{head}'
+        '[[instances]]\ngenerator = "admission"\nseeds = [1]\nparams = {jobs = 4}\n'
+    )
     return path
 
 
@@ -118,8 +121,14 @@ def test_gap_runs_only_the_named_imports(tmp_path, imports):
     name = f"plug{uuid.uuid4().hex[:8]}"
     exp = experiment(tmp_path / "exp", name, imports=imports)
     env = {"PYTHONPATH": str(ROOT), "PATH": "/usr/bin:/bin", "HOME": str(tmp_path)}
-    done = subprocess.run([sys.executable, "-P", "-m", "mropt.cli.main", "gap", str(exp), "--out", str(tmp_path / "out"),
-                           "-j", "1"], cwd=exp.parent, capture_output=True, text=True, timeout=300, env=env)
+    done = subprocess.run(
+        [sys.executable, "-P", "-m", "mropt.cli.main", "gap", str(exp), "--out", str(tmp_path / "out"), "-j", "1"],
+        cwd=exp.parent,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        env=env,
+    )
     assert done.returncode == 0, done.stderr
     for shadow in SHADOWS:
         assert ran(exp.parent, shadow) == [], shadow
@@ -133,8 +142,10 @@ def test_gap_runs_only_the_named_imports(tmp_path, imports):
 def test_a_worker_that_cannot_start_is_not_stored(tmp_path, monkeypatch):
     """Before: the run was stored as finished with status error ("harness: ...")."""
     exp_path = tmp_path / "exp.toml"
-    exp_path.write_text('name = "nostart"\nmethods = ["edf-greedy", "ideal"]\n'
-                        '[[instances]]\ngenerator = "admission"\nseeds = [1, 2]\nparams = {jobs = 4}\n')
+    exp_path.write_text(
+        'name = "nostart"\nmethods = ["edf-greedy", "ideal"]\n'
+        '[[instances]]\ngenerator = "admission"\nseeds = [1, 2]\nparams = {jobs = 4}\n'
+    )
     exp = load_experiment(exp_path)
     monkeypatch.setattr(worker, "_BOOT", "import sys; sys.exit(7)")
     summary = run_study(exp, tmp_path / "out", workers=2, progress=False)

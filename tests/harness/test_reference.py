@@ -29,10 +29,30 @@ def fresh_warnings():
     reference._WARNED.clear()
 
 
-def row(method: str, objective: float | None, *, status: str = "feasible", kind: str = "admission",
-        exact: bool = False, bound: float | None = None, digest: str = H, **kw) -> dict:
-    return {"instance_hash": digest, "instance_id": "inst", "kind": kind, "method": method, "method_name": method,
-            "status": status, "objective": objective, "bound": bound, "verified": True, "exact": exact, **kw}
+def row(
+    method: str,
+    objective: float | None,
+    *,
+    status: str = "feasible",
+    kind: str = "admission",
+    exact: bool = False,
+    bound: float | None = None,
+    digest: str = H,
+    **kw,
+) -> dict:
+    return {
+        "instance_hash": digest,
+        "instance_id": "inst",
+        "kind": kind,
+        "method": method,
+        "method_name": method,
+        "status": status,
+        "objective": objective,
+        "bound": bound,
+        "verified": True,
+        "exact": exact,
+        **kw,
+    }
 
 
 # -- sense --------------------------------------------------------------------------------------
@@ -178,17 +198,23 @@ def test_an_instance_name_cannot_inject_a_line(tmp_path):
 
 def test_malformed_lines_are_skipped_with_a_warning_never_fatal(tmp_path, capsys):
     path = tmp_path / "reference.solu"
-    path.write_text("\n".join([
-        f"=opt=  {H}  10  good",
-        "garbage line here",
-        f"=opt=  {G}  nan  not-a-number",
-        f"=opt=  {G}  inf",
-        f"=bound= {G}",
-        "=sense= sideways",
-        f"=opt=  {G}  5  under-a-bad-sense",
-        "=sense= max",
-        f"=best= {G}  7  fine-again",
-    ]) + "\n", encoding="utf-8")
+    path.write_text(
+        "\n".join(
+            [
+                f"=opt=  {H}  10  good",
+                "garbage line here",
+                f"=opt=  {G}  nan  not-a-number",
+                f"=opt=  {G}  inf",
+                f"=bound= {G}",
+                "=sense= sideways",
+                f"=opt=  {G}  5  under-a-bad-sense",
+                "=sense= max",
+                f"=best= {G}  7  fine-again",
+            ]
+        )
+        + "\n",
+        encoding="utf-8",
+    )
     ref = Reference.load(path)
     err = capsys.readouterr().err
     assert err.count("mropt: warning:") == 6 and "line 2" in err and "line 7" in err
@@ -202,8 +228,11 @@ def test_results_and_report_survive_a_broken_reference_file(tmp_path, write_expe
     from mropt.harness.report import write_report
     from mropt.harness.runner import run_study
 
-    exp = load_experiment(write_experiment('methods = ["edf-greedy"]\n[[instances]]\ngenerator = "admission"\n'
-                                           'seeds = [1]\nparams = {jobs = 6}\n'))
+    exp = load_experiment(
+        write_experiment(
+            'methods = ["edf-greedy"]\n[[instances]]\ngenerator = "admission"\nseeds = [1]\nparams = {jobs = 6}\n'
+        )
+    )
     out = tmp_path / "res"
     run_study(exp, out, progress=False)
     with open(out / "reference.solu", "a", encoding="utf-8") as f:

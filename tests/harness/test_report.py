@@ -50,10 +50,28 @@ def test_report_writes_tables_plots_and_html(write_experiment, tmp_path):
     assert done.returncode == 0, done.stderr
     assert "edf-greedy" in done.stdout and "mean gap %" in done.stdout
     out = tmp_path / "res" / "report"
-    for name in ("report.md", "report.html", "gaps.csv", "methods.csv", "amb_figures.csv", "time_to_optimality.csv",
-                 "gap_distribution.png", "gap_distribution.pdf", "amb_figures.png", "amb_figures.pdf",
-                 "kinds.csv", "instances.csv", "win_tie_loss.csv", "bounds.csv", "provenance.csv",
-                 "methods.tex", "gaps.tex", "amb_figures.tex", "kinds.tex", "instances.tex"):
+    for name in (
+        "report.md",
+        "report.html",
+        "gaps.csv",
+        "methods.csv",
+        "amb_figures.csv",
+        "time_to_optimality.csv",
+        "gap_distribution.png",
+        "gap_distribution.pdf",
+        "amb_figures.png",
+        "amb_figures.pdf",
+        "kinds.csv",
+        "instances.csv",
+        "win_tie_loss.csv",
+        "bounds.csv",
+        "provenance.csv",
+        "methods.tex",
+        "gaps.tex",
+        "amb_figures.tex",
+        "kinds.tex",
+        "instances.tex",
+    ):
         assert (out / name).stat().st_size > 0, name
     page = (out / "report.html").read_text()
     assert page.count("data:image/png;base64,") >= 2 and "<table" in page and 'src="http' not in page
@@ -72,8 +90,9 @@ def test_rows_carry_kind_and_metrics_and_old_stores_get_their_kind(write_experim
 
     import pyarrow.parquet as pq
 
-    exp = load_experiment(write_experiment(STUDY.replace('methods = ["edf-greedy", "test-trivial"]',
-                                                         'methods = ["edf-greedy"]')))
+    exp = load_experiment(
+        write_experiment(STUDY.replace('methods = ["edf-greedy", "test-trivial"]', 'methods = ["edf-greedy"]'))
+    )
     run_study(exp, tmp_path / "res", workers=1, progress=False)
     df = results_frame(tmp_path / "res")
     assert set(df["kind"]) == {"admission"}
@@ -98,12 +117,24 @@ def test_html_report_renders_in_a_headless_browser(tmp_path):
     write_store(tmp_path / "res", store_rows())
     write_report(tmp_path / "res", tmp_path / "rep", resamples=200)
     shot = tmp_path / "page.png"
-    args = ["chromium", "--headless", f"--screenshot={shot}", "--window-size=1200,2000", "--disable-gpu",
-            "--hide-scrollbars", f"--user-data-dir={tmp_path / 'profile'}"]
+    args = [
+        "chromium",
+        "--headless",
+        f"--screenshot={shot}",
+        "--window-size=1200,2000",
+        "--disable-gpu",
+        "--hide-scrollbars",
+        f"--user-data-dir={tmp_path / 'profile'}",
+    ]
     if hasattr(os, "geteuid") and os.geteuid() == 0:
         args.append("--no-sandbox")  # Chromium refuses to run as root inside its sandbox
-    done = subprocess.run([*args, (tmp_path / "rep" / "report.html").resolve().as_uri()], check=False, capture_output=True,
-                          text=True, timeout=120)
+    done = subprocess.run(
+        [*args, (tmp_path / "rep" / "report.html").resolve().as_uri()],
+        check=False,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert done.returncode == 0 and shot.is_file(), done.stderr[-2000:]
     pixels = imread(shot)[..., :3]
     assert pixels.shape[:2] == (2000, 1200)

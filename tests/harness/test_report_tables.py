@@ -17,18 +17,54 @@ from mropt.harness import report, stats
 from mropt.harness.store import COLUMNS, Store
 
 
-def run(instance: str, method: str, objective: float | None, *, gap: float | None = None, status: str = "feasible",
-        exact: bool = False, seed: int = 0, group: str = "g", jobs: int = 8, tag: str | None = "optimal",
-        reference: float | None = None, bound: float | None = None, gap_to_bound: float | None = None,
-        wall_time: float = 0.1, time_limit: float | None = 10.0, kind: str = "admission", name: str | None = None,
-        verified: bool = True) -> dict:
+def run(
+    instance: str,
+    method: str,
+    objective: float | None,
+    *,
+    gap: float | None = None,
+    status: str = "feasible",
+    exact: bool = False,
+    seed: int = 0,
+    group: str = "g",
+    jobs: int = 8,
+    tag: str | None = "optimal",
+    reference: float | None = None,
+    bound: float | None = None,
+    gap_to_bound: float | None = None,
+    wall_time: float = 0.1,
+    time_limit: float | None = 10.0,
+    kind: str = "admission",
+    name: str | None = None,
+    verified: bool = True,
+) -> dict:
     """One results-frame row (the columns the report reads), gap given directly."""
     row = {c: None for c in COLUMNS}
-    row.update(experiment="t", kind=kind, instance_id=name or instance, instance_hash=f"{instance:0<64}"[:64],
-               instance_group=group, instance_params=json.dumps({"jobs": jobs}), jobs=jobs, method=method,
-               method_name=method, exact=exact, profile="-", seed=seed, status=status, objective=objective,
-               bound=bound, reference=reference, reference_tag=tag, gap=gap, gap_to_bound=gap_to_bound,
-               time_limit=time_limit, wall_time=wall_time, verified=verified, run_key=f"{instance}|{method}|{seed}")
+    row.update(
+        experiment="t",
+        kind=kind,
+        instance_id=name or instance,
+        instance_hash=f"{instance:0<64}"[:64],
+        instance_group=group,
+        instance_params=json.dumps({"jobs": jobs}),
+        jobs=jobs,
+        method=method,
+        method_name=method,
+        exact=exact,
+        profile="-",
+        seed=seed,
+        status=status,
+        objective=objective,
+        bound=bound,
+        reference=reference,
+        reference_tag=tag,
+        gap=gap,
+        gap_to_bound=gap_to_bound,
+        time_limit=time_limit,
+        wall_time=wall_time,
+        verified=verified,
+        run_key=f"{instance}|{method}|{seed}",
+    )
     return row
 
 
@@ -66,8 +102,9 @@ def test_gap_table_reports_std_and_the_seeded_interval():
 # -- performance profile --------------------------------------------------------------------
 def test_performance_profile_on_a_hand_made_frame():
     inf = math.inf
-    costs = pd.DataFrame({"A": [1.0, 4.0, inf, math.nan], "B": [2.0, 2.0, 3.0, math.nan]},
-                         index=["p1", "p2", "p3", "p4"])  # p3: A failed; p4: nobody solved it
+    costs = pd.DataFrame(
+        {"A": [1.0, 4.0, inf, math.nan], "B": [2.0, 2.0, 3.0, math.nan]}, index=["p1", "p2", "p3", "p4"]
+    )  # p3: A failed; p4: nobody solved it
     prof = stats.performance_profile(costs)
     at = stats.profile_at
     assert at(prof, "A", 1.0) == 0.25 and at(prof, "A", 1.99) == 0.25 and at(prof, "A", 2.0) == 0.5
@@ -86,16 +123,24 @@ def test_gap_profile_counts_problems_within_each_gap():
 
 # -- win / tie / loss -----------------------------------------------------------------------
 def test_win_tie_loss_on_a_hand_made_frame():
-    d = report.prepare(frame(
-        run("i1", "A", 100.0, gap=0.0), run("i1", "B", 90.0, gap=0.1), run("i1", "C", 100.0, gap=0.0),
-        # within the relative tolerance 1e-9 of each other: a tie, though the gaps differ
-        run("i2", "A", 1000.0, gap=0.0), run("i2", "B", 1000.0 * (1 - 5e-10), gap=5e-10),
-        run("i2", "C", 990.0, gap=0.01),
-        # B has no plan (killed): A wins; C was not run on i3
-        run("i3", "A", 50.0, gap=0.2), run("i3", "B", None, status="time_limit"),
-        # nobody has a plan: not compared
-        run("i4", "A", None, status="error"), run("i4", "B", None, status="error"), run("i4", "C", None, status="error"),
-    ))
+    d = report.prepare(
+        frame(
+            run("i1", "A", 100.0, gap=0.0),
+            run("i1", "B", 90.0, gap=0.1),
+            run("i1", "C", 100.0, gap=0.0),
+            # within the relative tolerance 1e-9 of each other: a tie, though the gaps differ
+            run("i2", "A", 1000.0, gap=0.0),
+            run("i2", "B", 1000.0 * (1 - 5e-10), gap=5e-10),
+            run("i2", "C", 990.0, gap=0.01),
+            # B has no plan (killed): A wins; C was not run on i3
+            run("i3", "A", 50.0, gap=0.2),
+            run("i3", "B", None, status="time_limit"),
+            # nobody has a plan: not compared
+            run("i4", "A", None, status="error"),
+            run("i4", "B", None, status="error"),
+            run("i4", "C", None, status="error"),
+        )
+    )
     t = report.win_tie_loss_table(d).frame.set_index(["method", "versus"])
     assert t.loc[("A", "B")].tolist() == [2, 1, 0, 3]  # wins i1, i3; tie i2
     assert t.loc[("A", "C")].tolist() == [1, 1, 0, 2]  # i3 not compared: C not run there
@@ -104,21 +149,29 @@ def test_win_tie_loss_on_a_hand_made_frame():
 
 
 def test_seeds_are_paired_problems():
-    d = report.prepare(frame(run("i1", "A", 10.0, gap=0.0, seed=1), run("i1", "B", 9.0, gap=0.1, seed=1),
-                             run("i1", "A", 8.0, gap=0.2, seed=2), run("i1", "B", 10.0, gap=0.0, seed=2)))
+    d = report.prepare(
+        frame(
+            run("i1", "A", 10.0, gap=0.0, seed=1),
+            run("i1", "B", 9.0, gap=0.1, seed=1),
+            run("i1", "A", 8.0, gap=0.2, seed=2),
+            run("i1", "B", 10.0, gap=0.0, seed=2),
+        )
+    )
     assert report.win_tie_loss_table(d).frame.iloc[0].tolist() == ["A", "B", 1, 0, 1, 2]
 
 
 # -- at the optimum, proven optimal, split of plans and bounds --------------------------------
 def test_at_optimum_beside_proven_optimal_and_bounds_in_their_own_table():
-    d = report.prepare(frame(
-        run("i1", "exact", 100.0, gap=0.0, status="optimal", exact=True, reference=100.0),
-        run("i2", "exact", 80.0, gap=0.0, status="time_limit", exact=True, reference=80.0, tag="best_known"),
-        run("i1", "heur", 100.0, gap=0.0, reference=100.0),
-        run("i2", "heur", 70.0, gap=0.125, reference=80.0, tag="best_known"),
-        run("i1", "ideal", 120.0, gap=0.2, status="bound", bound=120.0, reference=100.0),
-        run("i2", "ideal", 88.0, gap=0.1, status="bound", bound=88.0, reference=80.0, tag="best_known"),
-    ))
+    d = report.prepare(
+        frame(
+            run("i1", "exact", 100.0, gap=0.0, status="optimal", exact=True, reference=100.0),
+            run("i2", "exact", 80.0, gap=0.0, status="time_limit", exact=True, reference=80.0, tag="best_known"),
+            run("i1", "heur", 100.0, gap=0.0, reference=100.0),
+            run("i2", "heur", 70.0, gap=0.125, reference=80.0, tag="best_known"),
+            run("i1", "ideal", 120.0, gap=0.2, status="bound", bound=120.0, reference=100.0),
+            run("i2", "ideal", 88.0, gap=0.1, status="bound", bound=88.0, reference=80.0, tag="best_known"),
+        )
+    )
     plans = report.method_table(d).frame.set_index("method")
     assert set(plans.index) == {"exact", "heur"}  # no bound among the plans
     assert plans.loc["exact", "proven optimal %"] == 50.0 and plans.loc["exact", "at optimum %"] == 50.0
@@ -134,16 +187,18 @@ def test_at_optimum_beside_proven_optimal_and_bounds_in_their_own_table():
 
 
 def test_kinds_table_counts_references_and_the_unproven_gap_to_bound():
-    d = report.prepare(frame(
-        run("i1", "x", 100.0, gap=0.0, status="optimal", exact=True),
-        run("i2", "x", 80.0, gap=0.0, tag="best_known", gap_to_bound=0.05),
-        run("i2", "y", 70.0, gap=0.125, tag="best_known", gap_to_bound=0.17),
-        run("i3", "x", 60.0, gap=0.0, tag="best_known", gap_to_bound=0.02),
-        run("i4", "x", 60.0, gap=0.0, tag="best_known"),  # no bound known
-        run("i5", "x", None, status="infeasible", tag="infeasible"),
-        run("i6", "x", None, status="error", tag=None),
-        run("f1", "drf", 0.5, gap=0.0, kind="fairness"),
-    ))
+    d = report.prepare(
+        frame(
+            run("i1", "x", 100.0, gap=0.0, status="optimal", exact=True),
+            run("i2", "x", 80.0, gap=0.0, tag="best_known", gap_to_bound=0.05),
+            run("i2", "y", 70.0, gap=0.125, tag="best_known", gap_to_bound=0.17),
+            run("i3", "x", 60.0, gap=0.0, tag="best_known", gap_to_bound=0.02),
+            run("i4", "x", 60.0, gap=0.0, tag="best_known"),  # no bound known
+            run("i5", "x", None, status="infeasible", tag="infeasible"),
+            run("i6", "x", None, status="error", tag=None),
+            run("f1", "drf", 0.5, gap=0.0, kind="fairness"),
+        )
+    )
     t = report.kinds_table(d).frame.set_index("kind")
     a = t.loc["admission"]
     assert (a["instances"], a["proven"], a["best known"], a["infeasible"], a["no reference"]) == (6, 1, 3, 1, 1)
@@ -160,47 +215,83 @@ def test_a_sense_column_is_read():
 
 
 def test_instance_table_names_instances_not_hashes():
-    d = report.prepare(frame(
-        run("aaa", "x", 1.0, gap=0.0, name="drf-u3-s1"), run("bbb", "x", 1.0, gap=0.0, name="drf-u3-s1"),
-        run("ccc", "x", 1.0, gap=0.0, name="amb-n40-s1"), run("ddd", "x", 1.0, gap=0.0, name="amb-n8-s1")))
+    d = report.prepare(
+        frame(
+            run("aaa", "x", 1.0, gap=0.0, name="drf-u3-s1"),
+            run("bbb", "x", 1.0, gap=0.0, name="drf-u3-s1"),
+            run("ccc", "x", 1.0, gap=0.0, name="amb-n40-s1"),
+            run("ddd", "x", 1.0, gap=0.0, name="amb-n8-s1"),
+        )
+    )
     names = list(report.instance_table(d).frame["instance"])
     assert names == ["amb-n8-s1", "amb-n40-s1", "drf-u3-s1 [aaa00000]", "drf-u3-s1 [bbb00000]"]
 
 
 # -- rounding and order ---------------------------------------------------------------------
-@pytest.mark.parametrize("func, value, text", [
-    (fmt.percent, 5.55555, "5.56"), (fmt.percent, -0.0, "0.00"), (fmt.percent, -1e-12, "0.00"),
-    (fmt.percent, 100.0, "100.00"), (fmt.percent, None, "-"), (fmt.percent, math.nan, "-"),
-    (fmt.seconds, 0.00083456, "0.000835"), (fmt.seconds, 12.345, "12.3"), (fmt.seconds, 1234.5, "1230"),
-    (fmt.seconds, 2.0, "2"), (fmt.seconds, 1e-7, "0.0000001"),
-    (fmt.value, 10070.0, "10070"), (fmt.value, 12345678.0, "12345678"), (fmt.value, 0.333333333, "0.333333"),
-    (fmt.value, -3.0, "-3"), (fmt.number, 3, "3"), (fmt.number, 0.123456, "0.1235"), (fmt.number, 10070.5, "10070"),
-])
+@pytest.mark.parametrize(
+    "func, value, text",
+    [
+        (fmt.percent, 5.55555, "5.56"),
+        (fmt.percent, -0.0, "0.00"),
+        (fmt.percent, -1e-12, "0.00"),
+        (fmt.percent, 100.0, "100.00"),
+        (fmt.percent, None, "-"),
+        (fmt.percent, math.nan, "-"),
+        (fmt.seconds, 0.00083456, "0.000835"),
+        (fmt.seconds, 12.345, "12.3"),
+        (fmt.seconds, 1234.5, "1230"),
+        (fmt.seconds, 2.0, "2"),
+        (fmt.seconds, 1e-7, "0.0000001"),
+        (fmt.value, 10070.0, "10070"),
+        (fmt.value, 12345678.0, "12345678"),
+        (fmt.value, 0.333333333, "0.333333"),
+        (fmt.value, -3.0, "-3"),
+        (fmt.number, 3, "3"),
+        (fmt.number, 0.123456, "0.1235"),
+        (fmt.number, 10070.5, "10070"),
+    ],
+)
 def test_numbers_are_rounded_for_reading(func, value, text):
     assert func(value) == text
 
 
 def test_tables_never_show_exponents_or_long_decimals():
-    t = report.Table("t", pd.DataFrame({"method": ["a"], "objective": [10070.0], "mean gap %": [1.23456789],
-                                        "mean time s": [0.000123456], "x": [1.007e4]}), "t")
+    t = report.Table(
+        "t",
+        pd.DataFrame(
+            {
+                "method": ["a"],
+                "objective": [10070.0],
+                "mean gap %": [1.23456789],
+                "mean time s": [0.000123456],
+                "x": [1.007e4],
+            }
+        ),
+        "t",
+    )
     for text in (t.markdown(), t.html(), t.latex(), t.to_markdown_text()):
         assert "e+" not in text and "e-" not in text and "1.23456" not in text
         assert "10070" in text and "1.23" in text and "0.000123" in text
 
 
 def test_groups_sort_numerically():
-    assert sorted(["N = 40", "N = 8", "N = 12", "other"], key=fmt.natural_key) == ["N = 8", "N = 12", "N = 40",
-                                                                                   "other"]
+    assert sorted(["N = 40", "N = 8", "N = 12", "other"], key=fmt.natural_key) == ["N = 8", "N = 12", "N = 40", "other"]
     assert sorted(["jobs=8 size=150", "jobs=8 size=50.5", "jobs=10 size=1"], key=fmt.natural_key) == [
-        "jobs=8 size=50.5", "jobs=8 size=150", "jobs=10 size=1"]
+        "jobs=8 size=50.5",
+        "jobs=8 size=150",
+        "jobs=10 size=1",
+    ]
     d = report.prepare(frame(*[run(f"i{n}", "amb", 1.0, gap=0.0, group=f"N = {n}", jobs=n) for n in (40, 8, 100, 12)]))
     assert list(report.gap_table(d).frame["group"]) == ["N = 8", "N = 12", "N = 40", "N = 100"]
 
 
 # -- LaTeX ----------------------------------------------------------------------------------
 def test_latex_tables_are_booktabs_and_escaped():
-    t = report.Table("Gap per method", pd.DataFrame({"method": ["edf_greedy"], "mean gap %": [1.5], "N": [8],
-                                                      "objective": [None]}), "methods")
+    t = report.Table(
+        "Gap per method",
+        pd.DataFrame({"method": ["edf_greedy"], "mean gap %": [1.5], "N": [8], "objective": [None]}),
+        "methods",
+    )
     tex = t.latex()
     lines = tex.splitlines()
     assert lines[1].startswith(r"\begin{tabular}{lrr") and lines[-1] == r"\end{tabular}"
@@ -217,11 +308,14 @@ def test_value_range_is_never_empty():
 
 
 def test_degenerate_plots_are_left_out_with_a_note(tmp_path):
-    d = report.prepare(frame(  # one N only, every plan at the reference
-        run("i1", "cpsat", 100.0, gap=0.0, status="optimal", exact=True, reference=100.0),
-        run("i1", "amb", 100.0, gap=0.0, reference=100.0),
-        run("i2", "cpsat", 90.0, gap=0.0, status="optimal", exact=True, reference=90.0),
-        run("i2", "amb", 90.0, gap=0.0, reference=90.0)))
+    d = report.prepare(
+        frame(  # one N only, every plan at the reference
+            run("i1", "cpsat", 100.0, gap=0.0, status="optimal", exact=True, reference=100.0),
+            run("i1", "amb", 100.0, gap=0.0, reference=100.0),
+            run("i2", "cpsat", 90.0, gap=0.0, status="optimal", exact=True, reference=90.0),
+            run("i2", "amb", 90.0, gap=0.0, reference=90.0),
+        )
+    )
     notes = report.Notes()
     tto = report.time_to_optimality(d).frame
     figures = report._plots(d, tto, tmp_path, notes)
@@ -248,12 +342,40 @@ def store_rows() -> list[dict]:
         for s in (1, 2):
             inst = f"n{n}s{s}"
             opt = 100.0 * n + s
-            rows += [run(inst, "cpsat", opt, status="optimal", exact=True, bound=opt, group=f"jobs={n}", jobs=n,
-                         name=f"amb-n{n}-s{s}", wall_time=0.01 * n),
-                     run(inst, "edf-greedy", opt * (0.9 if s == 1 else 1.0), group=f"jobs={n}", jobs=n,
-                         name=f"amb-n{n}-s{s}", wall_time=0.001),
-                     run(inst, "ideal", opt * 1.1, status="bound", bound=opt * 1.1, group=f"jobs={n}", jobs=n,
-                         name=f"amb-n{n}-s{s}", wall_time=0.001)]
+            rows += [
+                run(
+                    inst,
+                    "cpsat",
+                    opt,
+                    status="optimal",
+                    exact=True,
+                    bound=opt,
+                    group=f"jobs={n}",
+                    jobs=n,
+                    name=f"amb-n{n}-s{s}",
+                    wall_time=0.01 * n,
+                ),
+                run(
+                    inst,
+                    "edf-greedy",
+                    opt * (0.9 if s == 1 else 1.0),
+                    group=f"jobs={n}",
+                    jobs=n,
+                    name=f"amb-n{n}-s{s}",
+                    wall_time=0.001,
+                ),
+                run(
+                    inst,
+                    "ideal",
+                    opt * 1.1,
+                    status="bound",
+                    bound=opt * 1.1,
+                    group=f"jobs={n}",
+                    jobs=n,
+                    name=f"amb-n{n}-s{s}",
+                    wall_time=0.001,
+                ),
+            ]
     return rows
 
 
@@ -262,20 +384,39 @@ def test_report_from_a_store_writes_every_file(tmp_path):
     write_store(tmp_path / "res", store_rows())
     text = report.write_report(tmp_path / "res", tmp_path / "rep", seed=1, resamples=200)
     out = tmp_path / "rep"
-    for name in ("report.md", "report.html", "gaps.csv", "methods.csv", "time_to_optimality.csv", "bounds.csv",
-                 "kinds.csv", "instances.csv", "win_tie_loss.csv", "provenance.csv", "performance_profile.csv",
-                 "gap_profile.csv", "solve_curves.csv", "gap_distribution.png", "bound_gap_distribution.png",
-                 "performance_profile.png", "gap_profile.png", "solve_curves.png", "time_to_optimality.png",
-                 "time_to_optimality.pdf", "amb_figures.csv"):
+    for name in (
+        "report.md",
+        "report.html",
+        "gaps.csv",
+        "methods.csv",
+        "time_to_optimality.csv",
+        "bounds.csv",
+        "kinds.csv",
+        "instances.csv",
+        "win_tie_loss.csv",
+        "provenance.csv",
+        "performance_profile.csv",
+        "gap_profile.csv",
+        "solve_curves.csv",
+        "gap_distribution.png",
+        "bound_gap_distribution.png",
+        "performance_profile.png",
+        "gap_profile.png",
+        "solve_curves.png",
+        "time_to_optimality.png",
+        "time_to_optimality.pdf",
+        "amb_figures.csv",
+    ):
         assert (out / name).stat().st_size > 0, name
-    for name in ("gaps", "methods", "bounds", "kinds", "instances", "win_tie_loss", "time_to_optimality",
-                 "provenance"):
+    for name in ("gaps", "methods", "bounds", "kinds", "instances", "win_tie_loss", "time_to_optimality", "provenance"):
         assert r"\toprule" in (out / f"{name}.tex").read_text(), name
     gaps = pd.read_csv(out / "gaps.csv")
     assert list(gaps["group"].unique()) == ["jobs=8", "jobs=12", "jobs=40"] and "ideal" not in set(gaps["method"])
     inst = pd.read_csv(out / "instances.csv")
     assert inst["instance"].str.startswith("amb-n").all() and list(inst["instance"].unique())[:2] == [
-        "amb-n8-s1", "amb-n8-s2"]
+        "amb-n8-s1",
+        "amb-n8-s2",
+    ]
     page = (out / "report.html").read_text()
     assert page.count("data:image/png;base64,") >= 6 and 'src="http' not in page
     assert "e+0" not in re.sub(r'base64,[^"]*', "", page)

@@ -60,8 +60,11 @@ def test_the_key_covers_the_profile_contents(write_experiment, tmp_path):
     def profile(threads: int, workers: int | None = None) -> dict[str, str]:
         extra = "" if workers is None else f"\n[params]\nweight_bits = {workers}\n"
         (tmp_path / "p.toml").write_text(f'backend = "cpsat"\ntime_limit = 5\nthreads = {threads}\n{extra}')
-        return keys(write_experiment, 'methods = [{name = "cpsat", profiles = ["p.toml"]}]\n'
-                                      '[[instances]]\ngenerator = "admission"\nseeds = [1]\nparams = {jobs = 4}\n')
+        return keys(
+            write_experiment,
+            'methods = [{name = "cpsat", profiles = ["p.toml"]}]\n'
+            '[[instances]]\ngenerator = "admission"\nseeds = [1]\nparams = {jobs = 4}\n',
+        )
 
     one, two, bits = profile(1), profile(2), profile(1, 30)
     assert one.keys() == two.keys() == bits.keys()
@@ -71,21 +74,32 @@ def test_the_key_covers_the_profile_contents(write_experiment, tmp_path):
 
 def test_an_old_format_row_is_recognised_by_the_settings_it_records():
     params = {"delay": 0.01}
-    row = {"run_key": run_slot("e", "h" * 64, "test-slow", "-", 0), "experiment": "e", "instance_hash": "h" * 64,
-           "method": "test-slow", "method_name": "test-slow", "method_params": json.dumps(params), "profile": "-",
-           "seed": 0, "time_limit": 4.0}
+    row = {
+        "run_key": run_slot("e", "h" * 64, "test-slow", "-", 0),
+        "experiment": "e",
+        "instance_hash": "h" * 64,
+        "method": "test-slow",
+        "method_name": "test-slow",
+        "method_params": json.dumps(params),
+        "profile": "-",
+        "seed": 0,
+        "time_limit": 4.0,
+    }
     from mropt.harness.experiment import run_key
 
-    assert stored_run_key(row) == run_key("e", "h" * 64, "test-slow", "-", 0, method="test-slow", params=params,
-                                          time_limit=4.0)
+    assert stored_run_key(row) == run_key(
+        "e", "h" * 64, "test-slow", "-", 0, method="test-slow", params=params, time_limit=4.0
+    )
     assert stored_run_key({**row, "method_params": None}) is None  # cannot tell: runs again
 
 
 @pytest.mark.slow
 def test_changed_settings_run_again_and_replace_their_rows(write_experiment, tmp_path):
     out = tmp_path / "out"
-    run = lambda limit, delay: run_study(load_experiment(write_experiment(BASE.format(limit=limit, delay=delay))),  # noqa: E731
-                                         out, progress=False)
+
+    def run(limit: float, delay: float):  # noqa: ANN202
+        return run_study(load_experiment(write_experiment(BASE.format(limit=limit, delay=delay))), out, progress=False)
+
     assert run(4, 0.01).ran == 2
     assert run(4, 0.01).ran == 0
     again = run(20, 0.01)  # the bug: raising the limit re-ran nothing and reported the old results
@@ -98,9 +112,15 @@ def test_changed_settings_run_again_and_replace_their_rows(write_experiment, tmp
     # a store written before the key covered the settings: its keys are the slots
     for f in [*(out / "runs").glob("*.parquet"), *(out / "compacted").glob("*.parquet")]:
         t = pq.read_table(f)
-        old = [run_slot(e, h, m, p, s) for e, h, m, p, s in zip(*(t.column(c).to_pylist() for c in (
-            "experiment", "instance_hash", "method", "profile", "seed")))]
-        pq.write_table(t.set_column(t.schema.get_field_index("run_key"), "run_key", pa.array(old)).drop(["relaxation"]), f)
+        old = [
+            run_slot(e, h, m, p, s)
+            for e, h, m, p, s in zip(
+                *(t.column(c).to_pylist() for c in ("experiment", "instance_hash", "method", "profile", "seed"))
+            )
+        ]
+        pq.write_table(
+            t.set_column(t.schema.get_field_index("run_key"), "run_key", pa.array(old)).drop(["relaxation"]), f
+        )
     assert run(20, 0.02).ran == 0  # the same settings, recorded in the rows: reused
     assert run(20, 0.03).ran == 1
     # another experiment joins the folder only with force, and its rows keep their own slots
@@ -113,10 +133,23 @@ def test_another_experiment_in_the_folder_is_refused_with_one_line(write_experim
     out = tmp_path / "out"
     store = Store(out)
     store.create()
-    store.write_row({"experiment": "first", "run_key": "k", "instance_hash": "h", "method": "m", "seed": 0,
-                     "profile": "-", "status": "feasible", "objective": 1.0, "verified": True})
-    exp = write_experiment('name = "second"\nmethods = ["edf-greedy"]\n[[instances]]\ngenerator = "admission"\n'
-                           'seeds = [1]\nparams = {jobs = 4}\n')
+    store.write_row(
+        {
+            "experiment": "first",
+            "run_key": "k",
+            "instance_hash": "h",
+            "method": "m",
+            "seed": 0,
+            "profile": "-",
+            "status": "feasible",
+            "objective": 1.0,
+            "verified": True,
+        }
+    )
+    exp = write_experiment(
+        'name = "second"\nmethods = ["edf-greedy"]\n[[instances]]\ngenerator = "admission"\n'
+        "seeds = [1]\nparams = {jobs = 4}\n"
+    )
     err = io.StringIO()
     with redirect_stderr(err):
         assert main(["gap", str(exp), "--out", str(out), "--no-progress"]) == 2

@@ -71,8 +71,12 @@ def test_sigkill_midway_then_resume_gives_every_run_once(write_experiment, tmp_p
     reference = tmp_path / "uninterrupted"
     assert mropt("gap", str(exp), "--out", str(reference), "-j", "2", "--no-progress").returncode == 0
     out = tmp_path / "killed"
-    proc = subprocess.Popen([sys.executable, "-m", "mropt.cli.main", "gap", str(exp), "--out", str(out), "-j", "2",
-                             "--no-progress"], cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "mropt.cli.main", "gap", str(exp), "--out", str(out), "-j", "2", "--no-progress"],
+        cwd=ROOT,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
     deadline = time.monotonic() + 60
     while time.monotonic() < deadline:
         runs = out / "runs"
@@ -101,12 +105,19 @@ def test_sigkill_midway_then_resume_gives_every_run_once(write_experiment, tmp_p
         ('methods = ["edf-greedy"]\n', "instances"),
         ('methods = ["edf-greedy"]\ntime_limt = 3\n[[instances]]\ngenerator = "admission"\nseeds = [1]\n', "time_limt"),
         ('methods = ["no-such-method"]\n[[instances]]\ngenerator = "admission"\nseeds = [1]\n', "methods[0].name"),
-        ('methods = ["edf-greedy"]\n[[instances]]\ngenerator = "admission"\nseeds = [1]\nsweep = {sise = [1, 2]}\n',
-         "instances[0].sweep.sise"),
+        (
+            'methods = ["edf-greedy"]\n[[instances]]\ngenerator = "admission"\nseeds = [1]\nsweep = {sise = [1, 2]}\n',
+            "instances[0].sweep.sise",
+        ),
         ('methods = ["edf-greedy"]\n[[instances]]\ngenerator = "admission"\nseeds = "1"\n', "instances[0].seeds"),
-        ('methods = ["edf-greedy"]\ntime_limit = -1\n[[instances]]\ngenerator = "admission"\nseeds = [1]\n', "time_limit"),
-        ('methods = [{name = "edf-greedy", params = {beam = 3}}]\n[[instances]]\ngenerator = "admission"\nseeds = [1]\n',
-         "methods[0].params.beam"),
+        (
+            'methods = ["edf-greedy"]\ntime_limit = -1\n[[instances]]\ngenerator = "admission"\nseeds = [1]\n',
+            "time_limit",
+        ),
+        (
+            'methods = [{name = "edf-greedy", params = {beam = 3}}]\n[[instances]]\ngenerator = "admission"\nseeds = [1]\n',
+            "methods[0].params.beam",
+        ),
         ('methods = ["edf-greedy"]\n[[instances]]\nfolder = "nowhere"\n', "instances[0].folder"),
         ('methods = ["edf-greedy"]\n[[instances]]\nset = "no-such-set"\n', "instances[0].set"),
         ('methods = ["edf-greedy"\n', "not valid TOML"),

@@ -26,10 +26,17 @@ def test_priority_study_minimises_and_fairness_study_never_takes_the_relaxation(
     (tmp_path / "fair").mkdir()
     for seed in (1, 2):
         save_instance(generate_fairness(seed, users=6), tmp_path / "fair" / f"f{seed}.json")
-    prio = load_experiment(write_experiment('name = "prio"\nmethods = ["mpsa", "mpsa-exact"]\n'
-                                            '[[instances]]\nfolder = "prio"\n', "prio.toml"))
-    fair = load_experiment(write_experiment('name = "fair"\nmethods = ["drf", "drf-lp", "drf-milp", "drf-cpsat"]\n'
-                                            '[[instances]]\nfolder = "fair"\n', "fair.toml"))
+    prio = load_experiment(
+        write_experiment(
+            'name = "prio"\nmethods = ["mpsa", "mpsa-exact"]\n[[instances]]\nfolder = "prio"\n', "prio.toml"
+        )
+    )
+    fair = load_experiment(
+        write_experiment(
+            'name = "fair"\nmethods = ["drf", "drf-lp", "drf-milp", "drf-cpsat"]\n[[instances]]\nfolder = "fair"\n',
+            "fair.toml",
+        )
+    )
     run_study(prio, tmp_path / "p", workers=2, progress=False)
     df = results_frame(tmp_path / "p").set_index("method")
     exact, heuristic = df.loc["mpsa-exact"], df.loc["mpsa"]

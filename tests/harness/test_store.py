@@ -13,9 +13,20 @@ from mropt.harness.store import Store, key_digest, row_slot
 
 def row(key: str, objective: float = 1.0, **kw) -> dict:
     """A row whose slot (experiment, instance, method, profile, seed) is its key's."""
-    return {"experiment": "e", "run_key": key, "instance_hash": "h" + key[-1], "instance_id": "i", "method": "m",
-            "profile": "-", "seed": int(key[1:]) if key[1:].isdigit() else 0, "status": "feasible",
-            "objective": objective, "verified": True, "exact": False, **kw}
+    return {
+        "experiment": "e",
+        "run_key": key,
+        "instance_hash": "h" + key[-1],
+        "instance_id": "i",
+        "method": "m",
+        "profile": "-",
+        "seed": int(key[1:]) if key[1:].isdigit() else 0,
+        "status": "feasible",
+        "objective": objective,
+        "verified": True,
+        "exact": False,
+        **kw,
+    }
 
 
 def test_rows_survive_compaction_once(tmp_path):

@@ -29,39 +29,78 @@ def one_line_error(call, *words: str) -> str:  # noqa: ANN001
     return message
 
 
-@pytest.mark.parametrize("text, key, rule", [
-    ('kill_grace = nan\nmethods = ["edf-greedy"]\n' + BLOCK, "kill_grace", "in [0, 10000000], got nan"),
-    ('kill_grace = -1\nmethods = ["edf-greedy"]\n' + BLOCK, "kill_grace", "in [0, 10000000], got -1"),
-    ('time_limit = inf\nmethods = ["edf-greedy"]\n' + BLOCK, "time_limit", "in (0, 10000000], got inf"),
-    ('time_limit = 1e300\nmethods = ["edf-greedy"]\n' + BLOCK, "time_limit", "got 1e+300"),
-    ('time_limit = 0\nmethods = ["edf-greedy"]\n' + BLOCK, "time_limit", "must be a number of seconds"),
-    ('time_limit = "10"\nmethods = ["edf-greedy"]\n' + BLOCK, "time_limit", "got '10'"),
-    ('methods = [{name = "edf-greedy", time_limit = nan}]\n' + BLOCK, "methods[0].time_limit", "got nan"),
-    ('method_seeds = [18446744073709551616]\nmethods = ["edf-greedy"]\n' + BLOCK, "method_seeds",
-     "integers in [0, 2^63 - 1]"),
-    ('method_seeds = [-1]\nmethods = ["edf-greedy"]\n' + BLOCK, "method_seeds", "got [-1]"),
-    ('methods = ["edf-greedy"]\n[[instances]]\ngenerator = "admission"\nseeds = {count = 1e12}\n',
-     "instances[0].seeds.count", "must be an integer in [1, 1000000], got 1000000000000.0"),
-    ('methods = ["edf-greedy"]\n[[instances]]\ngenerator = "admission"\nseeds = {count = 1000000000000}\n',
-     "instances[0].seeds.count", "got 1000000000000"),
-    ('methods = ["edf-greedy"]\n[[instances]]\ngenerator = "admission"\nseeds = {start = 9223372036854775807, '
-     'count = 2}\n', "instances[0].seeds.count", "must be an integer in [1, 1]"),
-    ('methods = ["edf-greedy"]\n[[instances]]\ngenerator = "admission"\nseeds = [1]\n'
-     'sweep = {size = {from = 1, step = 1, count = 0}}\n', "instances[0].sweep.size.count", "got 0"),
-    ('methods = ["edf-greedy"]\n[[instances]]\ngenerator = "admission"\nseeds = [1]\n'
-     'sweep = {size = {from = nan, step = 1, count = 2}}\n', "instances[0].sweep.size.from", "got nan"),
-    ('methods = ["edf-greedy"]\n[[instances]]\ngenerator = "admission"\nseeds = [1]\nsweep = {size = []}\n',
-     "instances[0].sweep.size", "must be a non-empty list, got []"),
-    ('methods = ["edf-greedy"]\n[[instances]]\nfolder = "."\npattern = ""\n', "instances[0].pattern",
-     "must be a non-empty glob pattern"),
-    ('methods = ["edf-greedy"]\n[[instances]]\nfolder = "."\npattern = "/etc/*.json"\n', "instances[0].pattern",
-     "got '/etc/*.json'"),
-    ('methods = ["edf-greedy"]\n[[instances]]\nfolder = "."\npattern = "../*.json"\n', "instances[0].pattern",
-     "no '..'"),
-    ('methods = ["edf-greedy"]\n[[instances]]\ngenerator = "nope"\nseeds = [1]\n', "instances[0].generator",
-     "must be a known generator (admission, fairness, priority), got 'nope'"),
-    ('name = " "\nmethods = ["edf-greedy"]\n' + BLOCK, "name", "must be a non-empty string, got ' '"),
-])
+@pytest.mark.parametrize(
+    "text, key, rule",
+    [
+        ('kill_grace = nan\nmethods = ["edf-greedy"]\n' + BLOCK, "kill_grace", "in [0, 10000000], got nan"),
+        ('kill_grace = -1\nmethods = ["edf-greedy"]\n' + BLOCK, "kill_grace", "in [0, 10000000], got -1"),
+        ('time_limit = inf\nmethods = ["edf-greedy"]\n' + BLOCK, "time_limit", "in (0, 10000000], got inf"),
+        ('time_limit = 1e300\nmethods = ["edf-greedy"]\n' + BLOCK, "time_limit", "got 1e+300"),
+        ('time_limit = 0\nmethods = ["edf-greedy"]\n' + BLOCK, "time_limit", "must be a number of seconds"),
+        ('time_limit = "10"\nmethods = ["edf-greedy"]\n' + BLOCK, "time_limit", "got '10'"),
+        ('methods = [{name = "edf-greedy", time_limit = nan}]\n' + BLOCK, "methods[0].time_limit", "got nan"),
+        (
+            'method_seeds = [18446744073709551616]\nmethods = ["edf-greedy"]\n' + BLOCK,
+            "method_seeds",
+            "integers in [0, 2^63 - 1]",
+        ),
+        ('method_seeds = [-1]\nmethods = ["edf-greedy"]\n' + BLOCK, "method_seeds", "got [-1]"),
+        (
+            'methods = ["edf-greedy"]\n[[instances]]\ngenerator = "admission"\nseeds = {count = 1e12}\n',
+            "instances[0].seeds.count",
+            "must be an integer in [1, 1000000], got 1000000000000.0",
+        ),
+        (
+            'methods = ["edf-greedy"]\n[[instances]]\ngenerator = "admission"\nseeds = {count = 1000000000000}\n',
+            "instances[0].seeds.count",
+            "got 1000000000000",
+        ),
+        (
+            'methods = ["edf-greedy"]\n[[instances]]\ngenerator = "admission"\nseeds = {start = 9223372036854775807, '
+            "count = 2}\n",
+            "instances[0].seeds.count",
+            "must be an integer in [1, 1]",
+        ),
+        (
+            'methods = ["edf-greedy"]\n[[instances]]\ngenerator = "admission"\nseeds = [1]\n'
+            "sweep = {size = {from = 1, step = 1, count = 0}}\n",
+            "instances[0].sweep.size.count",
+            "got 0",
+        ),
+        (
+            'methods = ["edf-greedy"]\n[[instances]]\ngenerator = "admission"\nseeds = [1]\n'
+            "sweep = {size = {from = nan, step = 1, count = 2}}\n",
+            "instances[0].sweep.size.from",
+            "got nan",
+        ),
+        (
+            'methods = ["edf-greedy"]\n[[instances]]\ngenerator = "admission"\nseeds = [1]\nsweep = {size = []}\n',
+            "instances[0].sweep.size",
+            "must be a non-empty list, got []",
+        ),
+        (
+            'methods = ["edf-greedy"]\n[[instances]]\nfolder = "."\npattern = ""\n',
+            "instances[0].pattern",
+            "must be a non-empty glob pattern",
+        ),
+        (
+            'methods = ["edf-greedy"]\n[[instances]]\nfolder = "."\npattern = "/etc/*.json"\n',
+            "instances[0].pattern",
+            "got '/etc/*.json'",
+        ),
+        (
+            'methods = ["edf-greedy"]\n[[instances]]\nfolder = "."\npattern = "../*.json"\n',
+            "instances[0].pattern",
+            "no '..'",
+        ),
+        (
+            'methods = ["edf-greedy"]\n[[instances]]\ngenerator = "nope"\nseeds = [1]\n',
+            "instances[0].generator",
+            "must be a known generator (admission, fairness, priority), got 'nope'",
+        ),
+        ('name = " "\nmethods = ["edf-greedy"]\n' + BLOCK, "name", "must be a non-empty string, got ' '"),
+    ],
+)
 def test_experiment_values_are_one_line_errors(write_experiment, text, key, rule):
     path = write_experiment(text)
     message = one_line_error(lambda: load_experiment(path), str(path), f"key '{key}'", rule)
@@ -69,25 +108,33 @@ def test_experiment_values_are_one_line_errors(write_experiment, text, key, rule
 
 
 def test_good_values_still_load(write_experiment):
-    exp = load_experiment(write_experiment(
-        'time_limit = 10_000_000\nkill_grace = 0\nmethod_seeds = {start = 9223372036854775806, count = 2}\n'
-        'methods = [{name = "edf-greedy", time_limit = 2}]\n' + BLOCK))
+    exp = load_experiment(
+        write_experiment(
+            "time_limit = 10_000_000\nkill_grace = 0\nmethod_seeds = {start = 9223372036854775806, count = 2}\n"
+            'methods = [{name = "edf-greedy", time_limit = 2}]\n' + BLOCK
+        )
+    )
     assert exp.time_limit == 1e7 and exp.kill_grace == 0.0 and exp.method_seeds == [2**63 - 2, 2**63 - 1]
     assert exp.methods[0].time_limit == 2.0 and isinstance(exp.methods[0].time_limit, float)
 
 
-@pytest.mark.parametrize("text, rule", [
-    ('backend = "cpsat"\nthreads = 0\n', "key 'threads' must be an integer >= 1, got 0"),
-    ('backend = "cpsat"\nthreads = 99999999999999999999\n', "key 'threads' must be an integer in [1, 2^63 - 1]"),
-    ('backend = "cpsat"\ntime_limit = nan\n', "key 'time_limit' must be a number of seconds in (0, 10000000] "
-                                              "(or \"none\"), got nan"),
-    ('backend = "cpsat"\ntime_limit = 1e300\n', "got 1e+300"),
-    ('backend = ""\n', "key 'backend' must be a non-empty string, got ''"),
-    ('time_limit = 5\n', "key 'backend' is missing"),
-    ('backend = "cpsat"\ntheads = 2\n', "unknown key 'theads' (allowed: "),
-    ('backend = "cpsat"\nparams = 3\n', "key 'params' must be a table, got 3"),
-    ('backend = "cpsat"\n[params]\nbogus = 1\n', "key 'params.bogus' is not a parameter of 'cpsat'"),
-])
+@pytest.mark.parametrize(
+    "text, rule",
+    [
+        ('backend = "cpsat"\nthreads = 0\n', "key 'threads' must be an integer >= 1, got 0"),
+        ('backend = "cpsat"\nthreads = 99999999999999999999\n', "key 'threads' must be an integer in [1, 2^63 - 1]"),
+        (
+            'backend = "cpsat"\ntime_limit = nan\n',
+            "key 'time_limit' must be a number of seconds in (0, 10000000] (or \"none\"), got nan",
+        ),
+        ('backend = "cpsat"\ntime_limit = 1e300\n', "got 1e+300"),
+        ('backend = ""\n', "key 'backend' must be a non-empty string, got ''"),
+        ("time_limit = 5\n", "key 'backend' is missing"),
+        ('backend = "cpsat"\ntheads = 2\n', "unknown key 'theads' (allowed: "),
+        ('backend = "cpsat"\nparams = 3\n', "key 'params' must be a table, got 3"),
+        ('backend = "cpsat"\n[params]\nbogus = 1\n', "key 'params.bogus' is not a parameter of 'cpsat'"),
+    ],
+)
 def test_profile_errors_have_the_same_shape(tmp_path, text, rule):
     path = tmp_path / "p.toml"
     path.write_text(text)
@@ -131,8 +178,9 @@ def test_the_reader_functions():
 
 
 # -- experiment names and the results folder (issue 14, item 4) ---------------------------
-@pytest.mark.parametrize("name", ["/tmp/evil", "../outside", "a/b", "a..b", ".hidden", "..", "sp ace", "tab\tname",
-                                  "ünï"])
+@pytest.mark.parametrize(
+    "name", ["/tmp/evil", "../outside", "a/b", "a..b", ".hidden", "..", "sp ace", "tab\tname", "ünï"]
+)
 def test_unsafe_names_are_refused_without_out(write_experiment, tmp_path, monkeypatch, name):
     escaped = name.replace("\\", "\\\\").replace("\t", "\\t")
     exp = write_experiment(f'name = "{escaped}"\nmethods = ["edf-greedy"]\n' + BLOCK)

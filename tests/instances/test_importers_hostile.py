@@ -38,21 +38,24 @@ def test_a_stray_double_quote_spoils_only_its_own_line(tmp_path):
     assert "job5" in inst.ids
 
 
-@pytest.mark.parametrize("line", [
-    "inf,20,1,1,4,Terminated,50,0.01",  # int(float("inf")): an OverflowError traceback before
-    "10,20,1,1,inf,Terminated,50,0.01",
-    "10,20,1,1,nan,Terminated,50,0.01",
-    "10,20,1,1,4,Terminated,nan,0.01",
-    "10,20,1,1,4,Terminated,1e400,0.01",
-    "10,20,1,1,4,Terminated,50,1e300",  # beyond an instance number's magnitudes
-    "1" + "0" * 5000 + ",20,1,1,4,Terminated,50,0.01",  # more digits than a float
-    "99999999999999999999,20,1,1,4,Terminated,50,0.01",  # beyond 64 bits
-    "10,20,1,1,4.5,Terminated,50,0.01",  # a fractional instance count
-    "10,20,1,1,1e12,Terminated,50,0.01",  # more instances than MAX_INSTANCES
-    "10,20,1,1,4,Terminated,-50,0.01",
-    '10,20,1,1,"4\x00",Terminated,50,0.01',  # a NUL byte: csv.Error before
-    "10,20,1",
-])
+@pytest.mark.parametrize(
+    "line",
+    [
+        "inf,20,1,1,4,Terminated,50,0.01",  # int(float("inf")): an OverflowError traceback before
+        "10,20,1,1,inf,Terminated,50,0.01",
+        "10,20,1,1,nan,Terminated,50,0.01",
+        "10,20,1,1,4,Terminated,nan,0.01",
+        "10,20,1,1,4,Terminated,1e400,0.01",
+        "10,20,1,1,4,Terminated,50,1e300",  # beyond an instance number's magnitudes
+        "1" + "0" * 5000 + ",20,1,1,4,Terminated,50,0.01",  # more digits than a float
+        "99999999999999999999,20,1,1,4,Terminated,50,0.01",  # beyond 64 bits
+        "10,20,1,1,4.5,Terminated,50,0.01",  # a fractional instance count
+        "10,20,1,1,1e12,Terminated,50,0.01",  # more instances than MAX_INSTANCES
+        "10,20,1,1,4,Terminated,-50,0.01",
+        '10,20,1,1,"4\x00",Terminated,50,0.01',  # a NUL byte: csv.Error before
+        "10,20,1",
+    ],
+)
 def test_bad_numbers_are_malformed_rows(tmp_path, line):
     assert parse_row(line) == "malformed"
     rows, skipped, _ = read_alibaba_rows(_csv(tmp_path, [*GOOD, line]))
@@ -60,8 +63,15 @@ def test_bad_numbers_are_malformed_rows(tmp_path, line):
 
 
 def test_every_data_line_is_a_row_or_counted_once(tmp_path):
-    lines = [*GOOD, "15,25,2,3,3,Waiting,,", "-5,25,3,4,3,Terminated,50,0.01", "16,x,4,5,3,Terminated,50,0.01",
-             "17,25,6,7,0,Terminated,50,0.01", "", "   "]
+    lines = [
+        *GOOD,
+        "15,25,2,3,3,Waiting,,",
+        "-5,25,3,4,3,Terminated,50,0.01",
+        "16,x,4,5,3,Terminated,50,0.01",
+        "17,25,6,7,0,Terminated,50,0.01",
+        "",
+        "   ",
+    ]
     rows, skipped, _ = read_alibaba_rows(_csv(tmp_path, lines))
     assert len(rows) + sum(skipped.values()) == 7
     assert skipped == {"malformed": 1, "empty_request": 1, "negative_time": 1, "no_demand": 1}
@@ -76,16 +86,19 @@ def test_a_job_whose_requests_round_to_nothing_is_left_out(tmp_path):
     assert inst.meta["source"]["skipped"]["no_demand"] == 1
 
 
-@pytest.mark.parametrize("option, value, words", [
-    ("benefit_exponent", 1e9, ["benefit_exponent", "[0, 4]"]),  # overflowed (work / w_ref) ** exponent
-    ("map_rate", 1e-320, ["map_rate", "MB/s"]),  # a ValueError (NaN to integer) traceback before
-    ("reduce_rate", 1e-320, ["reduce_rate", "MB/s"]),  # an OverflowError traceback before
-    ("task_overhead", 1e308, ["task_overhead"]),
-    ("slack_max", 1e308, ["slack_max"]),
-    ("benefit_ref", 1e308, ["benefit_ref"]),
-    ("rho", 1e300, ["rho"]),
-    ("start", 1e300, ["start"]),
-])
+@pytest.mark.parametrize(
+    "option, value, words",
+    [
+        ("benefit_exponent", 1e9, ["benefit_exponent", "[0, 4]"]),  # overflowed (work / w_ref) ** exponent
+        ("map_rate", 1e-320, ["map_rate", "MB/s"]),  # a ValueError (NaN to integer) traceback before
+        ("reduce_rate", 1e-320, ["reduce_rate", "MB/s"]),  # an OverflowError traceback before
+        ("task_overhead", 1e308, ["task_overhead"]),
+        ("slack_max", 1e308, ["slack_max"]),
+        ("benefit_ref", 1e308, ["benefit_ref"]),
+        ("rho", 1e300, ["rho"]),
+        ("start", 1e300, ["start"]),
+    ],
+)
 def test_swim_option_ranges_are_checked(option, value, words):
     with pytest.raises(InputError) as info:
         SwimParams(**{option: value}).check()
@@ -105,8 +118,13 @@ def test_swim_a_row_the_model_cannot_turn_into_a_job_is_named(tmp_path):
 def test_swim_cli_huge_exponent_is_one_line(tmp_path):
     trace = tmp_path / "t.tsv"
     trace.write_text("".join(f"j{k}\t{k}\t1\t{10**12 * (k + 1)}\t{10**9}\t1\n" for k in range(20)))
-    result = subprocess.run([sys.executable, "-m", "mropt.cli.main", "import-swim", str(trace),
-                             "--benefit-exponent", "1e9"], capture_output=True, text=True, timeout=120)
+    result = subprocess.run(
+        [sys.executable, "-m", "mropt.cli.main", "import-swim", str(trace), "--benefit-exponent", "1e9"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert result.returncode == 2 and "Traceback" not in result.stderr
     assert result.stderr.strip().splitlines() == [
-        "mropt: error: import-swim: parameter 'benefit_exponent' must be in [0, 4], got 1000000000.0"]
+        "mropt: error: import-swim: parameter 'benefit_exponent' must be in [0, 4], got 1000000000.0"
+    ]

@@ -88,12 +88,15 @@ def test_fifo_is_written_through(tmp_path):
     assert leftovers(tmp_path) == []
 
 
-@pytest.mark.parametrize("where, words", [
-    ("missing/x.json", ["does not exist", "missing"]),
-    ("afile/x.json", ["afile is not a folder"]),
-    ("afile/deeper/x.json", ["afile is not a folder"]),
-    ("adir", ["is a directory"]),
-])
+@pytest.mark.parametrize(
+    "where, words",
+    [
+        ("missing/x.json", ["does not exist", "missing"]),
+        ("afile/x.json", ["afile is not a folder"]),
+        ("afile/deeper/x.json", ["afile is not a folder"]),
+        ("adir", ["is a directory"]),
+    ],
+)
 def test_bad_paths_are_one_line_errors(tmp_path, where, words):
     (tmp_path / "afile").write_text("a file, not a folder")
     (tmp_path / "adir").mkdir()

@@ -13,7 +13,10 @@ from mropt.model.sense import MAXIMISE, MINIMISE, SENSES, better, beyond, shortf
 
 def test_every_kind_declares_its_sense():
     assert {k: cls.SENSE for k, cls in INSTANCE_KINDS.items()} == {
-        "admission": MAXIMISE, "fairness": MAXIMISE, "priority": MINIMISE}
+        "admission": MAXIMISE,
+        "fairness": MAXIMISE,
+        "priority": MINIMISE,
+    }
     assert all(objective_sense(k) in SENSES for k in INSTANCE_KINDS)
     assert objective_sense(None) == MAXIMISE  # rows stored before the kind column: admission
     with pytest.raises(InputError, match="unknown instance kind 'nope'"):

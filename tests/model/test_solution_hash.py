@@ -15,8 +15,19 @@ def test_solve_records_the_hash_and_json_round_trips_it():
     sol = mropt.solve(inst, "edf-greedy")
     assert sol.instance_hash == inst.content_hash()
     data = json.loads(json.dumps(sol.to_dict()))
-    assert list(data)[:11] == ["method", "status", "objective", "bound", "accepted", "sequence", "wall_time",
-                               "solver", "seed", "instance_hash", "params"]
+    assert list(data)[:11] == [
+        "method",
+        "status",
+        "objective",
+        "bound",
+        "accepted",
+        "sequence",
+        "wall_time",
+        "solver",
+        "seed",
+        "instance_hash",
+        "params",
+    ]
     back = Solution.from_dict(data, kind="admission")
     assert back.instance_hash == inst.content_hash() and back.instance_mismatch(inst) is None
     assert verify_solution(inst, back).ok

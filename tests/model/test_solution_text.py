@@ -10,11 +10,13 @@ from mropt.model.solution import Solution
 
 
 def fairness_instance(users: int) -> FairnessInstance:
-    return FairnessInstance.from_dict({
-        "kind": "fairness",
-        "resources": {"cpu": 1000.0, "mem": 1000.0},
-        "users": [{"id": f"user{k:02d}", "demand": {"cpu": 1.0, "mem": 2.0}} for k in range(users)],
-    })
+    return FairnessInstance.from_dict(
+        {
+            "kind": "fairness",
+            "resources": {"cpu": 1000.0, "mem": 1000.0},
+            "users": [{"id": f"user{k:02d}", "demand": {"cpu": 1.0, "mem": 2.0}} for k in range(users)],
+        }
+    )
 
 
 def test_nested_mappings_are_whole_and_rounded():
@@ -41,7 +43,12 @@ def test_nested_mappings_are_whole_and_rounded():
 def test_priority_allocation_rows():
     decision = PriorityDecision(
         allocation={"T1": {"map_slots": 47, "reduce_slots": 24, "sojourn": 582.5581395348836}},
-        shared={"map_slots": 9, "reduce_slots": 3}, infeasible=(), routing={"q11": 1 / 7}, a=7 / 3, b=5 / 3)
+        shared={"map_slots": 9, "reduce_slots": 3},
+        infeasible=(),
+        routing={"q11": 1 / 7},
+        a=7 / 3,
+        b=5 / 3,
+    )
     assert text_lines(decision.allocation) == ["T1: map_slots=47 reduce_slots=24 sojourn=582.558"]
     rows = dict(decision.text_rows(None))
     assert rows["a"] == "2.33333" and rows["b"] == "1.66667" and rows["infeasible"] == "-"
@@ -58,8 +65,10 @@ def test_no_admission_fields_on_other_kinds():
     text = solution_text(sol, fairness_instance(3))
     fields = [line.split()[0] for line in text.splitlines()[2:] if line.strip()]
     assert fields == ["method", "status", "objective", "bound", "wall", "solver", "error"]
-    admission = AdmissionInstance(Cluster(1, 1), (Job(id="j0", map_phase_time=1, reduce_phase_time=1, deadline=5,
-                                                      benefit=1),))
-    text = solution_text(Solution(method="amb", status="feasible", objective=1.0, accepted=("j0",),
-                                  sequence=("j0",)), admission)
+    admission = AdmissionInstance(
+        Cluster(1, 1), (Job(id="j0", map_phase_time=1, reduce_phase_time=1, deadline=5, benefit=1),)
+    )
+    text = solution_text(
+        Solution(method="amb", status="feasible", objective=1.0, accepted=("j0",), sequence=("j0",)), admission
+    )
     assert "accepted       1 of 1" in text and "sequence       j0" in text

@@ -42,8 +42,12 @@ def test_an_instance_beyond_the_memory_cap_is_refused_before_allocating():
 def test_the_refusal_is_one_line_on_the_command_line(tmp_path):
     path = tmp_path / "big.json"
     path.write_text(json.dumps(_instance(20_000, 10_000).to_dict()))
-    done = subprocess.run([sys.executable, "-m", "mropt.cli.main", "solve", str(path), "--method", "mpsa-exact"],
-                          capture_output=True, text=True, timeout=120)
+    done = subprocess.run(
+        [sys.executable, "-m", "mropt.cli.main", "solve", str(path), "--method", "mpsa-exact"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert done.returncode == 2
     assert len(done.stderr.strip().splitlines()) == 1 and "mpsa-exact:" in done.stderr
 

@@ -144,8 +144,14 @@ def _brute_force(inst):
     for p in inst.priorities:
         ok = []
         for x, y in itertools.product(range(inst.map_slots + 1), range(inst.reduce_slots + 1)):
-            t = _sojourn(q11, q12, q21, _value(p, "arrival_rate"), Fraction(x) / _value(p, "map_work"),
-                         Fraction(y) / _value(p, "reduce_work"))
+            t = _sojourn(
+                q11,
+                q12,
+                q21,
+                _value(p, "arrival_rate"),
+                Fraction(x) / _value(p, "map_work"),
+                Fraction(y) / _value(p, "reduce_work"),
+            )
             if t is not None and t <= Fraction(p.deadline) * (1 + Fraction(1, 10**9)):
                 ok.append((x, y))
         options.append(ok)

@@ -13,9 +13,12 @@ from mropt.model.io import instance_from_dict, instance_to_json, load_instance
 from mropt.model.priority import PriorityInstance
 
 ISSUE_EXAMPLE = {
-    "kind": "priority", "schema_version": 1,
-    "map_slots": 100, "reduce_slots": 50,
-    "pattern_mix": {"simple": 1, "iterative": 1, "chain": 1}, "iterations": 3,
+    "kind": "priority",
+    "schema_version": 1,
+    "map_slots": 100,
+    "reduce_slots": 50,
+    "pattern_mix": {"simple": 1, "iterative": 1, "chain": 1},
+    "iterations": 3,
     "priorities": [{"id": "T1", "deadline": 600, "arrival_rate": 0.00167, "map_work": 6000, "reduce_work": 3000}],
 }
 

@@ -56,11 +56,20 @@ def test_infeasible_instance_prints_null_sojourn(tmp_path):
 
 def test_bad_priority_file_is_one_line_error(tmp_path):
     bad = tmp_path / "bad.json"
-    bad.write_text(json.dumps({
-        "kind": "priority", "schema_version": 1, "map_slots": 100, "reduce_slots": 50,
-        "pattern_mix": {"simple": 1}, "priorities": [{"id": "T1", "deadline": 600, "arrival_rate": -1,
-                                                      "map_work": 6000, "reduce_work": 3000}],
-    }))
+    bad.write_text(
+        json.dumps(
+            {
+                "kind": "priority",
+                "schema_version": 1,
+                "map_slots": 100,
+                "reduce_slots": 50,
+                "pattern_mix": {"simple": 1},
+                "priorities": [
+                    {"id": "T1", "deadline": 600, "arrival_rate": -1, "map_work": 6000, "reduce_work": 3000}
+                ],
+            }
+        )
+    )
     result = mropt("solve", bad, "--method", "mpsa")
     assert result.returncode == 2 and result.stdout == ""
     lines = result.stderr.strip().splitlines()

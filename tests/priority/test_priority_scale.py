@@ -179,21 +179,35 @@ def instances(draw):
     for i in range(n):
         if draw(st.booleans()):
             lam = draw(st.sampled_from([0.0, 0.001, 0.01, 0.05]) | st.floats(0.0, 0.1))
-            values = {"arrival_rate": lam, "map_work": draw(st.floats(1.0, 40.0)), "reduce_work": draw(st.floats(1.0, 40.0))}
+            values = {
+                "arrival_rate": lam,
+                "map_work": draw(st.floats(1.0, 40.0)),
+                "reduce_work": draw(st.floats(1.0, 40.0)),
+            }
             deadline = draw(st.floats(2.0, 200.0))
         else:
-            values = {"arrival_rate": draw(st.sampled_from(RATES)), "map_work": draw(st.sampled_from(WORKS)),
-                      "reduce_work": draw(st.sampled_from(WORKS))}
+            values = {
+                "arrival_rate": draw(st.sampled_from(RATES)),
+                "map_work": draw(st.sampled_from(WORKS)),
+                "reduce_work": draw(st.sampled_from(WORKS)),
+            }
             x, y = draw(st.integers(1, big_m)), draw(st.integers(1, big_r))
-            t = _sojourn(*q, Fraction(values["arrival_rate"]), Fraction(x) / Fraction(values["map_work"]),
-                         Fraction(y) / Fraction(values["reduce_work"]))
+            t = _sojourn(
+                *q,
+                Fraction(values["arrival_rate"]),
+                Fraction(x) / Fraction(values["map_work"]),
+                Fraction(y) / Fraction(values["reduce_work"]),
+            )
             deadline = float(t) if t is not None else draw(st.sampled_from([10.0, 50.0, 100.0]))
         history = {}
         if draw(st.integers(0, 3)) == 0:
             key = draw(st.sampled_from(sorted(values)))
             base = values.pop(key) or 0.01
-            history[key] = draw(st.lists(st.sampled_from([0.5, 1.0, 1.5, 2.0]), min_size=2, max_size=5).map(
-                lambda fs, b=base: [b * f for f in fs]))
+            history[key] = draw(
+                st.lists(st.sampled_from([0.5, 1.0, 1.5, 2.0]), min_size=2, max_size=5).map(
+                    lambda fs, b=base: [b * f for f in fs]
+                )
+            )
         ps.append(Priority(f"P{i}", deadline, history=history, **values))
     return PriorityInstance(big_m, big_r, tuple(ps), **shape)
 
@@ -205,7 +219,9 @@ def _tampered(inst: PriorityInstance, sol):
     for pid, entry in d["allocation"].items():
         if entry["sojourn"] is not None:
             allocation = {**d["allocation"], pid: {**entry, "sojourn": entry["sojourn"] * (1 + 1e-6)}}
-            out.append((f"sojourn of {pid} * (1 + 1e-6)", dataclasses.replace(sol, decision={**d, "allocation": allocation})))
+            out.append(
+                (f"sojourn of {pid} * (1 + 1e-6)", dataclasses.replace(sol, decision={**d, "allocation": allocation}))
+            )
     # one slot fewer where that makes an on-time priority clearly late; everything else made consistent
     routing, load = routing_of(inst), planning_load(inst)
     for i, p in enumerate(inst.priorities):
@@ -216,16 +232,30 @@ def _tampered(inst: PriorityInstance, sol):
             if entry[station] == 0:
                 continue
             fewer = {**entry, station: entry[station] - 1}
-            t = priority_sojourn(routing, load.arrival_rate[i], load.map_work[i], load.reduce_work[i],
-                                 fewer["map_slots"], fewer["reduce_slots"])
+            t = priority_sojourn(
+                routing,
+                load.arrival_rate[i],
+                load.map_work[i],
+                load.reduce_work[i],
+                fewer["map_slots"],
+                fewer["reduce_slots"],
+            )
             if not t > deadline_limit(p.deadline) * (1 + 1e-6):
                 continue  # not tight there
             fewer["sojourn"] = t if math.isfinite(t) else None
             shared = {**d["shared"], station: d["shared"][station] + 1}
             decision = {**d, "allocation": {**d["allocation"], p.id: fewer}, "shared": shared}
-            out.append((f"{p.id} one {station[:-6]} slot fewer (tight)",
-                        dataclasses.replace(sol, decision=decision, objective=sol.objective - 1,
-                                            bound=None if sol.bound is None else sol.bound - 1)))
+            out.append(
+                (
+                    f"{p.id} one {station[:-6]} slot fewer (tight)",
+                    dataclasses.replace(
+                        sol,
+                        decision=decision,
+                        objective=sol.objective - 1,
+                        bound=None if sol.bound is None else sol.bound - 1,
+                    ),
+                )
+            )
     return out
 
 
