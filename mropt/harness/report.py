@@ -214,23 +214,29 @@ def _grouped(d: pd.DataFrame, by: list[str]) -> list[tuple[tuple[Any, ...], pd.D
     return sorted(groups, key=lambda kg: tuple(fmt.natural_key(x) for x in kg[0]))
 
 
+def _gap_stats(gap: pd.Series, seed: int, key: str, resamples: int) -> list[Any]:
+    """Gap runs, mean, std, bootstrap CI (low, high), median and max of the gaps (%)."""
+    lo, hi = _ci(gap, seed, key, resamples)
+    return [
+        len(gap),
+        _mean(gap),
+        stats.std(gap),
+        lo,
+        hi,
+        gap.median() if len(gap) else None,
+        gap.max() if len(gap) else None,
+    ]
+
+
 def _plan_rows(d: pd.DataFrame, seed: int, resamples: int) -> list[list[Any]]:
     rows = []
     for (method, group), g in _grouped(d[d["role"] == "plan"], ["mkey", "instance_group"]):
-        gap = g["pct"].dropna()
-        lo, hi = _ci(gap, seed, f"gap|{method}|{group}", resamples)
         rows.append(
             [
                 method,
                 group,
                 len(g),
-                len(gap),
-                _mean(gap),
-                stats.std(gap),
-                lo,
-                hi,
-                gap.median() if len(gap) else None,
-                gap.max() if len(gap) else None,
+                *_gap_stats(g["pct"].dropna(), seed, f"gap|{method}|{group}", resamples),
                 100.0 * (g["status"] == "optimal").mean(),
                 100.0 * g["at_optimum"].mean(),
                 100.0 * g["verified"].fillna(False).astype(bool).mean(),
@@ -261,20 +267,12 @@ def bound_table(df: pd.DataFrame, *, seed: int = 0, resamples: int = stats.RESAM
     d = df if "role" in df else prepare(df)
     rows = []
     for (method, group), g in _grouped(d[d["role"] == "bound"], ["mkey", "instance_group"]):
-        gap = g["pct"].dropna()
-        lo, hi = _ci(gap, seed, f"bound|{method}|{group}", resamples)
         rows.append(
             [
                 method,
                 group,
                 len(g),
-                len(gap),
-                _mean(gap),
-                stats.std(gap),
-                lo,
-                hi,
-                gap.median() if len(gap) else None,
-                gap.max() if len(gap) else None,
+                *_gap_stats(g["pct"].dropna(), seed, f"bound|{method}|{group}", resamples),
                 _failed(g),
                 g["wall_time"].mean(),
                 g["wall_time"].max(),

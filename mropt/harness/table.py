@@ -5,16 +5,12 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+from mropt.model.decisions import text_scalar
+
 
 def fmt(value: Any) -> str:
-    """Numbers with up to 6 significant digits; None as '-'."""
-    if value is None:
-        return "-"
-    if isinstance(value, bool):
-        return "yes" if value else "no"
-    if isinstance(value, float):
-        return f"{value:.6g}"
-    return str(value)
+    """Numbers with up to 6 significant digits; None as '-' (the same rule as ``mropt solve``'s rows)."""
+    return text_scalar(value)
 
 
 def render(headers: Sequence[str], rows: Sequence[Sequence[Any]], numeric: Sequence[bool] | None = None) -> str:
