@@ -178,7 +178,10 @@ def instances(draw):
     ps = []
     for i in range(n):
         if draw(st.booleans()):
-            lam = draw(st.sampled_from([0.0, 0.001, 0.01, 0.05]) | st.floats(0.0, 0.1))
+            lam = draw(
+                st.sampled_from([0.0, 0.001, 0.01, 0.05])
+                | st.floats(0.0, 0.1).map(lambda x: x if x == 0 or x >= 1e-9 else 0.0)
+            )  # instance numbers: 0 or >= 1e-100
             values = {
                 "arrival_rate": lam,
                 "map_work": draw(st.floats(1.0, 40.0)),
