@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import math
 from collections import Counter
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Any
@@ -69,7 +70,7 @@ def verify(instance: FairnessInstance, solution: Solution, *, continuous: bool |
     slack = Fraction(1, 10**7) if continuous else Fraction(1, 10**9)
     problems = verdict.problems
     alloc = solution.decision.get("allocation")
-    if not isinstance(alloc, dict):
+    if not isinstance(alloc, Mapping):
         problems.append("solution has no 'allocation' object (user -> tasks)")
         return verdict
     users = {u.id: u for u in instance.users}
@@ -143,6 +144,9 @@ def verify(instance: FairnessInstance, solution: Solution, *, continuous: bool |
     # shares, utilisation, objective, recomputed
     weighted = []
     claimed = solution.decision.get("dominant_shares") or {}
+    if not isinstance(claimed, Mapping):
+        problems.append(f"'dominant_shares' must be an object user -> share, got {claimed!r:.40}")
+        claimed = {}
     for uid, user in users.items():
         share = max(tasks[uid] * _q(user.demand.get(r, 0)) / _q(total) for r, total in instance.resources.items())
         verdict.shares[uid] = _f(share)
@@ -150,6 +154,9 @@ def verify(instance: FairnessInstance, solution: Solution, *, continuous: bool |
         if uid in claimed and not (_number(claimed[uid]) and _close(float(claimed[uid]), _f(share))):
             problems.append(f"user {uid!r}: dominant share {claimed[uid]!r:.40} claimed, {_f(share):.12g} recomputed")
     util = solution.decision.get("utilisation") or {}
+    if not isinstance(util, Mapping):
+        problems.append(f"'utilisation' must be an object resource -> fraction, got {util!r:.40}")
+        util = {}
     for r, total in instance.resources.items():
         used = sum(tasks[u] * _q(users[u].demand.get(r, 0)) for u in users) / _q(total)
         if r in util and not (_number(util[r]) and _close(float(util[r]), _f(used))):
