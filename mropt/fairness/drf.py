@@ -44,11 +44,11 @@ from mropt.fairness.placement import PLACEMENT_RULES, LocalityMap, choose_node
 from mropt.model.errors import InputError
 from mropt.model.fairness import FairnessInstance
 from mropt.model.solution import Solution
+from mropt.model.tolerance import capacity_limit
 from mropt.registry import Param, mropt_solver, register
 
 MODES = ("text", "listing")
 TIE_BREAKS = ("largest-demand", "index")
-_TOL = 1e-9
 #: decisions between two looks at the clock
 CLOCK_EVERY = 1024
 #: the most tasks drf launches (and lists in ``order``): about 80 MB of order, 100 MB of JSON
@@ -122,7 +122,7 @@ def progressive_filling(
     n = instance.n
     demands = instance.demands
     cap = instance.capacity
-    limit = cap * (1 + _TOL) + _TOL
+    limit = capacity_limit(cap)  # relative only (docs/tolerances.md): "+ 1e-9" let 4 tasks of 1e-45 fit in 1e-45
     dom = instance.dominant_demand
     step = dom / instance.weights
     caps = instance.task_caps

@@ -63,7 +63,7 @@ def choose_node(
         if nodes.size == 0:
             continue
         left = free[nodes] - demand
-        ok = np.all(left >= -_TOL * (1 + total), axis=1)
+        ok = np.all(left >= -_TOL * total, axis=1)  # relative to the resource's total, never absolute
         if not ok.any():
             continue
         if rule == "first-fit":
