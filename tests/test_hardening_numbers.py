@@ -185,6 +185,7 @@ TINY = {
         {"allocation": {"A": 1, "B": 1}, "utilisation": {"cpu": {}, "mem": None}},
         {"allocation": {"A": 0, "B": 0}, "order": [["A"]]},  # unhashable in Counter
         {"allocation": {"A": 1, "B": 0}, "placement": {"A": {"n1": "x"}}},
+        {"allocation": {"A": 1, "B": 1}, "dominant_shares": 1e308, "utilisation": [1]},  # "float is not iterable"
     ],
 )
 def test_verify_reports_bad_solutions_without_overflowing(tmp_path, decision):

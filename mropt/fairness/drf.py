@@ -127,7 +127,7 @@ def progressive_filling(
     n = instance.n
     demands = instance.demands
     cap = instance.capacity
-    limit = capacity_limit(cap)
+    limit = capacity_limit(cap)  # relative only (docs/tolerances.md): "+ 1e-9" let 4 tasks of 1e-45 fit in 1e-45
     dom = instance.dominant_demand
     step = dom / instance.weights
     caps = instance.task_caps

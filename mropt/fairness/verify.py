@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import math
 from collections import Counter
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Any
@@ -85,7 +86,7 @@ def verify(instance: FairnessInstance, solution: Solution, *, continuous: bool |
         continuous = solution.method in _CONTINUOUS
     problems = verdict.problems
     alloc = solution.decision.get("allocation")
-    if not isinstance(alloc, dict):
+    if not isinstance(alloc, Mapping):
         problems.append("solution has no 'allocation' object (user -> tasks)")
         return verdict
     users = {u.id: u for u in instance.users}
@@ -165,6 +166,9 @@ def verify(instance: FairnessInstance, solution: Solution, *, continuous: bool |
     # shares, utilisation, objective, recomputed
     weighted = []
     claimed = solution.decision.get("dominant_shares") or {}
+    if not isinstance(claimed, Mapping):
+        problems.append(f"'dominant_shares' must be an object user -> share, got {claimed!r:.40}")
+        claimed = {}
     for uid, user in users.items():
         share = max(tasks[uid] * _q(user.demand.get(r, 0)) / _q(total) for r, total in instance.resources.items())
         verdict.shares[uid] = _f(share)
@@ -172,6 +176,9 @@ def verify(instance: FairnessInstance, solution: Solution, *, continuous: bool |
         if uid in claimed and not _close(claimed[uid], share):
             problems.append(f"user {uid!r}: dominant share {claimed[uid]} claimed, {_f(share):.12g} recomputed")
     util = solution.decision.get("utilisation") or {}
+    if not isinstance(util, Mapping):
+        problems.append(f"'utilisation' must be an object resource -> fraction, got {util!r:.40}")
+        util = {}
     for r, total in instance.resources.items():
         used = sum(tasks[u] * _q(users[u].demand.get(r, 0)) for u in users) / _q(total)
         if r in util and not _close(util[r], used):

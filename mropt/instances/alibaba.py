@@ -134,8 +134,10 @@ def parse_row(line: str) -> TaskRow | str | None:
     except csv.Error:  # a stray quote, a NUL byte, a field over the csv module's size limit
         return "malformed"
     rec = records[0] if records else []
-    if not rec or all(not c.strip() for c in rec):
+    if not line.strip():
         return None
+    if not rec or all(not c.strip() for c in rec):  # commas and spaces only
+        return "malformed"
     rec = [c.strip() for c in rec]
     if len(rec) < 8:
         return "malformed"

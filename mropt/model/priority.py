@@ -39,6 +39,9 @@ from mropt.model.sense import MINIMISE
 KIND = "priority"
 SCHEMA_VERSION = 1
 DEFAULT_ITERATIONS = 3  # the paper's iterative application repeats map -> reduce three times (sec. 5)
+#: rounds of an iterative job at most: beyond ~2^53 the routing q21 = (n - 1) / n rounds to 1 in floating
+#: point and jobs would never leave the network (MPSA eq. 2); a million rounds is already no MapReduce job
+MAX_ITERATIONS = 1_000_000
 
 PATTERNS = ("simple", "iterative", "chain")
 SERIES = ("arrival_rate", "map_work", "reduce_work")
@@ -198,7 +201,9 @@ class PriorityInstance(KeyedInstance):
         for key in slots:
             object.__setattr__(self, key, read_int(slots, key, "instance", minimum=1))
         object.__setattr__(
-            self, "iterations", read_int({"iterations": self.iterations}, "iterations", "instance", minimum=1)
+            self,
+            "iterations",
+            read_int({"iterations": self.iterations}, "iterations", "instance", minimum=1, maximum=MAX_ITERATIONS),
         )
         if self.pattern_mix is not None and self.routing is not None:
             raise InputError("instance: give either field 'pattern_mix' or field 'routing', not both")
@@ -271,7 +276,9 @@ class PriorityInstance(KeyedInstance):
             reduce_slots=read_int(data, "reduce_slots", "instance", minimum=1),
             priorities=tuple(Priority.from_dict(p, i) for i, p in enumerate(items)),
             pattern_mix=data.get("pattern_mix"),
-            iterations=read_int(data, "iterations", "instance", default=DEFAULT_ITERATIONS, minimum=1),
+            iterations=read_int(
+                data, "iterations", "instance", default=DEFAULT_ITERATIONS, minimum=1, maximum=MAX_ITERATIONS
+            ),
             routing=data.get("routing"),
             name=read_str(data, "name", "instance", default=None),
             meta={k: v for k, v in data.items() if k not in _INSTANCE_FIELDS},

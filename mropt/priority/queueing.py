@@ -76,6 +76,22 @@ class Routing:
         return {"q11": self.q11, "q12": self.q12, "q10": self.q10, "q21": self.q21, "q20": self.q20}
 
 
+def _transitions(pattern: str, iterations: int) -> dict[tuple[str, str], int]:
+    """How often one job of ``pattern`` moves from one station to the next ('0': out).
+
+    The iterative pattern's counts are written out (n M->R, n - 1 R->M, one R->out)
+    instead of walking its 2n visits: ``iterations`` may be large (issue 14: walking
+    "MR" * 2^62 took all the memory).
+    """
+    if pattern == "iterative":
+        return {("M", "R"): iterations, ("R", "M"): iterations - 1, ("R", "0"): 1}
+    path = pattern_visits(pattern, iterations) + "0"
+    counts: dict[tuple[str, str], int] = {}
+    for move in zip(path, path[1:]):
+        counts[move] = counts.get(move, 0) + 1
+    return counts
+
+
 def routing_from_pattern_mix(mix: Mapping[str, float], iterations: int) -> Routing:
     """Table 1: count, over the mix, each transition out of map and out of reduce.
 
@@ -88,9 +104,8 @@ def routing_from_pattern_mix(mix: Mapping[str, float], iterations: int) -> Routi
         w = Fraction(weight)
         if w == 0:
             continue
-        path = pattern_visits(pattern, iterations) + "0"
-        for here, there in zip(path, path[1:]):
-            (out_map if here == "M" else out_reduce)[there] += w
+        for (here, there), count in _transitions(pattern, iterations).items():
+            (out_map if here == "M" else out_reduce)[there] += w * count
     from_map = sum(out_map.values())
     from_reduce = sum(out_reduce.values())
     q21 = out_reduce["M"] / from_reduce if from_reduce else Fraction(0)

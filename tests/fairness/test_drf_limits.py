@@ -54,3 +54,26 @@ def test_the_bound_is_not_hit_by_ordinary_instances():
     assert drf.launch_bound(inst) <= drf.MAX_LAUNCHES
     sol = mropt.solve(inst, "drf", time_limit=60)
     assert sol.status == "feasible" and mropt.verify(inst, sol).ok
+
+
+@pytest.mark.parametrize("scale", [1.401298464324817e-45, 1e-80, 1.0, 1e80])
+@pytest.mark.parametrize("nodes", [False, True])
+def test_tiny_capacities_fit_as_large_ones(scale, nodes):
+    """A fit had an absolute 1e-9 besides the relative one: with capacities of 1e-45, four
+    tasks of 1e-45 fitted in 1e-45 and verify rejected drf's answer (found by the
+    malformed-input properties). The paper example's answer at every scale."""
+    data = {
+        "kind": "fairness",
+        "schema_version": 1,
+        "resources": {"cpu": 9 * scale, "mem": 18},
+        "users": [
+            {"id": "A", "demand": {"cpu": 1 * scale, "mem": 4}},
+            {"id": "B", "demand": {"cpu": 3 * scale, "mem": 1}, "max_tasks": 10},
+        ],
+    }
+    if nodes:
+        data["nodes"] = [{"id": "n1", "capacity": {"cpu": 9 * scale, "mem": 18}}]
+    inst = instance_from_dict(data)
+    sol = mropt.solve(inst, "drf")
+    assert dict(sol.decision["allocation"]) == {"A": 3, "B": 2}
+    assert mropt.verify(inst, sol).ok

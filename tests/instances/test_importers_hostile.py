@@ -71,10 +71,12 @@ def test_every_data_line_is_a_row_or_counted_once(tmp_path):
         "17,25,6,7,0,Terminated,50,0.01",
         "",
         "   ",
+        ",",
+        " , ,,",
     ]
     rows, skipped, _ = read_alibaba_rows(_csv(tmp_path, lines))
-    assert len(rows) + sum(skipped.values()) == 7
-    assert skipped == {"malformed": 1, "empty_request": 1, "negative_time": 1, "no_demand": 1}
+    assert len(rows) + sum(skipped.values()) == 9  # a line of commas is a malformed row, not a blank line
+    assert skipped == {"malformed": 3, "empty_request": 1, "negative_time": 1, "no_demand": 1}
 
 
 def test_a_job_whose_requests_round_to_nothing_is_left_out(tmp_path):

@@ -88,3 +88,19 @@ def test_within_the_cap_and_the_limit_nothing_changes():
     b = mropt.solve(inst, "mpsa-exact", time_limit=60)
     assert a.status == b.status == "optimal" and a.objective == b.objective
     assert a.decision["allocation"] == b.decision["allocation"]
+
+
+def test_iterations_are_counted_not_walked_and_capped():
+    """``iterations = 2^63 - 1`` built the visit string "MR" * 2^63 (all the memory, then the OOM killer)."""
+    from mropt.priority.queueing import routing_from_pattern_mix
+
+    mix = {"simple": 1.0, "iterative": 1.0, "chain": 1.0}
+    r = routing_from_pattern_mix(mix, 3)
+    assert (r.q11, r.q12, r.q21) == pytest.approx((1 / 7, 5 / 7, 3 / 5))  # sec. 5, Table 1
+    start = time.perf_counter()
+    big = routing_from_pattern_mix(mix, 10**6)
+    assert time.perf_counter() - start < 0.1 and 0 < big.q21 < 1
+    data = generate_priority(1).to_dict()
+    data["iterations"] = 2**63 - 1
+    with pytest.raises(InputError, match=r"'iterations' must be an integer in \[1, 1000000\]"):
+        instance_from_dict(data)
