@@ -17,6 +17,7 @@ from mropt.registry import solve
 
 from brute_force import brute_force, valid_order
 from paper_table1 import table1
+from small_jobs import job
 
 EXACT = ("milp-cbc", "milp-highs", "cpsat")
 
@@ -31,21 +32,7 @@ def random_instance(seed: int, n: int, *, releases: bool = False) -> AdmissionIn
         r = int(rng.integers(0, 8)) if releases else 0
         d = r + a + b + int(rng.integers(0, 25))
         w = int(rng.integers(1, 20))
-        if b == 0:
-            jobs.append(
-                Job(
-                    id=f"j{k}",
-                    map_tasks=2,
-                    reduce_tasks=0,
-                    map_task_time=a,
-                    reduce_task_time=1,
-                    deadline=d,
-                    benefit=w,
-                    submit_time=r,
-                )
-            )
-        else:
-            jobs.append(Job(id=f"j{k}", map_phase_time=a, reduce_phase_time=b, deadline=d, benefit=w, submit_time=r))
+        jobs.append(job(k, a, b, d, w, r, map_tasks=2))  # map-only: 2 tasks of a on 4 map slots
     return AdmissionInstance(Cluster(4, 2), tuple(jobs))
 
 

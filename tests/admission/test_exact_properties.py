@@ -15,34 +15,19 @@ from hypothesis import strategies as st
 
 from mropt.admission.exact_oracle import SubsetOracle
 from mropt.admission.verify import verify
-from mropt.model import AdmissionInstance, Cluster, Job
+from mropt.model import AdmissionInstance, Cluster
 from mropt.model.solution import Solution
 from mropt.registry import solve
 
 from brute_force import brute_force, feasible_sets
+from small_jobs import job
 
 EXACT = ("milp-cbc", "milp-highs", "cpsat")
 
 
 def _instance(rows: list[tuple[int, int, int, int, int]]) -> AdmissionInstance:
     """rows of (TCm, TCr, deadline, benefit, submit) on one map and one reduce slot."""
-    jobs = []
-    for k, (a, b, d, w, r) in enumerate(rows):
-        if b == 0:  # map-only job: the task form with no reduce tasks
-            jobs.append(
-                Job(
-                    id=f"j{k}",
-                    map_tasks=1,
-                    reduce_tasks=0,
-                    map_task_time=a,
-                    reduce_task_time=1,
-                    deadline=d,
-                    benefit=w,
-                    submit_time=r,
-                )
-            )
-        else:
-            jobs.append(Job(id=f"j{k}", map_phase_time=a, reduce_phase_time=b, deadline=d, benefit=w, submit_time=r))
+    jobs = [job(k, a, b, d, w, r) for k, (a, b, d, w, r) in enumerate(rows)]
     return AdmissionInstance(Cluster(1, 1), tuple(jobs))
 
 
