@@ -70,8 +70,8 @@ class Param:
         """One line for ``mropt methods --params``: type and range, default, help."""
         return f"{self.expects()}; default {self.default!r}: {self.help}"
 
-    def check(self, method: str, name: str, value: Any) -> Any:
-        """``value`` as this parameter's type, or InputError naming the method, parameter and value."""
+    def check(self, method: str, name: str, value: Any, what: str = "method") -> Any:
+        """``value`` as this parameter's type, or InputError naming the method (or policy), parameter and value."""
         got = _coerce(self.type, value)
         if (
             got is None
@@ -79,7 +79,7 @@ class Param:
             or (self.minimum is not None and got < self.minimum)
             or (self.maximum is not None and got > self.maximum)
         ):
-            raise InputError(f"method {method!r}: parameter {name!r} must be {self.expects()}, got {value!r}")
+            raise InputError(f"{what} {method!r}: parameter {name!r} must be {self.expects()}, got {value!r}")
         return got
 
 

@@ -23,16 +23,20 @@ from mropt.model.fields import number_problem, show_value, string_problem
 from mropt.model.files import write_text
 from mropt.model.priority import PriorityInstance
 from mropt.model.sense import MAXIMISE
+from mropt.model.workload import WorkloadInstance
 
 #: kind -> instance class; each class carries the newest ``schema_version`` it reads
-INSTANCE_KINDS: dict[str, type[AdmissionInstance] | type[FairnessInstance] | type[PriorityInstance]] = {
+INSTANCE_KINDS: dict[
+    str, type[AdmissionInstance] | type[FairnessInstance] | type[PriorityInstance] | type[WorkloadInstance]
+] = {
     "admission": AdmissionInstance,
     "fairness": FairnessInstance,
     "priority": PriorityInstance,
+    "workload": WorkloadInstance,
 }
 
 #: any instance kind mropt reads
-Instance = AdmissionInstance | FairnessInstance | PriorityInstance
+Instance = AdmissionInstance | FairnessInstance | PriorityInstance | WorkloadInstance
 
 
 def objective_sense(kind: str | None) -> str:

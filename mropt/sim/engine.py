@@ -1,0 +1,610 @@
+"""The discrete-event engine of the cluster simulator.
+
+One ``heapq`` of tuple events ``(time, class, sequence, kind, argument)`` and no per-event
+object beyond the tuple (SimPy measured 3x slower here: ``../shared/reference/
+schedulers-and-simulators.md`` sec. 5). Simultaneous events follow one total order:
+completions (class 0) before kills (node failures, class 1) before arrivals and recoveries
+(class 2) before timers and heartbeats (class 3), then the sequence number (the order they
+were scheduled in). Scheduling decisions come after every event of their instant, so a slot
+freed at t can be given to a job that arrives at t (the Batsim #14 lesson).
+
+**Assignment modes** (:mod:`mropt.sim.policy`):
+
+* ``event``: after the events of an instant, the policy is offered every node whose capacity
+  freed, in node order; when new work appeared (an accepted arrival, a stage made runnable,
+  a task re-queued, a policy timer), every node with free capacity. Nodes are offered only
+  while tasks of a type they have room for are pending: idle nodes are never polled.
+* ``heartbeat``: Hadoop 1.x trackers report every ``max(3 s, ceil(nodes / 100) s)``
+  (JobTracker 1.0.3: ``getNextHeartbeatInterval`` with 100 heartbeats per second); node i's
+  heartbeats fall at ``i / nodes`` of an interval plus whole intervals. Only a node with free
+  capacity while work of that type is pending has its next heartbeat scheduled.
+
+**Attempt time** = base duration / node speed x locality factor (1 node-local or without
+replicas, ``rack_factor`` rack-local, ``remote_factor`` off-rack; Mumak's 1.0 / 1.5 / 3.0)
+x ``straggler_slowdown`` with probability ``straggler_rate`` (one seeded draw per attempt,
+in launch order, from ``random.Random(seed)``).
+
+**Reduce slow-start** (off unless ``timing.reduce_slowstart`` is set): a reduce stage right
+after a map stage may launch once ``ceil(slowstart x maps)`` maps finished. An early reduce
+does its first third (the copy) while maps run and its last two thirds (sort, reduce) once
+the last map ends: it ends at ``max(launch + d/3, maps end) + 2d/3`` (Hadoop reports reduce
+progress in these thirds).
+
+**Failures**: a node going down kills its running attempts (outcome ``failed``) and re-queues
+their tasks; its slots are gone until it comes back. Map outputs already written on it are
+kept (a simplification: Hadoop would re-run completed maps of jobs still in their reduces).
+
+**A run ends** when no event is left. Accepted jobs that could not finish (a policy that
+never launched them, or every node down) are reported unfinished; a heartbeat run whose
+policy keeps declining work while nothing else happens stops after ``stall_limit``
+heartbeats in a row and reports the same.
+"""
+
+from __future__ import annotations
+
+import heapq
+import math
+import random
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from mropt.model.errors import InputError
+from mropt.model.workload import WorkloadInstance
+from mropt.sim.placement import place_replicas
+from mropt.sim.policy import EVENT, HEARTBEAT, MODES, Policy
+from mropt.sim.recorder import Recorder
+from mropt.sim.state import (
+    ACTIVE,
+    ANY,
+    DONE,
+    DROPPED,
+    FINISHED,
+    MAP,
+    NODE,
+    NONE,
+    PENDING,
+    RACK,
+    REDUCE,
+    REJECTED,
+    RUNNING,
+    Job,
+    build_jobs,
+    node_indices,
+)
+
+# event classes (the order of simultaneous events) and kinds
+C_DONE, C_KILL, C_ARRIVE, C_DECIDE = 0, 1, 2, 3
+EV_DONE, EV_DOWN, EV_UP, EV_ARRIVE, EV_TIMER, EV_HEARTBEAT = 0, 1, 2, 3, 4, 5
+
+#: the float slack of a resource fit (``docs/tolerances.md``, CAPACITY_RTOL's absolute cousin)
+_FIT_EPS = 1e-9
+
+
+def heartbeat_interval(n_nodes: int) -> float:
+    """Hadoop 1.0.3 JobTracker: max(3 s, ceil(trackers / 100) s)."""
+    return max(3.0, float(math.ceil(n_nodes / 100)))
+
+
+class Attempt:
+    """One attempt of a task on a node (the row of ``tasks.parquet`` it becomes)."""
+
+    __slots__ = ("id", "job", "stage", "task", "node", "type", "start", "end", "level", "speculative", "work", "demand")
+
+    def __init__(
+        self,
+        aid: int,
+        job: int,
+        stage: int,
+        task: int,
+        node: int,
+        stype: int,
+        start: float,
+        level: int,
+        speculative: bool,
+        work: float,
+        demand: tuple[float, ...] | None,
+    ) -> None:
+        self.id = aid
+        self.job = job
+        self.stage = stage
+        self.task = task
+        self.node = node
+        self.type = stype
+        self.start = start
+        self.end: float | None = None
+        self.level = level
+        self.speculative = speculative
+        self.work = work  # the attempt's full running time on its node
+        self.demand = demand
+
+
+class Simulation:
+    """A run of one policy on one workload with one seed; :meth:`run` returns a :class:`Recorder`."""
+
+    def __init__(
+        self,
+        workload: WorkloadInstance,
+        policy: Policy,
+        *,
+        seed: int = 0,
+        mode: str | None = None,
+        heartbeat: float | None = None,
+        stall_limit: int = 100_000,
+        record_utilisation: bool = True,
+    ) -> None:
+        mode = mode or policy.mode
+        if mode not in MODES:
+            raise InputError(f"simulate: mode must be one of {', '.join(MODES)}, got {mode!r}")
+        self.workload = workload
+        self.policy = policy
+        self.seed = seed
+        self.mode = mode
+        self.now = 0.0
+        self.stall_limit = stall_limit
+        timing = workload.timing
+        self.slowstart = timing.reduce_slowstart
+        self._factors = (1.0, timing.rack_factor, timing.remote_factor)
+        self._straggler_rate = timing.straggler_rate
+        self._straggler_slowdown = timing.straggler_slowdown
+        self._rng = random.Random(seed)
+
+        ids, racks, self.rack_names, speeds = node_indices(workload)
+        self.node_ids = ids
+        self.node_index = {node_id: i for i, node_id in enumerate(ids)}
+        self.n_nodes = len(ids)
+        self.node_rack = racks
+        self.node_speed = speeds
+        self.node_up = [True] * self.n_nodes
+        self.heartbeat_interval = heartbeat if heartbeat is not None else heartbeat_interval(self.n_nodes)
+        self.resources: list[str] = sorted({r for spec in workload.nodes for r in spec.resources})
+        capacity: list[list[int]] = [[], []]
+        res_cap: list[list[float]] = []
+        for spec in workload.nodes:
+            for _ in range(spec.count):
+                capacity[MAP].append(spec.map_slots if spec.map_slots is not None else 0)
+                capacity[REDUCE].append(spec.reduce_slots if spec.reduce_slots is not None else 0)
+                res_cap.append([spec.resources.get(r, 0.0) for r in self.resources])
+        self.uses_slots = workload.uses_slots
+        self._capacity = capacity
+        self.slots = [list(capacity[MAP]), list(capacity[REDUCE])]
+        self.free = [list(capacity[MAP]), list(capacity[REDUCE])]
+        self.total_slots = [sum(capacity[MAP]), sum(capacity[REDUCE])]
+        self._res_cap = res_cap
+        self.free_resources = [list(c) for c in res_cap]
+        self.busy = [0, 0]
+        self.runnable = [0, 0]
+
+        placed = place_replicas(workload, racks) if workload.placement is not None else None
+        self.jobs: list[Job] = build_jobs(workload, self.resources, self.node_index, placed)
+        for job in self.jobs:
+            for stage in job.stages:
+                stage.build_locality(racks)
+        self.active: dict[int, Job] = {}
+        self.running: dict[int, Attempt] = {}
+        self._next_attempt = 0
+        self._heap: list[tuple[Any, ...]] = []
+        self._seq = 0
+        self._dirty: set[int] = set()
+        self._new_work = False
+        self._hb_pending = bytearray(self.n_nodes)
+        self._stalled_heartbeats = 0
+        self.stalled = False
+        self.events = 0
+        self.record = Recorder(self, record_utilisation)
+        self._notify_attempt = type(policy).on_attempt_end is not Policy.on_attempt_end
+
+    # -- the event queue ------------------------------------------------------------------
+    def _push(self, time: float, cls: int, kind: int, arg: Any) -> None:
+        self._seq += 1
+        heapq.heappush(self._heap, (time, cls, self._seq, kind, arg))
+
+    def wake_at(self, time: float, tag: Any = None) -> None:
+        """Call the policy's ``on_timer(tag)`` at ``time`` (not before now)."""
+        self._push(max(time, self.now), C_DECIDE, EV_TIMER, tag)
+
+    # -- the run ---------------------------------------------------------------------------
+    def run(self) -> Recorder:
+        """Simulate until no event is left; the recorder holds every outcome."""
+        order = sorted(range(len(self.jobs)), key=lambda j: (self.jobs[j].submit, j))
+        for j in order:
+            self._push(self.jobs[j].submit, C_ARRIVE, EV_ARRIVE, j)
+        for fault in self.workload.faults:
+            node = self.node_index[fault.node]
+            self._push(fault.down, C_KILL, EV_DOWN, node)
+            if fault.up is not None:
+                self._push(fault.up, C_ARRIVE, EV_UP, node)
+        self.policy.start(self)
+        heap = self._heap
+        pop = heapq.heappop
+        event_mode = self.mode == EVENT
+        record = self.record
+        while heap:
+            now = heap[0][0]
+            self.now = now
+            while heap and heap[0][0] == now:
+                _, _, _, kind, arg = pop(heap)
+                self.events += 1
+                if kind == EV_DONE:
+                    self._on_done(arg)
+                elif kind == EV_ARRIVE:
+                    self._on_arrive(arg)
+                elif kind == EV_HEARTBEAT:
+                    self._on_heartbeat(arg)
+                elif kind == EV_TIMER:
+                    self.policy.on_timer(arg)
+                    self._new_work = True
+                elif kind == EV_DOWN:
+                    self._on_down(arg)
+                else:
+                    self._on_up(arg)
+                if self.stalled:
+                    heap.clear()
+                    break
+            if event_mode:
+                self._event_pass()
+            elif self._new_work:
+                self._wake_free_nodes()
+            record.flush(now)
+        record.finish()
+        return record
+
+    # -- assignment -------------------------------------------------------------------------
+    def _has_room(self, node: int) -> bool:
+        runnable = self.runnable
+        if not self.node_up[node]:
+            return False
+        if self.uses_slots:
+            return (runnable[MAP] > 0 and self.free[MAP][node] > 0) or (
+                runnable[REDUCE] > 0 and self.free[REDUCE][node] > 0
+            )
+        return runnable[MAP] + runnable[REDUCE] > 0
+
+    def _event_pass(self) -> None:
+        while self._dirty or self._new_work:
+            if self._new_work:
+                self._new_work = False
+                self._dirty.clear()
+                nodes: Sequence[int] = range(self.n_nodes)
+            else:
+                nodes = sorted(self._dirty)
+                self._dirty.clear()
+            for node in nodes:
+                if self.runnable[MAP] + self.runnable[REDUCE] == 0:
+                    self._dirty.clear()
+                    return
+                if self._has_room(node):
+                    self.policy.assign(node)
+
+    def _next_beat(self, node: int) -> float:
+        interval = self.heartbeat_interval
+        phase = interval * node / self.n_nodes
+        k = math.ceil((self.now - phase) / interval)
+        return phase + max(k, 0) * interval
+
+    def _schedule_heartbeat(self, node: int) -> None:
+        if not self._hb_pending[node] and self._has_room(node):
+            self._hb_pending[node] = 1
+            self._push(self._next_beat(node), C_DECIDE, EV_HEARTBEAT, node)
+
+    def _wake_free_nodes(self) -> None:
+        self._new_work = False
+        for node in range(self.n_nodes):
+            if not self._hb_pending[node]:
+                self._schedule_heartbeat(node)
+        self._dirty.clear()
+
+    def _on_heartbeat(self, node: int) -> None:
+        self._hb_pending[node] = 0
+        if not self._has_room(node):
+            return
+        before = self._next_attempt
+        self.policy.assign(node)
+        if self._next_attempt == before:
+            self._stalled_heartbeats += 1
+            if self._stalled_heartbeats > self.stall_limit:
+                self.stalled = True
+                return
+        else:
+            self._stalled_heartbeats = 0
+        if self._has_room(node):
+            self._hb_pending[node] = 1
+            self._push(self.now + self.heartbeat_interval, C_DECIDE, EV_HEARTBEAT, node)
+
+    def _freed(self, node: int) -> None:
+        if self.mode == EVENT:
+            self._dirty.add(node)
+        else:
+            self._schedule_heartbeat(node)
+
+    # -- queries for policies --------------------------------------------------------------
+    def launchable(self, job: int, slot_type: int) -> bool:
+        return self.jobs[job].launchable(slot_type, self.slowstart) is not None
+
+    def fits(self, job: int, slot_type: int, node: int) -> bool:
+        if not self.node_up[node]:
+            return False
+        if self.uses_slots and self.free[slot_type][node] <= 0:
+            return False
+        stage = self.jobs[job].launchable(slot_type, self.slowstart)
+        if stage is None:
+            return False
+        demand = stage.demands[0] if len(stage.demands) == 1 else None
+        if demand is None and len(stage.demands) > 1:
+            demand = next((d for d in stage.demands if d is not None), None)
+        return demand is None or self._fits_demand(node, demand)
+
+    def _fits_demand(self, node: int, demand: tuple[float, ...]) -> bool:
+        free = self.free_resources[node]
+        return all(amount <= free[k] + _FIT_EPS for k, amount in enumerate(demand))
+
+    def predicted_duration(self, job: int, stage: int, task: int, node: int) -> float:
+        st = self.jobs[job].stages[stage]
+        level = st.level_on(task, node, self.node_rack[node], self.node_rack)
+        factor = self._factors[level] if level >= 0 else 1.0
+        return st.duration_of(task) / self.node_speed[node] * factor
+
+    # -- actions ------------------------------------------------------------------------------
+    def launch(self, job: int, node: int, slot_type: int, level: int = ANY) -> int:
+        """Start one pending task of ``job``'s launchable stage of ``slot_type`` on ``node``.
+
+        The task is the best one for the node at locality ``level`` or better (node-local,
+        then rack-local, then any; tasks without replicas at every level). Returns the
+        attempt id, or -1 when no such task exists or it does not fit the node.
+        """
+        if not self.node_up[node]:
+            return -1
+        if self.uses_slots and self.free[slot_type][node] <= 0:
+            return -1
+        j = self.jobs[job]
+        if j.status != ACTIVE:
+            return -1
+        stage = j.launchable(slot_type, self.slowstart)
+        if stage is None:
+            return -1
+        task, got = stage.take(node, self.node_rack[node], level, self.node_rack)
+        if task < 0:
+            return -1
+        demand = stage.demand_of(task)
+        if demand is not None and not self._fits_demand(node, demand):
+            return -1
+        stage.state[task] = RUNNING
+        stage.pending -= 1
+        j.runnable[slot_type] -= 1
+        self.runnable[slot_type] -= 1
+        return self._start(j, stage, task, node, got, False, demand)
+
+    def speculate(self, job: int, stage: int, task: int, node: int) -> int:
+        """Start a backup attempt of a running task on ``node`` (LATE); -1 if it cannot run there."""
+        j = self.jobs[job]
+        st = j.stages[stage]
+        if j.status != ACTIVE or st.state[task] != RUNNING or not self.node_up[node]:
+            return -1
+        if self.uses_slots and self.free[st.type][node] <= 0:
+            return -1
+        demand = st.demand_of(task)
+        if demand is not None and not self._fits_demand(node, demand):
+            return -1
+        level = st.level_on(task, node, self.node_rack[node], self.node_rack)
+        return self._start(j, st, task, node, level, True, demand)
+
+    def _start(
+        self, j: Job, stage: Any, task: int, node: int, level: int, speculative: bool, demand: tuple[float, ...] | None
+    ) -> int:
+        stype = stage.type
+        now = self.now
+        work = stage.duration_of(task) / self.node_speed[node]
+        if level > NODE:
+            work *= self._factors[level]
+        if self._straggler_rate and self._rng.random() < self._straggler_rate:
+            work *= self._straggler_slowdown
+        aid = self._next_attempt
+        self._next_attempt += 1
+        attempt = Attempt(aid, j.index, stage.index, task, node, stype, now, level, speculative, work, demand)
+        self.running[aid] = attempt
+        stage.running_of.setdefault(task, []).append(aid)
+        stage.running += 1
+        j.running[stype] += 1
+        self.busy[stype] += 1
+        if self.uses_slots:
+            self.free[stype][node] -= 1
+        if demand is not None:
+            free = self.free_resources[node]
+            for k, amount in enumerate(demand):
+                free[k] -= amount
+        if j.first_start is None:
+            j.first_start = now
+        self.record.started(attempt, j)
+        if stage.index > j.cur:  # an early reduce (slow-start): it waits for the maps to end
+            stage.waiting.append(aid)
+        else:
+            attempt.end = now + work
+            self._push(attempt.end, C_DONE, EV_DONE, aid)
+        return aid
+
+    def _release(self, attempt: Attempt, j: Job) -> None:
+        stype = attempt.type
+        node = attempt.node
+        j.running[stype] -= 1
+        self.busy[stype] -= 1
+        if self.node_up[node]:
+            if self.uses_slots:
+                self.free[stype][node] += 1
+            if attempt.demand is not None:
+                free = self.free_resources[node]
+                for k, amount in enumerate(attempt.demand):
+                    free[k] += amount
+            self._freed(node)
+        stage = j.stages[attempt.stage]
+        stage.running -= 1
+        aids = stage.running_of[attempt.task]
+        aids.remove(attempt.id)
+        if not aids:
+            del stage.running_of[attempt.task]
+
+    def kill(self, attempt: int, outcome: str = "killed") -> None:
+        """End a running attempt now; its task goes back to pending unless another attempt runs it."""
+        a = self.running.pop(attempt, None)
+        if a is None:
+            return
+        j = self.jobs[a.job]
+        a.end = self.now
+        self._release(a, j)
+        self.record.ended(a, outcome)
+        stage = j.stages[a.stage]
+        if a.id in stage.waiting:
+            stage.waiting.remove(a.id)
+        if a.task not in stage.running_of and stage.state[a.task] == RUNNING and j.status == ACTIVE:
+            stage.requeue_task(a.task, self.node_rack)
+            if stage.index == j.cur or j.launchable(stage.type, self.slowstart) is stage:
+                j.runnable[stage.type] += 1
+                self.runnable[stage.type] += 1
+            self._new_work = True
+        if self._notify_attempt:
+            self.policy.on_attempt_end(a, outcome)
+
+    def drop(self, job: int, reason: str) -> None:
+        """Stop an accepted job: kill its attempts, forget its pending tasks (AMB timeout handling)."""
+        j = self.jobs[job]
+        if j.status != ACTIVE:
+            return
+        j.status = DROPPED
+        j.reason = reason
+        for aid in [aid for aid, a in self.running.items() if a.job == job]:
+            self.kill(aid, "killed")
+        for stype in (MAP, REDUCE):
+            self.runnable[stype] -= j.runnable[stype]
+            j.runnable[stype] = 0
+        del self.active[job]
+        j.finish = None
+        self.record.job_ended(j)
+        self.policy.on_job_end(job)
+
+    # -- event handlers ---------------------------------------------------------------------
+    def _on_arrive(self, job: int) -> None:
+        j = self.jobs[job]
+        decision = self.policy.on_arrival(job)
+        j.reason = decision.reason
+        if not decision.accept:
+            j.status = REJECTED
+            self.record.job_ended(j)
+            return
+        j.status = ACTIVE
+        self.active[job] = j
+        self._stage_ready(j)
+
+    def _stage_ready(self, j: Job) -> None:
+        """Make the current stage's pending tasks runnable (and a slow-start reduce stage's)."""
+        stage = j.stages[j.cur]
+        j.runnable[stage.type] += stage.pending
+        self.runnable[stage.type] += stage.pending
+        self._new_work = True
+
+    def _on_done(self, aid: int) -> None:
+        a = self.running.pop(aid, None)
+        if a is None:  # killed before it finished
+            return
+        j = self.jobs[a.job]
+        self._release(a, j)
+        self.record.ended(a, "succeeded")
+        stage = j.stages[a.stage]
+        # the first attempt to finish wins; its siblings (backups) are killed
+        for other in list(stage.running_of.get(a.task, ())):
+            self.kill(other, "killed")
+        stage.state[a.task] = DONE
+        stage.finished += 1
+        j.remaining[stage.type] -= 1
+        if self._notify_attempt:
+            self.policy.on_attempt_end(a, "succeeded")
+        slowstart = self.slowstart
+        if slowstart is not None and stage.index == j.cur and stage.type == MAP:
+            self._maybe_open_reduces(j, stage)
+        if stage.finished == stage.n:
+            self._stage_done(j, stage)
+
+    def _maybe_open_reduces(self, j: Job, stage: Any) -> None:
+        nxt_index = stage.index + 1
+        if nxt_index >= len(j.stages) or j.stages[nxt_index].type != REDUCE:
+            return
+        nxt = j.stages[nxt_index]
+        assert self.slowstart is not None
+        if stage.finished == math.ceil(self.slowstart * stage.n) and stage.finished < stage.n:
+            j.runnable[REDUCE] += nxt.pending
+            self.runnable[REDUCE] += nxt.pending
+            self._new_work = True
+
+    def _stage_done(self, j: Job, stage: Any) -> None:
+        now = self.now
+        stage.end_time = now
+        if stage.index == j.map_stage_last:
+            j.map_end = now
+        self.policy.on_stage_end(j.index, stage.index)
+        j.cur += 1
+        if j.cur == len(j.stages):
+            if j.status == ACTIVE:
+                j.status = FINISHED
+                j.finish = now
+                del self.active[j.index]
+                self.record.job_ended(j)
+                self.policy.on_job_end(j.index)
+            return
+        nxt = j.stages[j.cur]
+        opened_early = (
+            self.slowstart is not None
+            and stage.type == MAP
+            and nxt.type == REDUCE
+            and math.ceil(self.slowstart * stage.n) < stage.n
+        )
+        if opened_early:
+            # pending reduces are already runnable; the waiting early ones start their last two thirds
+            for aid in nxt.waiting:
+                a = self.running[aid]
+                a.end = max(a.start + a.work / 3.0, now) + a.work * 2.0 / 3.0
+                self._push(a.end, C_DONE, EV_DONE, aid)
+            nxt.waiting.clear()
+        else:
+            self._stage_ready(j)
+
+    def _on_down(self, node: int) -> None:
+        if not self.node_up[node]:
+            return
+        for aid in [aid for aid, a in self.running.items() if a.node == node]:
+            self.kill(aid, "failed")
+        self.node_up[node] = False
+        for stype in (MAP, REDUCE):
+            self.total_slots[stype] -= self.slots[stype][node]
+            self.slots[stype][node] = 0
+            self.free[stype][node] = 0
+        self.free_resources[node] = [0.0] * len(self.resources)
+        self._dirty.discard(node)
+        self.policy.on_node(node, False)
+
+    def _on_up(self, node: int) -> None:
+        if self.node_up[node]:
+            return
+        self.node_up[node] = True
+        for stype in (MAP, REDUCE):
+            self.slots[stype][node] = self._capacity[stype][node]
+            self.free[stype][node] = self._capacity[stype][node]
+            self.total_slots[stype] += self._capacity[stype][node]
+        self.free_resources[node] = list(self._res_cap[node])
+        self.policy.on_node(node, True)
+        self._freed(node)
+
+    # -- summary helpers -----------------------------------------------------------------------
+    def unfinished(self) -> Mapping[int, Job]:
+        return self.active
+
+
+def simulate(
+    workload: WorkloadInstance,
+    policy: Policy,
+    *,
+    seed: int = 0,
+    mode: str | None = None,
+    heartbeat: float | None = None,
+) -> Recorder:
+    """Run ``policy`` on ``workload``; the recorder has the job, attempt and utilisation tables."""
+    return Simulation(workload, policy, seed=seed, mode=mode, heartbeat=heartbeat).run()
+
+
+__all__ = ["Attempt", "Simulation", "heartbeat_interval", "simulate", "HEARTBEAT", "PENDING", "RACK", "NONE"]

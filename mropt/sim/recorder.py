@@ -1,0 +1,214 @@
+"""What a simulation records: the job table, the attempt table and the utilisation series.
+
+Columns (the contract of ``jobs.parquet``, ``tasks.parquet`` and ``utilisation.parquet``):
+
+* jobs: ``job_id``, ``submit_time``, ``user``, ``pool``, ``queue``, ``priority``, ``decision``
+  (``accepted``, ``rejected``; a dropped job was accepted), ``accepted``, ``reason``,
+  ``dropped``, ``first_start``, ``map_end``, ``finish``, ``deadline``, ``on_time``,
+  ``lateness`` (finish - deadline; positive when late), ``benefit`` (earned under AMB eq. 1:
+  the job's benefit when an accepted job ends by its deadline, ``-alpha`` times it when an
+  accepted job ends late, is dropped or never finishes, 0 when rejected), ``job_benefit``
+  (the benefit the job offered), ``tasks``;
+* tasks (one row per attempt): ``job_id``, ``stage``, ``stage_type``, ``task``, ``attempt``,
+  ``node``, ``rack``, ``start``, ``end``, ``locality`` (``node``, ``rack``, ``any``; null for a
+  task without input replicas), ``speculative``, ``outcome`` (``succeeded``, ``killed``,
+  ``failed``);
+* utilisation: the exact step function of busy slots: a row at every instant where a count
+  changed, ``time``, ``slot_type``, ``pool`` (``*`` for the whole cluster), ``busy``,
+  ``capacity`` (slots of the nodes up; for a pool, the cluster's).
+
+A job's deadline is met when ``finish <= deadline * (1 + TIME_RTOL)``
+(:func:`mropt.model.tolerance.deadline_limit`, ``docs/tolerances.md``).
+"""
+
+from __future__ import annotations
+
+import hashlib
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from mropt.model.tolerance import deadline_limit
+from mropt.sim.state import DROPPED, LEVEL_NAMES, REJECTED, SLOT_TYPES, Job
+
+if TYPE_CHECKING:
+    from mropt.sim.engine import Attempt, Simulation
+
+OUTCOMES = ("succeeded", "killed", "failed")
+_OUTCOME_CODE = {name: k for k, name in enumerate(OUTCOMES)}
+
+
+class Recorder:
+    """Collects rows while the engine runs; builds the tables afterwards."""
+
+    def __init__(self, sim: Simulation, utilisation: bool = True) -> None:
+        self.sim = sim
+        self._utilisation = utilisation
+        # attempt rows, columnar
+        self.a_job: list[int] = []
+        self.a_stage: list[int] = []
+        self.a_type: list[int] = []
+        self.a_task: list[int] = []
+        self.a_id: list[int] = []
+        self.a_node: list[int] = []
+        self.a_start: list[float] = []
+        self.a_end: list[float] = []
+        self.a_level: list[int] = []
+        self.a_spec: list[bool] = []
+        self.a_outcome: list[int] = []
+        # utilisation rows
+        self.u_time: list[float] = []
+        self.u_type: list[int] = []
+        self.u_pool: list[int] = []
+        self.u_busy: list[int] = []
+        self.u_cap: list[int] = []
+        self.pools: dict[str, int] = {"*": 0}
+        self._pool_busy: dict[tuple[int, int], int] = {}
+        self._changed: set[tuple[int, int]] = set()
+        self._last_total = [-1, -1, -1, -1]
+        self.job_end_order: list[int] = []
+
+    # -- hooks called by the engine ---------------------------------------------------------
+    def started(self, attempt: Attempt, job: Job) -> None:
+        if self._utilisation:
+            key = (self.pools.setdefault(job.pool, len(self.pools)), attempt.type)
+            self._pool_busy[key] = self._pool_busy.get(key, 0) + 1
+            self._changed.add(key)
+
+    def ended(self, attempt: Attempt, outcome: str) -> None:
+        self.a_job.append(attempt.job)
+        self.a_stage.append(attempt.stage)
+        self.a_type.append(attempt.type)
+        self.a_task.append(attempt.task)
+        self.a_id.append(attempt.id)
+        self.a_node.append(attempt.node)
+        self.a_start.append(attempt.start)
+        self.a_end.append(attempt.end if attempt.end is not None else self.sim.now)
+        self.a_level.append(attempt.level)
+        self.a_spec.append(attempt.speculative)
+        self.a_outcome.append(_OUTCOME_CODE[outcome])
+        if self._utilisation:
+            key = (self.pools[self.sim.jobs[attempt.job].pool], attempt.type)
+            self._pool_busy[key] -= 1
+            self._changed.add(key)
+
+    def job_ended(self, job: Job) -> None:
+        self.job_end_order.append(job.index)
+
+    def flush(self, now: float) -> None:
+        """End of an instant: a utilisation row for every count that changed in it."""
+        if not self._utilisation:
+            return
+        sim = self.sim
+        total = [sim.busy[0], sim.busy[1], sim.total_slots[0], sim.total_slots[1]]
+        if total != self._last_total:
+            for stype in (0, 1):
+                if total[stype] != self._last_total[stype] or total[2 + stype] != self._last_total[2 + stype]:
+                    self._row(now, stype, 0, total[stype], total[2 + stype])
+            self._last_total = total
+        if self._changed:
+            for key in sorted(self._changed):
+                pool, stype = key
+                self._row(now, stype, pool, self._pool_busy[key], total[2 + stype])
+            self._changed.clear()
+
+    def _row(self, time: float, stype: int, pool: int, busy: int, cap: int) -> None:
+        self.u_time.append(time)
+        self.u_type.append(stype)
+        self.u_pool.append(pool)
+        self.u_busy.append(busy)
+        self.u_cap.append(cap)
+
+    def finish(self) -> None:
+        """Attempts still running when the run stopped (a stalled run) are recorded as killed."""
+        sim = self.sim
+        for attempt in list(sim.running.values()):
+            attempt.end = sim.now
+            self.ended(attempt, "killed")
+
+    # -- tables ----------------------------------------------------------------------------
+    def jobs_columns(self) -> dict[str, Any]:
+        """The job table as columns (see the module docstring)."""
+        sim = self.sim
+        jobs = sim.jobs
+        alpha = sim.workload.alpha
+        n = len(jobs)
+        deadline = np.array([np.nan if j.deadline is None else j.deadline for j in jobs], dtype=float)
+        finish = np.array([np.nan if j.finish is None else j.finish for j in jobs], dtype=float)
+        accepted = np.array([j.status != REJECTED and j.status != "waiting" for j in jobs], dtype=bool)
+        dropped = np.array([j.status == DROPPED for j in jobs], dtype=bool)
+        has_deadline = ~np.isnan(deadline)
+        limit = np.where(has_deadline, deadline_limit(np.nan_to_num(deadline, nan=0.0)), np.nan)
+        finished = ~np.isnan(finish)
+        on_time = np.where(has_deadline, accepted & finished & (finish <= limit), np.nan)
+        offered = np.array([np.nan if j.benefit is None else j.benefit for j in jobs], dtype=float)
+        value = np.nan_to_num(offered, nan=0.0)
+        ok = np.where(has_deadline, on_time == 1.0, finished)
+        earned = np.where(accepted, np.where(ok, value, -alpha * value), 0.0)
+        return {
+            "job_id": [j.id for j in jobs],
+            "submit_time": np.array([j.submit for j in jobs], dtype=float),
+            "user": [j.user for j in jobs],
+            "pool": [j.pool for j in jobs],
+            "queue": [j.queue for j in jobs],
+            "priority": np.array([j.priority for j in jobs], dtype=np.int64),
+            "decision": ["accepted" if a else "rejected" for a in accepted],
+            "accepted": accepted,
+            "reason": [j.reason for j in jobs],
+            "dropped": dropped,
+            "first_start": np.array([np.nan if j.first_start is None else j.first_start for j in jobs], dtype=float),
+            "map_end": np.array([np.nan if j.map_end is None else j.map_end for j in jobs], dtype=float),
+            "finish": finish,
+            "deadline": deadline,
+            "on_time": [None if np.isnan(v) else bool(v) for v in on_time],
+            "lateness": finish - deadline,
+            "benefit": earned,
+            "job_benefit": offered,
+            "tasks": np.array([j.n_tasks for j in jobs], dtype=np.int64),
+            "_n": n,
+        }
+
+    def tasks_columns(self) -> dict[str, Any]:
+        sim = self.sim
+        ids = [j.id for j in sim.jobs]
+        node = np.array(self.a_node, dtype=np.int64)
+        racks = np.array(sim.node_rack, dtype=np.int64)
+        return {
+            "job_id": [ids[j] for j in self.a_job],
+            "stage": np.array(self.a_stage, dtype=np.int64),
+            "stage_type": [SLOT_TYPES[t] for t in self.a_type],
+            "task": np.array(self.a_task, dtype=np.int64),
+            "attempt": np.array(self.a_id, dtype=np.int64),
+            "node": [sim.node_ids[k] for k in self.a_node],
+            "rack": [sim.rack_names[r] for r in racks[node]] if len(node) else [],
+            "start": np.array(self.a_start, dtype=float),
+            "end": np.array(self.a_end, dtype=float),
+            "locality": [LEVEL_NAMES[v] for v in self.a_level],
+            "speculative": np.array(self.a_spec, dtype=bool),
+            "outcome": [OUTCOMES[k] for k in self.a_outcome],
+        }
+
+    def utilisation_columns(self) -> dict[str, Any]:
+        names = list(self.pools)
+        return {
+            "time": np.array(self.u_time, dtype=float),
+            "slot_type": [SLOT_TYPES[t] for t in self.u_type],
+            "pool": [names[p] for p in self.u_pool],
+            "busy": np.array(self.u_busy, dtype=np.int64),
+            "capacity": np.array(self.u_cap, dtype=np.int64),
+        }
+
+    def event_log_hash(self) -> str:
+        """SHA-256 of the run's event log: every attempt and every job outcome, in order.
+
+        Same workload, policy, parameters and seed give the same hash (the engine is deterministic).
+        """
+        h = hashlib.sha256()
+        for column in (self.a_job, self.a_stage, self.a_task, self.a_id, self.a_node, self.a_level, self.a_outcome):
+            h.update(np.asarray(column, dtype=np.int64).tobytes())
+        h.update(np.asarray(self.a_start, dtype=float).tobytes())
+        h.update(np.asarray(self.a_end, dtype=float).tobytes())
+        h.update(np.asarray(self.a_spec, dtype=bool).tobytes())
+        for j in self.sim.jobs:
+            h.update(f"{j.id}\x00{j.status}\x00{j.reason}\x00{j.finish!r}\x00".encode())
+        return h.hexdigest()
