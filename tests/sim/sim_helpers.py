@@ -1,0 +1,59 @@
+"""Small builders for simulator tests: workloads from a few lines, a run checked by verify."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from mropt.model.workload import WorkloadInstance
+from mropt.sim.engine import Simulation
+from mropt.sim.policy import make_policy
+from mropt.sim.recorder import Recorder
+from mropt.sim.verify import verify_simulation
+
+
+def workload(nodes: list[dict[str, Any]], jobs: list[dict[str, Any]], **extra: Any) -> WorkloadInstance:
+    return WorkloadInstance.from_dict(
+        {"kind": "workload", "schema_version": 1, "cluster": {"nodes": nodes}, "jobs": jobs, **extra}
+    )
+
+
+def mr_job(
+    job_id: str, maps: list[float] | float, reduces: list[float] | float | None = None, **fields: Any
+) -> dict[str, Any]:
+    """A job with one map stage (a group per duration) and an optional reduce stage."""
+
+    def groups(d: list[float] | float) -> list[dict[str, Any]]:
+        return [{"duration": x} for x in d] if isinstance(d, list) else [{"duration": d}]
+
+    stages = [{"type": "map", "tasks": groups(maps)}]
+    if reduces is not None:
+        stages.append({"type": "reduce", "tasks": groups(reduces)})
+    return {"id": job_id, "stages": stages, **fields}
+
+
+def run(
+    w: WorkloadInstance, policy: str = "fifo", params: dict[str, Any] | None = None, **options: Any
+) -> tuple[Simulation, Recorder]:
+    """Simulate and check the outputs with the independent verify; fails the test on a problem."""
+    sim = Simulation(w, make_policy(policy, params), **options)
+    rec = sim.run()
+    verdict = verify_simulation(w, rec.jobs_columns(), rec.tasks_columns())
+    assert verdict.ok, verdict.problems
+    return sim, rec
+
+
+def attempts(rec: Recorder) -> list[tuple[str, int, int, str, float, float, str]]:
+    """(job, stage, task, node, start, end, outcome) per attempt, in start order."""
+    t = rec.tasks_columns()
+    rows = list(
+        zip(
+            t["job_id"],
+            t["stage"].tolist(),
+            t["task"].tolist(),
+            t["node"],
+            t["start"].tolist(),
+            t["end"].tolist(),
+            t["outcome"],
+        )
+    )
+    return sorted(rows, key=lambda r: (r[4], r[0], r[1], r[2], r[5]))
