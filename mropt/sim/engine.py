@@ -173,6 +173,7 @@ class Simulation:
         self.free_resources = [list(c) for c in res_cap]
         self.busy = [0, 0]
         self.runnable = [0, 0]
+        self.remaining = [0, 0]  # unfinished tasks of active jobs per slot type (all their stages)
 
         placed = place_replicas(workload, racks) if workload.placement is not None else None
         self.jobs: list[Job] = build_jobs(workload, self.resources, self.node_index, placed)
@@ -474,6 +475,7 @@ class Simulation:
         for stype in (MAP, REDUCE):
             self.runnable[stype] -= j.runnable[stype]
             j.runnable[stype] = 0
+            self.remaining[stype] -= j.remaining[stype]
         del self.active[job]
         j.finish = None
         self.record.job_ended(j)
@@ -490,6 +492,8 @@ class Simulation:
             return
         j.status = ACTIVE
         self.active[job] = j
+        self.remaining[MAP] += j.remaining[MAP]
+        self.remaining[REDUCE] += j.remaining[REDUCE]
         self._stage_ready(j)
 
     def _stage_ready(self, j: Job) -> None:
@@ -513,6 +517,7 @@ class Simulation:
         stage.state[a.task] = DONE
         stage.finished += 1
         j.remaining[stage.type] -= 1
+        self.remaining[stage.type] -= 1
         if self._notify_attempt:
             self.policy.on_attempt_end(a, "succeeded")
         slowstart = self.slowstart

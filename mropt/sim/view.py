@@ -89,6 +89,11 @@ class SimView(Protocol):
         ...
 
     @property
+    def remaining(self) -> Sequence[int]:
+        """Unfinished tasks of active jobs per slot type, over all their stages."""
+        ...
+
+    @property
     def resources(self) -> Sequence[str]: ...
     @property
     def free_resources(self) -> Sequence[Sequence[float]]:

@@ -20,10 +20,11 @@ heartbeat.
 
 from __future__ import annotations
 
-import math
+from bisect import insort
 
-from mropt.sim.policy import HEARTBEAT, Policy, register_policy
+from mropt.sim.policy import ACCEPT, HEARTBEAT, Admission, Policy, register_policy
 from mropt.sim.state import ANY, MAP, RACK, REDUCE
+from mropt.sim.view import SimView
 
 
 @register_policy(
@@ -34,27 +35,34 @@ from mropt.sim.state import ANY, MAP, RACK, REDUCE
 class Fifo(Policy):
     mode = HEARTBEAT
 
-    def _queue(self) -> list[int]:
-        jobs = self.sim.jobs
-        return sorted(self.sim.active, key=lambda j: (-jobs[j].priority, jobs[j].submit, j))
+    def start(self, sim: SimView) -> None:
+        super().start(sim)
+        self._queue: list[tuple[int, float, int]] = []  # (-priority, submit, job), sorted
+
+    def on_arrival(self, job: int) -> Admission:
+        j = self.sim.jobs[job]
+        insort(self._queue, (-j.priority, j.submit, job))
+        return ACCEPT
+
+    def on_job_end(self, job: int) -> None:
+        j = self.sim.jobs[job]
+        self._queue.remove((-j.priority, j.submit, job))
 
     def _tracker_capacity(self, stype: int, node: int) -> int:
+        """ceil(load factor x tracker slots), capped at the tracker's slots (JobQueueTaskScheduler.assignTasks)."""
         sim = self.sim
         total = sim.total_slots[stype]
         if total == 0:
             return 0
-        if stype == MAP:
-            remaining = sum(j.remaining[MAP] for j in sim.active.values())
-        else:  # reduces count once the job schedules them (JobInProgress.scheduleReduces)
-            remaining = sum(
-                j.remaining[REDUCE] for j in sim.active.values() if j.running[REDUCE] or sim.launchable(j.index, REDUCE)
-            )
+        # maps: desired - finished maps of the running jobs; reduces: of the jobs that schedule
+        # their reduces (running or launchable ones)
+        remaining = sim.remaining[MAP] if stype == MAP else sim.runnable[REDUCE] + sim.busy[REDUCE]
         slots = sim.slots[stype][node]
-        return min(math.ceil(remaining / total * slots), slots)
+        return min(-(-remaining * slots // total), slots)
 
     def assign(self, node: int) -> None:
         sim = self.sim
-        queue = self._queue()
+        queue = [entry[2] for entry in self._queue]  # a copy: launches may end jobs
         if sim.runnable[MAP] and sim.free[MAP][node] > 0:
             running = sim.slots[MAP][node] - sim.free[MAP][node]
             available = self._tracker_capacity(MAP, node) - running

@@ -1,0 +1,211 @@
+"""Speed of the cluster simulator (issue 15), ratios measured in one run.
+
+Run: ``.venv/bin/python benchmarks/bench_sim.py [--quick] [--section simpy amb swim]``
+(SimPy comes with the ``bench`` extra: ``.venv/bin/pip install -e '.[bench]'``).
+
+Prints:
+
+1. **mropt against SimPy** on the same FIFO MapReduce model: jobs of map tasks then reduce
+   tasks arriving over time, homogeneous slots, no locality, a freed slot going to the first
+   job in submit order with a task of that type. The SimPy model is written plainly: one
+   process per task requesting a ``simpy.PriorityResource`` of map (or reduce) slots with
+   its job's arrival rank as priority. Both are run on the same jobs; the table gives task
+   events (a start and an end per task) per second and their ratio, and checks that the two
+   simulations give the same mean job completion time. mropt runs ``fifo`` in event mode,
+   which assigns per freed slot like the SimPy model; it does not batch tasks.
+2. **One AMB-paper static run** (``mropt generate workload --preset amb-static``: 30 jobs on
+   40 nodes of 2 + 2 slots) under ``amb``, ``dc``, ``minedf-wc``, ``fifo``: wall time each.
+3. **The SWIM Facebook 2009 day** (``../shared/traces/swim``) imported as a workload on 600
+   nodes with HDFS-placed replicas, under ``fair`` with delay scheduling (heartbeat mode):
+   wall time, events, attempts and peak memory (ru_maxrss of a child process that does only
+   this run).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import platform
+import resource
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from mropt.model.workload import WorkloadInstance  # noqa: E402
+from mropt.sim.engine import Simulation  # noqa: E402
+from mropt.sim.policy import make_policy  # noqa: E402
+
+SHARED = Path(os.environ.get("MROPT_SHARED", ROOT.parent / "shared"))
+SWIM_DAY = SHARED / "traces" / "swim" / "FB-2009_samples_24_times_1hr_0.tsv"
+
+
+def fifo_jobs(n_jobs: int, seed: int) -> list[tuple[float, int, float, int, float]]:
+    """(submit, maps, map time, reduces, reduce time) per job: 50-150 maps, 5-30 reduces."""
+    rng = np.random.default_rng(seed)
+    submit = np.cumsum(rng.exponential(20.0, n_jobs))
+    return [
+        (
+            float(round(submit[i], 3)),
+            int(rng.integers(50, 151)),
+            float(rng.integers(10, 41)),
+            int(rng.integers(5, 31)),
+            float(rng.integers(20, 61)),
+        )
+        for i in range(n_jobs)
+    ]
+
+
+def as_workload(jobs: list[tuple[float, int, float, int, float]], nodes: int) -> WorkloadInstance:
+    return WorkloadInstance.from_dict(
+        {
+            "kind": "workload",
+            "schema_version": 1,
+            "cluster": {"nodes": [{"id": "n", "count": nodes, "map_slots": 2, "reduce_slots": 2}]},
+            "jobs": [
+                {
+                    "id": f"j{i}",
+                    "submit_time": s,
+                    "stages": [
+                        {"type": "map", "tasks": [{"duration": mt, "count": m}]},
+                        {"type": "reduce", "tasks": [{"duration": rt, "count": r}]},
+                    ],
+                }
+                for i, (s, m, mt, r, rt) in enumerate(jobs)
+            ],
+        }
+    )
+
+
+def run_simpy(jobs: list[tuple[float, int, float, int, float]], nodes: int) -> tuple[float, float]:
+    """The same FIFO model in SimPy: (wall seconds, mean job completion time)."""
+    import simpy
+
+    env = simpy.Environment()
+    map_slots = simpy.PriorityResource(env, capacity=2 * nodes)
+    reduce_slots = simpy.PriorityResource(env, capacity=2 * nodes)
+    finish: list[float] = [0.0] * len(jobs)
+
+    def task(resource: simpy.PriorityResource, rank: int, duration: float):  # type: ignore[no-untyped-def]
+        with resource.request(priority=rank) as slot:
+            yield slot
+            yield env.timeout(duration)
+
+    def job(rank: int, submit: float, maps: int, map_time: float, reduces: int, reduce_time: float):  # type: ignore[no-untyped-def]
+        yield env.timeout(submit)
+        yield env.all_of([env.process(task(map_slots, rank, map_time)) for _ in range(maps)])
+        yield env.all_of([env.process(task(reduce_slots, rank, reduce_time)) for _ in range(reduces)])
+        finish[rank] = env.now
+
+    for rank, spec in enumerate(jobs):
+        env.process(job(rank, *spec))
+    start = time.perf_counter()
+    env.run()
+    wall = time.perf_counter() - start
+    return wall, float(np.mean([f - j[0] for f, j in zip(finish, jobs)]))
+
+
+def run_mropt(workload: WorkloadInstance) -> tuple[float, float]:
+    start = time.perf_counter()
+    rec = Simulation(workload, make_policy("fifo"), mode="event", record_utilisation=False).run()
+    wall = time.perf_counter() - start
+    cols = rec.jobs_columns()
+    return wall, float(np.mean(cols["finish"] - cols["submit_time"]))
+
+
+def section_simpy(quick: bool) -> None:
+    print("## 1. mropt against SimPy: the same FIFO MapReduce model (task events per second)\n")
+    print("| jobs | nodes | tasks | SimPy s | mropt s | SimPy ev/s | mropt ev/s | ratio | same mean JCT |")
+    print("|---:|---:|---:|---:|---:|---:|---:|---:|:---:|")
+    sizes = [(100, 50)] if quick else [(100, 50), (400, 100), (1000, 200)]
+    for n_jobs, nodes in sizes:
+        jobs = fifo_jobs(n_jobs, seed=7)
+        tasks = sum(m + r for _, m, _, r, _ in jobs)
+        workload = as_workload(jobs, nodes)
+        simpy_wall, simpy_jct = run_simpy(jobs, nodes)
+        mropt_wall, mropt_jct = run_mropt(workload)
+        events = 2 * tasks
+        same = abs(simpy_jct - mropt_jct) <= 1e-6 * simpy_jct
+        print(
+            f"| {n_jobs} | {nodes} | {tasks:,} | {simpy_wall:.2f} | {mropt_wall:.2f} | {events / simpy_wall:,.0f} | "
+            f"{events / mropt_wall:,.0f} | {simpy_wall / mropt_wall:.1f}x | {'yes' if same else f'no ({simpy_jct:.2f} vs {mropt_jct:.2f})'} |"
+        )
+    print()
+
+
+def section_amb(quick: bool) -> None:
+    from mropt.instances.workload_gen import generate_workload
+
+    print("## 2. One AMB-paper static run (30 jobs, 40 nodes x 2 + 2 slots)\n")
+    print("| policy | seed | wall s | events | accepted | on time | benefit |")
+    print("|---|---:|---:|---:|---:|---:|---:|")
+    for policy in ("amb", "dc", "minedf-wc", "fifo"):
+        for seed in (1,) if quick else (1, 2, 3):
+            workload = generate_workload("amb-static", seed=seed)
+            start = time.perf_counter()
+            sim = Simulation(workload, make_policy(policy))
+            rec = sim.run()
+            wall = time.perf_counter() - start
+            cols = rec.jobs_columns()
+            on_time = sum(1 for v in cols["on_time"] if v)
+            print(
+                f"| {policy} | {seed} | {wall:.3f} | {sim.events:,} | {int(cols['accepted'].sum())} | {on_time} | "
+                f"{cols['benefit'].sum():.0f} |"
+            )
+    print()
+
+
+def swim_child() -> None:
+    """Runs in a child process: import the SWIM day, simulate it under fair, print one line."""
+    from mropt.instances.swim import swim_workload
+
+    start = time.perf_counter()
+    workload = swim_workload(SWIM_DAY)
+    loaded = time.perf_counter() - start
+    start = time.perf_counter()
+    sim = Simulation(workload, make_policy("fair"), mode="heartbeat")
+    rec = sim.run()
+    wall = time.perf_counter() - start
+    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024  # KiB -> MiB on Linux
+    print(f"{len(workload.jobs)} {workload.n_tasks} {loaded:.2f} {wall:.2f} {sim.events} {len(rec.a_job)} {peak:.0f}")
+
+
+def section_swim() -> None:
+    print("## 3. The SWIM Facebook 2009 day on 600 nodes under fair with delay scheduling\n")
+    if not SWIM_DAY.exists():
+        print(f"skipped: {SWIM_DAY} not found\n")
+        return
+    out = subprocess.run(
+        [sys.executable, __file__, "--swim-child"], capture_output=True, text=True, check=True, cwd=ROOT
+    ).stdout.split()
+    jobs, tasks, loaded, wall, events, attempts, peak = out
+    print("| jobs | tasks | import s | simulate s | events | attempts | peak memory MiB |")
+    print("|---:|---:|---:|---:|---:|---:|---:|")
+    print(f"| {int(jobs):,} | {int(tasks):,} | {loaded} | {wall} | {int(events):,} | {int(attempts):,} | {peak} |\n")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--quick", action="store_true")
+    parser.add_argument("--section", nargs="*", default=["simpy", "amb", "swim"], choices=["simpy", "amb", "swim"])
+    parser.add_argument("--swim-child", action="store_true", help=argparse.SUPPRESS)
+    args = parser.parse_args()
+    if args.swim_child:
+        swim_child()
+        return
+    print(f"# bench_sim on {platform.node()} ({os.cpu_count()} cores, Python {platform.python_version()})\n")
+    if "simpy" in args.section:
+        section_simpy(args.quick)
+    if "amb" in args.section:
+        section_amb(args.quick)
+    if "swim" in args.section:
+        section_swim()
+
+
+if __name__ == "__main__":
+    main()
