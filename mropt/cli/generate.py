@@ -56,9 +56,7 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:
         "deadline = submit + U[400, 600] s). An option overrides the preset's value (see "
         "mropt.instances.workload_gen). Same arguments, same file, byte for byte.",
     )
-    p.add_argument(
-        "--preset", choices=list(PRESETS), default="amb-static", help="the job set (default amb-static)"
-    )
+    p.add_argument("--preset", choices=list(PRESETS), default="amb-static", help="the job set (default amb-static)")
     add_param_options(p, WorkloadParams, first=("seed", "jobs", "mean_splits", "mean_deadline"))
     # an option left out keeps the preset's value: unset options are None (or [] for --job-type)
     p.set_defaults(**{f.name: None for f in param_fields(WorkloadParams) if f.name != "job_types"})

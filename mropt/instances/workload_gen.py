@@ -193,9 +193,7 @@ def rack_nodes(nodes: int, rack_size: int, map_slots: int, reduce_slots: int) ->
     out = []
     for i, first in enumerate(range(0, nodes, rack_size)):
         count = min(rack_size, nodes - first)
-        out.append(
-            NodeSpec(id=f"r{i}", rack=f"rack{i}", map_slots=map_slots, reduce_slots=reduce_slots, count=count)
-        )
+        out.append(NodeSpec(id=f"r{i}", rack=f"rack{i}", map_slots=map_slots, reduce_slots=reduce_slots, count=count))
     return tuple(out)
 
 
