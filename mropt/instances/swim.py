@@ -124,9 +124,9 @@ from typing import Any
 
 import numpy as np
 
-from mropt.model.admission import AdmissionInstance, Cluster, Job
 from mropt.instances.params import check_counts
 from mropt.instances.workload_gen import mapreduce_job, rack_nodes
+from mropt.model.admission import AdmissionInstance, Cluster, Job
 from mropt.model.errors import InputError, read_input_file
 from mropt.model.workload import DEFAULT_USER, Placement, WorkloadInstance
 
