@@ -282,3 +282,13 @@ def generate_workload(
         name=name,
         meta={"generator": record},
     )
+
+
+def generate_amb_static(seed: int = 0, **overrides: Any) -> WorkloadInstance:
+    """The ``amb-static`` preset as ``generate(seed, **params)`` (the harness's generator signature)."""
+    return generate_workload("amb-static", seed, **overrides)
+
+
+def generate_amb_dynamic(seed: int = 0, **overrides: Any) -> WorkloadInstance:
+    """The ``amb-dynamic`` preset as ``generate(seed, **params)`` (the harness's generator signature)."""
+    return generate_workload("amb-dynamic", seed, **overrides)

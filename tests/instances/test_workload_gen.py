@@ -213,3 +213,13 @@ def test_generated_workload_loads_and_runs_under_fifo(tmp_path: Path, preset, re
         assert start >= submit[j] - 1e-9
         if stype == "reduce":
             assert start >= map_end[j] - 1e-9
+
+
+def test_preset_functions_have_the_harness_signature():
+    from mropt.instances.workload_gen import generate_amb_dynamic, generate_amb_static
+
+    assert instance_to_json(generate_amb_static(2, jobs=4)) == instance_to_json(
+        generate_workload("amb-static", 2, jobs=4)
+    )
+    assert generate_amb_dynamic(2, jobs=4) == generate_workload("amb-dynamic", 2, jobs=4)
+    assert generate_amb_dynamic(1).n == 60
