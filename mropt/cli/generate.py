@@ -1,4 +1,4 @@
-"""``mropt generate admission|priority|fairness ...``: seeded instances with the papers' defaults.
+"""``mropt generate admission|priority|fairness|workload ...``: seeded instances with the papers' defaults.
 
 The options are the fields of each generator's parameter dataclass (``AdmissionParams``,
 ``PriorityParams``, ``FairnessParams``), built by :func:`mropt.cli.common.add_param_options`
@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import argparse
 
-from mropt.cli.common import add_param_options, params_from_args, write_text
+from mropt.cli.common import add_param_options, param_fields, params_from_args, write_text
 from mropt.instances.admission_gen import AdmissionParams, generate_admission
 from mropt.model.io import instance_to_json
 
@@ -44,6 +44,25 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:
 
     add_generate_fairness(kinds)
 
+    from mropt.instances.workload_gen import PRESETS, WorkloadParams
+
+    p = kinds.add_parser(
+        "workload",
+        help="simulator workload of the AMB paper's job sets (static Table 2, dynamic sec. 5.2)",
+        description="Generate a workload for `mropt simulate`. --preset amb-static is the AMB paper's static set "
+        "(Table 2: 30 jobs at time 0, U[0.5L, 1.5L] 64 MB splits with L = 150, deadlines U[0.5D, 1.5D] with "
+        "D = 1000 s, benefits U[300, 700], 40 nodes x 2+2 slots; its jobs are those of `generate admission` with "
+        "the same seed); amb-dynamic its dynamic set (sec. 5.2: 60 jobs over one hour, one a minute on average, "
+        "deadline = submit + U[400, 600] s). An option overrides the preset's value (see "
+        "mropt.instances.workload_gen). Same arguments, same file, byte for byte.",
+    )
+    p.add_argument("--preset", choices=list(PRESETS), default="amb-static", help="the job set (default amb-static)")
+    add_param_options(p, WorkloadParams, first=("seed", "jobs", "mean_splits", "mean_deadline"))
+    # an option left out keeps the preset's value: unset options are None (or [] for --job-type)
+    p.set_defaults(**{f.name: None for f in param_fields(WorkloadParams) if f.name != "job_types"})
+    p.add_argument("-o", "--output", help="output file (default stdout)")
+    p.set_defaults(handler=run_workload)
+
 
 def run_admission(args: argparse.Namespace) -> int:
     instance = generate_admission(args.seed, params_from_args(AdmissionParams, args))
@@ -55,5 +74,21 @@ def run_priority(args: argparse.Namespace) -> int:
     from mropt.instances.priority_gen import PriorityParams, generate_priority
 
     instance = generate_priority(args.seed, params_from_args(PriorityParams, args))
+    write_text(instance_to_json(instance), args.output)
+    return 0
+
+
+def run_workload(args: argparse.Namespace) -> int:
+    from mropt.instances.workload_gen import WorkloadParams, generate_workload, preset_params
+
+    given = {}
+    for f in param_fields(WorkloadParams):
+        value = getattr(args, f.name)
+        if f.name == "job_types":
+            if value:  # repeated NAME=... records over the default table
+                given[f.name] = {**preset_params(args.preset).job_types, **dict(value)}
+        elif value is not None:
+            given[f.name] = value
+    instance = generate_workload(args.preset, args.seed, preset_params(args.preset, **given))
     write_text(instance_to_json(instance), args.output)
     return 0

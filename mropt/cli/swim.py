@@ -1,11 +1,22 @@
-"""``mropt import-swim TRACE.tsv ...``: an admission instance from a SWIM Facebook trace."""
+"""``mropt import-swim TRACE.tsv ...``: an admission instance, or with ``--workload`` a simulator
+workload, from a SWIM Facebook trace."""
 
 from __future__ import annotations
 
 import argparse
 
 from mropt.cli.common import write_text
-from mropt.instances.swim import DEFAULT_JOBS, MIB, SwimParams, import_swim
+from mropt.instances.swim import (
+    DEFAULT_JOBS,
+    DEFAULT_RACK_SIZE,
+    MIB,
+    SOURCE_MACHINES,
+    SwimParams,
+    SwimWorkloadParams,
+    import_swim,
+    import_swim_workload,
+)
+from mropt.model.errors import InputError
 from mropt.model.io import instance_to_json
 
 _DEFAULTS = SwimParams()
@@ -21,7 +32,9 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:
         "source cluster to --nodes; task counts follow SWIM's replay (64 MiB partitions; map-only rows get 0 "
         "reduce tasks); task times come from the throughputs below; deadlines and benefits from a seeded model "
         "(see mropt.instances.swim). Submit times are relative to --start. Every parameter, the seed and the "
-        "trace's SHA-256 are recorded under 'source'. Same arguments, same file, byte for byte.",
+        "trace's SHA-256 are recorded under 'source'. With --workload, the rows become a workload for `mropt "
+        "simulate` instead: the whole file by default, on the 600-node source cluster, with the same task counts, "
+        "times, deadlines and benefits. Same arguments, same file, byte for byte.",
     )
     p.add_argument("trace", metavar="TRACE.tsv", help="SWIM trace file")
     win = p.add_argument_group("window")
@@ -31,7 +44,8 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:
         "-n",
         type=int,
         default=None,
-        help=f"take the first N jobs submitted at or after S (default {DEFAULT_JOBS} unless --duration is given)",
+        help=f"take the first N jobs submitted at or after S (default {DEFAULT_JOBS} unless --duration is given; "
+        "with --workload: every job)",
     )
     win.add_argument(
         "--duration",
@@ -41,7 +55,12 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:
     )
     p.add_argument("--seed", type=int, default=0, help="seed of deadlines and benefits (default 0)")
     cl = p.add_argument_group("cluster")
-    cl.add_argument("--nodes", type=int, default=d.nodes, help=f"target cluster nodes (default {d.nodes}, AMB paper)")
+    cl.add_argument(
+        "--nodes",
+        type=int,
+        default=None,
+        help=f"target cluster nodes (default {d.nodes}, AMB paper; with --workload {SOURCE_MACHINES}, the source cluster)",
+    )
     cl.add_argument(
         "--map-slots-per-node", type=int, default=d.map_slots_per_node, help=f"default {d.map_slots_per_node}"
     )
@@ -112,16 +131,43 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:
     model.add_argument("--alpha", type=float, default=d.alpha, help=f"penalty ratio (default {d.alpha:g})")
     model.add_argument("--beta", type=float, default=d.beta, help=f"penalty threshold of eq. 3 (default {d.beta:g})")
     model.add_argument("--rho", type=float, default=d.rho, help=f"slack factor (default {d.rho:g})")
+    wl = p.add_argument_group("workload (with --workload)")
+    wl.add_argument(
+        "--workload",
+        action="store_true",
+        help="write a simulator workload (kind 'workload') instead of an admission instance",
+    )
+    w = SwimWorkloadParams()
+    wl.add_argument(
+        "--rack-size", type=int, default=None, help=f"nodes per rack (default {DEFAULT_RACK_SIZE}: 600 nodes, 30 racks)"
+    )
+    wl.add_argument(
+        "--replicas",
+        type=int,
+        default=None,
+        help=f"HDFS replicas of each map input, placed by the simulator; 0 = no locality (default {w.replicas})",
+    )
+    wl.add_argument(
+        "--users",
+        type=int,
+        default=None,
+        help=f"users (Fair pools) drawn uniformly per job; 1 = every job in 'default' (default {w.users})",
+    )
     p.add_argument("-o", "--output", help="output file (default stdout)")
     p.set_defaults(handler=run_import_swim)
 
 
 def run_import_swim(args: argparse.Namespace) -> int:
+    d = _DEFAULTS
+    layout = {k: getattr(args, k) for k in ("rack_size", "replicas", "users") if getattr(args, k) is not None}
+    if layout and not args.workload:
+        flag = "--" + next(iter(layout)).replace("_", "-")
+        raise InputError(f"import-swim: option '{flag}' needs --workload")
     params = SwimParams(
         start=args.start,
         jobs=args.jobs,
         duration=args.duration,
-        nodes=args.nodes,
+        nodes=args.nodes if args.nodes is not None else (args.source_machines if args.workload else d.nodes),
         map_slots_per_node=args.map_slots_per_node,
         reduce_slots_per_node=args.reduce_slots_per_node,
         source_machines=args.source_machines,
@@ -140,6 +186,10 @@ def run_import_swim(args: argparse.Namespace) -> int:
         beta=args.beta,
         rho=args.rho,
     )
+    if args.workload:
+        workload = import_swim_workload(args.trace, params, SwimWorkloadParams(**layout), seed=args.seed)
+        write_text(instance_to_json(workload), args.output)
+        return 0
     instance = import_swim(args.trace, params, seed=args.seed)
     write_text(instance_to_json(instance), args.output)
     return 0

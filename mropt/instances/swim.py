@@ -88,6 +88,29 @@ window. Same file, arguments and seed: same instance, and the same JSON byte for
 The file records under ``"source"``: the trace file's base name and SHA-256, the
 window (start, duration, job limit, the selected rows, lines and submit times), the
 model, every parameter, the seed and the resulting load factor.
+
+**Workload** (:func:`import_swim_workload`, ``mropt import-swim --workload``): the same
+rows as a simulator workload (:mod:`mropt.model.workload`). Defaults differ from the
+admission path in two places only: the window is the **whole file** from ``start`` unless
+``jobs`` or ``duration`` is given, and the target cluster is the traced one, ``nodes`` =
+``source_machines`` = 600 (bytes are not scaled), with 2 map and 2 reduce slots a node.
+Every job gets exactly the admission path's numbers for the same parameters and seed:
+``map_tasks``, ``reduce_tasks``, task times, deadline and benefit (deadlines against the
+workload's own cluster, M = nodes x map slots), so the AMB-family policies can run on it;
+a map-only row has no reduce stage. Tasks are one group per stage (``duration``,
+``count``), never one entry per task, so the day's 5,900 jobs fit in a small file. The
+nodes sit in racks of ``rack_size`` (default 20, the order of a 2009 rack of 1U servers
+under one top-of-rack switch; 600 nodes make 30 racks; node ``r<i>-<k>`` is in rack
+``rack<i>``). ``replicas`` (default 3, HDFS's default) writes ``placement`` ``{replicas,
+seed}``: the simulator places every map input by HDFS's default policy
+(:mod:`mropt.sim.placement`), so delay scheduling has locality to work with; 0 writes no
+placement (no locality). SWIM rows carry no user: by default every job belongs to the
+user ``default`` (one Fair Scheduler pool, fair sharing among its jobs); ``users`` U > 1
+draws each row's user uniformly from ``u0`` ... ``u<U-1>`` with
+``numpy.random.default_rng([seed, row, 1])`` (a stream of its own: the deadline and
+benefit draws do not change), so the Fair and Capacity schedulers see several pools.
+The file records ``source`` as above (``job_limit`` null for the whole file) plus the
+layout under ``source.workload``.
 """
 
 from __future__ import annotations
@@ -95,14 +118,17 @@ from __future__ import annotations
 import hashlib
 import math
 import re
-from dataclasses import asdict, dataclass, fields
+from dataclasses import asdict, dataclass, fields, replace
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
+from mropt.instances.params import check_counts
+from mropt.instances.workload_gen import mapreduce_job, rack_nodes
 from mropt.model.admission import AdmissionInstance, Cluster, Job
 from mropt.model.errors import InputError, read_input_file
+from mropt.model.workload import DEFAULT_USER, Placement, WorkloadInstance
 
 MODEL_NAME = "swim-bytes"
 MODEL_VERSION = 1
@@ -110,6 +136,8 @@ MIB = 1 << 20
 MB = 10**6
 DEFAULT_JOBS = 30
 SOURCE_MACHINES = 600
+#: nodes per rack of an imported workload's cluster
+DEFAULT_RACK_SIZE = 20
 #: Byte counts must fit in a Java ``long``, as in SWIM's own tools.
 MAX_BYTES = 2**63 - 1
 #: Parameter ranges (MB/s per slot; a factor such as slack or rho; seconds; the exponent).
@@ -398,28 +426,25 @@ def _job(row: SwimRow, params: SwimParams, seed: int, cluster: Cluster, w_ref: f
     )
 
 
-def import_swim(
-    path: str | Path, params: SwimParams | None = None, *, seed: int = 0, **overrides: Any
-) -> AdmissionInstance:
-    """An admission instance from a window of a SWIM trace file.
+def _window_jobs(
+    path: Path, params: SwimParams, seed: int, *, whole_file: bool = False
+) -> tuple[list[SwimRow], str, list[SwimRow], list[Job]]:
+    """The file's rows, its SHA-256, the window's rows and their admission jobs (the model above).
 
-    Keyword overrides set fields of :class:`SwimParams` (``jobs=10, start=600``).
-    Same file, arguments and seed: the same instance, byte for byte as JSON.
+    ``whole_file``: with neither ``jobs`` nor ``duration``, every row from ``start`` (the
+    workload path) instead of the first :data:`DEFAULT_JOBS`.
     """
-    if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
-        raise InputError(f"import-swim: parameter 'seed' must be a non-negative integer, got {seed!r}")
-    seed = int(seed)
-    params = _make_params(params, overrides)
-    path = Path(path)
     rows, digest = read_swim_rows(path)
-    window = select_window(rows, params)
+    if whole_file and params.jobs is None and params.duration is None:
+        window = select_window(rows, replace(params, jobs=max(1, len(rows))))
+    else:
+        window = select_window(rows, params)
     if not window:
         end = "" if params.duration is None else f" and before {params.start + params.duration:g}"
         raise InputError(
             f"{path.name}: empty window: no job submitted at or after {params.start:g} s{end} "
             f"({len(rows)} rows in the file)"
         )
-
     cluster = params.cluster
     w_ref = params.reference_work()
     jobs: list[Job] = []
@@ -431,10 +456,23 @@ def import_swim(
                 f"{path.name} line {row.line}: {exc} (from the task-time, slack and benefit "
                 f"parameters; see mropt import-swim --help)"
             ) from None
-    draft = AdmissionInstance(cluster=cluster, jobs=tuple(jobs), alpha=params.alpha, beta=params.beta, rho=params.rho)
+    return rows, digest, window, jobs
+
+
+def _source(
+    path: Path,
+    digest: str,
+    rows: list[SwimRow],
+    window: list[SwimRow],
+    params: SwimParams,
+    seed: int,
+    draft: AdmissionInstance,
+    job_limit: int | None,
+) -> dict[str, Any]:
+    """The ``source`` record of an imported file (module docstring)."""
     first, last = window[0], window[-1]
     record = params.record()
-    source = {
+    return {
         "format": "swim",
         "trace": path.name,
         "sha256": digest,
@@ -442,7 +480,7 @@ def import_swim(
         "window": {
             "start": record["start"],
             "duration": record["duration"],
-            "job_limit": params.job_limit,
+            "job_limit": job_limit,
             "jobs": len(window),
             "submit_times": "trace time minus start",
             "first": {"job_id": first.job_id, "row": first.index, "line": first.line, "submit_time": first.submit_time},
@@ -452,9 +490,32 @@ def import_swim(
         "model_version": MODEL_VERSION,
         "seed": seed,
         "params": record,
-        "reference_work": w_ref,
+        "reference_work": params.reference_work(),
         "load_factor": round(draft.load_factor, 6),
     }
+
+
+def _check_seed(seed: Any) -> int:
+    if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
+        raise InputError(f"import-swim: parameter 'seed' must be a non-negative integer, got {seed!r}")
+    return int(seed)
+
+
+def import_swim(
+    path: str | Path, params: SwimParams | None = None, *, seed: int = 0, **overrides: Any
+) -> AdmissionInstance:
+    """An admission instance from a window of a SWIM trace file.
+
+    Keyword overrides set fields of :class:`SwimParams` (``jobs=10, start=600``).
+    Same file, arguments and seed: the same instance, byte for byte as JSON.
+    """
+    seed = _check_seed(seed)
+    params = _make_params(params, overrides)
+    path = Path(path)
+    rows, digest, window, jobs = _window_jobs(path, params, seed)
+    cluster = params.cluster
+    draft = AdmissionInstance(cluster=cluster, jobs=tuple(jobs), alpha=params.alpha, beta=params.beta, rho=params.rho)
+    source = _source(path, digest, rows, window, params, seed, draft, params.job_limit)
     return AdmissionInstance(
         cluster=cluster,
         jobs=draft.jobs,
@@ -462,5 +523,87 @@ def import_swim(
         beta=params.beta,
         rho=params.rho,
         name=f"swim-{path.stem}-s{params.start:g}-n{len(window)}",
+        meta={"source": source},
+    )
+
+
+# -- the workload path (mropt import-swim --workload) -------------------------------------
+@dataclass(frozen=True)
+class SwimWorkloadParams:
+    """The cluster layout and users of a SWIM day as a workload (module docstring, **Workload**)."""
+
+    rack_size: int = DEFAULT_RACK_SIZE  # nodes per rack
+    replicas: int = 3  # HDFS replicas of each map input (0: no placement, no locality)
+    users: int = 1  # users (Fair Scheduler pools) drawn uniformly per job; 1: everything in 'default'
+
+    def check(self) -> None:
+        for name, low, high in (("rack_size", 1, 10**6), ("replicas", 0, 16), ("users", 1, 10**6)):
+            value = getattr(self, name)
+            if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= high:
+                raise InputError(
+                    f"import-swim: parameter '{name}' must be an integer in [{low}, {high}], got {value!r}"
+                )
+
+
+def import_swim_workload(
+    path: str | Path,
+    params: SwimParams | None = None,
+    layout: SwimWorkloadParams | None = None,
+    *,
+    seed: int = 0,
+    **overrides: Any,
+) -> WorkloadInstance:
+    """A SWIM trace (the whole file by default) as a simulator workload (module docstring, **Workload**).
+
+    ``params`` defaults to :class:`SwimParams` with ``nodes`` = ``source_machines`` (600: the
+    traced cluster, no byte scaling); keyword ``overrides`` set fields of :class:`SwimParams`
+    or :class:`SwimWorkloadParams`. Same file, arguments and seed: the same workload, byte
+    for byte as JSON.
+    """
+    seed = _check_seed(seed)
+    layout_names = {f.name for f in fields(SwimWorkloadParams)}
+    layout = layout or SwimWorkloadParams()
+    layout_over = {k: v for k, v in overrides.items() if k in layout_names}
+    if layout_over:
+        layout = replace(layout, **layout_over)
+    layout.check()
+    swim_over = {k: v for k, v in overrides.items() if k not in layout_names}
+    if params is None and "nodes" not in swim_over:
+        swim_over["nodes"] = swim_over.get("source_machines", SOURCE_MACHINES)
+    params = _make_params(params, swim_over)
+    check_counts(params, ("nodes",), "import-swim")
+    path = Path(path)
+    rows, digest, window, adm_jobs = _window_jobs(path, params, seed, whole_file=True)
+    jobs = []
+    for row, job in zip(window, adm_jobs):
+        user = DEFAULT_USER
+        if layout.users > 1:
+            user = f"u{int(np.random.default_rng([seed, row.index, 1]).integers(layout.users))}"
+        jobs.append(
+            mapreduce_job(
+                job.id,
+                job.map_tasks,
+                job.map_task_time,
+                job.reduce_tasks,
+                job.reduce_task_time,
+                submit_time=job.submit_time,
+                user=user,
+                deadline=job.deadline,
+                benefit=job.benefit,
+                extra=dict(job.extra),
+            )
+        )
+    draft = AdmissionInstance(
+        cluster=params.cluster, jobs=tuple(adm_jobs), alpha=params.alpha, beta=params.beta, rho=params.rho
+    )
+    job_limit = params.jobs if params.jobs is not None or params.duration is not None else None
+    source = _source(path, digest, rows, window, params, seed, draft, job_limit)
+    source["workload"] = asdict(layout)
+    return WorkloadInstance(
+        nodes=rack_nodes(params.nodes, layout.rack_size, params.map_slots_per_node, params.reduce_slots_per_node),
+        jobs=tuple(jobs),
+        placement=Placement(layout.replicas, seed) if layout.replicas > 0 else None,
+        alpha=params.alpha,
+        name=f"swim-{path.stem}-s{params.start:g}-n{len(window)}-workload",
         meta={"source": source},
     )

@@ -1,0 +1,294 @@
+"""Generator of workloads (``kind`` ``workload``) for the AMB paper's experiments on the cluster.
+
+Two presets, the AMB paper's job sets (000_*.txt, Table 2 and sec. 5):
+
+* ``amb-static`` (sec. 5.1, Figures 7-9): N = 30 jobs submitted at time 0; sizes uniform in
+  [0.5 L, 1.5 L] 64 MB splits with L = 150; deadlines ``U[0.5 D, 1.5 D]`` after submit
+  with D = 1000 s; benefits uniform in [300, 700]; alpha = 0.3; 40 nodes with 2 map and
+  2 reduce slots each. The sweeps of Figures 7-9 vary L (``--mean-splits``, 100-200),
+  N (``--jobs``, 20-40) and D (``--mean-deadline``, 800-1600).
+* ``amb-dynamic`` (sec. 5.2, Figure 10): 60 jobs, average size 150 splits (the same
+  ``U[0.5 L, 1.5 L]``: "other parameters as in sec. 5.1"), deadline = submit +
+  ``U[400, 600]`` s (``mean_deadline`` 500, ``deadline_spread`` 0.2), benefits in
+  [300, 700], one job a minute on average for one hour.
+
+**Arrivals** (dynamic). The paper submits "on average one job every minute, for one hour".
+mropt draws the ``jobs`` submit times uniformly in ``[0, jobs x mean_interarrival)`` (one
+hour for 60 jobs and 60 s) and sorts them, job ``j1`` first: that is a Poisson process of
+rate 1 / ``mean_interarrival`` conditioned on exactly ``jobs`` arrivals in the window, so
+both sentences of the paper hold exactly (independent exponential gaps would make the set
+last 59 minutes +- 8 on average). Times are rounded to 0.1 s and drawn from
+``numpy.random.default_rng([seed, 0])``. ``mean_interarrival`` 0 (the static preset):
+every job at time 0.
+
+**Jobs** follow the admission generator's model (:mod:`mropt.instances.admission_gen`,
+``amb-paper`` model version 1) with the same random streams: job k's type, splits, task
+time jitter, relative deadline and benefit come from ``numpy.random.default_rng([seed,
+k])`` in the same order, with its job types (:data:`~mropt.instances.admission_gen.PAPER_JOB_TYPES`:
+word count, inverted index, grep), mix and jitter. Job k has a map stage of ``splits``
+tasks of the type's map time and a reduce stage of ``max(1, ceil(fan-out x splits))``
+tasks (grep's fan-out is 0: one reduce task, as in the admission generator). So the
+``amb-static`` workload of seed S and the instance of ``mropt generate admission --seed S``
+(with the same N, L, D) have the same jobs, task counts, task times, deadlines and
+benefits; ``amb-dynamic`` shares the sizes, task times and benefits of ``generate
+admission --jobs 60 --seed S``, its own arrivals and its ``U[400, 600]`` deadlines (the
+same uniform draw, scaled to the narrower range). The relative deadline is
+``U[(1 - s) D, (1 + s) D]`` with s = ``deadline_spread``, rounded to 1 s, at least 1 s.
+
+**Cluster**: ``nodes`` nodes of ``map_slots_per_node`` and ``reduce_slots_per_node`` slots,
+speed 1, in racks of ``rack_size`` (node ``r<i>-<k>`` is node k of rack ``rack<i>``; the
+last rack takes the remainder). The paper's model has no locality: by default the tasks
+list no replicas (locality factor 1, the SEQ abstraction's cluster); ``replicas`` > 0
+writes ``placement`` ``{replicas, seed}`` so the simulator places the map inputs (HDFS
+default policy, :mod:`mropt.sim.placement`). Timing, faults, pools and queues are the
+workload defaults (Mumak's factors, no stragglers, no slow-start, one pool per user, every
+job the user ``default``).
+
+Same preset, parameters and seed: the same workload, and the same JSON byte for byte. The
+file records the model, the preset, the parameters and the seed under ``generator``.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+from dataclasses import asdict, dataclass, field, fields, replace
+from typing import Any
+
+import numpy as np
+
+from mropt.instances.admission_gen import PAPER_JOB_TYPES, JobType
+from mropt.instances.params import check_counts, check_types
+from mropt.model.errors import InputError
+from mropt.model.workload import NodeSpec, Placement, Stage, TaskGroup, WorkloadInstance, WorkloadJob
+
+MODEL_NAME = "amb-workload"
+MODEL_VERSION = 1
+WHO = "generate workload"
+
+
+@dataclass(frozen=True)
+class WorkloadParams:
+    """Every parameter of the AMB workload generator; the defaults are the ``amb-static`` preset.
+
+    Each field is an option of ``mropt generate workload`` (``--mean-splits`` for
+    ``mean_splits``; :func:`mropt.cli.common.add_param_options`); :data:`PRESETS` gives the
+    values a preset changes, and an option given on the command line overrides them.
+    """
+
+    jobs: int = field(default=30, metadata={"help": "N, number of jobs (amb-static 30, amb-dynamic 60)", "short": "-n"})
+    mean_splits: float = field(default=150.0, metadata={"help": "L, mean job size in 64 MB splits (default {default})"})
+    mean_deadline: float = field(
+        default=1000.0, metadata={"help": "D, mean relative deadline in s (amb-static 1000, amb-dynamic 500)"}
+    )
+    deadline_spread: float = field(
+        default=0.5,
+        metadata={"help": "s: deadline = submit + U[(1-s)D, (1+s)D] (amb-static 0.5, amb-dynamic 0.2)"},
+    )
+    mean_interarrival: float = field(
+        default=0.0,
+        metadata={
+            "help": "mean gap between submissions in s: submit times uniform over [0, N x gap); "
+            "0 = all at time 0 (amb-static 0, amb-dynamic 60)"
+        },
+    )
+    benefit_min: int = field(default=300, metadata={"help": "benefits are integers in [min, max] (default {default})"})
+    benefit_max: int = field(default=700, metadata={"help": "default {default}"})
+    alpha: float = field(default=0.3, metadata={"help": "penalty ratio of eq. 1 (default {default})"})
+    nodes: int = field(default=40, metadata={"help": "cluster nodes (default {default})"})
+    map_slots_per_node: int = field(default=2, metadata={"help": "default {default}"})
+    reduce_slots_per_node: int = field(default=2, metadata={"help": "default {default}"})
+    rack_size: int = field(default=20, metadata={"help": "nodes per rack (default {default})"})
+    replicas: int = field(
+        default=0,
+        metadata={"help": "HDFS replicas of each map input, placed by the simulator; 0 = no locality (default)"},
+    )
+    task_time_jitter: float = field(
+        default=0.2, metadata={"help": "task times vary by +/- this fraction (default {default})"}
+    )
+    mix: Mapping[str, float] = field(
+        default_factory=lambda: {t: 1.0 for t in PAPER_JOB_TYPES},
+        metadata={"help": "job type weights, e.g. wordcount=1,grep=2 (default equal thirds)"},
+    )
+    job_types: Mapping[str, JobType] = field(
+        default_factory=lambda: dict(PAPER_JOB_TYPES),
+        metadata={
+            "help": "add or override a job type (known: {default})",
+            "flag": "--job-type",
+            "metavar": "NAME=MAP_TIME,FANOUT,REDUCE_TIME",
+        },
+    )
+
+    def check(self) -> None:
+        """Raise :class:`InputError` naming the first bad parameter and its value."""
+
+        def bad(name: str, rule: str) -> InputError:
+            return InputError(f"{WHO}: parameter '{name}' {rule}, got {getattr(self, name)!r}")
+
+        check_types(self, WHO)
+        for name in ("jobs", "nodes", "map_slots_per_node", "reduce_slots_per_node", "rack_size"):
+            if getattr(self, name) < 1:
+                raise bad(name, "must be >= 1")
+        check_counts(self, ("jobs", "nodes"), WHO)
+        for name in ("map_slots_per_node", "reduce_slots_per_node"):
+            if getattr(self, name) > 1000:
+                raise bad(name, "must be <= 1000")
+        if not 0 <= self.replicas <= 16:
+            raise bad("replicas", "must be in [0, 16]")
+        for name in ("mean_splits", "mean_deadline"):
+            if not (math.isfinite(getattr(self, name)) and 0 < getattr(self, name) <= 1e9):
+                raise bad(name, "must be in (0, 1e9]")
+        if not 0 <= self.deadline_spread < 1:
+            raise bad("deadline_spread", "must be in [0, 1)")
+        if not (math.isfinite(self.mean_interarrival) and 0 <= self.mean_interarrival <= 1e9):
+            raise bad("mean_interarrival", "must be in [0, 1e9]")
+        if not 0 <= self.benefit_min <= self.benefit_max:
+            raise bad("benefit_min", f"must be in [0, benefit_max = {self.benefit_max}]")
+        if not 0 <= self.alpha <= 1:
+            raise bad("alpha", "must be in [0, 1]")
+        if not 0 <= self.task_time_jitter < 1:
+            raise bad("task_time_jitter", "must be in [0, 1)")
+        unknown = sorted(set(self.mix) - set(self.job_types))
+        if unknown:
+            raise InputError(
+                f"{WHO}: parameter 'mix' names unknown job type {unknown[0]!r} (known: {', '.join(sorted(self.job_types))})"
+            )
+        if any(w < 0 for w in self.mix.values()) or not sum(self.mix.values()) > 0:
+            raise bad("mix", "must have non-negative weights with a positive sum")
+        for name, jt in self.job_types.items():
+            if not (0 < jt.map_task_time <= 1e9 and 0 < jt.reduce_task_time <= 1e9 and 0 <= jt.reduce_fanout <= 1e3):
+                raise InputError(
+                    f"{WHO}: job type {name!r} needs map_task_time and reduce_task_time in (0, 1e9] "
+                    f"and reduce_fanout in [0, 1000], got {jt}"
+                )
+
+    def record(self) -> dict[str, Any]:
+        """The parameters as written into the workload file."""
+        out = asdict(self)
+        out["mix"] = dict(self.mix)
+        out["job_types"] = {name: asdict(jt) for name, jt in self.job_types.items()}
+        return out
+
+
+#: The values each preset gives to :class:`WorkloadParams` (the others keep their defaults).
+PRESETS: Mapping[str, Mapping[str, Any]] = {
+    "amb-static": {},
+    "amb-dynamic": {"jobs": 60, "mean_deadline": 500.0, "deadline_spread": 0.2, "mean_interarrival": 60.0},
+}
+
+
+def preset_params(preset: str, **overrides: Any) -> WorkloadParams:
+    """The parameters of ``preset`` with ``overrides`` (fields of :class:`WorkloadParams`) applied."""
+    if preset not in PRESETS:
+        raise InputError(f"{WHO}: unknown preset {preset!r} (known: {', '.join(PRESETS)})")
+    known = {f.name for f in fields(WorkloadParams)}
+    unknown = sorted(set(overrides) - known)
+    if unknown:
+        raise InputError(f"{WHO}: unknown parameter {unknown[0]!r} (known: {', '.join(sorted(known))})")
+    return replace(WorkloadParams(), **{**PRESETS[preset], **overrides})
+
+
+def rack_nodes(nodes: int, rack_size: int, map_slots: int, reduce_slots: int) -> tuple[NodeSpec, ...]:
+    """``nodes`` identical nodes in racks of ``rack_size``: one entry ``r<i>`` (``count`` nodes) per rack."""
+    out = []
+    for i, first in enumerate(range(0, nodes, rack_size)):
+        count = min(rack_size, nodes - first)
+        out.append(NodeSpec(id=f"r{i}", rack=f"rack{i}", map_slots=map_slots, reduce_slots=reduce_slots, count=count))
+    return tuple(out)
+
+
+def mapreduce_job(
+    job_id: str,
+    map_tasks: int,
+    map_time: float,
+    reduce_tasks: int,
+    reduce_time: float,
+    **job_fields: Any,
+) -> WorkloadJob:
+    """A job of one map stage and, when ``reduce_tasks`` > 0, one reduce stage (groups with counts)."""
+    stages = [Stage("map", (TaskGroup(duration=map_time, count=map_tasks),))]
+    if reduce_tasks > 0:
+        stages.append(Stage("reduce", (TaskGroup(duration=reduce_time, count=reduce_tasks),)))
+    return WorkloadJob(id=job_id, stages=tuple(stages), **job_fields)
+
+
+def _submit_times(seed: int, params: WorkloadParams) -> list[float]:
+    if params.mean_interarrival <= 0:
+        return [0.0] * params.jobs
+    horizon = params.jobs * params.mean_interarrival
+    draws = np.sort(np.random.default_rng([seed, 0]).uniform(0.0, horizon, size=params.jobs))
+    return [round(float(t), 1) for t in draws]
+
+
+def generate_workload(
+    preset: str = "amb-static", seed: int = 0, params: WorkloadParams | None = None, **overrides: Any
+) -> WorkloadInstance:
+    """A seeded workload of ``preset`` (module docstring).
+
+    ``params`` replaces the preset's parameters entirely; keyword ``overrides`` set fields of
+    :class:`WorkloadParams` over the preset's (or over ``params``). Same arguments, same
+    workload, byte for byte as JSON.
+    """
+    if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or not 0 <= seed < 2**63:
+        raise InputError(f"{WHO}: parameter 'seed' must be a non-negative integer, got {seed!r}")
+    seed = int(seed)
+    if params is None:
+        params = preset_params(preset, **overrides)
+    else:
+        if preset not in PRESETS:
+            raise InputError(f"{WHO}: unknown preset {preset!r} (known: {', '.join(PRESETS)})")
+        params = replace(params, **overrides) if overrides else params
+    params.check()
+
+    type_names = [name for name in params.job_types if params.mix.get(name, 0) > 0]
+    weights = np.array([params.mix[name] for name in type_names], dtype=float)
+    weights /= weights.sum()
+    lo_size = max(1, math.ceil(0.5 * params.mean_splits))
+    hi_size = max(lo_size, math.floor(1.5 * params.mean_splits))
+    d, s = params.mean_deadline, params.deadline_spread
+    submits = _submit_times(seed, params)
+    jobs: list[WorkloadJob] = []
+    for k in range(1, params.jobs + 1):
+        # the admission generator's draws, in its order (mropt.instances.admission_gen)
+        rng = np.random.default_rng([seed, k])
+        kind = type_names[int(rng.choice(len(type_names), p=weights))]
+        jt = params.job_types[kind]
+        splits = int(rng.integers(lo_size, hi_size + 1))
+        jitter = rng.uniform(1 - params.task_time_jitter, 1 + params.task_time_jitter, size=2)
+        relative = max(1, round(float(rng.uniform((1 - s) * d, (1 + s) * d))))
+        benefit = int(rng.integers(params.benefit_min, params.benefit_max + 1))
+        submit = submits[k - 1]
+        jobs.append(
+            mapreduce_job(
+                f"j{k}",
+                splits,
+                max(0.1, round(jt.map_task_time * float(jitter[0]), 1)),
+                max(1, math.ceil(jt.reduce_fanout * splits)),
+                max(0.1, round(jt.reduce_task_time * float(jitter[1]), 1)),
+                submit_time=submit,
+                deadline=round(submit + relative, 1),
+                benefit=benefit,
+                extra={"type": kind, "splits": splits},
+            )
+        )
+    record = {"model": MODEL_NAME, "model_version": MODEL_VERSION, "preset": preset, "seed": seed}
+    record["params"] = params.record()
+    name = f"{preset}-n{params.jobs}-L{params.mean_splits:g}-D{params.mean_deadline:g}-s{seed}"
+    return WorkloadInstance(
+        nodes=rack_nodes(params.nodes, params.rack_size, params.map_slots_per_node, params.reduce_slots_per_node),
+        jobs=tuple(jobs),
+        placement=Placement(params.replicas, seed) if params.replicas > 0 else None,
+        alpha=params.alpha,
+        name=name,
+        meta={"generator": record},
+    )
+
+
+def generate_amb_static(seed: int = 0, **overrides: Any) -> WorkloadInstance:
+    """The ``amb-static`` preset as ``generate(seed, **params)`` (the harness's generator signature)."""
+    return generate_workload("amb-static", seed, **overrides)
+
+
+def generate_amb_dynamic(seed: int = 0, **overrides: Any) -> WorkloadInstance:
+    """The ``amb-dynamic`` preset as ``generate(seed, **params)`` (the harness's generator signature)."""
+    return generate_workload("amb-dynamic", seed, **overrides)
