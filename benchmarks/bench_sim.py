@@ -162,10 +162,10 @@ def section_amb(quick: bool) -> None:
 
 def swim_child() -> None:
     """Runs in a child process: import the SWIM day, simulate it under fair, print one line."""
-    from mropt.instances.swim import swim_workload
+    from mropt.instances.swim import import_swim_workload
 
     start = time.perf_counter()
-    workload = swim_workload(SWIM_DAY)
+    workload = import_swim_workload(SWIM_DAY)
     loaded = time.perf_counter() - start
     start = time.perf_counter()
     sim = Simulation(workload, make_policy("fair"), mode="heartbeat")
