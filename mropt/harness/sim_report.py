@@ -260,3 +260,114 @@ def write_simulation_report(folder: str | Path, out: str | Path) -> str:
     )
     write_text(out / "report.html", page)
     return text
+
+
+# -- policy studies: the panel of kind "workload" in `mropt report` on a study ----------------------
+POLICY_COLUMNS = [
+    "group",
+    "policy",
+    "runs",
+    "failed",
+    "benefit",
+    "benefit std",
+    "ideal",
+    "acceptance",
+    "completion",
+    "on_time",
+    "late",
+    "dropped",
+    "unfinished",
+    "makespan",
+    "utilisation map",
+    "utilisation reduce",
+    "events",
+    "sim time s",
+]
+
+
+def policy_table(df: pd.DataFrame) -> pd.DataFrame:
+    """Per instance group and policy (the row's label), means over instances and seeds of a study's simulations.
+
+    ``benefit``: earned under AMB eq. 1 (the row's objective); ``acceptance`` accepted /
+    jobs; ``completion`` on time / accepted (AMB sec. 5's rates); ``ideal`` the mean eq. 4
+    bound of the workloads; utilisation: busy over capacity slot-seconds (:mod:`mropt.sim.run`).
+    Failed runs (errors, time limits) count in ``failed`` only.
+    """
+    rows = df[df["solver"] == "mropt-sim"] if "solver" in df else df.iloc[0:0]
+    if rows.empty:
+        return pd.DataFrame(columns=POLICY_COLUMNS)
+    metrics = pd.DataFrame([json.loads(m) if isinstance(m, str) else {} for m in rows["metrics"]], index=rows.index)
+    ok = rows["status"] == "feasible"
+    out = []
+    for (group, label), g in rows.groupby(["instance_group", "method"], sort=True):
+        m = metrics.loc[g.index[ok[g.index]]]
+        good = g[ok[g.index]]
+
+        def mean(col: str, frame: pd.DataFrame = m) -> float | None:
+            if col not in frame or frame[col].isna().all():
+                return None
+            return float(pd.to_numeric(frame[col], errors="coerce").mean())
+
+        util = pd.DataFrame(list(m["utilisation"]), index=m.index) if "utilisation" in m and len(m) else pd.DataFrame()
+        jobs = pd.to_numeric(m.get("jobs"), errors="coerce") if len(m) else pd.Series(dtype=float)
+        accepted = pd.to_numeric(m.get("accepted"), errors="coerce") if len(m) else pd.Series(dtype=float)
+        on_time = pd.to_numeric(m.get("on_time"), errors="coerce") if len(m) else pd.Series(dtype=float)
+        benefit = pd.to_numeric(good["objective"], errors="coerce")
+        out.append(
+            [
+                group,
+                label,
+                len(g),
+                int((~ok[g.index]).sum()),
+                float(benefit.mean()) if len(benefit) else None,
+                float(benefit.std()) if len(benefit) > 1 else None,
+                mean("ideal"),
+                float((accepted / jobs).mean()) if len(m) else None,
+                float((on_time / accepted.where(accepted > 0)).mean()) if len(m) else None,
+                mean("on_time"),
+                mean("late"),
+                mean("dropped"),
+                mean("unfinished"),
+                mean("makespan"),
+                mean("map", util),
+                mean("reduce", util),
+                mean("events"),
+                mean("wall_time"),
+            ]
+        )
+    return pd.DataFrame(out, columns=POLICY_COLUMNS)
+
+
+def policy_plot(data: pd.DataFrame) -> Any | None:
+    """Bars of mean benefit, acceptance and completion per policy, one group of bars per instance group."""
+    if data.empty:
+        return None
+    plt = _pyplot()
+    panels = (("benefit", "mean benefit (eq. 1)"), ("acceptance", "acceptance rate"), ("completion", "completion rate"))
+    groups = list(dict.fromkeys(data["group"]))
+    policies = list(dict.fromkeys(data["policy"]))
+    fig, axes = plt.subplots(1, len(panels), figsize=(4.2 * len(panels), 3.4), squeeze=False)
+    width = 0.8 / max(1, len(policies))
+    for ax, (col, label) in zip(axes[0], panels):
+        for k, policy in enumerate(policies):
+            d = data[data["policy"] == policy].set_index("group").reindex(groups)
+            values = pd.to_numeric(d[col], errors="coerce").to_numpy(float)
+            ax.bar(np.arange(len(groups)) + k * width, np.nan_to_num(values), width, label=str(policy))
+        ax.set_xticks(np.arange(len(groups)) + width * (len(policies) - 1) / 2)
+        ax.set_xticklabels([str(g) for g in groups], fontsize=8)
+        ax.set_ylabel(label)
+    axes[0][0].legend(fontsize=7)
+    fig.suptitle("Policies compared (means over workloads and seeds)")
+    return fig
+
+
+def _register() -> None:
+    from mropt.registry import ReportPanel, register_report_panel, report_panels
+
+    if not any(p.name == "policies" for p in report_panels("workload")):
+        register_report_panel(
+            "workload", ReportPanel(name="policies", title="Policies compared", table=policy_table, plot=policy_plot)
+        )
+
+
+_register()
