@@ -102,13 +102,15 @@ def as_workload(instance: Any) -> WorkloadInstance:
         return instance
     kind = getattr(instance, "kind", None)
     if kind == "admission":
-        try:
-            from mropt.instances.workload_convert import to_workload
-        except ImportError:  # pragma: no cover - the converter ships with issue 15's instances part
+        import importlib
+
+        try:  # imported by name: the converter is written beside this module (issue 15's instances part)
+            convert = importlib.import_module("mropt.instances.workload_convert")
+        except ImportError:  # pragma: no cover - a build without the converter
             raise InputError(
                 "simulate: admission instances need mropt.instances.workload_convert (not installed)"
             ) from None
-        converted: WorkloadInstance = to_workload(instance)
+        converted: WorkloadInstance = convert.to_workload(instance)
         return converted
     raise InputError(f"simulate: the input must be a workload or an admission instance, got kind {kind!r}")
 
