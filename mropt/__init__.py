@@ -15,6 +15,11 @@ Gap studies (mropt.harness.api; imported on first use)::
     mropt.run_study(exp, "results/smoke", workers=2)       # run or resume
     df = mropt.results_frame("results/smoke")              # one row per run, with gaps
     mropt.write_report("results/smoke")                    # tables, plots, report.html
+
+The cluster simulator (mropt.sim; imported on first use)::
+
+    run = mropt.simulate(workload, "fifo", seed=0)         # a workload or an admission instance
+    run.summary["benefit"], run.recorder.jobs_columns()    # summary dict, tables
 """
 
 # the problem packages register their methods and verifiers on import
@@ -42,8 +47,15 @@ from mropt.registry import verify_solution as verify
 
 _STUDIES = ("load_experiment", "results_frame", "run_study", "write_report")
 
+# -- the simulator (issue 15) ----------------------------------------------------------------
+# ``to_workload`` (mropt.instances.workload_convert) is exported here by the converter's branch.
+
 
 def __getattr__(name: str) -> Any:  # the gap-study API (mropt.harness.api), imported on first use
+    if name == "simulate":  # mropt.sim.run.simulate, imported on first use (the engine is not loaded otherwise)
+        from mropt.sim.run import simulate
+
+        return simulate
     if name in _STUDIES:
         from mropt.harness import api
 
@@ -71,6 +83,7 @@ __all__ = [
     "results_frame",
     "run_study",
     "save_instance",
+    "simulate",
     "solve",
     "verify",
     "write_report",

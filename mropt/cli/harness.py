@@ -186,6 +186,14 @@ def run_report(args: argparse.Namespace) -> int:
     if args.resamples < 1:
         raise InputError(f"--resamples must be >= 1, got {args.resamples}")
     out = Path(args.out) if args.out else Path(args.dir) / "report"
+    from mropt.sim.outputs import is_simulation_folder
+
+    if is_simulation_folder(args.dir):  # `mropt simulate --out DIR`
+        from mropt.harness.sim_report import write_simulation_report
+
+        print(write_simulation_report(args.dir, out))
+        print(f"report written to {out} (report.md, report.html, *.png, *.svg)")
+        return 0
     text = write_report(args.dir, out, seed=args.seed, resamples=args.resamples)
     print(text)
     print(f"report written to {out} (report.md, report.html, *.csv, *.tex, *.png, *.pdf)")

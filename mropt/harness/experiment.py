@@ -34,6 +34,22 @@ naming it (``smoke.toml: key 'methods[2].profiles' ...``). Schema::
     generator = "admission"
     seeds = {start = 1, count = 10}
     sweep = {size = [100, 150, 200]}
+
+**Policies** (issue 15): a study may list simulator policies (``mropt policies``) beside or
+instead of methods; each (instance, policy, seed of ``method_seeds``) is a simulation
+(:func:`mropt.sim.run.simulate`) whose row has kind ``workload``, objective the benefit
+earned (AMB eq. 1) and the simulation's summary in ``metrics``. The instances must be
+workloads or admission instances (converted to the SEQ model's idealised cluster)::
+
+    policies = [
+      "fifo",
+      {name = "fair", label = "fair-nodelay", params = {node_wait = 0}},
+      {name = "fifo", label = "fifo-event", mode = "event"},   # assignment mode override
+    ]
+
+Labels (the row's ``method``) must differ across methods and policies. A policy that
+executes a plan (``seq``) cannot be listed (studies give no plans). A simulation's time
+limit is the experiment's ``time_limit`` (or the policy's own ``time_limit``).
 """
 
 from __future__ import annotations
@@ -75,9 +91,15 @@ _TOP = {
     "method_seeds",
     "profiles",
     "methods",
+    "policies",
     "instances",
     "report",
 }
+_POLICY_KEYS = {"name", "label", "params", "mode", "time_limit"}
+#: the row's kind of a simulation (``mropt.model.workload.KIND``)
+POLICY_KIND = "workload"
+#: the instance kinds a policy runs on (admission instances are converted)
+POLICY_INPUT_KINDS = ("workload", "admission")
 _METHOD_KEYS = {"name", "label", "params", "profiles", "time_limit"}
 NO_PROFILE = "-"
 #: what an experiment name must look like to name its results folder (Experiment.results_folder)
@@ -91,6 +113,8 @@ class MethodSpec:
     params: dict[str, Any]
     profiles: tuple[str, ...]  # NO_PROFILE: the experiment's time_limit and no solver options
     time_limit: float | None = None  # overrides the profile's and the experiment's
+    policy: bool = False  # a simulator policy (mropt.sim), not a registered method
+    mode: str | None = None  # a policy's assignment mode override (event, heartbeat)
 
 
 @dataclass(frozen=True)
@@ -177,6 +201,16 @@ class Experiment:
 
         kind = entry.instance.kind
         for method in self.methods:
+            if method.policy:
+                if kind not in POLICY_INPUT_KINDS:
+                    raise in_file(
+                        self.path,
+                        InputError(
+                            f"key 'policies': policy {method.name!r} runs on workload or admission instances, "
+                            f"but {where} gives {kind} instances (first: {entry.id!r})"
+                        ),
+                    )
+                continue
             if method.name in self.unchecked:  # a plug-in method not imported (gap --check): unknown here
                 continue
             solves = get_method(method.name).kind
@@ -214,6 +248,8 @@ class Experiment:
                             method=method.name,
                             params=params,
                             time_limit=limit,
+                            policy=method.policy,
+                            mode=method.mode,
                         )
                         slot = run_slot(self.name, digest, method.label, profile, seed)
                         yield RunSpec(key, entry, method, profile, seed, limit, params, slot)
@@ -238,6 +274,8 @@ def run_key(
     method: str,
     params: dict[str, Any],
     time_limit: float | None,
+    policy: bool = False,
+    mode: str | None = None,
 ) -> str:
     """The identity of a run's result: a study resumes by skipping runs whose key is stored.
 
@@ -246,22 +284,24 @@ def run_key(
     the time limit in force (the method's, else the profile's, else the experiment's) and
     the seed; and the slot the row fills (experiment, label, profile name). Not the mropt
     version, and not ``kill_grace`` (it only decides when an overrunning run is killed).
-    A canonical JSON object, keys sorted.
+    A simulation's key also has ``"policy": true`` and its ``mode`` (a method's key is
+    unchanged, so stores of method studies resume as before). A canonical JSON object,
+    keys sorted.
     """
-    return json.dumps(
-        {
-            "experiment": experiment,
-            "instance": instance_hash,
-            "label": label,
-            "method": method,
-            "params": dict(params),
-            "profile": profile,
-            "seed": int(seed),
-            "time_limit": None if time_limit is None else float(time_limit),
-        },
-        sort_keys=True,
-        separators=(",", ":"),
-    )
+    fields: dict[str, Any] = {
+        "experiment": experiment,
+        "instance": instance_hash,
+        "label": label,
+        "method": method,
+        "params": dict(params),
+        "profile": profile,
+        "seed": int(seed),
+        "time_limit": None if time_limit is None else float(time_limit),
+    }
+    if policy:
+        fields["policy"] = True
+        fields["mode"] = mode
+    return json.dumps(fields, sort_keys=True, separators=(",", ":"))
 
 
 def run_slot(experiment: str, instance_hash: str, label: str, profile: str, seed: int) -> str:
@@ -451,8 +491,9 @@ def _parse(data: dict[str, Any], path: Path, run_imports: bool = True) -> Experi
             else:
                 m = methods[at]
                 methods[at] = MethodSpec(m.name, m.label, m.params, (*m.profiles, p), m.time_limit)
+    methods += _policies(need(data, "policies", list, "", []), methods)
     if not methods:
-        raise InputError("key 'methods' must not be empty (or give 'profiles')")
+        raise InputError("key 'methods' must not be empty (or give 'profiles' or 'policies')")
 
     blocks = data.get("instances")
     if isinstance(blocks, dict):
@@ -475,3 +516,50 @@ def _parse(data: dict[str, Any], path: Path, run_imports: bool = True) -> Experi
         report,
         unchecked,
     )
+
+
+def _policies(raw_list: list[Any], methods: list[MethodSpec]) -> list[MethodSpec]:
+    """The ``policies`` list as specs (checked: names, parameters, mode, labels; module docstring)."""
+    from mropt.sim.policy import MODES, policy_info
+
+    out: list[MethodSpec] = []
+    for k, raw in enumerate(raw_list):
+        where = f"policies[{k}]"
+        if isinstance(raw, str):
+            raw = {"name": raw}
+        if not isinstance(raw, dict):
+            raise InputError(f"key '{where}' must be a policy name or a table, got {show(raw)}")
+        check_keys(raw, _POLICY_KEYS, where)
+        pname = need(raw, "name", str, where)
+        try:
+            info = policy_info(pname)
+        except InputError as exc:
+            raise InputError(f"key '{dotted(where, 'name')}': {exc}") from None
+        if info.needs_plan:
+            raise InputError(
+                f"key '{dotted(where, 'name')}': policy {pname!r} executes a plan, which a study cannot give "
+                "(run it with `mropt simulate --plan`)"
+            )
+        label = need(raw, "label", str, where, pname)
+        raw_params = need(raw, "params", dict, where, {})
+        checked: dict[str, Any] = {}
+        for key, value in raw_params.items():
+            if key not in info.params:
+                takes = ", ".join(sorted(info.params)) or "none"
+                raise InputError(
+                    f"key '{dotted(where, 'params')}.{key}' is not a parameter of {pname!r} (it takes: {takes})"
+                )
+            try:
+                checked[key] = info.params[key].check(pname, key, value, what="policy")
+            except InputError as exc:
+                raise InputError(f"key '{dotted(where, 'params')}.{key}': {exc}") from None
+        mode = need(raw, "mode", str, where, None)
+        if mode is not None and mode not in MODES:
+            raise fail(where, "mode", f"one of {', '.join(MODES)}", mode)
+        limit = seconds(raw, "time_limit", where, None)
+        if any(m.label == label for m in [*methods, *out]):
+            raise InputError(
+                f"key '{dotted(where, 'label')}': label {label!r} is used twice (give the policy a label of its own)"
+            )
+        out.append(MethodSpec(pname, label, checked, (NO_PROFILE,), limit, policy=True, mode=mode))
+    return out

@@ -20,6 +20,12 @@ naming it (``instances[1].sweep.size``)::
     params = {with_nodes = true, tasks_max = 6}
     sweep = {users = [4, 8]}
 
+    [[instances]]                 #    e.g. simulator workloads (issue 15): the AMB paper's sets
+    generator = "workload"        #    (mropt.instances.workload_gen.generate_workload, WorkloadParams)
+    preset = "amb-dynamic"        #    its preset (default amb-static); only this generator has presets
+    seeds = [1, 2]
+    sweep = {mean_splits = [100, 200]}
+
     [[instances]]                 # 2. importer windows (SWIM traces)
     importer = "swim"
     trace = "../../shared/traces/swim/FB-2009_samples_24_times_1hr_0.tsv"  # relative to the file
@@ -27,7 +33,7 @@ naming it (``instances[1].sweep.size``)::
     windows = {start = {from = 0, step = 3600, count = 24}, jobs = [30]}
     params = {nodes = 40}         #    SwimParams overrides
 
-    [[instances]]                 # 3. a folder of instance files (*.json)
+    [[instances]]                 # 3. a folder of instance files (*.json; workload files too)
     folder = "instances/small"    #    pattern = "*.json" (default): a glob inside the folder
 
     [[instances]]                 # 4. a reusable set: instances/NAME.toml holds [[instances]] blocks
@@ -77,12 +83,23 @@ class Generator:
     module: str
     params_class: str
     function: str
+    presets: str = ""  # the module's table of presets (name -> parameter overrides), if it has one
 
     def load(self) -> tuple[type, Callable[..., Any]]:
         import importlib
 
-        mod = importlib.import_module(self.module)
+        try:
+            mod = importlib.import_module(self.module)
+        except ImportError:
+            raise InputError(f"generator {self.name!r} is not available in this mropt ({self.module})") from None
         return getattr(mod, self.params_class), getattr(mod, self.function)
+
+    def preset_names(self) -> tuple[str, ...]:
+        if not self.presets:
+            return ()
+        import importlib
+
+        return tuple(getattr(importlib.import_module(self.module), self.presets))
 
 
 #: the generators of ``generator = "NAME"`` blocks (mropt.instances)
@@ -90,9 +107,13 @@ GENERATORS: dict[str, Generator] = {
     "admission": Generator("admission", "mropt.instances.admission_gen", "AdmissionParams", "generate_admission"),
     "fairness": Generator("fairness", "mropt.instances.fairness_gen", "FairnessParams", "generate_fairness"),
     "priority": Generator("priority", "mropt.instances.priority_gen", "PriorityParams", "generate_priority"),
+    # simulator workloads for policy studies (mropt.sim); generate_workload(preset=..., seed=..., **params)
+    "workload": Generator(
+        "workload", "mropt.instances.workload_gen", "WorkloadParams", "generate_workload", presets="PRESETS"
+    ),
 }
 _KEYS = {
-    "generator": {"generator", "seeds", "params", "sweep", "group"},
+    "generator": {"generator", "seeds", "params", "sweep", "group", "preset"},
     "importer": {"importer", "trace", "seeds", "windows", "params", "group"},
     "folder": {"folder", "pattern", "group"},
     "set": {"set", "group"},
@@ -156,7 +177,7 @@ def check_block(block: Any, where: str, base: Path, depth: int = 0) -> None:
         params = need(block, "params", dict, where, {})
         sweep = need(block, "sweep", dict, where, {})
         params_class, _ = GENERATORS[gen].load()
-        defaults = params_class()
+        defaults = _preset_defaults(GENERATORS[gen], params_class, block, where)
         known = set(params_class.__dataclass_fields__)
         for table, keys in (("params", params), ("sweep", sweep)):
             for key in keys:
@@ -214,7 +235,8 @@ def expand_block(block: dict[str, Any], where: str, base: Path) -> Iterator[Inst
     if "generator" in block:
         gen = GENERATORS[block["generator"]]
         params_class, generate = gen.load()
-        defaults = params_class()
+        defaults = _preset_defaults(gen, params_class, block, where)
+        preset = {"preset": block["preset"]} if "preset" in block else {}
         fixed = {k: _typed(defaults, k, v) for k, v in block.get("params", {}).items()}
         sweep = dict(block.get("sweep", {}))
         for point in product(sweep, dotted(where, "sweep")):
@@ -224,8 +246,9 @@ def expand_block(block: dict[str, Any], where: str, base: Path) -> Iterator[Inst
                 " ".join(f"{k}={v:g}" if _number(v) else f"{k}={v}" for k, v in point.items()) or "default"
             )
             for seed in seed_list(block, "seeds", where):
-                inst = generate(seed, **kwargs)
+                inst = generate(seed=seed, **preset, **kwargs)
                 params = {
+                    **preset,
                     **_generator_axes(gen.name, inst),
                     **{k: v for k, v in kwargs.items() if _scalar(v)},
                     "seed": seed,
@@ -251,6 +274,24 @@ def expand_block(block: dict[str, Any], where: str, base: Path) -> Iterator[Inst
         for k, sub in enumerate(set_blocks(path)):
             for entry in expand_block(sub, f"instances[{k}]", path.parent):
                 yield entry if group_label is None else InstanceEntry(entry.instance, group_label, entry.params)
+
+
+def _preset_defaults(gen: Generator, params_class: type, block: dict[str, Any], where: str) -> Any:
+    """The generator's parameters before the block's: its class defaults, or the block's ``preset``'s."""
+    from dataclasses import replace
+
+    if "preset" not in block:
+        return params_class()
+    names = gen.preset_names()
+    if not names:
+        raise InputError(f"key '{dotted(where, 'preset')}': generator {gen.name!r} has no presets")
+    preset = need(block, "preset", str, where)
+    if preset not in names:
+        raise fail(where, "preset", f"one of {', '.join(names)}", preset)
+    import importlib
+
+    overrides = getattr(importlib.import_module(gen.module), gen.presets)[preset]
+    return replace(params_class(), **overrides)
 
 
 def _scalar(v: Any) -> bool:

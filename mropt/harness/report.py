@@ -55,6 +55,7 @@ import numpy as np
 import pandas as pd
 
 from mropt.harness import formatting as fmt
+from mropt.harness import sim_report as _sim_report  # noqa: F401  (registers the policy studies' panel)
 from mropt.harness import stats
 from mropt.harness.table import render
 from mropt.model.files import make_folder, write_bytes, write_text

@@ -33,7 +33,7 @@ from typing import Any
 
 from mropt._version import __version__
 from mropt.harness.executors import make_executor
-from mropt.harness.experiment import Experiment, RunSpec, stored_run_key
+from mropt.harness.experiment import POLICY_KIND, Experiment, RunSpec, stored_run_key
 from mropt.harness.provenance import record_study
 from mropt.harness.reference import Reference
 from mropt.harness.store import Store, dumps, key_digest, row_slot
@@ -91,6 +91,7 @@ def make_task(exp: Experiment, run: RunSpec) -> dict[str, Any]:
         "imports": list(exp.imports),
         "paths": [str(Path.cwd()), str(exp.base.resolve())],
         "deadline": None if limit is None else limit + exp.kill_grace,
+        **({"policy": True, "mode": run.method.mode} if run.method.policy else {}),
     }
 
 
@@ -100,10 +101,11 @@ def make_row(exp: Experiment, run: RunSpec, result: dict[str, Any]) -> dict[str,
 
     inst = run.entry.instance
     status = result.get("status", "error")
+    policy = run.method.policy  # a simulation (mropt.sim): kind workload, never exact nor a relaxation
     return {
         "experiment": exp.name,
         "run_key": run.key,
-        "kind": inst.kind,
+        "kind": POLICY_KIND if policy else inst.kind,
         "instance_id": run.entry.id,
         "instance_hash": inst.content_hash(),
         "instance_group": run.entry.group,
@@ -112,7 +114,7 @@ def make_row(exp: Experiment, run: RunSpec, result: dict[str, Any]) -> dict[str,
         "method": run.method.label,
         "method_name": run.method.name,
         "method_params": dumps(run.params),
-        "exact": get_method(run.method.name).exact,
+        "exact": False if policy else get_method(run.method.name).exact,
         "profile": run.profile,
         "seed": run.seed,
         "status": status,
@@ -133,7 +135,7 @@ def make_row(exp: Experiment, run: RunSpec, result: dict[str, Any]) -> dict[str,
         "packages": dumps(result.get("packages") or _versions()),
         "host": socket.gethostname(),
         "finished_at": dt.datetime.now(dt.UTC).isoformat(timespec="seconds"),
-        "relaxation": get_method(run.method.name).relaxation,
+        "relaxation": False if policy else get_method(run.method.name).relaxation,
     }
 
 

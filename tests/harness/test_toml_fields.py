@@ -96,7 +96,7 @@ def one_line_error(call, *words: str) -> str:  # noqa: ANN001
         (
             'methods = ["edf-greedy"]\n[[instances]]\ngenerator = "nope"\nseeds = [1]\n',
             "instances[0].generator",
-            "must be a known generator (admission, fairness, priority), got 'nope'",
+            "must be a known generator (admission, fairness, priority, workload), got 'nope'",
         ),
         ('name = " "\nmethods = ["edf-greedy"]\n' + BLOCK, "name", "must be a non-empty string, got ' '"),
     ],

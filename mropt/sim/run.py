@@ -1,0 +1,301 @@
+"""The simulator's entry point: :func:`simulate` runs one policy on one workload with one seed.
+
+``simulate(workload_or_admission_instance, policy, params, seed=..., mode=..., plan=...)``
+builds the policy (:func:`mropt.sim.policy.make_policy`, parameters checked against their
+declarations), runs :class:`mropt.sim.engine.Simulation` and returns a :class:`SimRun`:
+the :class:`~mropt.sim.recorder.Recorder` with every table, the summary dict and the wall
+time.
+
+**Admission instances** are converted on the fly by
+:func:`mropt.instances.workload_convert.to_workload` (issue 15: the idealised cluster of the
+SEQ model, each map and reduce slot a slot of the cluster, no locality penalty, no
+stragglers, no faults).
+
+**Plans** (``plan``: a :class:`~mropt.model.solution.Solution`, as ``mropt solve --json``
+writes it) are handed to the policy as its attribute ``plan`` before the run starts
+(``Policy.start`` reads it); a policy registered with ``needs_plan`` (``seq``) refuses to
+run without one. A plan that records another instance's hash, or names jobs the workload
+lacks, is an :class:`InputError`.
+
+**The summary** (the ``mropt simulate --json`` object; a contract for its first eight
+keys): ``policy``, ``jobs``, ``accepted``, ``on_time``, ``benefit``, ``makespan``,
+``events``, ``wall_time``, then ``seed``, ``mode``, ``params``, ``rejected``, ``dropped``
+(accepted, then dropped by the policy), ``finished``, ``unfinished`` (accepted, neither
+finished nor dropped), ``late`` (finished after its deadline), ``attempts``,
+``event_log_sha256`` (:meth:`Recorder.event_log_hash`), ``utilisation`` and ``ideal``:
+
+* ``benefit``: the sum of the jobs' earned benefit, AMB eq. 1 (``mropt.sim.recorder``);
+* ``makespan``: the time the last attempt ended (0 when nothing ran);
+* ``utilisation``: per slot type, busy slot-seconds over capacity slot-seconds (slots of the
+  nodes that are up) on ``[0, makespan]``, from the exact step series of the recorder;
+  null for a type without slots;
+* ``ideal``: AMB sec. 5.1 eq. 4, the fractional knapsack over the jobs with a deadline and
+  a benefit: STC(j) = (map work + reduce work) / (speed-weighted map + reduce slots) (the
+  SEQ model's ``(M TCm + R TCr)/(M + R)`` with task work in base seconds), ``Max_time`` =
+  the latest deadline; null when no job has both, or the cluster has no slots. On an
+  idealised cluster converted from an admission instance it is the registered ``ideal``
+  bound's value.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from mropt.model.errors import InputError
+from mropt.model.solution import Solution
+from mropt.model.workload import WorkloadInstance
+from mropt.sim.engine import Simulation
+from mropt.sim.policy import MODES, make_policy, policy_info
+from mropt.sim.recorder import Recorder
+from mropt.sim.state import SLOT_TYPES
+
+#: the summary's keys, in order (the first eight are the contract of ``mropt simulate --json``)
+SUMMARY_KEYS = (
+    "policy",
+    "jobs",
+    "accepted",
+    "on_time",
+    "benefit",
+    "makespan",
+    "events",
+    "wall_time",
+    "seed",
+    "mode",
+    "params",
+    "rejected",
+    "dropped",
+    "finished",
+    "unfinished",
+    "late",
+    "attempts",
+    "event_log_sha256",
+    "utilisation",
+    "ideal",
+)
+
+
+@dataclass
+class SimRun:
+    """One simulation's outcome: the recorder (tables), the summary and the wall time."""
+
+    workload: WorkloadInstance
+    policy: str
+    recorder: Recorder
+    summary: dict[str, Any]
+    wall_time: float
+    params: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def simulation(self) -> Simulation:
+        return self.recorder.sim
+
+
+def as_workload(instance: Any) -> WorkloadInstance:
+    """The workload itself, or an admission instance converted (``mropt.to_workload``)."""
+    if isinstance(instance, WorkloadInstance):
+        return instance
+    kind = getattr(instance, "kind", None)
+    if kind == "admission":
+        import importlib
+
+        try:  # imported by name: the converter is written beside this module (issue 15's instances part)
+            convert = importlib.import_module("mropt.instances.workload_convert")
+        except ImportError:  # pragma: no cover - a build without the converter
+            raise InputError(
+                "simulate: admission instances need mropt.instances.workload_convert (not installed)"
+            ) from None
+        converted: WorkloadInstance = convert.to_workload(instance)
+        return converted
+    raise InputError(f"simulate: the input must be a workload or an admission instance, got kind {kind!r}")
+
+
+def read_plan(data: Any, source: str = "plan") -> Solution:
+    """A plan (``mropt solve --json`` output) read from its JSON form; one-line errors naming ``source``."""
+    if isinstance(data, Solution):
+        return data
+    try:
+        return Solution.from_dict(data)
+    except InputError as exc:
+        raise InputError(f"{source}: {exc}") from None
+
+
+def check_plan(plan: Solution, original: Any, workload: WorkloadInstance) -> None:
+    """Refuse a plan computed for another instance, or one naming jobs the workload lacks."""
+    problem = plan.instance_mismatch(original)
+    if problem is not None and original is not workload and plan.instance_mismatch(workload) is None:
+        problem = None
+    if problem is not None and plan.instance_hash in _recorded_hashes(workload.meta):
+        problem = None  # a workload converted from the plan's instance records its hash
+    if problem is not None:
+        raise InputError(f"--plan: {problem}")
+    ids = {job.id for job in workload.jobs}
+    for job_id in (*plan.accepted, *(plan.sequence or ())):
+        if job_id not in ids:
+            raise InputError(f"--plan: the plan names job {job_id!r}, which the workload does not have")
+
+
+def _recorded_hashes(meta: Mapping[str, Any], depth: int = 0) -> set[str]:
+    """Strings recorded in a workload's ``meta`` (two levels deep): a converter keeps its source's hash there."""
+    out: set[str] = set()
+    for value in meta.values():
+        if isinstance(value, str) and len(value) == 64:
+            out.add(value)
+        elif isinstance(value, Mapping) and depth < 2:
+            out |= _recorded_hashes(value, depth + 1)
+    return out
+
+
+def simulate(
+    instance: Any,
+    policy: str,
+    params: Mapping[str, Any] | None = None,
+    *,
+    seed: int = 0,
+    mode: str | None = None,
+    plan: Solution | Mapping[str, Any] | None = None,
+    record_utilisation: bool = True,
+) -> SimRun:
+    """Run ``policy`` (a registered name, ``mropt policies``) on a workload or an admission instance.
+
+    See the module docstring for plans, conversion and the summary. Bad input (an unknown
+    policy or parameter, a mode not ``event``/``heartbeat``, a plan for another instance,
+    a policy that needs a plan without one) is a one-line :class:`InputError`.
+    """
+    if not isinstance(seed, int) or isinstance(seed, bool) or seed < 0:
+        raise InputError(f"simulate: seed must be an integer >= 0, got {seed!r}")
+    if mode is not None and mode not in MODES:
+        raise InputError(f"simulate: mode must be one of {', '.join(MODES)}, got {mode!r}")
+    info = policy_info(policy)
+    workload = as_workload(instance)
+    the_plan = None if plan is None else read_plan(plan)
+    if the_plan is not None:
+        check_plan(the_plan, instance, workload)
+    elif info.needs_plan:
+        raise InputError(
+            f"policy {policy!r} executes a plan: give one (--plan SOLUTION.json from `mropt solve --json`)"
+        )
+    pol = make_policy(policy, params)
+    if the_plan is not None:
+        pol.plan = the_plan  # type: ignore[attr-defined]  # read by the policy in start()
+    start = time.perf_counter()
+    sim = Simulation(workload, pol, seed=seed, mode=mode, record_utilisation=record_utilisation)
+    recorder = sim.run()
+    wall = time.perf_counter() - start
+    summary = summarise(recorder, policy, pol.params, wall)
+    return SimRun(workload, policy, recorder, summary, wall, dict(pol.params))
+
+
+# -- the summary -----------------------------------------------------------------------------
+def summarise(recorder: Recorder, policy: str, params: Mapping[str, Any], wall_time: float) -> dict[str, Any]:
+    """The summary dict of a finished run (module docstring)."""
+    sim = recorder.sim
+    jobs = recorder.jobs_columns()
+    accepted = np.asarray(jobs["accepted"], dtype=bool)
+    dropped = np.asarray(jobs["dropped"], dtype=bool)
+    finish = np.asarray(jobs["finish"], dtype=float)
+    finished = accepted & ~np.isnan(finish)
+    on_time = np.array([v is True for v in jobs["on_time"]], dtype=bool)
+    late = np.array([v is False for v in jobs["on_time"]], dtype=bool) & finished
+    ends = recorder.a_end
+    makespan = float(max(ends)) if ends else 0.0
+    out: dict[str, Any] = {
+        "policy": policy,
+        "jobs": int(jobs["_n"]),
+        "accepted": int(accepted.sum()),
+        "on_time": int(on_time.sum()),
+        "benefit": _plain(float(np.sum(jobs["benefit"]))),
+        "makespan": _plain(makespan),
+        "events": int(sim.events),
+        "wall_time": wall_time,
+        "seed": int(sim.seed),
+        "mode": sim.mode,
+        "params": {k: _json_value(v) for k, v in params.items()},
+        "rejected": int((~accepted).sum()),
+        "dropped": int(dropped.sum()),
+        "finished": int(finished.sum()),
+        "unfinished": int((accepted & ~dropped & np.isnan(finish)).sum()),
+        "late": int(late.sum()),
+        "attempts": len(recorder.a_id),
+        "event_log_sha256": recorder.event_log_hash(),
+        "utilisation": utilisation_ratio(recorder, makespan),
+        "ideal": ideal_benefit(sim.workload),
+    }
+    if sim.stalled:
+        out["stalled"] = True
+    return out
+
+
+def utilisation_ratio(recorder: Recorder, horizon: float) -> dict[str, float | None]:
+    """Busy over capacity slot-seconds per slot type on [0, horizon], from the cluster-wide step series."""
+    cols = recorder.utilisation_columns()
+    time_ = np.asarray(cols["time"], dtype=float)
+    pool = np.asarray(cols["pool"], dtype=object)
+    stype = np.asarray(cols["slot_type"], dtype=object)
+    busy = np.asarray(cols["busy"], dtype=float)
+    cap = np.asarray(cols["capacity"], dtype=float)
+    out: dict[str, float | None] = {}
+    for name in SLOT_TYPES:
+        rows = (pool == "*") & (stype == name)
+        t, b, c = time_[rows], busy[rows], cap[rows]
+        if not len(t) or horizon <= 0:
+            out[name] = None
+            continue
+        edges = np.append(np.minimum(t, horizon), horizon)
+        width = np.diff(edges)
+        width[width < 0] = 0.0
+        # before the first row the cluster held its initial capacity and nothing ran
+        lead = t[0] if t[0] > 0 else 0.0
+        capacity = float(np.dot(c, width)) + float(c[0]) * min(lead, horizon)
+        out[name] = _plain(float(np.dot(b, width)) / capacity) if capacity > 0 else None
+    return out
+
+
+def ideal_benefit(workload: WorkloadInstance) -> float | None:
+    """AMB eq. 4 on a workload (module docstring); None when it does not apply."""
+    if not workload.uses_slots:
+        return None
+    slots = sum(((spec.map_slots or 0) + (spec.reduce_slots or 0)) * spec.speed * spec.count for spec in workload.nodes)
+    if slots <= 0:
+        return None
+    items = []
+    for k, job in enumerate(workload.jobs):
+        if job.deadline is None or job.benefit is None:
+            continue
+        work = sum(g.duration * g.count for stage in job.stages for g in stage.tasks)
+        items.append((job.benefit, work / slots, k))
+    if not items:
+        return None
+    max_time = max(job.deadline for job in workload.jobs if job.deadline is not None)
+    items.sort(key=lambda item: (-item[0] / item[1], item[2]))
+    used = total = 0.0
+    for benefit, stc, _ in items:
+        if used + stc <= max_time:
+            used += stc
+            total += benefit
+        else:
+            total += (max_time - used) / stc * benefit
+            break
+    return _plain(total)
+
+
+def _plain(x: float) -> float:
+    """A finite float as JSON writes it (rounded to 12 significant digits: sums of float times)."""
+    if not math.isfinite(x):
+        return x
+    return float(f"{x:.12g}")
+
+
+def _json_value(v: Any) -> Any:
+    if isinstance(v, (str, int, float, bool)) or v is None:
+        return v
+    if isinstance(v, (list, tuple)):
+        return [_json_value(x) for x in v]
+    if isinstance(v, Mapping):
+        return {str(k): _json_value(x) for k, x in v.items()}
+    return str(v)
