@@ -266,8 +266,9 @@ def _versions() -> dict[str, str]:
 def simulate_task(task: dict[str, Any], instance: Any) -> dict[str, Any]:
     """One simulation of a policy study (``task["policy"]``): the row's fields from the summary.
 
-    The objective is the benefit earned (AMB eq. 1), ``status`` ``feasible`` (a measured
-    outcome, not a claim to check: ``verified`` is true), ``accepted`` and ``on_time`` the
+    The objective is the benefit earned (AMB eq. 1), ``status`` ``feasible``; the run's tables
+    are checked by the independent :func:`mropt.sim.verify.verify_simulation` (``verified``,
+    ``verify_problems``; its recomputed benefit must equal the recorded one), ``accepted`` and ``on_time`` the
     job counts, ``metrics`` the whole summary (:mod:`mropt.sim.run`) but the policy's name
     and parameters (columns of their own). A policy's exception is an ``error`` row.
     """
@@ -279,7 +280,14 @@ def simulate_task(task: dict[str, Any], instance: Any) -> dict[str, Any]:
         )
     except Exception as exc:  # noqa: BLE001 - a policy's bug or bad params: an error row
         return {"status": "error", "error": f"{type(exc).__name__}: {' '.join(str(exc).split())}"}
+    from mropt.model.tolerance import same_value
+    from mropt.sim.verify import verify_simulation
+
     s = run.summary
+    verdict = verify_simulation(run.workload, run.recorder.jobs_columns(), run.recorder.tasks_columns())
+    problems = list(verdict.problems)
+    if verdict.objective is not None and not same_value(verdict.objective, s["benefit"], atol=1e-6):
+        problems.append(f"benefit {s['benefit']!r}, verify recomputes {verdict.objective!r}")
     metrics = {k: v for k, v in s.items() if k not in ("policy", "params")}
     return {
         "status": "feasible",
@@ -292,8 +300,8 @@ def simulate_task(task: dict[str, Any], instance: Any) -> dict[str, Any]:
         "solver": "mropt-sim",
         "solver_version": "",
         "error": None,
-        "verified": True,
-        "verify_problems": None,
+        "verified": not problems,
+        "verify_problems": "; ".join(problems) or None,
         "metrics": json.dumps(metrics, sort_keys=True),
         "packages": _versions(),
     }
