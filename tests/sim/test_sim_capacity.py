@@ -148,7 +148,10 @@ def test_one_reduce_per_heartbeat() -> None:
     nodes = [{"id": "n", "count": 1, "map_slots": 1, "reduce_slots": 2}]
     job = {
         "id": "j",
-        "stages": [{"type": "map", "tasks": [{"duration": 10.0}]}, {"type": "reduce", "tasks": [{"duration": 5.0, "count": 2}]}],
+        "stages": [
+            {"type": "map", "tasks": [{"duration": 10.0}]},
+            {"type": "reduce", "tasks": [{"duration": 5.0, "count": 2}]},
+        ],
     }
     rec = run(workload(nodes, [job]))
     assert [s[0] for s in starts(rec, "j")] == [0.0, 12.0, 15.0]

@@ -254,9 +254,7 @@ def mixed_workload() -> WorkloadInstance:
 def succeeded_once(rec: Recorder) -> None:
     tasks = rec.tasks_columns()
     done: dict[tuple[str, int, int], int] = {}
-    for jid, stage, task, outcome in zip(
-        tasks["job_id"], tasks["stage"], tasks["task"], tasks["outcome"], strict=True
-    ):
+    for jid, stage, task, outcome in zip(tasks["job_id"], tasks["stage"], tasks["task"], tasks["outcome"], strict=True):
         if outcome == "succeeded":
             key = (jid, int(stage), int(task))
             done[key] = done.get(key, 0) + 1
