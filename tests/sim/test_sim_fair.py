@@ -6,6 +6,7 @@ while it has a free slot and work is pending.
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 import pytest
@@ -289,3 +290,12 @@ def test_preemption_kills_for_a_starved_min_share() -> None:
     succeeded_once(rec)
     rec_off, _ = run(w)
     assert "killed" not in rec_off.tasks_columns()["outcome"]
+
+
+def test_preemption_timers_stop_when_nothing_can_run() -> None:
+    # the only node goes down for good at 5: the job never finishes, and the update timers stop
+    nodes = [{"id": "n", "count": 1, "map_slots": 1, "reduce_slots": 0}]
+    w = workload(nodes, [map_job("j", 2, 10.0)], faults=[{"node": "n", "down": 5.0}])
+    rec, policy = run(w, {"preemption": True})
+    assert not policy.timer_on
+    assert math.isnan(rec.jobs_columns()["finish"][0])

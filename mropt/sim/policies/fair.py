@@ -536,10 +536,17 @@ class Fair(Policy):
         if sim.now - self.last_preempt_check >= PREEMPTION_INTERVAL:
             self.last_preempt_check = sim.now
             self._preempt()
-        if sim.active:
+        # the chain stops on an idle cluster (no active job), and when nothing can change
+        # before a node comes back (nothing running, every node down)
+        if sim.active and (sim.busy[MAP] + sim.busy[REDUCE] > 0 or any(sim.node_up)):
             sim.wake_at(self._next_tick(sim.now), "update")
         else:
             self.timer_on = False
+
+    def on_node(self, node: int, up: bool) -> None:
+        if up and self.preemption and not self.timer_on and self.sim.active:
+            self.timer_on = True
+            self.sim.wake_at(self._next_tick(self.sim.now), "update")
 
     def _update_preemption_variables(self) -> None:
         """FairScheduler.updatePreemptionVariables (isStarvedForMinShare, isStarvedForFairShare)."""
