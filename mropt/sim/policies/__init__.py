@@ -5,4 +5,6 @@ Registration order is the listing order of ``mropt policies``.
 
 # isort: off
 from mropt.sim.policies import fifo  # noqa: F401
+from mropt.sim.policies import fair  # noqa: F401
+from mropt.sim.policies import capacity  # noqa: F401
 # isort: on

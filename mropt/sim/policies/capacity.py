@@ -1,0 +1,291 @@
+"""Capacity: Hadoop 1.0.3's Capacity Scheduler, as a heartbeat policy.
+
+Source: ``src/contrib/capacity-scheduler/src/java/org/apache/hadoop/mapred/`` of Hadoop 1.0.3
+(``CapacityTaskScheduler``, ``CapacitySchedulerQueue``, ``CapacitySchedulerConf``) and
+``JobInProgress`` (``schedulingOpportunity``, ``scheduleOffSwitch``,
+``obtainNewNodeOrRackLocalMapTask``); ``../shared/reference/schedulers-and-simulators.md``
+sec. 3b.
+
+* **Queues** come from the workload's ``queues`` (:class:`~mropt.model.workload.QueueSpec`,
+  capacities in percent summing to 100); with none listed, one queue ``default`` at 100 %
+  holds every job (whatever its ``queue`` field says).
+* **Slot conversion**, per slot type on every heartbeat: ``capacity_slots = int(capacity% x
+  cluster slots / 100)``, likewise ``maximum-capacity`` (unset: no limit).
+* **Queue order** (``TaskSchedulingMgr.updateCollectionOfQueues``), re-sorted before every
+  task: occupied slots / capacity_slots ascending (a queue of capacity 0 counts 1.0); ties
+  keep the queues' listed order. A queue may take more than its capacity whenever it is first
+  and has work: idle capacity is shared.
+* **Job order within a queue**: submit (start) time, then job id; with
+  ``supports_priority``, priority first.
+* **Limits** (``assignSlotsToQueue``, ``assignSlotsToJob``) for a task of one slot: the queue's
+  occupied + 1 <= maximum capacity when it is set; the user limit::
+
+      queueCap   = max(capacity_slots, 1)
+      currentCap = queueCap if occupied < queueCap else occupied + 1
+      limit      = min(max(ceil(currentCap / activeUsers), ceil(ulMin% x currentCap / 100)),
+                       floor(queueCap x userLimitFactor))
+
+  a job is skipped when its user's occupied slots in the queue + 1 > limit (activeUsers: the
+  users with an active job in the queue).
+* **Maps** (``addMapTasks``): while the tracker has free map slots, re-sort the queues and take
+  the first job (queue by queue, job by job, within the limits) that gets a task: each job
+  considered gets a scheduling opportunity (``schedulingOpportunity``); a node- or rack-local
+  map (or one without replicas) launches and resets the job's missed opportunities; else an
+  off-switch map launches iff no off-switch map went out on this heartbeat yet and the job
+  missed more than ``min(unfinished maps, trackers) x localityWaitFactor`` opportunities
+  (``scheduleOffSwitch``; an off-switch launch does not reset the counter, as in
+  ``obtainNewMapTaskCommon``). After an off-switch map the heartbeat assigns no more maps
+  (``maximum-tasks-after-offswitch`` 0). ``localityWaitFactor`` = min(hosts holding the job's
+  input / cluster hosts, 1) unless the parameter ``locality_wait_factor`` sets it.
+* **Reduces** (``addReduceTask``): at most one per heartbeat, from the first queue and job in
+  the same orders and limits.
+* **No preemption** in 1.x ("once a job is running, it will not be preempted").
+
+Not modelled: high-memory jobs (every task takes one slot), ``maximum-system-jobs`` and the
+init/accept limits, job initialisation delays. Jobs with no pending task of the type are not
+offered a scheduling opportunity (Hadoop counts one for them too; it cannot launch anything).
+The reference sheet says the missed-opportunity count resets on every map launch and bounds it
+by pending maps; Hadoop 1.0.3's code resets it on local launches only and uses unfinished maps
+(``desiredMaps() - finishedMaps()``), which is what this policy does.
+"""
+
+from __future__ import annotations
+
+import math
+from bisect import bisect_left, insort
+from typing import Any
+
+from mropt.model.workload import QueueSpec
+from mropt.registry import Param
+from mropt.sim.policy import ACCEPT, HEARTBEAT, Admission, Policy, register_policy
+from mropt.sim.state import ACTIVE, ANY, MAP, RACK, REDUCE
+from mropt.sim.view import SimView
+
+
+class _Queue:
+    """A queue's settings and live counters per slot type (CapacitySchedulerQueue)."""
+
+    __slots__ = ("spec", "rank", "occupied", "by_user", "users", "cand")
+
+    def __init__(self, spec: QueueSpec, rank: int) -> None:
+        self.spec = spec
+        self.rank = rank
+        self.occupied = [0, 0]
+        self.by_user: tuple[dict[str, int], dict[str, int]] = ({}, {})
+        self.users: dict[str, int] = {}  # user -> active jobs in the queue
+        self.cand: tuple[list[tuple[Any, ...]], list[tuple[Any, ...]]] = ([], [])
+
+
+def user_limit(occupied: int, capacity_slots: int, active_users: int, ul_min_percent: float, factor: float) -> int:
+    """CapacitySchedulerQueue.assignSlotsToJob's user limit for a one-slot task."""
+    queue_cap = max(capacity_slots, 1)
+    current = queue_cap if occupied < queue_cap else occupied + 1
+    by_users = math.ceil(current / max(active_users, 1))
+    by_min = math.ceil(ul_min_percent * current / 100.0)
+    return min(max(by_users, by_min), math.floor(queue_cap * factor))
+
+
+@register_policy(
+    "capacity",
+    summary="Hadoop 1.0.3 Capacity Scheduler: queues by occupied/capacity, user limits, one off-switch map per heartbeat",
+    source="Hadoop 1.0.3 contrib/capacity-scheduler (CapacityTaskScheduler, CapacitySchedulerQueue)",
+    params={
+        "locality_wait_factor": Param(
+            float,
+            -1.0,
+            "mapreduce.job.locality.wait.factor; -1: min(input hosts / cluster hosts, 1)",
+            minimum=-1.0,
+        ),
+    },
+)
+class Capacity(Policy):
+    mode = HEARTBEAT
+
+    def start(self, sim: SimView) -> None:
+        super().start(sim)
+        self.wait_factor = float(self.params.get("locality_wait_factor", -1.0))
+        specs = sim.workload.queues or (QueueSpec(id="default", capacity=100.0),)
+        self.queues = [_Queue(spec, k) for k, spec in enumerate(specs)]
+        self.by_name = {q.spec.id: q for q in self.queues}
+        self.single = not sim.workload.queues
+        n = len(sim.jobs)
+        self.key: list[list[tuple[Any, ...] | None]] = [[None, None] for _ in range(n)]
+        self.missed = [0] * n
+        self.lwf: dict[int, float] = {}
+        self.dirty: set[int] = set()
+
+    def _queue_of(self, job: int) -> _Queue:
+        return self.queues[0] if self.single else self.by_name[self.sim.jobs[job].queue]
+
+    # -- job events ----------------------------------------------------------------------------
+    def on_arrival(self, job: int) -> Admission:
+        q = self._queue_of(job)
+        user = self.sim.jobs[job].user
+        q.users[user] = q.users.get(user, 0) + 1
+        self.dirty.add(job)
+        return ACCEPT
+
+    def on_attempt_end(self, attempt: Any, outcome: str) -> None:
+        q = self._queue_of(attempt.job)
+        user = self.sim.jobs[attempt.job].user
+        q.occupied[attempt.type] -= 1
+        q.by_user[attempt.type][user] -= 1
+        self.dirty.add(attempt.job)
+
+    def on_stage_end(self, job: int, stage: int) -> None:
+        self.dirty.add(job)
+
+    def on_job_end(self, job: int) -> None:
+        q = self._queue_of(job)
+        user = self.sim.jobs[job].user
+        q.users[user] -= 1
+        if not q.users[user]:
+            del q.users[user]
+        for stype in (MAP, REDUCE):
+            self._set_key(q, job, stype, None)
+        self.dirty.discard(job)
+
+    def _set_key(self, q: _Queue, job: int, stype: int, key: tuple[Any, ...] | None) -> None:
+        old = self.key[job][stype]
+        if old == key:
+            return
+        cand = q.cand[stype]
+        if old is not None:
+            del cand[bisect_left(cand, old)]
+        if key is not None:
+            insort(cand, key)
+        self.key[job][stype] = key
+
+    def _refresh(self) -> None:
+        jobs = self.sim.jobs
+        for job in self.dirty:
+            j = jobs[job]
+            q = self._queue_of(job)
+            for stype in (MAP, REDUCE):
+                if j.status == ACTIVE and j.runnable[stype] > 0:
+                    prio = -j.priority if q.spec.supports_priority else 0
+                    self._set_key(q, job, stype, (prio, j.submit, job))
+                else:
+                    self._set_key(q, job, stype, None)
+        self.dirty.clear()
+
+    # -- helpers ---------------------------------------------------------------------------------
+    def _order(self, stype: int, cap_slots: list[int]) -> list[_Queue]:
+        """Queues by occupied / capacity_slots ascending (capacity 0: 1.0), then listed order."""
+
+        def ratio(q: _Queue) -> tuple[float, int]:
+            cap = cap_slots[q.rank]
+            return (q.occupied[stype] / cap if cap > 0 else 1.0, q.rank)
+
+        return sorted(self.queues, key=ratio)
+
+    def _locality_wait_factor(self, job: int) -> float:
+        """JobInProgress.localityWaitFactor: hosts holding the job's input over the cluster's hosts, at most 1."""
+        if self.wait_factor >= 0:
+            return self.wait_factor
+        got = self.lwf.get(job)
+        if got is None:
+            stage = self.sim.jobs[job].stages[0]
+            hosts: set[int] = set()
+            if stage.replicas is not None:
+                for nodes in stage.replicas:
+                    hosts.update(nodes)
+            got = min(len(hosts) / max(self.sim.n_nodes, 1), 1.0)
+            self.lwf[job] = got
+        return got
+
+    def _launched(self, q: _Queue, job: int, stype: int) -> None:
+        j = self.sim.jobs[job]
+        q.occupied[stype] += 1
+        by_user = q.by_user[stype]
+        by_user[j.user] = by_user.get(j.user, 0) + 1
+        if j.runnable[stype] == 0:
+            self._set_key(q, job, stype, None)
+
+    def _fits(self, q: _Queue, job: int, stype: int, cap: int, max_cap: int | None) -> bool:
+        """assignSlotsToQueue (maximum capacity) and assignSlotsToJob (user limit) for one slot."""
+        occupied = q.occupied[stype]
+        if max_cap is not None and occupied + 1 > max_cap:
+            return False
+        user = self.sim.jobs[job].user
+        spec = q.spec
+        limit = user_limit(occupied, cap, len(q.users), spec.minimum_user_limit_percent, spec.user_limit_factor)
+        return q.by_user[stype].get(user, 0) + 1 <= limit
+
+    # -- the heartbeat ---------------------------------------------------------------------------
+    def assign(self, node: int) -> None:
+        sim = self.sim
+        if self.dirty:
+            self._refresh()
+        caps: list[list[int]] = [[], []]
+        max_caps: list[list[int | None]] = [[], []]
+        for stype in (MAP, REDUCE):
+            total = sim.total_slots[stype]
+            for q in self.queues:
+                caps[stype].append(int(q.spec.capacity * total / 100.0))
+                mx = q.spec.maximum_capacity
+                max_caps[stype].append(None if mx is None else int(mx * total / 100.0))
+        if sim.runnable[MAP] and sim.free[MAP][node] > 0:
+            self._maps(node, caps[MAP], max_caps[MAP])
+        if sim.runnable[REDUCE] and sim.free[REDUCE][node] > 0:
+            self._reduce(node, caps[REDUCE], max_caps[REDUCE])
+
+    def _maps(self, node: int, caps: list[int], max_caps: list[int | None]) -> None:
+        sim = self.sim
+        available = sim.free[MAP][node]
+        assign_off_switch = True
+        trackers = sum(1 for up in sim.node_up if up)
+        while available > 0:
+            found = False
+            off_switch = False
+            for q in self._order(MAP, caps):
+                cand = q.cand[MAP]
+                if not cand:
+                    continue
+                cap, max_cap = caps[q.rank], max_caps[q.rank]
+                if max_cap is not None and q.occupied[MAP] + 1 > max_cap:
+                    continue
+                for key in cand:
+                    job = key[-1]
+                    if not self._fits(q, job, MAP, cap, max_cap):
+                        continue
+                    self.missed[job] += 1  # JobInProgress.schedulingOpportunity
+                    aid = sim.launch(job, node, MAP, RACK)
+                    if aid >= 0:
+                        self.missed[job] = 0  # resetSchedulingOpportunities (local launch)
+                    elif assign_off_switch:
+                        j = sim.jobs[job]
+                        stage = j.stages[j.cur]
+                        required = min(stage.n - stage.finished, trackers)
+                        if required * self._locality_wait_factor(job) < self.missed[job]:
+                            aid = sim.launch(job, node, MAP, ANY)
+                            off_switch = aid >= 0
+                    if aid >= 0:
+                        found = True
+                        self._launched(q, job, MAP)
+                        break
+                if found:
+                    break
+            if not found:
+                break
+            available -= 1
+            if off_switch:
+                assign_off_switch = False
+                break  # maximum-tasks-after-offswitch = 0
+
+    def _reduce(self, node: int, caps: list[int], max_caps: list[int | None]) -> None:
+        sim = self.sim
+        for q in self._order(REDUCE, caps):
+            cand = q.cand[REDUCE]
+            if not cand:
+                continue
+            cap, max_cap = caps[q.rank], max_caps[q.rank]
+            if max_cap is not None and q.occupied[REDUCE] + 1 > max_cap:
+                continue
+            for key in cand:
+                job = key[-1]
+                if not self._fits(q, job, REDUCE, cap, max_cap):
+                    continue
+                if sim.launch(job, node, REDUCE, ANY) >= 0:
+                    self._launched(q, job, REDUCE)
+                    return

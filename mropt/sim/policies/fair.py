@@ -1,0 +1,597 @@
+"""Fair: Hadoop 1.0.3's Fair Scheduler (the post-MAPREDUCE-706 rewrite), as a heartbeat policy.
+
+Source: ``src/contrib/fairscheduler/src/java/org/apache/hadoop/mapred/`` of Hadoop 1.0.3
+(``FairScheduler``, ``SchedulingAlgorithms``, ``PoolSchedulable``, ``JobSchedulable``,
+``PoolManager``, ``CapBasedLoadManager``, ``LocalityLevel``;
+``../shared/reference/schedulers-and-simulators.md`` sec. 3a). Map and reduce slots are
+scheduled separately; each pool and each job has one schedulable per slot type.
+
+* **Pools** come from the workload's ``pools`` (:class:`~mropt.model.workload.PoolSpec`:
+  ``min_maps``/``min_reduces`` are the minShares, ``max_maps``/``max_reduces`` cap the
+  pool's demand and running tasks, ``weight``, ``max_running`` (poolMaxJobs), ``mode``
+  ``fair`` or ``fifo``); a pool not listed gets the allocation file's defaults (0, unbounded,
+  1.0, unbounded, fair). A job's pool is its ``pool`` field.
+* **Job weight** (``FairScheduler.getJobWeight``): the priority factor, VERY_HIGH 4, HIGH 2,
+  NORMAL 1, LOW 0.5, VERY_LOW 0.25 for priorities 2 .. -2 (clamped to that range); a job's
+  minShare is 0. A job that is not runnable has weight 1 and demand 0.
+* **Runnable jobs** (``updateRunnability``): a pool's jobs in FIFO order (priority, submit
+  time, job id: ``FifoJobComparator``) up to its ``max_running``.
+* **Demand** (``JobSchedulable.updateDemand``): the job's running attempts plus its pending
+  runnable tasks of that type; a reduce stage counts 0 until its reduces may launch
+  (``scheduleReduces``). A pool's demand is the sum over its jobs, capped at its max slots.
+* **update()** runs every ``update_interval`` (0.5 s) and at every job arrival
+  (``JobListener.jobAdded`` calls it): it recomputes runnability and demands, which the
+  heartbeats read until the next update. Running counts are live, as in Hadoop.
+* **Fair shares** (``SchedulingAlgorithms.computeFairShares``): R with
+  ``sum_i min(demand_i, max(minShare_i, R weight_i)) = min(total demand, total slots)``,
+  found by doubling R from 1 and 25 bisections (:func:`compute_fair_shares`); across pools
+  with the cluster's slots, then within each fair-mode pool with the pool's share (a
+  fifo-mode pool's jobs get 0). In Hadoop 1.0.3 fair shares steer only preemption (and the
+  starvation exception of delay scheduling, which only preemption's timers arm), so this
+  policy computes them when they are read: at preemption updates, or by
+  :meth:`Fair.fair_shares` (the value Hadoop's last update would show).
+* **Ordering** (``FairShareComparator``), of pools and of the jobs of fair-mode pools:
+  needy items (running < min(minShare, demand)) first, by running / max(min(minShare,
+  demand), 1); then the others by running / weight; ties by start time (0 for every pool)
+  then name (a job's id follows submission order, so the job's arrival rank is used).
+  Fifo-mode pools order their jobs by priority, submit time, id (``FifoComparator``).
+* **Heartbeat** (``assignTasks``, ``assignmultiple`` true by default): loop; a type is
+  rejected when its per-heartbeat cap is reached (``assign_multiple_maps`` /
+  ``_reduces``, -1: the tracker's free slots at the heartbeat), when running = runnable
+  (cluster-wide, with the demands of the last update), or when ``CapBasedLoadManager``
+  refuses it (the tracker's running tasks of the type, as reported at the heartbeat, must
+  be < ceil(slots x min(1, runnable / cluster slots))); each iteration takes MAP when the
+  tracker's reported maps <= its reported reduces (else REDUCE), re-sorts the pools and
+  launches **one** task from the first pool (under its max slots) that has one.
+* **Delay scheduling**, maps only (``getAllowedLocalityLevel``): each job keeps the locality
+  level of its last map (NODE at first) and the time it waited for a local map. A job
+  visited for a map on a heartbeat that launched none of its maps is *skipped*; at the next
+  heartbeat (any tracker's) its wait grows by the time since that heartbeat. A launch resets
+  the wait to 0 and sets the level to the map's locality. After a NODE map the job may launch
+  NODE until ``node_delay``, RACK until ``node_delay + rack_delay``, then ANY; after a RACK map,
+  RACK until ``rack_delay``, then ANY; after an off-rack one, ANY. A job whose map stage has
+  tasks without replicas is always ANY; with preemption on, so is a job whose pool has been
+  starved past a preemption timeout. The delays default to Hadoop 1.0.3's auto value,
+  min(15 s, 1.5 x heartbeat interval) (-1 means auto).
+* **Preemption** (``preemption``, off by default as in Hadoop): every ``update_interval`` the
+  policy records when each pool was last at its min share and at half its fair share
+  (``updatePreemptionVariables``); every 15 s (``preemptTasksIfNecessary``) a pool starved of
+  its min share for ``min_share_timeout`` is due min(minShare, demand) - running tasks, one
+  below half its fair share for ``fair_share_timeout`` is due min(fairShare, demand) - running;
+  the larger, summed over pools, are killed (``sim.kill``): running attempts of pools over
+  their fair share, most recently started first (then highest attempt id), never taking a
+  pool below its fair share. Hadoop's timeouts default to infinity (no preemption even when
+  enabled); this policy's defaults are 300 s and 600 s, and -1 means never.
+
+Simulation choices (documented departures):
+
+* update() and the preemption timers: with preemption off nothing between heartbeats reads
+  what update() computes, so it runs lazily, at the first heartbeat at or after each
+  ``update_interval`` tick (or after an arrival), on the state at that heartbeat; no timer
+  keeps an idle cluster busy. With preemption on, a timer every ``update_interval`` runs
+  update() and the preemption check while jobs are active.
+* Jobs with no pending task of the type are not visited (Hadoop visits them, and marks them
+  skipped, but they cannot launch anything).
+* Full trackers do not heartbeat in the engine, so a skipped job's wait grows by the time
+  since the last simulated heartbeat (Hadoop's full trackers would also beat in between).
+* Per-user maxRunningJobs, sizebasedweight and weight adjusters are not modelled.
+"""
+
+from __future__ import annotations
+
+import math
+from bisect import bisect_left, insort
+from collections.abc import Sequence
+from typing import Any
+
+from mropt.model.workload import PoolSpec
+from mropt.registry import Param
+from mropt.sim.policy import ACCEPT, HEARTBEAT, Admission, Policy, register_policy
+from mropt.sim.state import ACTIVE, ANY, MAP, NODE, NONE, RACK, REDUCE
+from mropt.sim.view import SimView
+
+#: SchedulingAlgorithms.COMPUTE_FAIR_SHARES_ITERATIONS
+FAIR_SHARE_ITERATIONS = 25
+#: FairScheduler.MAX_AUTOCOMPUTED_LOCALITY_DELAY (ms in Hadoop)
+MAX_AUTO_DELAY = 15.0
+#: FairScheduler.preemptionInterval
+PREEMPTION_INTERVAL = 15.0
+_INF = math.inf
+
+
+def priority_factor(priority: int) -> float:
+    """FairScheduler.getPriorityFactor: VERY_HIGH 4, HIGH 2, NORMAL 1, LOW 0.5, VERY_LOW 0.25 (priority 2..-2)."""
+    return 2.0 ** max(-2, min(2, priority))
+
+
+def compute_fair_shares(
+    demands: Sequence[float], min_shares: Sequence[float], weights: Sequence[float], total_slots: float
+) -> list[float]:
+    """SchedulingAlgorithms.computeFairShares (Hadoop 1.0.3), exactly.
+
+    share_i(R) = min(demand_i, max(minShare_i, R weight_i)); R is bracketed by doubling from
+    1 until sum_i share_i(R) >= min(total demand, total slots), then bisected 25 times; the
+    shares are taken at the bracket's right end.
+    """
+    n = len(demands)
+
+    def used(ratio: float) -> float:
+        return sum(min(demands[i], max(min_shares[i], ratio * weights[i])) for i in range(n))
+
+    cap = min(float(sum(demands)), float(total_slots))
+    r_max = 1.0
+    while used(r_max) < cap:
+        r_max *= 2.0
+    left, right = 0.0, r_max
+    for _ in range(FAIR_SHARE_ITERATIONS):
+        mid = (left + right) / 2.0
+        if used(mid) < cap:
+            left = mid
+        else:
+            right = mid
+    return [min(demands[i], max(min_shares[i], right * weights[i])) for i in range(n)]
+
+
+class _Pool:
+    """A pool's settings and its two schedulables' counters (PoolSchedulable)."""
+
+    __slots__ = (
+        "name",
+        "min",
+        "max",
+        "weight",
+        "max_running",
+        "fifo",
+        "running",
+        "demand_raw",
+        "cand",
+        "members",
+        "last_at_min",
+        "last_at_half",
+        "share",
+    )
+
+    def __init__(self, spec: PoolSpec, now: float) -> None:
+        self.name = spec.id
+        self.min = (spec.min_maps, spec.min_reduces)
+        self.max = (
+            spec.max_maps if spec.max_maps is not None else _INF,
+            spec.max_reduces if spec.max_reduces is not None else _INF,
+        )
+        self.weight = spec.weight
+        self.max_running = spec.max_running
+        self.fifo = spec.mode == "fifo"
+        self.running = [0, 0]  # live running attempts per type
+        self.demand_raw = [0, 0]  # sum of the jobs' demands at the last update
+        # per type: the sorted keys of the runnable jobs with pending tasks of the type
+        self.cand: tuple[list[tuple[Any, ...]], list[tuple[Any, ...]]] = ([], [])
+        self.members: list[tuple[int, float, int]] = []  # (-priority, submit, job): FIFO order
+        self.last_at_min = [now, now]
+        self.last_at_half = [now, now]
+        self.share = [0.0, 0.0]
+
+    def demand(self, stype: int) -> float:
+        return min(self.demand_raw[stype], self.max[stype])
+
+
+_DELAY_HELP = "seconds; -1: auto, min(15 s, 1.5 x heartbeat interval), as Hadoop 1.0.3"
+
+
+@register_policy(
+    "fair",
+    summary="Hadoop 1.0.3 Fair Scheduler: pools, computeFairShares, needy-first order, delay scheduling",
+    source="Hadoop 1.0.3 contrib/fairscheduler (FairScheduler, SchedulingAlgorithms, PoolSchedulable)",
+    params={
+        "update_interval": Param(
+            float, 0.5, "seconds between update() runs (mapred.fairscheduler.update.interval)", minimum=0.001
+        ),
+        "assign_multiple": Param(bool, True, "several tasks per heartbeat (mapred.fairscheduler.assignmultiple)"),
+        "assign_multiple_maps": Param(int, -1, "map cap per heartbeat; -1: the tracker's free slots", minimum=-1),
+        "assign_multiple_reduces": Param(int, -1, "reduce cap per heartbeat; -1: the tracker's free slots", minimum=-1),
+        "node_delay": Param(float, -1.0, "delay scheduling's node-locality wait, " + _DELAY_HELP, minimum=-1.0),
+        "rack_delay": Param(float, -1.0, "delay scheduling's rack-locality wait, " + _DELAY_HELP, minimum=-1.0),
+        "preemption": Param(bool, False, "kill tasks of pools over their fair share for starved pools"),
+        "min_share_timeout": Param(float, 300.0, "seconds below min share before preempting; -1: never", minimum=-1.0),
+        "fair_share_timeout": Param(
+            float, 600.0, "seconds below half fair share before preempting; -1: never", minimum=-1.0
+        ),
+    },
+)
+class Fair(Policy):
+    mode = HEARTBEAT
+
+    def start(self, sim: SimView) -> None:
+        super().start(sim)
+        p = self.params
+        self.update_interval = float(p.get("update_interval", 0.5))
+        self.assign_multiple = bool(p.get("assign_multiple", True))
+        self.caps = (int(p.get("assign_multiple_maps", -1)), int(p.get("assign_multiple_reduces", -1)))
+        auto = min(MAX_AUTO_DELAY, 1.5 * sim.heartbeat_interval)
+        node_delay = float(p.get("node_delay", -1.0))
+        rack_delay = float(p.get("rack_delay", -1.0))
+        self.node_delay = auto if node_delay < 0 else node_delay
+        self.rack_delay = auto if rack_delay < 0 else rack_delay
+        self.preemption = bool(p.get("preemption", False))
+        ms, fs = float(p.get("min_share_timeout", 300.0)), float(p.get("fair_share_timeout", 600.0))
+        self.min_share_timeout = _INF if ms < 0 else ms
+        self.fair_share_timeout = _INF if fs < 0 else fs
+
+        self.specs = {spec.id: spec for spec in sim.workload.pools}
+        self.pools: dict[str, _Pool] = {}
+        for spec in sim.workload.pools:
+            self.pools[spec.id] = _Pool(spec, 0.0)
+        n = len(sim.jobs)
+        self.weight = [priority_factor(job.priority) for job in sim.jobs]
+        self.is_runnable = bytearray(n)
+        self.demand = [[0, 0] for _ in range(n)]
+        self.key: list[list[tuple[Any, ...] | None]] = [[None, None] for _ in range(n)]
+        self.last_level = [NODE] * n
+        self.waited = [0.0] * n
+        self.skipped: list[int] = []
+        self.no_locality: dict[tuple[int, int], bool] = {}
+        self.dirty: set[int] = set()  # jobs whose candidate keys may have changed
+        self.demand_dirty: set[int] = set()  # jobs whose demand must be recomputed at the next update
+        self.members_changed: set[str] = set()  # pools whose runnability must be recomputed
+        self.force_update = False
+        self.next_update = 0.0
+        self.last_heartbeat: float | None = None
+        self.running_total = [0, 0]
+        self.runnable_total = [0.0, 0.0]
+        self.timer_on = False
+        self.last_preempt_check = 0.0
+        self.total_slots_at_update = list(sim.total_slots)
+
+    # -- pools and jobs ----------------------------------------------------------------------
+    def _pool(self, name: str) -> _Pool:
+        pool = self.pools.get(name)
+        if pool is None:
+            pool = self.pools[name] = _Pool(PoolSpec(id=name), self.sim.now)
+        return pool
+
+    def on_arrival(self, job: int) -> Admission:
+        j = self.sim.jobs[job]
+        pool = self._pool(j.pool)
+        insort(pool.members, (-j.priority, j.submit, job))
+        if pool.max_running is None:
+            self.is_runnable[job] = 1
+        self.members_changed.add(pool.name)
+        self.dirty.add(job)
+        self.demand_dirty.add(job)
+        self.force_update = True  # JobListener.jobAdded -> update()
+        if self.preemption and not self.timer_on:
+            self.timer_on = True
+            self.sim.wake_at(self._next_tick(self.sim.now), "update")
+        return ACCEPT
+
+    def on_attempt_end(self, attempt: Any, outcome: str) -> None:
+        j = self.sim.jobs[attempt.job]
+        pool = self.pools[j.pool]
+        pool.running[attempt.type] -= 1
+        self.running_total[attempt.type] -= 1
+        self.dirty.add(attempt.job)
+        self.demand_dirty.add(attempt.job)
+
+    def on_stage_end(self, job: int, stage: int) -> None:
+        self.dirty.add(job)
+        self.demand_dirty.add(job)
+
+    def on_job_end(self, job: int) -> None:
+        j = self.sim.jobs[job]
+        pool = self.pools[j.pool]
+        for stype in (MAP, REDUCE):
+            self._set_key(pool, job, stype, None)
+        k = bisect_left(pool.members, (-j.priority, j.submit, job))
+        del pool.members[k]
+        self.members_changed.add(pool.name)  # FairScheduler.update() removes it at the next update
+        self.demand_dirty.add(job)
+        self.dirty.discard(job)
+
+    # -- update() ----------------------------------------------------------------------------
+    def _next_tick(self, now: float) -> float:
+        return (math.floor(now / self.update_interval + 1e-9) + 1) * self.update_interval
+
+    def _update(self) -> None:
+        """FairScheduler.update(): runnability (updateRunnability), then demands (updateDemand)."""
+        sim = self.sim
+        self.force_update = False
+        self.next_update = self._next_tick(sim.now)
+        for name in sorted(self.members_changed):
+            pool = self.pools[name]
+            if pool.max_running is None:
+                continue
+            for rank, (_, _, job) in enumerate(pool.members):
+                flag = 1 if rank < pool.max_running else 0
+                if self.is_runnable[job] != flag:
+                    self.is_runnable[job] = flag
+                    self.dirty.add(job)
+                    self.demand_dirty.add(job)
+        self.members_changed.clear()
+        jobs = sim.jobs
+        for job in self.demand_dirty:
+            j = jobs[job]
+            pool = self.pools[j.pool]
+            old = self.demand[job]
+            if self.is_runnable[job] and j.status == ACTIVE:
+                new = [j.running[MAP] + j.runnable[MAP], j.running[REDUCE] + j.runnable[REDUCE]]
+            else:
+                new = [0, 0]
+            pool.demand_raw[MAP] += new[MAP] - old[MAP]
+            pool.demand_raw[REDUCE] += new[REDUCE] - old[REDUCE]
+            self.demand[job] = new
+        self.demand_dirty.clear()
+        for stype in (MAP, REDUCE):
+            self.runnable_total[stype] = sum(pool.demand(stype) for pool in self.pools.values())
+        self.total_slots_at_update = list(sim.total_slots)
+
+    def _refresh_keys(self) -> None:
+        """Place the changed jobs in their pools' candidate lists (live running counts)."""
+        jobs = self.sim.jobs
+        for job in self.dirty:
+            j = jobs[job]
+            pool = self.pools[j.pool]
+            ok = self.is_runnable[job] and j.status == ACTIVE
+            for stype in (MAP, REDUCE):
+                if ok and j.runnable[stype] > 0:
+                    self._set_key(pool, job, stype, self._job_key(pool, job, stype))
+                else:
+                    self._set_key(pool, job, stype, None)
+        self.dirty.clear()
+
+    def _job_key(self, pool: _Pool, job: int, stype: int) -> tuple[Any, ...]:
+        j = self.sim.jobs[job]
+        if pool.fifo:  # SchedulingAlgorithms.FifoComparator
+            return (-j.priority, j.submit, job)
+        # FairShareComparator for jobs: minShare 0, so never needy
+        return (j.running[stype] / self.weight[job], j.submit, job)
+
+    def _set_key(self, pool: _Pool, job: int, stype: int, key: tuple[Any, ...] | None) -> None:
+        old = self.key[job][stype]
+        if old == key:
+            return
+        cand = pool.cand[stype]
+        if old is not None:
+            del cand[bisect_left(cand, old)]
+        if key is not None:
+            insort(cand, key)
+        self.key[job][stype] = key
+
+    # -- fair shares -----------------------------------------------------------------------------
+    def fair_shares(self, stype: int) -> dict[str, float]:
+        """Each pool's fair share of ``stype`` slots from the last update's demands (computeFairShares)."""
+        names = sorted(self.pools)
+        pools = [self.pools[name] for name in names]
+        shares = compute_fair_shares(
+            [p.demand(stype) for p in pools],
+            [float(p.min[stype]) for p in pools],
+            [p.weight for p in pools],
+            float(self.total_slots_at_update[stype]),
+        )
+        return dict(zip(names, shares, strict=True))
+
+    def job_fair_shares(self, stype: int) -> dict[int, float]:
+        """Each runnable job's fair share within its pool (PoolSchedulable.redistributeShare); 0 in fifo pools."""
+        out: dict[int, float] = {}
+        pool_shares = self.fair_shares(stype)
+        for name, pool in self.pools.items():
+            members = [job for _, _, job in pool.members]
+            if pool.fifo:
+                out.update({job: 0.0 for job in members})
+                continue
+            weights = [self.weight[job] if self.is_runnable[job] else 1.0 for job in members]
+            shares = compute_fair_shares(
+                [float(self.demand[job][stype]) for job in members], [0.0] * len(members), weights, pool_shares[name]
+            )
+            out.update(zip(members, shares, strict=True))
+        return out
+
+    # -- the heartbeat ---------------------------------------------------------------------------
+    def _pool_order(self, stype: int) -> list[_Pool]:
+        """Pools with a candidate job, sorted by FairShareComparator (pool start time 0, then name)."""
+        keyed = []
+        for pool in self.pools.values():
+            if not pool.cand[stype]:
+                continue
+            running = pool.running[stype]
+            min_share = min(pool.min[stype], pool.demand(stype))
+            if running < min_share:
+                keyed.append(((0, running / max(min_share, 1.0), pool.name), pool))
+            else:
+                keyed.append(((1, running / pool.weight, pool.name), pool))
+        keyed.sort(key=lambda item: item[0])
+        return [pool for _, pool in keyed]
+
+    def _allowed_level(self, job: int, pool: _Pool) -> int:
+        """FairScheduler.getAllowedLocalityLevel."""
+        sim = self.sim
+        j = sim.jobs[job]
+        stage = j.stages[j.cur]
+        if self._no_locality(job, stage.index):
+            return ANY
+        if self.preemption:
+            now = sim.now
+            if (
+                now - pool.last_at_min[MAP] > self.min_share_timeout
+                or now - pool.last_at_half[MAP] > self.fair_share_timeout
+            ):
+                return ANY
+        level = self.last_level[job]
+        waited = self.waited[job]
+        if level == NODE:
+            if waited >= self.node_delay + self.rack_delay:
+                return ANY
+            return RACK if waited >= self.node_delay else NODE
+        if level == RACK:
+            return ANY if waited >= self.rack_delay else RACK
+        return ANY
+
+    def _no_locality(self, job: int, stage_index: int) -> bool:
+        """Whether the map stage has tasks without input replicas (JobInProgress.nonLocalMaps)."""
+        key = (job, stage_index)
+        got = self.no_locality.get(key)
+        if got is None:
+            stage = self.sim.jobs[job].stages[stage_index]
+            got = stage.replicas is None or any(not r for r in stage.replicas)
+            self.no_locality[key] = got
+        return got
+
+    def assign(self, node: int) -> None:
+        sim = self.sim
+        now = sim.now
+        if self.force_update or now >= self.next_update:
+            self._update()
+        if self.dirty:
+            self._refresh_keys()
+        # updateLocalityWaitTimes
+        since = 0.0 if self.last_heartbeat is None else now - self.last_heartbeat
+        self.last_heartbeat = now
+        if self.skipped:
+            waited = self.waited
+            for job in self.skipped:
+                waited[job] += since
+            self.skipped = []
+
+        slots = sim.slots
+        free = sim.free
+        reported = (slots[MAP][node] - free[MAP][node], slots[REDUCE][node] - free[REDUCE][node])
+        capacity = [0, 0]
+        allowed = [False, False]
+        for stype in (MAP, REDUCE):
+            if not self.assign_multiple:
+                capacity[stype] = 1
+            elif self.caps[stype] == -1:
+                capacity[stype] = free[stype][node]
+            else:
+                capacity[stype] = self.caps[stype]
+            total = sim.total_slots[stype]
+            load = min(1.0, self.runnable_total[stype] / total) if total > 0 else 0.0
+            allowed[stype] = reported[stype] < math.ceil(slots[stype][node] * load)  # CapBasedLoadManager
+        assigned = [0, 0]
+        rejected = [False, False]
+        visited: set[int] = set()
+        launched_map: set[int] = set()
+        launched = 0
+        while True:
+            for stype in (MAP, REDUCE):
+                if not rejected[stype] and (
+                    assigned[stype] == capacity[stype]
+                    or self.running_total[stype] == self.runnable_total[stype]
+                    or not allowed[stype]
+                ):
+                    rejected[stype] = True
+            if (rejected[MAP] and rejected[REDUCE]) or (not self.assign_multiple and launched > 0):
+                break
+            if rejected[MAP]:
+                stype = REDUCE
+            elif rejected[REDUCE]:
+                stype = MAP
+            else:
+                stype = MAP if reported[MAP] <= reported[REDUCE] else REDUCE
+            found = False
+            for pool in self._pool_order(stype):
+                if pool.running[stype] >= pool.max[stype]:
+                    continue
+                for key in pool.cand[stype]:
+                    job = key[-1]
+                    if stype == MAP:
+                        visited.add(job)
+                        aid = sim.launch(job, node, MAP, self._allowed_level(job, pool))
+                    else:
+                        aid = sim.launch(job, node, REDUCE, ANY)
+                    if aid < 0:
+                        continue
+                    found = True
+                    if stype == MAP:
+                        launched_map.add(job)
+                        level = sim.running[aid].level
+                        self.last_level[job] = ANY if level == NONE else level  # LocalityLevel.fromTask
+                        self.waited[job] = 0.0
+                    self._launched(pool, job, stype)
+                    break
+                if found:
+                    break
+            if found:
+                assigned[stype] += 1
+                launched += 1
+            else:
+                rejected[stype] = True
+        if visited:
+            self.skipped = sorted(visited - launched_map)
+
+    def _launched(self, pool: _Pool, job: int, stype: int) -> None:
+        pool.running[stype] += 1
+        self.running_total[stype] += 1
+        j = self.sim.jobs[job]
+        if j.runnable[stype] > 0:
+            self._set_key(pool, job, stype, self._job_key(pool, job, stype))
+        else:
+            self._set_key(pool, job, stype, None)
+
+    # -- preemption --------------------------------------------------------------------------------
+    def on_timer(self, tag: Any) -> None:
+        sim = self.sim
+        self._update()
+        if self.dirty:
+            self._refresh_keys()
+        self._update_preemption_variables()
+        if sim.now - self.last_preempt_check >= PREEMPTION_INTERVAL:
+            self.last_preempt_check = sim.now
+            self._preempt()
+        # the chain stops on an idle cluster (no active job), and when nothing can change
+        # before a node comes back (nothing running, every node down)
+        if sim.active and (sim.busy[MAP] + sim.busy[REDUCE] > 0 or any(sim.node_up)):
+            sim.wake_at(self._next_tick(sim.now), "update")
+        else:
+            self.timer_on = False
+
+    def on_node(self, node: int, up: bool) -> None:
+        if up and self.preemption and not self.timer_on and self.sim.active:
+            self.timer_on = True
+            self.sim.wake_at(self._next_tick(self.sim.now), "update")
+
+    def _update_preemption_variables(self) -> None:
+        """FairScheduler.updatePreemptionVariables (isStarvedForMinShare, isStarvedForFairShare)."""
+        now = self.sim.now
+        for stype in (MAP, REDUCE):
+            shares = self.fair_shares(stype)
+            for name, pool in self.pools.items():
+                pool.share[stype] = shares[name]
+                demand = pool.demand(stype)
+                running = pool.running[stype]
+                if not running < min(pool.min[stype], demand):
+                    pool.last_at_min[stype] = now
+                if not running < math.floor(min(pool.share[stype] / 2.0, demand)):
+                    pool.last_at_half[stype] = now
+
+    def _preempt(self) -> None:
+        """FairScheduler.preemptTasksIfNecessary, tasksToPreempt and preemptTasks."""
+        sim = self.sim
+        now = sim.now
+        for stype in (MAP, REDUCE):
+            due = 0
+            for pool in self.pools.values():
+                demand = pool.demand(stype)
+                running = pool.running[stype]
+                by_min = by_fair = 0
+                if now - pool.last_at_min[stype] > self.min_share_timeout:
+                    by_min = max(0, int(min(pool.min[stype], demand)) - running)
+                if now - pool.last_at_half[stype] > self.fair_share_timeout:
+                    by_fair = max(0, int(min(pool.share[stype], demand)) - running)
+                due += max(by_min, by_fair)
+            if due <= 0:
+                continue
+            over = {name for name, pool in self.pools.items() if pool.running[stype] > pool.share[stype]}
+            victims = [
+                a
+                for a in sim.running.values()
+                if a.type == stype and sim.jobs[a.job].pool in over and not a.speculative
+            ]
+            victims.sort(key=lambda a: (-a.start, -a.id))
+            left = {name: self.pools[name].running[stype] for name in over}
+            for attempt in victims:
+                name = sim.jobs[attempt.job].pool
+                if left[name] > self.pools[name].share[stype]:
+                    sim.kill(attempt.id, "killed")
+                    due -= 1
+                    if due == 0:
+                        break
+                    left[name] -= 1
