@@ -10,8 +10,9 @@ outside the plan are rejected at arrival. On the cluster the SEQ strategy is:
   ready (sec. 4.1, step 2; ties by position in S).
 
 Choices: a job of S that has not been submitted yet is skipped (its slots go to the next
-job of S with maps, so the cluster is work conserving; the SEQ model instead waits, which
-only makes the model's map completion times later); an accepted job without a deadline
+job of S with maps, so the cluster is work conserving where the SEQ model waits; since
+tasks are not preempted, the early job's tasks may then delay the late one by up to a task
+time); an accepted job without a deadline
 (a plan built outside the admission model) gets its reduces last. Tasks are not
 preempted: a reduce running when a job of earlier deadline becomes ready keeps its slot
 (the model's reduce stage is preemptive EDF, so the cluster matches it exactly only when
