@@ -154,21 +154,19 @@ def to_admission(workload: WorkloadInstance) -> AdmissionInstance:
         if hint.get("form") == "phase" and n_map == m and n_red == r:
             jobs.append(Job(map_phase_time=t_map, reduce_phase_time=t_red, **common))
         else:
-            jobs.append(
-                Job(map_tasks=n_map, reduce_tasks=n_red, map_task_time=t_map, reduce_task_time=t_red, **common)
-            )
-    cluster_extra = record.get("cluster") if isinstance(record.get("cluster"), dict) else {}
-    meta = record.get("meta") if isinstance(record.get("meta"), dict) else {}
+            jobs.append(Job(map_tasks=n_map, reduce_tasks=n_red, map_task_time=t_map, reduce_task_time=t_red, **common))
+    cluster_extra = record.get("cluster")
+    meta = record.get("meta")
     kwargs: dict[str, Any] = {}
     for key in ("beta", "rho"):
         if key in record:
             kwargs[key] = record[key]
     return AdmissionInstance(
-        cluster=Cluster(m, r, cluster_extra),
+        cluster=Cluster(m, r, cluster_extra if isinstance(cluster_extra, dict) else {}),
         jobs=tuple(jobs),
         alpha=workload.alpha,
         name=workload.name,
-        meta=meta,
+        meta=meta if isinstance(meta, dict) else {},
         **kwargs,
     )
 

@@ -43,7 +43,7 @@ def test_dynamic_part_matches_amb_online() -> None:
     assert sorted(_accepted(rec)) == sorted(instance.ids[j] for j in order)
     assert policy.sequence == [int(j) for j in order]  # type: ignore[attr-defined]
     t = rec.jobs_columns()
-    for job_id, accepted, reason in zip(t["job_id"], t["accepted"], t["reason"], strict=True):
+    for accepted, reason in zip(t["accepted"], t["reason"], strict=True):
         assert reason.startswith("AMB")
         assert accepted == ("accepted" in reason or "inserted" in reason)
 

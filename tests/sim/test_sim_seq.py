@@ -28,9 +28,7 @@ def _divisible(instance: AdmissionInstance) -> AdmissionInstance:
     """Task counts rounded up to whole waves of the cluster's slots."""
     m, r = instance.cluster.map_slots, instance.cluster.reduce_slots
     jobs = [
-        dataclasses.replace(
-            j, map_tasks=math.ceil(j.map_tasks / m) * m, reduce_tasks=math.ceil(j.reduce_tasks / r) * r
-        )
+        dataclasses.replace(j, map_tasks=math.ceil(j.map_tasks / m) * m, reduce_tasks=math.ceil(j.reduce_tasks / r) * r)
         for j in instance.jobs
     ]
     return dataclasses.replace(instance, jobs=tuple(jobs))

@@ -51,7 +51,7 @@ from mropt.admission.online import amb_insert
 from mropt.admission.seq import map_completion_times
 from mropt.admission.timeout import handle_timeout
 from mropt.instances.workload_convert import to_admission
-from mropt.model.admission import AdmissionInstance
+from mropt.model.admission import AdmissionInstance, Job
 from mropt.model.errors import InputError
 from mropt.registry import Param
 from mropt.sim.policies.seq import SeqExecutor
@@ -67,15 +67,17 @@ def with_map_phase_time(instance: AdmissionInstance, job: int, tcm: float) -> Ad
     """``instance`` with job ``job``'s TCm set to ``tcm`` (TCr unchanged)."""
     old = instance.jobs[job]
     tcr = float(instance.tcr[job])
-    blank = {"map_tasks": None, "reduce_tasks": None, "map_task_time": None, "reduce_task_time": None}
+    common: dict[str, Any] = {
+        "id": old.id,
+        "deadline": old.deadline,
+        "benefit": old.benefit,
+        "submit_time": old.submit_time,
+        "extra": old.extra,
+    }
     if tcr > 0:
-        new = replace(old, map_phase_time=tcm, reduce_phase_time=tcr, **blank)
+        new = Job(map_phase_time=tcm, reduce_phase_time=tcr, **common)
     else:  # a map-only job (task form): one map task whose time is TCm under rho
-        new = replace(
-            old,
-            **{**blank, "map_tasks": 1, "reduce_tasks": 0, "map_task_time": tcm / instance.rho},
-            reduce_task_time=1.0,
-        )
+        new = Job(map_tasks=1, reduce_tasks=0, map_task_time=tcm / instance.rho, reduce_task_time=1.0, **common)
     jobs = list(instance.jobs)
     jobs[job] = new
     return replace(instance, jobs=tuple(jobs))
@@ -129,11 +131,10 @@ class Amb(SeqExecutor):
         batch = np.flatnonzero(submit == t0)
         res = run_amb(self.adm, batch, beam=self.beam, search="oracle")
         accepted = set(int(j) for j in res.order)
-        for j in batch:
-            j = int(j)
-            self._decided[j] = (
+        for k in batch.tolist():
+            self._decided[k] = (
                 Admission(True, "AMB Algorithm 1: accepted in the static plan")
-                if j in accepted
+                if k in accepted
                 else Admission(False, f"AMB Algorithm 1: no valid order with this job (static batch at t={t0:g})")
             )
         self._replan([int(j) for j in res.order])

@@ -124,9 +124,7 @@ class MinEdfWc(Policy):
             )
         free_m, free_r = m_slots - self._committed(MAP), r_slots - self._committed(REDUCE)
         if m > free_m or r > free_r:
-            return Admission(
-                False, f"MinEDF-WC: needs (m*, r*) = ({m}, {r}) slots, ({free_m}, {free_r}) not committed"
-            )
+            return Admission(False, f"MinEDF-WC: needs (m*, r*) = ({m}, {r}) slots, ({free_m}, {free_r}) not committed")
         self.minimum[job] = (m, r)
         if self.reclaim == "kill":
             sim.wake_at(sim.now, "minedf-reclaim")
