@@ -7,4 +7,8 @@ Registration order is the listing order of ``mropt policies``.
 from mropt.sim.policies import fifo  # noqa: F401
 from mropt.sim.policies import fair  # noqa: F401
 from mropt.sim.policies import capacity  # noqa: F401
+from mropt.sim.policies import seq  # noqa: F401
+from mropt.sim.policies import amb  # noqa: F401
+from mropt.sim.policies import dc  # noqa: F401
+from mropt.sim.policies import minedf  # noqa: F401
 # isort: on
