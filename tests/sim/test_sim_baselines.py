@@ -140,3 +140,18 @@ def test_every_policy_keeps_its_tables_consistent(seed: int) -> None:
         if times is not None:
             accepted = {j for j, a, d in zip(jobs["job_id"], jobs["accepted"], jobs["dropped"], strict=True) if a}
             assert set(times) <= accepted, name
+
+
+@pytest.mark.parametrize("seed", [0, 1])
+def test_amb_paper_observation_qualitatively(seed: int) -> None:
+    # AMB sec. 5 (Fig. 7) on the paper's static set: AMB earns most; DC accepts jobs it then
+    # completes late (lowest completion rate); MinEDF-WC completes what it accepts but accepts fewer
+    workload = to_workload(generate_admission(seed), nodes=40)
+    out = {}
+    for name in ("amb", "dc", "minedf-wc"):
+        t = Simulation(workload, make_policy(name)).run().jobs_columns()
+        accepted = int(np.sum(t["accepted"]))
+        out[name] = (float(np.sum(t["benefit"])), accepted, sum(1 for v in t["on_time"] if v) / accepted)
+    assert out["amb"][0] > max(out["dc"][0], out["minedf-wc"][0])
+    assert out["dc"][2] < min(out["amb"][2], out["minedf-wc"][2])
+    assert out["minedf-wc"][2] == 1.0 and out["minedf-wc"][1] < out["amb"][1]

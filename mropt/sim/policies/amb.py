@@ -56,7 +56,7 @@ from mropt.model.errors import InputError
 from mropt.registry import Param
 from mropt.sim.policies.seq import SeqExecutor
 from mropt.sim.policy import Admission, register_policy
-from mropt.sim.state import ACTIVE, MAP, WAITING
+from mropt.sim.state import ACTIVE, MAP
 from mropt.sim.view import SimView
 
 #: the float slack (relative) below which an estimate is not a miss (docs/tolerances.md's TIME_RTOL)
@@ -146,17 +146,20 @@ class Amb(SeqExecutor):
         self._arm()
 
     def _arm(self) -> None:
-        """A timer at the planned COTm of the job whose maps run next (the slow-phase check; now if passed)."""
-        jobs = self.sim.jobs
-        target = next(
-            (j for j in self.order if jobs[j].status in (WAITING, ACTIVE) and jobs[j].remaining[MAP] > 0), None
-        )
-        if target is None:
+        """A timer at the running job's planned COTm (the slow-phase check; now if it has passed)."""
+        target = self.running_job()
+        if target is None or target not in self.order:
             return
         _, cotm = planned_map_window(self.adm, self.order, target)
         self.sim.wake_at(max(cotm, self.sim.now), ("amb-check", target, self._version))
 
     def on_arrival(self, job: int) -> Admission:
+        decision = self._admit(job)
+        if decision.accept:  # arm the slow-phase check once the job is active
+            self.sim.wake_at(self.sim.now, ("amb-arm",))
+        return decision
+
+    def _admit(self, job: int) -> Admission:
         decided = self._decided.pop(job, None)
         if decided is not None:
             return decided
@@ -181,11 +184,19 @@ class Amb(SeqExecutor):
 
     # -- timeout handling ----------------------------------------------------------------------
     def on_timer(self, tag: Any) -> None:
-        if isinstance(tag, tuple) and tag and tag[0] == "amb-check" and tag[2] == self._version:
+        if not isinstance(tag, tuple) or not tag:
+            return
+        if tag[0] == "amb-arm":
+            self._version += 1
+            self._arm()
+        elif tag[0] == "amb-check" and tag[2] == self._version and tag[1] == self.running_job():
             self._check()
 
     def on_node(self, node: int, up: bool) -> None:
-        if not up:
+        if up:
+            self._version += 1
+            self._arm()
+        else:
             self._check()
 
     def on_stage_end(self, job: int, stage: int) -> None:
@@ -225,9 +236,7 @@ class Amb(SeqExecutor):
         estimate = self.estimate_map_end(running)
         start, cotm = planned_map_window(self.adm, self.order, running)
         if not math.isfinite(estimate) or estimate <= cotm + _RTOL * max(abs(cotm), 1.0):
-            self._version += 1
-            self._arm()
-            return
+            return  # on plan (the armed timer stays), or no map slot up (re-armed when one comes back)
         sim = self.sim
         ids = self.adm.ids
         dropped: tuple[int, ...] = ()
