@@ -18,6 +18,7 @@ Gap studies (mropt.harness.api; imported on first use)::
 
 The cluster simulator (mropt.sim; imported on first use)::
 
+    workload = mropt.to_workload(inst)                     # an admission instance on SEQ's cluster
     run = mropt.simulate(workload, "fifo", seed=0)         # a workload or an admission instance
     run.summary["benefit"], run.recorder.jobs_columns()    # summary dict, tables
 """
@@ -32,6 +33,7 @@ from mropt.instances.alibaba import import_alibaba
 from mropt.instances.fairness_gen import generate_fairness
 from mropt.instances.priority_gen import generate_priority
 from mropt.instances.swim import import_swim
+from mropt.instances.workload_convert import to_admission, to_workload
 from mropt.model import (
     AdmissionInstance,
     Cluster,
@@ -46,9 +48,6 @@ from mropt.registry import get_method, methods, solve
 from mropt.registry import verify_solution as verify
 
 _STUDIES = ("load_experiment", "results_frame", "run_study", "write_report")
-
-# -- the simulator (issue 15) ----------------------------------------------------------------
-# ``to_workload`` (mropt.instances.workload_convert) is exported here by the converter's branch.
 
 
 def __getattr__(name: str) -> Any:  # the gap-study API (mropt.harness.api), imported on first use
@@ -84,6 +83,8 @@ __all__ = [
     "run_study",
     "save_instance",
     "simulate",
+    "to_admission",
+    "to_workload",
     "solve",
     "verify",
     "write_report",

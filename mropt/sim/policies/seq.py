@@ -149,6 +149,15 @@ class Seq(SeqExecutor):
         self._method = ""
         self._instance: AdmissionInstance | None = None
 
+    @property
+    def plan(self) -> str | Solution | Sequence[str]:
+        """The plan to execute; ``mropt simulate --plan`` (``mropt.sim.run``) sets it before the run."""
+        return self._plan
+
+    @plan.setter
+    def plan(self, value: str | Solution | Sequence[str]) -> None:
+        self._plan = value
+
     def _resolve(self) -> tuple[list[str], list[str]]:
         plan = self._plan
         if isinstance(plan, str):
