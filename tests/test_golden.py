@@ -31,6 +31,7 @@ GOLDEN_LEFT_OUT = {
     "gap ": "a gap study: long, and its tables report measured times",
     "results ": "a gap study's runs: wall times, host, finish times",
     "report ": "a gap study's report: measured times",
+    "simulate amb-static.json --policy fair --seed 1 --out ": "a folder of Parquet tables (tests/sim/test_sim_outputs.py)",
 }
 
 WALL_TIME = "<wall_time>"
