@@ -222,13 +222,14 @@ class Amb(SeqExecutor):
         running = self.running_job()
         if running is None or running not in self.order:
             return
+        sim = self.sim
         estimate = self.estimate_map_end(running)
         start, cotm = planned_map_window(self.adm, self.order, running)
         if not math.isfinite(estimate) or estimate <= cotm + _RTOL * max(abs(cotm), 1.0):
             self._version += 1
-            self._arm()
+            if cotm > sim.now:  # a check at or after the planned COTm re-arming at now would loop forever
+                self._arm()
             return
-        sim = self.sim
         ids = self.adm.ids
         dropped: tuple[int, ...] = ()
         kept = list(self.order)
