@@ -159,7 +159,8 @@ class Seq(SeqExecutor):
         self._plan = value
 
     def _resolve(self) -> tuple[list[str], list[str]]:
-        plan = self._plan
+        given = getattr(self, "plan", None)  # simulate(plan=...) / --plan set this attribute before start()
+        plan = given if isinstance(given, Solution) else self._plan
         if isinstance(plan, str):
             if not plan:
                 raise InputError("policy 'seq': parameter 'plan' is required (a solution file: --plan SOLUTION.json)")
