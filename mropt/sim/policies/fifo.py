@@ -66,18 +66,21 @@ class Fifo(Policy):
         if sim.runnable[MAP] and sim.free[MAP][node] > 0:
             running = sim.slots[MAP][node] - sim.free[MAP][node]
             available = self._tracker_capacity(MAP, node) - running
-            for _ in range(max(available, 0)):
+            while available > 0:
                 launched = False
                 off_switch = False
                 for j in queue:
                     if not sim.launchable(j, MAP):
                         continue
-                    aid = sim.launch(j, node, MAP, RACK)
-                    if aid >= 0:
+                    # up to `available` local maps of the first job in one call: what that
+                    # many one-slot rounds would launch (each would pick this job again)
+                    if sim.launch(j, node, MAP, RACK, count=available) >= 0:
+                        available -= sim.launched
                         launched = True
                         break
                     aid = sim.launch(j, node, MAP, ANY)
                     if aid >= 0:
+                        available -= 1
                         launched = True
                         off_switch = sim.running[aid].level > RACK
                         break
