@@ -397,20 +397,30 @@ class Simulation:
         return runnable[MAP] + runnable[REDUCE] > 0
 
     def _event_pass(self) -> None:
-        while self._dirty or self._new_work:
+        runnable = self.runnable
+        free_map, free_reduce = self.free
+        node_up = self.node_up
+        uses_slots = self.uses_slots
+        assign = self.policy.assign
+        dirty = self._dirty
+        while dirty or self._new_work:
             if self._new_work:
                 self._new_work = False
-                self._dirty.clear()
+                dirty.clear()
                 nodes: Sequence[int] = range(self.n_nodes)
             else:
-                nodes = sorted(self._dirty)
-                self._dirty.clear()
+                nodes = sorted(dirty)
+                dirty.clear()
             for node in nodes:
-                if self.runnable[MAP] + self.runnable[REDUCE] == 0:
-                    self._dirty.clear()
+                maps, reduces = runnable
+                if maps + reduces == 0:
+                    dirty.clear()
                     return
-                if self._has_room(node):
-                    self.policy.assign(node)
+                if not node_up[node]:
+                    continue
+                if uses_slots and not ((maps and free_map[node] > 0) or (reduces and free_reduce[node] > 0)):
+                    continue
+                assign(node)
 
     def _next_beat(self, node: int) -> float:
         interval = self.heartbeat_interval
@@ -503,26 +513,33 @@ class Simulation:
         stage = j.launchable(slot_type, self.slowstart)
         if stage is None:
             return -1
-        rack = self.node_rack[node]
+        node_rack = self.node_rack
+        rack = node_rack[node]
+        demands = stage.demands
+        one_demand = len(demands) == 1
         first = -1
+        launched = 0
         state = stage.state
+        take = stage.take
+        start = self._start
         while True:
-            task, got = stage.take(node, rack, level, self.node_rack)
+            task, got = take(node, rack, level, node_rack)
             if task < 0:
                 break
-            demand = stage.demand_of(task)
+            demand = demands[0] if one_demand else stage.demand_of(task)
             if demand is not None and not self._fits_demand(node, demand):
                 break
             state[task] = RUNNING
             stage.pending -= 1
             j.runnable[slot_type] -= 1
             self.runnable[slot_type] -= 1
-            aid = self._start(j, stage, task, node, got, False, demand)
+            aid = start(j, stage, task, node, got, False, demand)
             if first < 0:
                 first = aid
-            self.launched += 1
-            if self.launched >= count or (uses_slots and free[node] <= 0):
+            launched += 1
+            if launched >= count or (uses_slots and free[node] <= 0):
                 break
+        self.launched = launched
         return first
 
     def speculate(self, job: int, stage: int, task: int, node: int) -> int:
@@ -553,7 +570,8 @@ class Simulation:
     ) -> int:
         stype = stage.type
         now = self.now
-        work = stage.duration_of(task) / self.node_speed[node]
+        durations = stage.durations
+        work = (durations[0] if len(durations) == 1 else stage.duration_of(task)) / self.node_speed[node]
         if level > NODE:
             work *= self._factors[level]
         if self._straggler_rate and self._rng.random() < self._straggler_rate:
@@ -563,21 +581,23 @@ class Simulation:
         o = self._open
         if (
             o is not None
-            and o.start == now
             and o.work == work
+            and o.start == now
             and o.stage == stage.index
             and o.job == j.index
             and o.level == level
             and o.demand == demand
+            and o.live
             and not speculative
-            and o.live > 0
         ):
             # join the batch: same stage, start, running time (so the same end) and demand
-            if o.tasks is None:
-                o.tasks = [o.task]
-                o.nodes = [o.node]
-            o.tasks.append(task)
-            o.nodes.append(node)  # type: ignore[union-attr]
+            tasks = o.tasks
+            if tasks is None:
+                o.tasks = [o.task, task]
+                o.nodes = [o.node, node]
+            else:
+                tasks.append(task)
+                o.nodes.append(node)  # type: ignore[union-attr]
             o.n += 1
             o.live += 1
             attempt = o
@@ -588,7 +608,8 @@ class Simulation:
                 self._open = None
             else:
                 attempt.end = now + work
-                self._push(attempt.end, C_DONE, EV_DONE, attempt)
+                self._seq += 1
+                heapq.heappush(self._heap, (attempt.end, C_DONE, self._seq, EV_DONE, attempt))
                 self._open = attempt if self.batching and not speculative else None
         self._live[aid] = attempt
         stage.running += 1
