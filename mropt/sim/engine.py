@@ -899,4 +899,15 @@ def simulate(
     return Simulation(workload, policy, seed=seed, mode=mode, heartbeat=heartbeat).run()
 
 
-__all__ = ["Attempt", "Member", "Running", "Simulation", "heartbeat_interval", "simulate", "HEARTBEAT", "PENDING", "RACK", "NONE"]
+__all__ = [
+    "Attempt",
+    "Member",
+    "Running",
+    "Simulation",
+    "heartbeat_interval",
+    "simulate",
+    "HEARTBEAT",
+    "PENDING",
+    "RACK",
+    "NONE",
+]

@@ -92,9 +92,12 @@ class Fifo(Policy):
                         break
                 if not launched or off_switch:
                     break
-        if runnable[REDUCE] and free[REDUCE][node] > 0:
-            if self._tracker_capacity(REDUCE, node) - (sim.slots[REDUCE][node] - free[REDUCE][node]) > 0:
-                for entry in queue:
-                    j = entry[2]
-                    if jobs[j].runnable[REDUCE] and sim.launch(j, node, REDUCE, ANY) >= 0:
-                        break
+        if (
+            runnable[REDUCE]
+            and free[REDUCE][node] > 0
+            and self._tracker_capacity(REDUCE, node) - (sim.slots[REDUCE][node] - free[REDUCE][node]) > 0
+        ):
+            for entry in queue:
+                j = entry[2]
+                if jobs[j].runnable[REDUCE] and sim.launch(j, node, REDUCE, ANY) >= 0:
+                    break
