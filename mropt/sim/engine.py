@@ -34,6 +34,26 @@ progress in these thirds).
 their tasks; its slots are gone until it comes back. Map outputs already written on it are
 kept (a simplification: Hadoop would re-run completed maps of jobs still in their reduces).
 
+**Batches** (on unless ``Simulation(batch=False)``; they change no simulated time and no row
+of any table, ``tests/sim/test_sim_batching.py``): a launch joins the attempt object made by
+the launch just before it when both started at this instant, are of the same job and stage,
+have the same locality level, resource demand and running time (base duration / node speed x
+locality factor x straggler draw, compared exactly), and neither is speculative nor an early
+(slow-start) reduce. The nodes may differ. A batch of ``n`` tasks is one :class:`Attempt`
+with ``n`` consecutive attempt ids and one completion event instead of ``n``; when it ends,
+its tasks are completed in id order, in bulk when nothing can tell the difference (no
+``on_attempt_end`` hook, no backup attempt in the stage, no slow-start map stage), else one by
+one exactly as single attempts. Only the last attempt object can be joined, and any other
+completion scheduled in between (another attempt, an early reduce's end) closes it, so the
+order of simultaneous completions is the order single attempts would have. Straggler draws
+stay one per task in launch order; a task drawn slow does not join. Batches stay killable per
+task: ``kill(aid)`` of a member (a policy's, a node failure's, a drop's, the loser of a
+speculative race) ends that task alone and the others run on; ``speculate`` works on a member.
+``running`` maps every attempt id, members included (:class:`Running`, :class:`Member`
+views), and the recorder writes one row per task (``tasks.parquet`` is unchanged).
+``launch(..., count=k)`` starts up to k tasks in one call (what k calls in a row would).
+``events`` counts heap events, so a batched run counts fewer.
+
 **A run ends** when no event is left. Accepted jobs that could not finish (a policy that
 never launched them, or every node down) are reported unfinished; a heartbeat run whose
 policy keeps declining work while nothing else happens stops after ``stall_limit``

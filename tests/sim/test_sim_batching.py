@@ -190,7 +190,8 @@ def test_speculating_a_batch_member_kills_the_loser() -> None:
     on, _ = both(w, make, mode="event")
     rows = sorted(zip(on.record.a_id, on.record.a_task, on.record.a_end, on.record.a_spec, on.record.a_outcome))
     assert rows[-1] == (4, 1, 10.0, True, 1)  # the backup, killed when the member won
-    assert on.jobs[0].finish == 10.0
+    # the task is done, not re-queued by its backup's kill
+    assert on.jobs[0].finish == 10.0 and on.jobs[0].stages[0].pending == 0 and on.runnable[MAP] == 0
 
 
 def test_node_failure_kills_the_batch_members_on_it() -> None:
@@ -232,3 +233,27 @@ def test_launch_count_starts_what_single_launches_would() -> None:
     sim.policy = Grab()
     rec = sim.run()
     assert rec.a_id == [0, 1, 2] and rec.a_end == [10.0] * 3
+
+
+def test_a_backup_that_wins_kills_the_batch_member() -> None:
+    # as above, but the idle node is 4x faster: the backup of attempt 1 runs 1 .. 3.5 and wins;
+    # the member is killed at 3.5 and the task is not run again
+    nodes = [
+        {"id": "n", "count": 2, "map_slots": 2, "reduce_slots": 0},
+        {"id": "fast", "map_slots": 2, "reduce_slots": 0, "speed": 4.0},
+    ]
+    w = workload(nodes, [mr_job("j", [10.0] * 4)])
+
+    def make() -> KillOne:
+        return KillOne(target=1, at=1.0, speculate=True)
+
+    on, _ = both(w, make, mode="event")
+    rows = sorted(zip(on.record.a_id, on.record.a_task, on.record.a_end, on.record.a_spec, on.record.a_outcome))
+    assert rows == [
+        (0, 0, 10.0, False, 0),
+        (1, 1, 3.5, False, 1),
+        (2, 2, 10.0, False, 0),
+        (3, 3, 10.0, False, 0),
+        (4, 1, 3.5, True, 0),
+    ]
+    assert on.jobs[0].finish == 10.0 and on.jobs[0].stages[0].pending == 0
