@@ -337,7 +337,10 @@ class Simulation:
         self._next_attempt = 0
         self.launched = 0  # tasks started by the last launch call
         self.batching = batch
-        self._open: Attempt | None = None  # the attempt (or batch) the next launch may join
+        # the attempt (or batch) the next launch may join, and its stage; None once it may
+        # not grow (it ended, lost a member, or another completion was scheduled after it)
+        self._open: Attempt | None = None
+        self._open_stage: Any = None
         self._util = record_utilisation
         self._heap: list[tuple[Any, ...]] = []
         self._seq = 0
@@ -537,11 +540,18 @@ class Simulation:
         rack = node_rack[node]
         demands = stage.demands
         one_demand = len(demands) == 1
+        durations = stage.durations
+        one_duration = len(durations) == 1
+        # without straggler draws a task's running time is known here: the common case, a
+        # task joining the open batch, is done inline (what _start does for it)
+        inline = not self._straggler_rate
+        speed = self.node_speed[node]
+        now = self.now
+        live = self._live
         first = -1
         launched = 0
         state = stage.state
         take = stage.take
-        start = self._start
         while True:
             task, got = take(node, rack, level, node_rack)
             if task < 0:
@@ -553,7 +563,39 @@ class Simulation:
             stage.pending -= 1
             j.runnable[slot_type] -= 1
             self.runnable[slot_type] -= 1
-            aid = start(j, stage, task, node, got, False, demand)
+            o = self._open
+            if inline and o is not None and self._open_stage is stage:
+                work = (durations[0] if one_duration else stage.duration_of(task)) / speed
+                if got > NODE:
+                    work *= self._factors[got]
+                if o.work == work and o.start == now and o.level == got and o.demand is demand:
+                    aid = self._next_attempt
+                    self._next_attempt = aid + 1
+                    tasks = o.tasks
+                    if tasks is None:
+                        o.tasks = [o.task, task]
+                        o.nodes = [o.node, node]
+                    else:
+                        tasks.append(task)
+                        o.nodes.append(node)  # type: ignore[union-attr]
+                    o.n += 1
+                    o.live += 1
+                    live[aid] = o
+                    stage.running += 1
+                    j.running[slot_type] += 1
+                    self.busy[slot_type] += 1
+                    if uses_slots:
+                        free[node] -= 1
+                    if demand is not None:
+                        res = self.free_resources[node]
+                        for k, amount in enumerate(demand):
+                            res[k] -= amount
+                    if self._util:
+                        self.record.started(o, j)
+                else:
+                    aid = self._start(j, stage, task, node, got, False, demand)
+            else:
+                aid = self._start(j, stage, task, node, got, False, demand)
             if first < 0:
                 first = aid
             launched += 1
@@ -574,6 +616,7 @@ class Simulation:
         if demand is not None and not self._fits_demand(node, demand):
             return -1
         level = st.level_on(task, node, self.node_rack[node], self.node_rack)
+        self._open = None  # a backup never joins a batch
         running_of = st.running_of
         if task not in running_of:  # its one attempt (perhaps a batch member) becomes a list
             running_of[task] = [
@@ -603,12 +646,9 @@ class Simulation:
             o is not None
             and o.work == work
             and o.start == now
-            and o.stage == stage.index
-            and o.job == j.index
+            and self._open_stage is stage
             and o.level == level
-            and o.demand == demand
-            and o.live
-            and not speculative
+            and o.demand is demand
         ):
             # join the batch: same stage, start, running time (so the same end) and demand
             tasks = o.tasks
@@ -630,7 +670,11 @@ class Simulation:
                 attempt.end = now + work
                 self._seq += 1
                 heapq.heappush(self._heap, (attempt.end, C_DONE, self._seq, EV_DONE, attempt))
-                self._open = attempt if self.batching and not speculative else None
+                if self.batching and not speculative:
+                    self._open = attempt
+                    self._open_stage = stage
+                else:
+                    self._open = None
         self._live[aid] = attempt
         stage.running += 1
         j.running[stype] += 1
@@ -743,6 +787,8 @@ class Simulation:
         self._new_work = True
 
     def _on_done(self, a: Attempt) -> None:
+        if a is self._open:  # (a task of no time, ending at its start)
+            self._open = None
         if a.live == 0:  # killed before it finished
             return
         j = self.jobs[a.job]
