@@ -799,15 +799,15 @@ class Simulation:
             self._done_one(a, 0, a.task, a.node, j, stage)
             return
         if self._notify_attempt or stage.running_of or (self.slowstart is not None and stage.type == MAP):
-            # one member after the other, exactly as single attempts
-            dead = a.dead
+            # one member after the other, exactly as single attempts (a hook may kill a member)
+            live = self._live
             tasks, nodes = a.tasks, a.nodes
             assert tasks is not None and nodes is not None
             for i in range(a.n):
-                if dead is not None and i in dead:
+                if a.id + i not in live:
                     continue
                 a.live -= 1
-                del self._live[a.id + i]
+                del live[a.id + i]
                 self._done_one(a, i, tasks[i], nodes[i], j, stage)
             return
         self._done_batch(a, j, stage)

@@ -257,3 +257,18 @@ def test_a_backup_that_wins_kills_the_batch_member() -> None:
         (4, 1, 3.5, True, 0),
     ]
     assert on.jobs[0].finish == 10.0 and on.jobs[0].stages[0].pending == 0
+
+
+class KillInHook(Fifo):
+    """FIFO whose on_attempt_end of attempt 0 kills attempt 5 (a member of the same batch)."""
+
+    def on_attempt_end(self, attempt: Any, outcome: str) -> None:
+        if attempt.id == 0:
+            self.sim.kill(5)
+
+
+def test_a_hook_killing_a_member_of_the_ending_batch() -> None:
+    w = workload([{"id": "n", "count": 3, "map_slots": 2, "reduce_slots": 0}], [mr_job("j", [10.0] * 6)])
+    on, _ = both(w, KillInHook, mode="event")
+    rows = sorted(zip(on.record.a_id, on.record.a_task, on.record.a_end, on.record.a_outcome))
+    assert rows[5] == (5, 5, 10.0, 1) and rows[6] == (6, 5, 20.0, 0)
