@@ -17,6 +17,11 @@ Columns (the contract of ``jobs.parquet``, ``tasks.parquet`` and ``utilisation.p
   changed, ``time``, ``slot_type``, ``pool`` (``*`` for the whole cluster), ``busy``,
   ``capacity`` (slots of the nodes up; for a pool, the cluster's).
 
+The engine hands over attempt objects (a batch of k tasks is one object, ``mropt.sim.engine``);
+the recorder keeps one entry per object ending and builds the per-attempt columns (``a_job``,
+``a_task``, ... and so the tables and the event-log hash) when first read, one row per task,
+in the order the tasks ended: the same rows as an unbatched run.
+
 A job's deadline is met when ``finish <= deadline * (1 + TIME_RTOL)``
 (:func:`mropt.model.tolerance.deadline_limit`, ``docs/tolerances.md``).
 """
