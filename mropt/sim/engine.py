@@ -552,10 +552,20 @@ class Simulation:
         launched = 0
         state = stage.state
         take = stage.take
+        no_replicas = stage.replicas is None
         while True:
-            task, got = take(node, rack, level, node_rack)
-            if task < 0:
-                break
+            if no_replicas and not stage.requeue:  # Stage.take's fresh-pointer case, inline
+                if not stage.pending:
+                    break
+                task = stage.fresh
+                while state[task] != PENDING:
+                    task += 1
+                stage.fresh = task
+                got = NONE
+            else:
+                task, got = take(node, rack, level, node_rack)
+                if task < 0:
+                    break
             demand = demands[0] if one_demand else stage.demand_of(task)
             if demand is not None and not self._fits_demand(node, demand):
                 break
