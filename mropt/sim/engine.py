@@ -34,6 +34,26 @@ progress in these thirds).
 their tasks; its slots are gone until it comes back. Map outputs already written on it are
 kept (a simplification: Hadoop would re-run completed maps of jobs still in their reduces).
 
+**Batches** (on unless ``Simulation(batch=False)``; they change no simulated time and no row
+of any table, ``tests/sim/test_sim_batching.py``): a launch joins the attempt object made by
+the launch just before it when both started at this instant, are of the same job and stage,
+have the same locality level, resource demand and running time (base duration / node speed x
+locality factor x straggler draw, compared exactly), and neither is speculative nor an early
+(slow-start) reduce. The nodes may differ. A batch of ``n`` tasks is one :class:`Attempt`
+with ``n`` consecutive attempt ids and one completion event instead of ``n``; when it ends,
+its tasks are completed in id order, in bulk when nothing can tell the difference (no
+``on_attempt_end`` hook, no backup attempt in the stage, no slow-start map stage), else one by
+one exactly as single attempts. Only the last attempt object can be joined, and any other
+completion scheduled in between (another attempt, an early reduce's end) closes it, so the
+order of simultaneous completions is the order single attempts would have. Straggler draws
+stay one per task in launch order; a task drawn slow does not join. Batches stay killable per
+task: ``kill(aid)`` of a member (a policy's, a node failure's, a drop's, the loser of a
+speculative race) ends that task alone and the others run on; ``speculate`` works on a member.
+``running`` maps every attempt id, members included (:class:`Running`, :class:`Member`
+views), and the recorder writes one row per task (``tasks.parquet`` is unchanged).
+``launch(..., count=k)`` starts up to k tasks in one call (what k calls in a row would).
+``events`` counts heap events, so a batched run counts fewer.
+
 **A run ends** when no event is left. Accepted jobs that could not finish (a policy that
 never launched them, or every node down) are reported unfinished; a heartbeat run whose
 policy keeps declining work while nothing else happens stops after ``stall_limit``
@@ -45,14 +65,14 @@ from __future__ import annotations
 import heapq
 import math
 import random
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from typing import Any
 
 from mropt.model.errors import InputError
 from mropt.model.workload import WorkloadInstance
 from mropt.sim.placement import place_replicas
 from mropt.sim.policy import EVENT, HEARTBEAT, MODES, Policy
-from mropt.sim.recorder import Recorder
+from mropt.sim.recorder import _OUTCOME_CODE, Recorder
 from mropt.sim.state import (
     ACTIVE,
     ANY,
@@ -86,9 +106,34 @@ def heartbeat_interval(n_nodes: int) -> float:
 
 
 class Attempt:
-    """One attempt of a task on a node (the row of ``tasks.parquet`` it becomes)."""
+    """One attempt of a task on a node (the row of ``tasks.parquet`` it becomes), or a batch.
 
-    __slots__ = ("id", "job", "stage", "task", "node", "type", "start", "end", "level", "speculative", "work", "demand")
+    A batch (``n > 1``, see the module docstring) is one object for ``n`` attempts of the same
+    stage that started at the same instant and end at the same time: member ``i`` has attempt
+    id ``id + i``, task ``tasks[i]`` and node ``nodes[i]``; the object's own ``task`` and
+    ``node`` are member 0's. ``live`` counts the members still running; ``dead`` maps a
+    member killed early to the time it ended.
+    """
+
+    __slots__ = (
+        "id",
+        "job",
+        "stage",
+        "task",
+        "node",
+        "type",
+        "start",
+        "end",
+        "level",
+        "speculative",
+        "work",
+        "demand",
+        "n",
+        "live",
+        "tasks",
+        "nodes",
+        "dead",
+    )
 
     def __init__(
         self,
@@ -116,6 +161,111 @@ class Attempt:
         self.speculative = speculative
         self.work = work  # the attempt's full running time on its node
         self.demand = demand
+        self.n = 1
+        self.live = 1
+        self.tasks: list[int] | None = None
+        self.nodes: list[int] | None = None
+        self.dead: dict[int, float] | None = None
+
+    def member(self, i: int) -> Attempt | Member:
+        """Member ``i``'s view (the object itself for a single attempt)."""
+        return self if self.n == 1 else Member(self, i)
+
+
+class Member:
+    """The attempt view of one member of a batch (read-only; ``mropt.sim.view.AttemptView``)."""
+
+    __slots__ = ("batch", "i")
+
+    def __init__(self, batch: Attempt, i: int) -> None:
+        self.batch = batch
+        self.i = i
+
+    @property
+    def id(self) -> int:
+        return self.batch.id + self.i
+
+    @property
+    def job(self) -> int:
+        return self.batch.job
+
+    @property
+    def stage(self) -> int:
+        return self.batch.stage
+
+    @property
+    def task(self) -> int:
+        tasks = self.batch.tasks
+        return tasks[self.i] if tasks is not None else self.batch.task
+
+    @property
+    def node(self) -> int:
+        nodes = self.batch.nodes
+        return nodes[self.i] if nodes is not None else self.batch.node
+
+    @property
+    def type(self) -> int:
+        return self.batch.type
+
+    @property
+    def start(self) -> float:
+        return self.batch.start
+
+    @property
+    def end(self) -> float | None:
+        dead = self.batch.dead
+        if dead is not None and self.i in dead:
+            return dead[self.i]
+        return self.batch.end
+
+    @property
+    def level(self) -> int:
+        return self.batch.level
+
+    @property
+    def speculative(self) -> bool:
+        return self.batch.speculative
+
+    @property
+    def work(self) -> float:
+        return self.batch.work
+
+    @property
+    def demand(self) -> tuple[float, ...] | None:
+        return self.batch.demand
+
+
+class Running(Mapping[int, "Attempt | Member"]):
+    """The running attempts by id, batch members included (``Simulation.running``).
+
+    Iterates in attempt id order, like the dict it stands for; a batch member's value is a
+    :class:`Member` view made on access.
+    """
+
+    __slots__ = ("of",)
+
+    def __init__(self) -> None:
+        self.of: dict[int, Attempt] = {}  # attempt id -> its attempt (a batch for each member)
+
+    def __getitem__(self, aid: int) -> Attempt | Member:
+        a = self.of[aid]
+        return a if aid == a.id else Member(a, aid - a.id)
+
+    def __contains__(self, aid: object) -> bool:
+        return aid in self.of
+
+    def __iter__(self) -> Iterator[int]:
+        return iter(self.of)
+
+    def __len__(self) -> int:
+        return len(self.of)
+
+    def pop(self, aid: int, default: Any = None) -> Any:
+        """Remove an id (the engine's, not a policy's); its view, or ``default``."""
+        a = self.of.pop(aid, None)
+        if a is None:
+            return default
+        return a if aid == a.id else Member(a, aid - a.id)
 
 
 class Simulation:
@@ -131,6 +281,7 @@ class Simulation:
         heartbeat: float | None = None,
         stall_limit: int = 100_000,
         record_utilisation: bool = True,
+        batch: bool = True,
     ) -> None:
         mode = mode or policy.mode
         if mode not in MODES:
@@ -181,8 +332,16 @@ class Simulation:
             for stage in job.stages:
                 stage.build_locality(racks)
         self.active: dict[int, Job] = {}
-        self.running: dict[int, Attempt] = {}
+        self.running = Running()
+        self._live = self.running.of
         self._next_attempt = 0
+        self.launched = 0  # tasks started by the last launch call
+        self.batching = batch
+        # the attempt (or batch) the next launch may join, and its stage; None once it may
+        # not grow (it ended, lost a member, or another completion was scheduled after it)
+        self._open: Attempt | None = None
+        self._open_stage: Any = None
+        self._util = record_utilisation
         self._heap: list[tuple[Any, ...]] = []
         self._seq = 0
         self._dirty: set[int] = set()
@@ -261,20 +420,30 @@ class Simulation:
         return runnable[MAP] + runnable[REDUCE] > 0
 
     def _event_pass(self) -> None:
-        while self._dirty or self._new_work:
+        runnable = self.runnable
+        free_map, free_reduce = self.free
+        node_up = self.node_up
+        uses_slots = self.uses_slots
+        assign = self.policy.assign
+        dirty = self._dirty
+        while dirty or self._new_work:
             if self._new_work:
                 self._new_work = False
-                self._dirty.clear()
+                dirty.clear()
                 nodes: Sequence[int] = range(self.n_nodes)
             else:
-                nodes = sorted(self._dirty)
-                self._dirty.clear()
+                nodes = sorted(dirty)
+                dirty.clear()
             for node in nodes:
-                if self.runnable[MAP] + self.runnable[REDUCE] == 0:
-                    self._dirty.clear()
+                maps, reduces = runnable
+                if maps + reduces == 0:
+                    dirty.clear()
                     return
-                if self._has_room(node):
-                    self.policy.assign(node)
+                if not node_up[node]:
+                    continue
+                if uses_slots and not ((maps and free_map[node] > 0) or (reduces and free_reduce[node] > 0)):
+                    continue
+                assign(node)
 
     def _next_beat(self, node: int) -> float:
         interval = self.heartbeat_interval
@@ -345,16 +514,21 @@ class Simulation:
         return st.duration_of(task) / self.node_speed[node] * factor
 
     # -- actions ------------------------------------------------------------------------------
-    def launch(self, job: int, node: int, slot_type: int, level: int = ANY) -> int:
-        """Start one pending task of ``job``'s launchable stage of ``slot_type`` on ``node``.
+    def launch(self, job: int, node: int, slot_type: int, level: int = ANY, count: int = 1) -> int:
+        """Start up to ``count`` pending tasks of ``job``'s launchable stage of ``slot_type`` on ``node``.
 
-        The task is the best one for the node at locality ``level`` or better (node-local,
-        then rack-local, then any; tasks without replicas at every level). Returns the
-        attempt id, or -1 when no such task exists or it does not fit the node.
+        Each task is the best one for the node at locality ``level`` or better (node-local,
+        then rack-local, then any; tasks without replicas at every level). Returns the first
+        attempt id (the others follow it: ``id .. id + sim.launched - 1``), or -1 when no
+        such task exists or it does not fit the node. ``count = k`` starts exactly what k
+        calls in a row would, stopping at the first that would return -1.
         """
+        self.launched = 0
         if not self.node_up[node]:
             return -1
-        if self.uses_slots and self.free[slot_type][node] <= 0:
+        uses_slots = self.uses_slots
+        free = self.free[slot_type]
+        if uses_slots and free[node] <= 0:
             return -1
         j = self.jobs[job]
         if j.status != ACTIVE:
@@ -362,17 +536,83 @@ class Simulation:
         stage = j.launchable(slot_type, self.slowstart)
         if stage is None:
             return -1
-        task, got = stage.take(node, self.node_rack[node], level, self.node_rack)
-        if task < 0:
-            return -1
-        demand = stage.demand_of(task)
-        if demand is not None and not self._fits_demand(node, demand):
-            return -1
-        stage.state[task] = RUNNING
-        stage.pending -= 1
-        j.runnable[slot_type] -= 1
-        self.runnable[slot_type] -= 1
-        return self._start(j, stage, task, node, got, False, demand)
+        node_rack = self.node_rack
+        rack = node_rack[node]
+        demands = stage.demands
+        one_demand = len(demands) == 1
+        durations = stage.durations
+        one_duration = len(durations) == 1
+        # without straggler draws a task's running time is known here: the common case, a
+        # task joining the open batch, is done inline (what _start does for it)
+        inline = not self._straggler_rate
+        speed = self.node_speed[node]
+        now = self.now
+        live = self._live
+        first = -1
+        launched = 0
+        state = stage.state
+        take = stage.take
+        no_replicas = stage.replicas is None
+        while True:
+            if no_replicas and not stage.requeue:  # Stage.take's fresh-pointer case, inline
+                if not stage.pending:
+                    break
+                task = stage.fresh
+                while state[task] != PENDING:
+                    task += 1
+                stage.fresh = task
+                got = NONE
+            else:
+                task, got = take(node, rack, level, node_rack)
+                if task < 0:
+                    break
+            demand = demands[0] if one_demand else stage.demand_of(task)
+            if demand is not None and not self._fits_demand(node, demand):
+                break
+            state[task] = RUNNING
+            stage.pending -= 1
+            j.runnable[slot_type] -= 1
+            self.runnable[slot_type] -= 1
+            o = self._open
+            if inline and o is not None and self._open_stage is stage:
+                work = (durations[0] if one_duration else stage.duration_of(task)) / speed
+                if got > NODE:
+                    work *= self._factors[got]
+                if o.work == work and o.start == now and o.level == got and o.demand is demand:
+                    aid = self._next_attempt
+                    self._next_attempt = aid + 1
+                    tasks = o.tasks
+                    if tasks is None:
+                        o.tasks = [o.task, task]
+                        o.nodes = [o.node, node]
+                    else:
+                        tasks.append(task)
+                        o.nodes.append(node)  # type: ignore[union-attr]
+                    o.n += 1
+                    o.live += 1
+                    live[aid] = o
+                    stage.running += 1
+                    j.running[slot_type] += 1
+                    self.busy[slot_type] += 1
+                    if uses_slots:
+                        free[node] -= 1
+                    if demand is not None:
+                        res = self.free_resources[node]
+                        for k, amount in enumerate(demand):
+                            res[k] -= amount
+                    if self._util:
+                        self.record.started(o, j)
+                else:
+                    aid = self._start(j, stage, task, node, got, False, demand)
+            else:
+                aid = self._start(j, stage, task, node, got, False, demand)
+            if first < 0:
+                first = aid
+            launched += 1
+            if launched >= count or (uses_slots and free[node] <= 0):
+                break
+        self.launched = launched
+        return first
 
     def speculate(self, job: int, stage: int, task: int, node: int) -> int:
         """Start a backup attempt of a running task on ``node`` (LATE); -1 if it cannot run there."""
@@ -386,23 +626,66 @@ class Simulation:
         if demand is not None and not self._fits_demand(node, demand):
             return -1
         level = st.level_on(task, node, self.node_rack[node], self.node_rack)
-        return self._start(j, st, task, node, level, True, demand)
+        self._open = None  # a backup never joins a batch
+        running_of = st.running_of
+        if task not in running_of:  # its one attempt (perhaps a batch member) becomes a list
+            running_of[task] = [
+                aid
+                for aid, a in self._live.items()
+                if a.job == job and a.stage == stage and (a.task if a.tasks is None else a.tasks[aid - a.id]) == task
+            ]
+        aid = self._start(j, st, task, node, level, True, demand)
+        running_of[task].append(aid)
+        return aid
 
     def _start(
         self, j: Job, stage: Any, task: int, node: int, level: int, speculative: bool, demand: tuple[float, ...] | None
     ) -> int:
         stype = stage.type
         now = self.now
-        work = stage.duration_of(task) / self.node_speed[node]
+        durations = stage.durations
+        work = (durations[0] if len(durations) == 1 else stage.duration_of(task)) / self.node_speed[node]
         if level > NODE:
             work *= self._factors[level]
         if self._straggler_rate and self._rng.random() < self._straggler_rate:
             work *= self._straggler_slowdown
         aid = self._next_attempt
-        self._next_attempt += 1
-        attempt = Attempt(aid, j.index, stage.index, task, node, stype, now, level, speculative, work, demand)
-        self.running[aid] = attempt
-        stage.running_of.setdefault(task, []).append(aid)
+        self._next_attempt = aid + 1
+        o = self._open
+        if (
+            o is not None
+            and o.work == work
+            and o.start == now
+            and self._open_stage is stage
+            and o.level == level
+            and o.demand is demand
+        ):
+            # join the batch: same stage, start, running time (so the same end) and demand
+            tasks = o.tasks
+            if tasks is None:
+                o.tasks = [o.task, task]
+                o.nodes = [o.node, node]
+            else:
+                tasks.append(task)
+                o.nodes.append(node)  # type: ignore[union-attr]
+            o.n += 1
+            o.live += 1
+            attempt = o
+        else:
+            attempt = Attempt(aid, j.index, stage.index, task, node, stype, now, level, speculative, work, demand)
+            if stage.index > j.cur:  # an early reduce (slow-start): it waits for the maps to end
+                stage.waiting.append(aid)
+                self._open = None
+            else:
+                attempt.end = now + work
+                self._seq += 1
+                heapq.heappush(self._heap, (attempt.end, C_DONE, self._seq, EV_DONE, attempt))
+                if self.batching and not speculative:
+                    self._open = attempt
+                    self._open_stage = stage
+                else:
+                    self._open = None
+        self._live[aid] = attempt
         stage.running += 1
         j.running[stype] += 1
         self.busy[stype] += 1
@@ -414,54 +697,64 @@ class Simulation:
                 free[k] -= amount
         if j.first_start is None:
             j.first_start = now
-        self.record.started(attempt, j)
-        if stage.index > j.cur:  # an early reduce (slow-start): it waits for the maps to end
-            stage.waiting.append(aid)
-        else:
-            attempt.end = now + work
-            self._push(attempt.end, C_DONE, EV_DONE, aid)
+        if self._util:
+            self.record.started(attempt, j)
         return aid
 
-    def _release(self, attempt: Attempt, j: Job) -> None:
-        stype = attempt.type
-        node = attempt.node
+    def _release(self, stype: int, node: int, demand: tuple[float, ...] | None, j: Job, stage: Any) -> None:
         j.running[stype] -= 1
         self.busy[stype] -= 1
+        stage.running -= 1
         if self.node_up[node]:
             if self.uses_slots:
                 self.free[stype][node] += 1
-            if attempt.demand is not None:
+            if demand is not None:
                 free = self.free_resources[node]
-                for k, amount in enumerate(attempt.demand):
+                for k, amount in enumerate(demand):
                     free[k] += amount
             self._freed(node)
-        stage = j.stages[attempt.stage]
-        stage.running -= 1
-        aids = stage.running_of[attempt.task]
-        aids.remove(attempt.id)
-        if not aids:
-            del stage.running_of[attempt.task]
 
     def kill(self, attempt: int, outcome: str = "killed") -> None:
-        """End a running attempt now; its task goes back to pending unless another attempt runs it."""
-        a = self.running.pop(attempt, None)
+        """End a running attempt now; its task goes back to pending unless another attempt runs it.
+
+        A member of a batch is killed alone: the other members run on.
+        """
+        a = self._live.pop(attempt, None)
         if a is None:
             return
+        if self._open is a:
+            self._open = None
+        i = attempt - a.id
+        now = self.now
+        a.live -= 1
+        if a.n == 1:
+            a.end = now
+            task, node = a.task, a.node
+        else:
+            if a.dead is None:
+                a.dead = {}
+            a.dead[i] = now
+            task, node = a.tasks[i], a.nodes[i]  # type: ignore[index]
         j = self.jobs[a.job]
-        a.end = self.now
-        self._release(a, j)
-        self.record.ended(a, outcome)
         stage = j.stages[a.stage]
-        if a.id in stage.waiting:
-            stage.waiting.remove(a.id)
-        if a.task not in stage.running_of and stage.state[a.task] == RUNNING and j.status == ACTIVE:
-            stage.requeue_task(a.task, self.node_rack)
+        self._release(a.type, node, a.demand, j, stage)
+        self.record.ended(a, i, now, _OUTCOME_CODE[outcome])
+        if attempt in stage.waiting:
+            stage.waiting.remove(attempt)
+        running_of = stage.running_of
+        if task in running_of:
+            aids = running_of[task]
+            aids.remove(attempt)
+            if not aids:
+                del running_of[task]
+        if task not in running_of and stage.state[task] == RUNNING and j.status == ACTIVE:
+            stage.requeue_task(task, self.node_rack)
             if stage.index == j.cur or j.launchable(stage.type, self.slowstart) is stage:
                 j.runnable[stage.type] += 1
                 self.runnable[stage.type] += 1
             self._new_work = True
         if self._notify_attempt:
-            self.policy.on_attempt_end(a, outcome)
+            self.policy.on_attempt_end(a.member(i), outcome)
 
     def drop(self, job: int, reason: str) -> None:
         """Stop an accepted job: kill its attempts, forget its pending tasks (AMB timeout handling)."""
@@ -470,7 +763,7 @@ class Simulation:
             return
         j.status = DROPPED
         j.reason = reason
-        for aid in [aid for aid, a in self.running.items() if a.job == job]:
+        for aid in [aid for aid, a in self._live.items() if a.job == job]:
             self.kill(aid, "killed")
         for stype in (MAP, REDUCE):
             self.runnable[stype] -= j.runnable[stype]
@@ -503,26 +796,94 @@ class Simulation:
         self.runnable[stage.type] += stage.pending
         self._new_work = True
 
-    def _on_done(self, aid: int) -> None:
-        a = self.running.pop(aid, None)
-        if a is None:  # killed before it finished
+    def _on_done(self, a: Attempt) -> None:
+        if a is self._open:  # (a task of no time, ending at its start)
+            self._open = None
+        if a.live == 0:  # killed before it finished
             return
         j = self.jobs[a.job]
-        self._release(a, j)
-        self.record.ended(a, "succeeded")
         stage = j.stages[a.stage]
-        # the first attempt to finish wins; its siblings (backups) are killed
-        for other in list(stage.running_of.get(a.task, ())):
-            self.kill(other, "killed")
-        stage.state[a.task] = DONE
+        if a.n == 1:
+            a.live = 0
+            del self._live[a.id]
+            self._done_one(a, 0, a.task, a.node, j, stage)
+            return
+        if self._notify_attempt or stage.running_of or (self.slowstart is not None and stage.type == MAP):
+            # one member after the other, exactly as single attempts (a hook may kill a member)
+            live = self._live
+            tasks, nodes = a.tasks, a.nodes
+            assert tasks is not None and nodes is not None
+            for i in range(a.n):
+                if a.id + i not in live:
+                    continue
+                a.live -= 1
+                del live[a.id + i]
+                self._done_one(a, i, tasks[i], nodes[i], j, stage)
+            return
+        self._done_batch(a, j, stage)
+
+    def _done_one(self, a: Attempt, i: int, task: int, node: int, j: Job, stage: Any) -> None:
+        """A single attempt (or member ``i`` of a batch) succeeded."""
+        stype = stage.type
+        self._release(stype, node, a.demand, j, stage)
+        self.record.ended(a, i, a.end, 0)  # type: ignore[arg-type]
+        stage.state[task] = DONE
+        running_of = stage.running_of
+        if task in running_of:  # the first attempt to finish wins; its siblings (backups) are killed
+            others = running_of.pop(task)
+            for other in others:
+                if other != a.id + i:
+                    self.kill(other, "killed")
         stage.finished += 1
-        j.remaining[stage.type] -= 1
-        self.remaining[stage.type] -= 1
+        j.remaining[stype] -= 1
+        self.remaining[stype] -= 1
         if self._notify_attempt:
-            self.policy.on_attempt_end(a, "succeeded")
-        slowstart = self.slowstart
-        if slowstart is not None and stage.index == j.cur and stage.type == MAP:
+            self.policy.on_attempt_end(a.member(i), "succeeded")
+        if self.slowstart is not None and stage.index == j.cur and stype == MAP:
             self._maybe_open_reduces(j, stage)
+        if stage.finished == stage.n:
+            self._stage_done(j, stage)
+
+    def _done_batch(self, a: Attempt, j: Job, stage: Any) -> None:
+        """Every live member of a batch succeeded: what ``_done_one`` would do member by member."""
+        k = a.live
+        a.live = 0
+        stype = stage.type
+        live = self._live
+        node_up = self.node_up
+        free = self.free[stype] if self.uses_slots else None
+        demand = a.demand
+        dead = a.dead
+        event_mode = self.mode == EVENT
+        dirty = self._dirty
+        state = stage.state
+        tasks, nodes = a.tasks, a.nodes
+        assert tasks is not None and nodes is not None
+        base = a.id
+        for i in range(a.n):
+            if dead is not None and i in dead:
+                continue
+            del live[base + i]
+            node = nodes[i]
+            state[tasks[i]] = DONE
+            if node_up[node]:
+                if free is not None:
+                    free[node] += 1
+                if demand is not None:
+                    res = self.free_resources[node]
+                    for r, amount in enumerate(demand):
+                        res[r] += amount
+                if event_mode:
+                    dirty.add(node)
+                else:
+                    self._schedule_heartbeat(node)
+        j.running[stype] -= k
+        self.busy[stype] -= k
+        stage.running -= k
+        self.record.ended(a, -1, a.end, 0, k)  # type: ignore[arg-type]
+        stage.finished += k
+        j.remaining[stype] -= k
+        self.remaining[stype] -= k
         if stage.finished == stage.n:
             self._stage_done(j, stage)
 
@@ -561,10 +922,11 @@ class Simulation:
         )
         if opened_early:
             # pending reduces are already runnable; the waiting early ones start their last two thirds
+            self._open = None  # completions pushed here must not be joined by later launches
             for aid in nxt.waiting:
-                a = self.running[aid]
+                a = self._live[aid]
                 a.end = max(a.start + a.work / 3.0, now) + a.work * 2.0 / 3.0
-                self._push(a.end, C_DONE, EV_DONE, aid)
+                self._push(a.end, C_DONE, EV_DONE, a)
             nxt.waiting.clear()
         else:
             self._stage_ready(j)
@@ -572,7 +934,8 @@ class Simulation:
     def _on_down(self, node: int) -> None:
         if not self.node_up[node]:
             return
-        for aid in [aid for aid, a in self.running.items() if a.node == node]:
+        on_node = [aid for aid, a in self._live.items() if (a.node if a.nodes is None else a.nodes[aid - a.id]) == node]
+        for aid in on_node:
             self.kill(aid, "failed")
         self.node_up[node] = False
         for stype in (MAP, REDUCE):
@@ -612,4 +975,15 @@ def simulate(
     return Simulation(workload, policy, seed=seed, mode=mode, heartbeat=heartbeat).run()
 
 
-__all__ = ["Attempt", "Simulation", "heartbeat_interval", "simulate", "HEARTBEAT", "PENDING", "RACK", "NONE"]
+__all__ = [
+    "Attempt",
+    "Member",
+    "Running",
+    "Simulation",
+    "heartbeat_interval",
+    "simulate",
+    "HEARTBEAT",
+    "PENDING",
+    "RACK",
+    "NONE",
+]

@@ -17,6 +17,11 @@ Columns (the contract of ``jobs.parquet``, ``tasks.parquet`` and ``utilisation.p
   changed, ``time``, ``slot_type``, ``pool`` (``*`` for the whole cluster), ``busy``,
   ``capacity`` (slots of the nodes up; for a pool, the cluster's).
 
+The engine hands over attempt objects (a batch of k tasks is one object, ``mropt.sim.engine``);
+the recorder keeps one entry per object ending and builds the per-attempt columns (``a_job``,
+``a_task``, ... and so the tables and the event-log hash) when first read, one row per task,
+in the order the tasks ended: the same rows as an unbatched run.
+
 A job's deadline is met when ``finish <= deadline * (1 + TIME_RTOL)``
 (:func:`mropt.model.tolerance.deadline_limit`, ``docs/tolerances.md``).
 """
@@ -36,6 +41,7 @@ if TYPE_CHECKING:
 
 OUTCOMES = ("succeeded", "killed", "failed")
 _OUTCOME_CODE = {name: k for k, name in enumerate(OUTCOMES)}
+_ROW_FIELDS = ("job", "stage", "type", "task", "id", "node", "start", "end", "level", "spec", "outcome")
 
 
 class Recorder:
@@ -44,18 +50,11 @@ class Recorder:
     def __init__(self, sim: Simulation, utilisation: bool = True) -> None:
         self.sim = sim
         self._utilisation = utilisation
-        # attempt rows, columnar
-        self.a_job: list[int] = []
-        self.a_stage: list[int] = []
-        self.a_type: list[int] = []
-        self.a_task: list[int] = []
-        self.a_id: list[int] = []
-        self.a_node: list[int] = []
-        self.a_start: list[float] = []
-        self.a_end: list[float] = []
-        self.a_level: list[int] = []
-        self.a_spec: list[bool] = []
-        self.a_outcome: list[int] = []
+        # attempt rows: (attempt, member, end, outcome code), member -1 for every live member
+        # of a batch; the columns (a_job, ...) are built from them when first read
+        self._rows: list[tuple[Attempt, int, float, int]] = []
+        self._built = -1
+        self._cols: dict[str, list[Any]] = {}
         # utilisation rows
         self.u_time: list[float] = []
         self.u_type: list[int] = []
@@ -70,27 +69,119 @@ class Recorder:
 
     # -- hooks called by the engine ---------------------------------------------------------
     def started(self, attempt: Attempt, job: Job) -> None:
-        if self._utilisation:
-            key = (self.pools.setdefault(job.pool, len(self.pools)), attempt.type)
-            self._pool_busy[key] = self._pool_busy.get(key, 0) + 1
-            self._changed.add(key)
+        """One more task of ``attempt`` started (called only when utilisation is recorded)."""
+        key = (self.pools.setdefault(job.pool, len(self.pools)), attempt.type)
+        self._pool_busy[key] = self._pool_busy.get(key, 0) + 1
+        self._changed.add(key)
 
-    def ended(self, attempt: Attempt, outcome: str) -> None:
-        self.a_job.append(attempt.job)
-        self.a_stage.append(attempt.stage)
-        self.a_type.append(attempt.type)
-        self.a_task.append(attempt.task)
-        self.a_id.append(attempt.id)
-        self.a_node.append(attempt.node)
-        self.a_start.append(attempt.start)
-        self.a_end.append(attempt.end if attempt.end is not None else self.sim.now)
-        self.a_level.append(attempt.level)
-        self.a_spec.append(attempt.speculative)
-        self.a_outcome.append(_OUTCOME_CODE[outcome])
+    def ended(self, attempt: Attempt, member: int, end: float, outcome: int, count: int = 1) -> None:
+        """Member ``member`` of ``attempt`` ended (-1: its ``count`` live members, all at ``end``)."""
+        self._rows.append((attempt, member, end, outcome))
         if self._utilisation:
             key = (self.pools[self.sim.jobs[attempt.job].pool], attempt.type)
-            self._pool_busy[key] -= 1
+            self._pool_busy[key] -= count
             self._changed.add(key)
+
+    # -- the attempt columns, in the order the attempts ended -----------------------------------
+    def _columns(self) -> dict[str, list[Any]]:
+        if self._built == len(self._rows):
+            return self._cols
+        cols: dict[str, list[Any]] = {name: [] for name in _ROW_FIELDS}
+        job, stage, stype, task, aid = cols["job"], cols["stage"], cols["type"], cols["task"], cols["id"]
+        node, start, end, level, spec, outcome = (
+            cols["node"],
+            cols["start"],
+            cols["end"],
+            cols["level"],
+            cols["spec"],
+            cols["outcome"],
+        )
+        for a, i, t, code in self._rows:
+            if a.n == 1 or i >= 0:
+                job.append(a.job)
+                stage.append(a.stage)
+                stype.append(a.type)
+                if a.tasks is None:
+                    task.append(a.task)
+                    node.append(a.node)
+                else:
+                    task.append(a.tasks[i])
+                    node.append(a.nodes[i])  # type: ignore[index]
+                aid.append(a.id + max(i, 0))
+                start.append(a.start)
+                end.append(t)
+                level.append(a.level)
+                spec.append(a.speculative)
+                outcome.append(code)
+                continue
+            assert a.tasks is not None and a.nodes is not None
+            if a.dead:
+                members = [m for m in range(a.n) if m not in a.dead]
+                task.extend([a.tasks[m] for m in members])
+                node.extend([a.nodes[m] for m in members])
+                aid.extend([a.id + m for m in members])
+                k = len(members)
+            else:
+                task.extend(a.tasks)
+                node.extend(a.nodes)
+                aid.extend(range(a.id, a.id + a.n))
+                k = a.n
+            job.extend([a.job] * k)
+            stage.extend([a.stage] * k)
+            stype.extend([a.type] * k)
+            start.extend([a.start] * k)
+            end.extend([t] * k)
+            level.extend([a.level] * k)
+            spec.extend([a.speculative] * k)
+            outcome.extend([code] * k)
+        self._cols = cols
+        self._built = len(self._rows)
+        return cols
+
+    @property
+    def a_job(self) -> list[int]:
+        """Job index per attempt row (likewise ``a_stage``, ``a_type``, ``a_task``, ``a_id``, ...)."""
+        return self._columns()["job"]
+
+    @property
+    def a_stage(self) -> list[int]:
+        return self._columns()["stage"]
+
+    @property
+    def a_type(self) -> list[int]:
+        return self._columns()["type"]
+
+    @property
+    def a_task(self) -> list[int]:
+        return self._columns()["task"]
+
+    @property
+    def a_id(self) -> list[int]:
+        return self._columns()["id"]
+
+    @property
+    def a_node(self) -> list[int]:
+        return self._columns()["node"]
+
+    @property
+    def a_start(self) -> list[float]:
+        return self._columns()["start"]
+
+    @property
+    def a_end(self) -> list[float]:
+        return self._columns()["end"]
+
+    @property
+    def a_level(self) -> list[int]:
+        return self._columns()["level"]
+
+    @property
+    def a_spec(self) -> list[bool]:
+        return self._columns()["spec"]
+
+    @property
+    def a_outcome(self) -> list[int]:
+        return self._columns()["outcome"]
 
     def job_ended(self, job: Job) -> None:
         self.job_end_order.append(job.index)
@@ -122,9 +213,9 @@ class Recorder:
     def finish(self) -> None:
         """Attempts still running when the run stopped (a stalled run) are recorded as killed."""
         sim = self.sim
-        for attempt in list(sim.running.values()):
-            attempt.end = sim.now
-            self.ended(attempt, "killed")
+        killed = _OUTCOME_CODE["killed"]
+        for aid, attempt in list(sim.running.of.items()):
+            self.ended(attempt, aid - attempt.id, sim.now, killed)
 
     # -- tables ----------------------------------------------------------------------------
     def jobs_columns(self) -> dict[str, Any]:
@@ -169,6 +260,7 @@ class Recorder:
         }
 
     def tasks_columns(self) -> dict[str, Any]:
+        """The attempt table as columns, one row per attempt (a batch of k tasks gives k rows)."""
         sim = self.sim
         ids = [j.id for j in sim.jobs]
         node = np.array(self.a_node, dtype=np.int64)

@@ -84,7 +84,8 @@ class Stage:
         self.running = 0
         self.finished = 0
         self.pending = total  # tasks in state PENDING
-        self.running_of: dict[int, list[int]] = {}  # task -> its running attempt ids
+        # task -> its running attempt ids, kept only for tasks given a backup (``speculate``)
+        self.running_of: dict[int, list[int]] = {}
         self.end_time: float | None = None
         self.waiting: list[int] = []  # early reduce attempts waiting for the previous stage (slow-start)
 

@@ -62,30 +62,42 @@ class Fifo(Policy):
 
     def assign(self, node: int) -> None:
         sim = self.sim
-        queue = [entry[2] for entry in self._queue]  # a copy: launches may end jobs
-        if sim.runnable[MAP] and sim.free[MAP][node] > 0:
-            running = sim.slots[MAP][node] - sim.free[MAP][node]
-            available = self._tracker_capacity(MAP, node) - running
-            for _ in range(max(available, 0)):
+        runnable, free = sim.runnable, sim.free
+        # no launch ends a job, so the queue cannot change while this runs; a job's
+        # ``runnable[type]`` counts the pending tasks it may launch now (0: skip it)
+        queue, jobs = self._queue, sim.jobs
+        if runnable[MAP] and free[MAP][node] > 0:
+            total, slots = sim.total_slots[MAP], sim.slots[MAP][node]
+            # _tracker_capacity(MAP, node), inline: this runs for every offered node
+            capacity = min(-(-sim.remaining[MAP] * slots // total), slots) if total else 0
+            available = capacity - (slots - free[MAP][node])
+            while available > 0:
                 launched = False
                 off_switch = False
-                for j in queue:
-                    if not sim.launchable(j, MAP):
+                for entry in queue:
+                    j = entry[2]
+                    if not jobs[j].runnable[MAP]:
                         continue
-                    aid = sim.launch(j, node, MAP, RACK)
-                    if aid >= 0:
+                    # up to `available` local maps of the first job in one call: what that
+                    # many one-slot rounds would launch (each would pick this job again)
+                    if sim.launch(j, node, MAP, RACK, available) >= 0:
+                        available -= sim.launched
                         launched = True
                         break
                     aid = sim.launch(j, node, MAP, ANY)
                     if aid >= 0:
+                        available -= 1
                         launched = True
                         off_switch = sim.running[aid].level > RACK
                         break
                 if not launched or off_switch:
                     break
-        if sim.runnable[REDUCE] and sim.free[REDUCE][node] > 0:
-            running = sim.slots[REDUCE][node] - sim.free[REDUCE][node]
-            if self._tracker_capacity(REDUCE, node) - running > 0:
-                for j in queue:
-                    if sim.launchable(j, REDUCE) and sim.launch(j, node, REDUCE, ANY) >= 0:
-                        break
+        if (
+            runnable[REDUCE]
+            and free[REDUCE][node] > 0
+            and self._tracker_capacity(REDUCE, node) - (sim.slots[REDUCE][node] - free[REDUCE][node]) > 0
+        ):
+            for entry in queue:
+                j = entry[2]
+                if jobs[j].runnable[REDUCE] and sim.launch(j, node, REDUCE, ANY) >= 0:
+                    break
