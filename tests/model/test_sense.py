@@ -16,6 +16,7 @@ def test_every_kind_declares_its_sense():
         "admission": MAXIMISE,
         "fairness": MAXIMISE,
         "priority": MINIMISE,
+        "workload": MAXIMISE,  # a simulation's objective: the benefit earned (AMB eq. 1)
     }
     assert all(objective_sense(k) in SENSES for k in INSTANCE_KINDS)
     assert objective_sense(None) == MAXIMISE  # rows stored before the kind column: admission
