@@ -71,7 +71,7 @@ from typing import Any
 from mropt.model.errors import InputError
 from mropt.model.workload import WorkloadInstance
 from mropt.sim.placement import place_replicas
-from mropt.sim.policy import EVENT, HEARTBEAT, MODES, Policy
+from mropt.sim.policy import EVENT, MODES, Policy
 from mropt.sim.recorder import _OUTCOME_CODE, Recorder
 from mropt.sim.state import (
     ACTIVE,
@@ -83,7 +83,6 @@ from mropt.sim.state import (
     NODE,
     NONE,
     PENDING,
-    RACK,
     REDUCE,
     REJECTED,
     RUNNING,
@@ -982,8 +981,4 @@ __all__ = [
     "Simulation",
     "heartbeat_interval",
     "simulate",
-    "HEARTBEAT",
-    "PENDING",
-    "RACK",
-    "NONE",
 ]
