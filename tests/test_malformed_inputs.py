@@ -80,11 +80,33 @@ BASES = {
     "priority-history": generate_priority(
         2, arrival_rate=0.0005, map_slots=30, reduce_slots=30, history_slices=4
     ).to_dict(),
+    "workload": {
+        "kind": "workload",
+        "schema_version": 1,
+        "cluster": {"nodes": [{"id": "n", "count": 2, "rack": "r0", "map_slots": 2, "reduce_slots": 1}]},
+        "timing": {"straggler_rate": 0.1, "reduce_slowstart": 0.5},
+        "faults": [{"node": "n-1", "down": 3, "up": 9}],
+        "pools": [{"id": "p", "min_maps": 1, "weight": 2}],
+        "jobs": [
+            {
+                "id": "a",
+                "pool": "p",
+                "deadline": 90,
+                "benefit": 5,
+                "stages": [
+                    {"type": "map", "tasks": [{"duration": 4, "count": 3, "replicas": ["n-0"]}]},
+                    {"type": "reduce", "tasks": [{"duration": 2}]},
+                ],
+            },
+            {"id": "b", "submit_time": 1, "stages": [{"type": "map", "tasks": [{"duration": 5}]}]},
+        ],
+    },
 }
 METHODS = {
     "admission": ["edf-greedy", "ideal", "amb", "amb-online"],
     "fairness": ["drf"],
     "priority": ["mpsa", "mpsa-exact"],
+    "workload": ["fifo", "fair", "capacity", "amb", "dc", "minedf-wc"],  # policies: simulated
 }
 
 #: JSON texts of hostile values (numbers past the float range, lone surrogates, deep nesting...)
@@ -187,6 +209,9 @@ def _solve_and_verify(text: str, method: str) -> None:
     with tempfile.TemporaryDirectory() as tmp:
         inst, sol = Path(tmp) / "i.json", Path(tmp) / "s.json"
         inst.write_text(text, encoding="utf-8")
+        if method in METHODS["workload"]:  # a workload: simulated under a policy
+            assert_promise(run_cli("simulate", inst, "--policy", method, "--json"))
+            return
         solved = run_cli("solve", inst, "--method", method, "--time-limit", "5", "--json", "-o", sol)
         assert_promise(solved)
         if solved.code == 0:
@@ -261,13 +286,13 @@ def _solution(name: str, method: str) -> dict:
     return mropt.solve(inst, method).to_dict()
 
 
-SOLUTIONS = {name: _solution(name, METHODS[name.split("-")[0]][0]) for name in BASES}
+SOLUTIONS = {name: _solution(name, METHODS[name.split("-")[0]][0]) for name in BASES if name != "workload"}
 
 
 @settings(max_examples=90, **SETTINGS)
 @given(st.data())
 def test_malformed_solution_files(data):
-    name = data.draw(st.sampled_from(sorted(BASES)), label="base")
+    name = data.draw(st.sampled_from(sorted(SOLUTIONS)), label="base")
     text = _mutated(SOLUTIONS[name], data, st.sampled_from(HOSTILE) | NUMBERS)
     with tempfile.TemporaryDirectory() as tmp:
         inst, sol = Path(tmp) / "i.json", Path(tmp) / "s.json"
