@@ -57,3 +57,21 @@ def attempts(rec: Recorder) -> list[tuple[str, int, int, str, float, float, str]
         )
     )
     return sorted(rows, key=lambda r: (r[4], r[0], r[1], r[2], r[5]))
+
+
+def map_job(jid: str, count: int, duration: float, submit: float = 0.0, **fields: Any) -> dict[str, Any]:
+    """A map-only job of ``count`` identical tasks (``replicas=[...]``: their input nodes)."""
+    task: dict[str, Any] = {"duration": duration, "count": count}
+    if "replicas" in fields:
+        task["replicas"] = fields.pop("replicas")
+    return {"id": jid, "submit_time": submit, "stages": [{"type": "map", "tasks": [task]}], **fields}
+
+
+def starts(rec: Recorder, jid: str) -> list[tuple[float, str, str | None]]:
+    """(start, node, locality) of the job's attempts, in start order."""
+    tasks = rec.tasks_columns()
+    return sorted(
+        (float(s), n, loc)
+        for j, s, n, loc in zip(tasks["job_id"], tasks["start"], tasks["node"], tasks["locality"], strict=True)
+        if j == jid
+    )

@@ -16,20 +16,9 @@ from mropt.sim.policies.capacity import user_limit
 from mropt.sim.policy import make_policy
 from mropt.sim.recorder import Recorder
 
+from sim_helpers import map_job, starts, workload
+
 NODES4 = [{"id": "n", "count": 4, "map_slots": 1, "reduce_slots": 0}]
-
-
-def workload(nodes: list[dict[str, Any]], jobs: list[dict[str, Any]], **extra: Any) -> WorkloadInstance:
-    return WorkloadInstance.from_dict(
-        {"kind": "workload", "schema_version": 1, "cluster": {"nodes": nodes}, "jobs": jobs, **extra}
-    )
-
-
-def map_job(jid: str, count: int, duration: float, submit: float = 0.0, **fields: Any) -> dict[str, Any]:
-    task: dict[str, Any] = {"duration": duration, "count": count}
-    if "replicas" in fields:
-        task["replicas"] = fields.pop("replicas")
-    return {"id": jid, "submit_time": submit, "stages": [{"type": "map", "tasks": [task]}], **fields}
 
 
 def run(w: WorkloadInstance, params: dict[str, Any] | None = None) -> Recorder:
@@ -46,15 +35,6 @@ def busy(rec: Recorder, t: float, column: str) -> dict[str, int]:
         if start <= t < end:
             out[of[jid]] = out.get(of[jid], 0) + 1
     return out
-
-
-def starts(rec: Recorder, jid: str) -> list[tuple[float, str, str | None]]:
-    tasks = rec.tasks_columns()
-    return sorted(
-        (float(s), n, loc)
-        for j, s, n, loc in zip(tasks["job_id"], tasks["start"], tasks["node"], tasks["locality"], strict=True)
-        if j == jid
-    )
 
 
 @pytest.mark.parametrize(

@@ -7,8 +7,6 @@ i/n of the interval plus whole intervals, while it has a free slot and work is p
 
 from __future__ import annotations
 
-from typing import Any
-
 import pytest
 
 from mropt.model.workload import WorkloadInstance
@@ -16,31 +14,11 @@ from mropt.sim.engine import Simulation
 from mropt.sim.policy import make_policy
 from mropt.sim.recorder import Recorder
 
-
-def workload(nodes: list[dict[str, Any]], jobs: list[dict[str, Any]], **extra: Any) -> WorkloadInstance:
-    return WorkloadInstance.from_dict(
-        {"kind": "workload", "schema_version": 1, "cluster": {"nodes": nodes}, "jobs": jobs, **extra}
-    )
-
-
-def map_job(jid: str, count: int, duration: float, submit: float = 0.0, **fields: Any) -> dict[str, Any]:
-    task: dict[str, Any] = {"duration": duration, "count": count}
-    if "replicas" in fields:
-        task["replicas"] = fields.pop("replicas")
-    return {"id": jid, "submit_time": submit, "stages": [{"type": "map", "tasks": [task]}], **fields}
+from sim_helpers import map_job, starts, workload
 
 
 def run(w: WorkloadInstance, policy: str = "fifo") -> Recorder:
     return Simulation(w, make_policy(policy, {})).run()
-
-
-def starts(rec: Recorder, jid: str) -> list[tuple[float, str, str | None]]:
-    tasks = rec.tasks_columns()
-    return sorted(
-        (float(s), n, loc)
-        for j, s, n, loc in zip(tasks["job_id"], tasks["start"], tasks["node"], tasks["locality"], strict=True)
-        if j == jid
-    )
 
 
 def test_priority_then_submit_order() -> None:
