@@ -75,3 +75,25 @@ def starts(rec: Recorder, jid: str) -> list[tuple[float, str, str | None]]:
         for j, s, n, loc in zip(tasks["job_id"], tasks["start"], tasks["node"], tasks["locality"], strict=True)
         if j == jid
     )
+
+
+#: a two-job workload of hand-checkable times (FIFO, event mode: j1's maps end at 10, its
+#: reduce at 15; j2 ends at 20, late against its deadline 12)
+TINY: dict[str, Any] = {
+    "kind": "workload",
+    "schema_version": 1,
+    "name": "tiny",
+    "cluster": {"nodes": [{"id": "n0", "map_slots": 2, "reduce_slots": 1}]},
+    "jobs": [
+        {
+            "id": "j1",
+            "deadline": 20,
+            "benefit": 100,
+            "stages": [
+                {"type": "map", "tasks": [{"duration": 10, "count": 2}]},
+                {"type": "reduce", "tasks": [{"duration": 5}]},
+            ],
+        },
+        {"id": "j2", "deadline": 12, "benefit": 50, "stages": [{"type": "map", "tasks": [{"duration": 10}]}]},
+    ],
+}

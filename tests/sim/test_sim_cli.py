@@ -17,6 +17,8 @@ import pytest
 
 from mropt.cli.main import main
 
+from sim_helpers import TINY
+
 
 class Result:
     """What ``mropt ARGV`` printed and returned (run in this process)."""
@@ -34,26 +36,6 @@ def run_cli(capsys):
         return Result(code, out, err)
 
     return run
-
-
-TINY = {
-    "kind": "workload",
-    "schema_version": 1,
-    "name": "tiny",
-    "cluster": {"nodes": [{"id": "n0", "map_slots": 2, "reduce_slots": 1}]},
-    "jobs": [
-        {
-            "id": "j1",
-            "deadline": 20,
-            "benefit": 100,
-            "stages": [
-                {"type": "map", "tasks": [{"duration": 10, "count": 2}]},
-                {"type": "reduce", "tasks": [{"duration": 5}]},
-            ],
-        },
-        {"id": "j2", "deadline": 12, "benefit": 50, "stages": [{"type": "map", "tasks": [{"duration": 10}]}]},
-    ],
-}
 
 
 @pytest.fixture

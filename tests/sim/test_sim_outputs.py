@@ -12,6 +12,8 @@ from mropt.model.workload import WorkloadInstance
 from mropt.sim.outputs import FILES, is_simulation_folder
 from mropt.sim.run import simulate
 
+from sim_helpers import TINY
+
 
 class Result:
     """What ``mropt ARGV`` printed and returned (run in this process)."""
@@ -33,30 +35,11 @@ def run_cli(capsys):
 
 JOB_COLUMNS = {"job_id", "submit_time", "accepted", "map_end", "finish", "deadline", "on_time", "benefit"}
 
-WORKLOAD = {
-    "kind": "workload",
-    "schema_version": 1,
-    "name": "tiny",
-    "cluster": {"nodes": [{"id": "n0", "map_slots": 2, "reduce_slots": 1}]},
-    "jobs": [
-        {
-            "id": "j1",
-            "deadline": 20,
-            "benefit": 100,
-            "stages": [
-                {"type": "map", "tasks": [{"duration": 10, "count": 2}]},
-                {"type": "reduce", "tasks": [{"duration": 5}]},
-            ],
-        },
-        {"id": "j2", "deadline": 12, "benefit": 50, "stages": [{"type": "map", "tasks": [{"duration": 10}]}]},
-    ],
-}
-
 
 @pytest.fixture
 def tiny(tmp_path):
     path = tmp_path / "tiny.json"
-    path.write_text(json.dumps(WORKLOAD))
+    path.write_text(json.dumps(TINY))
     return path
 
 
@@ -130,7 +113,7 @@ def test_gantt_lanes_pack_attempts_on_the_lowest_free_slot():
 def test_simulate_api_refuses_bad_input_in_one_line():
     from mropt.model.errors import InputError
 
-    w = WorkloadInstance.from_dict(WORKLOAD)
+    w = WorkloadInstance.from_dict(TINY)
     with pytest.raises(InputError, match="mode must be one of"):
         simulate(w, "fifo", mode="poll")
     with pytest.raises(InputError, match="seed must be"):
