@@ -376,9 +376,9 @@ def generate_mpsa_workload(seed: int, params: WorkloadParams) -> WorkloadInstanc
     submits = [round(float(t), 1) for t in np.cumsum(gaps)]
     names = list(MPSA_PATTERNS)
     patterns = [names[k % 3] for k in range(jobs_n)]
-    np.random.default_rng([seed, 1]).shuffle(patterns)  # type: ignore[arg-type]
+    np.random.default_rng([seed, 1]).shuffle(patterns)
     classes = [k % 3 for k in range(jobs_n)]
-    np.random.default_rng([seed, 2]).shuffle(classes)  # type: ignore[arg-type]
+    np.random.default_rng([seed, 2]).shuffle(classes)
     reduce_tasks = params.reduce_tasks or total_reduce
     reduce_time = params.reduce_work / reduce_tasks
     jobs: list[WorkloadJob] = []

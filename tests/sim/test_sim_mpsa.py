@@ -6,7 +6,6 @@ import math
 
 import numpy as np
 import pytest
-from sim_helpers import mr_job, run, workload
 
 from mropt.instances.workload_gen import generate_workload
 from mropt.model.workload import Stage, TaskGroup, WorkloadInstance, WorkloadJob
@@ -15,6 +14,8 @@ from mropt.sim.engine import Simulation
 from mropt.sim.policies.mpsa import Mpsa, algorithm2_order, hunger_degree, shared_left
 from mropt.sim.policy import make_policy
 from mropt.sim.verify import verify_simulation
+
+from sim_helpers import mr_job, run, workload
 
 
 def test_hunger_degree_is_eqs_19_20() -> None:

@@ -288,10 +288,7 @@ class Mpsa(Policy):
                 for j in self.members[q]:
                     if jobs[j].runnable[MAP] and sim.launch(j, node, MAP, self.level) >= 0:
                         return True
-        for j in self.members[order[0]]:  # else the hungriest queue, any task
-            if jobs[j].runnable[stype] and sim.launch(j, node, stype, ANY) >= 0:
-                return True
-        return False
+        return any(jobs[j].runnable[stype] and sim.launch(j, node, stype, ANY) >= 0 for j in self.members[order[0]])
 
     def assign(self, node: int) -> None:
         sim = self.sim
