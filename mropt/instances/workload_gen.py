@@ -60,7 +60,16 @@ import numpy as np
 from mropt.instances.admission_gen import PAPER_JOB_TYPES, JobType
 from mropt.instances.params import check_counts, check_types
 from mropt.model.errors import InputError
-from mropt.model.workload import NodeSpec, Placement, Stage, TaskGroup, WorkloadInstance, WorkloadJob
+from mropt.model.workload import (
+    NodeSpec,
+    Placement,
+    PoolSpec,
+    QueueSpec,
+    Stage,
+    TaskGroup,
+    WorkloadInstance,
+    WorkloadJob,
+)
 
 MODEL_NAME = "amb-workload"
 MODEL_VERSION = 1
@@ -106,6 +115,21 @@ class WorkloadParams:
     task_time_jitter: float = field(
         default=0.2, metadata={"help": "task times vary by +/- this fraction (default {default})"}
     )
+    arrival_rate: float = field(
+        default=0.3, metadata={"help": "mpsa preset: Poisson arrivals, jobs per minute (default {default})"}
+    )
+    map_tasks: int = field(default=100, metadata={"help": "mpsa preset: map tasks per map stage (default {default})"})
+    map_task_time: float = field(
+        default=60.0, metadata={"help": "mpsa preset: SleepJob map task time in s (default {default})"}
+    )
+    reduce_work: float = field(
+        default=3000.0,
+        metadata={"help": "mpsa preset: slot-seconds of one reduce stage (Table 2: 50 min; default {default})"},
+    )
+    reduce_tasks: int = field(
+        default=0,
+        metadata={"help": "mpsa preset: reduce tasks per reduce stage; 0 = the cluster's reduce slots (default)"},
+    )
     mix: Mapping[str, float] = field(
         default_factory=lambda: {t: 1.0 for t in PAPER_JOB_TYPES},
         metadata={"help": "job type weights, e.g. wordcount=1,grep=2 (default equal thirds)"},
@@ -146,6 +170,15 @@ class WorkloadParams:
             raise bad("benefit_min", f"must be in [0, benefit_max = {self.benefit_max}]")
         if not 0 <= self.alpha <= 1:
             raise bad("alpha", "must be in [0, 1]")
+        if not (math.isfinite(self.arrival_rate) and 0 < self.arrival_rate <= 1e6):
+            raise bad("arrival_rate", "must be in (0, 1e6]")
+        if not 1 <= self.map_tasks <= 100_000:
+            raise bad("map_tasks", "must be in [1, 100000]")
+        if not 0 <= self.reduce_tasks <= 100_000:
+            raise bad("reduce_tasks", "must be in [0, 100000]")
+        for name in ("map_task_time", "reduce_work"):
+            if not (math.isfinite(getattr(self, name)) and 0 < getattr(self, name) <= 1e9):
+                raise bad(name, "must be in (0, 1e9]")
         if not 0 <= self.task_time_jitter < 1:
             raise bad("task_time_jitter", "must be in [0, 1)")
         unknown = sorted(set(self.mix) - set(self.job_types))
@@ -174,6 +207,8 @@ class WorkloadParams:
 PRESETS: Mapping[str, Mapping[str, Any]] = {
     "amb-static": {},
     "amb-dynamic": {"jobs": 60, "mean_deadline": 500.0, "deadline_spread": 0.2, "mean_interarrival": 60.0},
+    # MPSA paper sec. 5 and Table 2 (generate_mpsa below)
+    "mpsa": {"jobs": 150, "nodes": 25, "map_slots_per_node": 4, "reduce_slots_per_node": 2, "rack_size": 25},
 }
 
 
@@ -239,6 +274,8 @@ def generate_workload(
             raise InputError(f"{WHO}: unknown preset {preset!r} (known: {', '.join(PRESETS)})")
         params = replace(params, **overrides) if overrides else params
     params.check()
+    if preset == "mpsa":
+        return generate_mpsa_workload(seed, params)
 
     type_names = [name for name in params.job_types if params.mix.get(name, 0) > 0]
     weights = np.array([params.mix[name] for name in type_names], dtype=float)
@@ -292,3 +329,104 @@ def generate_amb_static(seed: int = 0, **overrides: Any) -> WorkloadInstance:
 def generate_amb_dynamic(seed: int = 0, **overrides: Any) -> WorkloadInstance:
     """The ``amb-dynamic`` preset as ``generate(seed, **params)`` (the harness's generator signature)."""
     return generate_workload("amb-dynamic", seed, **overrides)
+
+
+# -- the MPSA preset (MPSA paper 004, sec. 5, Tables 1-2) ----------------------------------------
+
+#: MPSA Table 2: the sojourn deadlines T1, T2, T3 in s, most urgent first; the queue names
+MPSA_DEADLINES = (600.0, 1200.0, 2400.0)
+MPSA_QUEUES = ("T1", "T2", "T3")
+#: the three applications of sec. 5: stage types in order
+MPSA_PATTERNS: Mapping[str, tuple[str, ...]] = {
+    "simple": ("map", "reduce"),
+    "iterative": ("map", "reduce") * 3,
+    "chain": ("map", "map", "reduce", "map"),
+}
+
+
+def generate_mpsa_workload(seed: int, params: WorkloadParams) -> WorkloadInstance:
+    """The ``mpsa`` preset: the MPSA paper's experiment (sec. 5, Tables 1-2) as a workload.
+
+    * **Arrivals**: a Poisson process of ``arrival_rate`` jobs per minute, the first job one
+      exponential gap after time 0, gaps from ``numpy.random.default_rng([seed, 0])``, times
+      rounded to 0.1 s.
+    * **Patterns** (sec. 5): simple (map, reduce), iterative (map -> reduce three times), chain
+      (map1 -> map2 -> reduce -> map3), in equal thirds: the list simple, iterative, chain
+      repeated (the first ``jobs mod 3`` patterns get one job more) shuffled by
+      ``default_rng([seed, 1])``. **Priorities**: likewise thirds, shuffled by ``default_rng([seed,
+      2])``: queue T1 (priority 3, deadline 10 min), T2 (2, 20 min), T3 (1, 40 min), Table 2;
+      the deadline is submit + T_i.
+    * **Tasks** (SleepJob, sec. 5): every map stage has ``map_tasks`` (Table 2: 100) tasks of
+      ``map_task_time`` (1 min); every reduce stage does ``reduce_work`` slot-seconds (Table 2:
+      50 min) as ``reduce_tasks`` tasks of reduce_work / reduce_tasks each; 0 tasks (default)
+      means one per reduce slot of the cluster, the paper's "reduce task time = the job's reduce
+      workload / the number of reduce slots" (50 tasks of 1 min). No input replicas (SleepJob
+      reads none) unless ``replicas`` > 0.
+    * **Cluster**: ``nodes`` (25) x ``map_slots_per_node`` (4) + ``reduce_slots_per_node`` (2)
+      slots, in one rack by default (``rack_size`` 25).
+    * **Baselines' configuration** (sec. 5, Figs 8-9): three Fair Scheduler pools T1-T3 of equal
+      weight with FIFO inside (``mode`` fifo) and minimum shares of a third of the slots (floor),
+      and three Capacity Scheduler queues of 100/3 % each; a job's pool and queue are its
+      priority's name.
+    """
+    jobs_n = params.jobs
+    total_map = params.nodes * params.map_slots_per_node
+    total_reduce = params.nodes * params.reduce_slots_per_node
+    gaps = np.random.default_rng([seed, 0]).exponential(60.0 / params.arrival_rate, size=jobs_n)
+    submits = [round(float(t), 1) for t in np.cumsum(gaps)]
+    names = list(MPSA_PATTERNS)
+    patterns = [names[k % 3] for k in range(jobs_n)]
+    np.random.default_rng([seed, 1]).shuffle(patterns)
+    classes = [k % 3 for k in range(jobs_n)]
+    np.random.default_rng([seed, 2]).shuffle(classes)
+    reduce_tasks = params.reduce_tasks or total_reduce
+    reduce_time = params.reduce_work / reduce_tasks
+    jobs: list[WorkloadJob] = []
+    for k in range(jobs_n):
+        pattern, c = patterns[k], int(classes[k])
+        stages = tuple(
+            Stage(
+                t,
+                (
+                    TaskGroup(duration=params.map_task_time, count=params.map_tasks)
+                    if t == "map"
+                    else TaskGroup(duration=reduce_time, count=reduce_tasks),
+                ),
+            )
+            for t in MPSA_PATTERNS[pattern]
+        )
+        name = MPSA_QUEUES[c]
+        jobs.append(
+            WorkloadJob(
+                id=f"j{k + 1}",
+                stages=stages,
+                submit_time=submits[k],
+                user=name,
+                pool=name,
+                queue=name,
+                priority=3 - c,
+                deadline=round(submits[k] + MPSA_DEADLINES[c], 1),
+                extra={"pattern": pattern},
+            )
+        )
+    pools = tuple(
+        PoolSpec(id=q, min_maps=total_map // 3, min_reduces=total_reduce // 3, mode="fifo") for q in MPSA_QUEUES
+    )
+    queues = tuple(QueueSpec(id=q, capacity=100.0 / 3) for q in MPSA_QUEUES)
+    record = {"model": MODEL_NAME, "model_version": MODEL_VERSION, "preset": "mpsa", "seed": seed}
+    record["params"] = params.record()
+    return WorkloadInstance(
+        nodes=rack_nodes(params.nodes, params.rack_size, params.map_slots_per_node, params.reduce_slots_per_node),
+        jobs=tuple(jobs),
+        placement=Placement(params.replicas, seed) if params.replicas > 0 else None,
+        alpha=params.alpha,
+        pools=pools,
+        queues=queues,
+        name=f"mpsa-n{jobs_n}-r{params.arrival_rate:g}-s{seed}",
+        meta={"generator": record},
+    )
+
+
+def generate_mpsa(seed: int = 0, **overrides: Any) -> WorkloadInstance:
+    """The ``mpsa`` preset as ``generate(seed, **params)`` (the harness's generator signature)."""
+    return generate_workload("mpsa", seed, **overrides)

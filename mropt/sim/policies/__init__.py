@@ -11,4 +11,5 @@ from mropt.sim.policies import seq  # noqa: F401
 from mropt.sim.policies import amb  # noqa: F401
 from mropt.sim.policies import dc  # noqa: F401
 from mropt.sim.policies import minedf  # noqa: F401
+from mropt.sim.policies import mpsa  # noqa: F401
 # isort: on
