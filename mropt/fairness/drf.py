@@ -91,6 +91,21 @@ class FillingResult:
     timed_out: bool = False
 
 
+def share_key(
+    share: float, dominant_demand: float, index: int, tie_break: str = "largest-demand"
+) -> tuple[float, float, int]:
+    """The heap key of a user in progressive filling: smallest weighted share first (sec. 3.1).
+
+    Shares are compared rounded to 12 significant digits (so 2/3 and 2/3 tie); ties go by
+    ``tie_break``: ``"largest-demand"`` (the user whose next task has the larger dominant
+    share first: Table 1's order B, A, A, B, A) or ``"index"`` (``index`` alone). Shared with
+    the simulator's ``drf``/``ddrf`` policies (:mod:`mropt.sim.policies.drf`).
+    """
+    if tie_break == "largest-demand":
+        return (significant(share), -significant(dominant_demand), index)
+    return (significant(share), 0.0, index)
+
+
 def _check(mode: str, tie_break: str, placement: str) -> None:
     if mode not in MODES:
         raise InputError(f"drf: parameter 'mode' must be one of {', '.join(MODES)}, got {mode!r}")
@@ -139,10 +154,7 @@ def progressive_filling(
     where = LocalityMap(instance) if with_nodes and locality else None
     result = FillingResult(tasks=tasks, order=[], used=used, per_node=per_node)
 
-    def tie(i: int) -> tuple[float, int]:
-        return (-significant(dom[i]), i) if tie_break == "largest-demand" else (0.0, i)
-
-    heap = [(0.0, *tie(i)) for i in range(n) if caps[i] > 0]
+    heap = [share_key(0.0, dom[i], i, tie_break) for i in range(n) if caps[i] > 0]
     heapq.heapify(heap)
     while heap:
         if end is not None and result.decisions % CLOCK_EVERY == 0 and time.perf_counter() >= end:
@@ -176,7 +188,7 @@ def progressive_filling(
             result.nodes_used.append(node)
             result.levels[level] += 1
         if tasks[i] < caps[i]:
-            heapq.heappush(heap, (significant(tasks[i] * step[i]), *tie(i)))
+            heapq.heappush(heap, share_key(tasks[i] * step[i], dom[i], i, tie_break))
     return result
 
 

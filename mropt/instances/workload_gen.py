@@ -1,6 +1,7 @@
 """Generator of workloads (``kind`` ``workload``) for the AMB paper's experiments on the cluster.
 
-Two presets, the AMB paper's job sets (000_*.txt, Table 2 and sec. 5):
+Presets: two of the AMB paper's job sets (000_*.txt, Table 2 and sec. 5), ``mpsa`` and ``ddrf``
+(below):
 
 * ``amb-static`` (sec. 5.1, Figures 7-9): N = 30 jobs submitted at time 0; sizes uniform in
   [0.5 L, 1.5 L] 64 MB splits with L = 150; deadlines ``U[0.5 D, 1.5 D]`` after submit
@@ -43,6 +44,27 @@ writes ``placement`` ``{replicas, seed}`` so the simulator places the map inputs
 default policy, :mod:`mropt.sim.placement`). Timing, faults, pools and queues are the
 workload defaults (Mumak's factors, no stragglers, no slow-start, one pool per user, every
 job the user ``default``).
+
+**The ddrf preset** (DDRF paper 001_*.txt, sec. 3.2.2 and 4.2: the locality setting of
+issue 16, item 2). ``jobs`` (200) map-only jobs of N = ``tasks_per_job`` (20) tasks; task
+times ``T x U[1 - j, 1 + j]`` with T = ``map_task_time`` (60 s) and j = ``task_time_jitter``
+(0.2; the paper's tasks all last T; the jitter keeps completions, hence freed places, from
+falling in waves); R = ``replicas`` (3) input replicas per task, placed by the simulator
+with HDFS's default policy, seeded (``placement`` ``{replicas, seed}``,
+:mod:`mropt.sim.placement`); M = ``nodes`` (100; the paper's 100 to 1,000) nodes of
+``<4 cpu, 8 mem>`` (no slots) in racks of ``rack_size`` = 20 (the paper's G; its value is
+not printed, 20 is a common rack of 1 GbE top-of-rack switches). Job k belongs to user
+``u<(k-1) mod users + 1>`` (``users`` = 10); odd users' tasks need ``<1 cpu, 1 mem>``
+(CPU-dominant), even users' ``<0.5 cpu, 2 mem>`` (memory-dominant): either kind fills a
+node with 4 tasks (L = 4 places per node), so DRF has two dominant resources to balance.
+Submit times are uniform over ``[0, jobs x gap)`` (as above) with ``gap = N T / (load x M
+L)``: an offered load of ``load`` (0.95) of the M L places. The paper's model (sec. 3.2.2)
+has a slot freeing every T / S, each freed slot one chance of locality for the waiting job;
+a busy cluster (5% of its places free on average at load 0.95) frees them one at a time at
+random nodes, as the model assumes. (Table 2's p = 0.05 is the model's *preferred
+fraction* ``p_i = |P_i| / M``, the share of nodes holding the job's input: here
+``1 - (1 - K / M)^R`` with K tasks left, e.g. 0.05 for K = 17 on M = 1,000 nodes.) The
+other fields (deadlines, benefits, job types) are unused.
 
 Same preset, parameters and seed: the same workload, and the same JSON byte for byte. The
 file records the model, the preset, the parameters and the seed under ``generator``.
@@ -120,7 +142,10 @@ class WorkloadParams:
     )
     map_tasks: int = field(default=100, metadata={"help": "mpsa preset: map tasks per map stage (default {default})"})
     map_task_time: float = field(
-        default=60.0, metadata={"help": "mpsa preset: SleepJob map task time in s (default {default})"}
+        default=60.0,
+        metadata={
+            "help": "mpsa preset: SleepJob map task time in s; ddrf preset: T, mean task time (default {default})"
+        },
     )
     reduce_work: float = field(
         default=3000.0,
@@ -129,6 +154,16 @@ class WorkloadParams:
     reduce_tasks: int = field(
         default=0,
         metadata={"help": "mpsa preset: reduce tasks per reduce stage; 0 = the cluster's reduce slots (default)"},
+    )
+    tasks_per_job: int = field(default=20, metadata={"help": "ddrf preset: N, map tasks per job (default {default})"})
+    load: float = field(
+        default=0.95,
+        metadata={
+            "help": "ddrf preset: offered load, the busy fraction of the cluster's task places (default {default})"
+        },
+    )
+    users: int = field(
+        default=10, metadata={"help": "ddrf preset: DRF users, jobs assigned in turn (default {default})"}
     )
     mix: Mapping[str, float] = field(
         default_factory=lambda: {t: 1.0 for t in PAPER_JOB_TYPES},
@@ -150,10 +185,20 @@ class WorkloadParams:
             return InputError(f"{WHO}: parameter '{name}' {rule}, got {getattr(self, name)!r}")
 
         check_types(self, WHO)
-        for name in ("jobs", "nodes", "map_slots_per_node", "reduce_slots_per_node", "rack_size"):
+        for name in (
+            "jobs",
+            "nodes",
+            "map_slots_per_node",
+            "reduce_slots_per_node",
+            "rack_size",
+            "tasks_per_job",
+            "users",
+        ):
             if getattr(self, name) < 1:
                 raise bad(name, "must be >= 1")
-        check_counts(self, ("jobs", "nodes"), WHO)
+        check_counts(self, ("jobs", "nodes", "tasks_per_job", "users"), WHO)
+        if not (math.isfinite(self.load) and 0 < self.load <= 10):
+            raise bad("load", "must be in (0, 10]")
         for name in ("map_slots_per_node", "reduce_slots_per_node"):
             if getattr(self, name) > 1000:
                 raise bad(name, "must be <= 1000")
@@ -209,7 +254,13 @@ PRESETS: Mapping[str, Mapping[str, Any]] = {
     "amb-dynamic": {"jobs": 60, "mean_deadline": 500.0, "deadline_spread": 0.2, "mean_interarrival": 60.0},
     # MPSA paper sec. 5 and Table 2 (generate_mpsa below)
     "mpsa": {"jobs": 150, "nodes": 25, "map_slots_per_node": 4, "reduce_slots_per_node": 2, "rack_size": 25},
+    "ddrf": {"jobs": 200, "nodes": 100, "replicas": 3, "rack_size": 20},
 }
+
+#: the ddrf preset's node (4 task places of either kind) and its two task demands (module docstring)
+DDRF_NODE = {"cpu": 4.0, "mem": 8.0}
+DDRF_DEMANDS = ({"cpu": 1.0, "mem": 1.0}, {"cpu": 0.5, "mem": 2.0})
+DDRF_PLACES = 4
 
 
 def preset_params(preset: str, **overrides: Any) -> WorkloadParams:
@@ -276,6 +327,8 @@ def generate_workload(
     params.check()
     if preset == "mpsa":
         return generate_mpsa_workload(seed, params)
+    if preset == "ddrf":
+        return _generate_ddrf(seed, params)
 
     type_names = [name for name in params.job_types if params.mix.get(name, 0) > 0]
     weights = np.array([params.mix[name] for name in type_names], dtype=float)
@@ -430,3 +483,40 @@ def generate_mpsa_workload(seed: int, params: WorkloadParams) -> WorkloadInstanc
 def generate_mpsa(seed: int = 0, **overrides: Any) -> WorkloadInstance:
     """The ``mpsa`` preset as ``generate(seed, **params)`` (the harness's generator signature)."""
     return generate_workload("mpsa", seed, **overrides)
+
+
+def _generate_ddrf(seed: int, params: WorkloadParams) -> WorkloadInstance:
+    """The ``ddrf`` preset: the DDRF paper's locality setting (module docstring)."""
+    n_tasks, t = params.tasks_per_job, params.map_task_time
+    gap = n_tasks * t / (params.load * params.nodes * DDRF_PLACES)
+    submits = _submit_times(seed, replace(params, mean_interarrival=gap))
+    jobs: list[WorkloadJob] = []
+    for k in range(1, params.jobs + 1):
+        rng = np.random.default_rng([seed, k])
+        times = rng.uniform(1 - params.task_time_jitter, 1 + params.task_time_jitter, size=n_tasks) * t
+        user = (k - 1) % params.users
+        demand = DDRF_DEMANDS[user % 2]
+        groups = tuple(TaskGroup(duration=max(0.1, round(float(x), 1)), demand=dict(demand)) for x in times)
+        jobs.append(
+            WorkloadJob(id=f"j{k}", stages=(Stage("map", groups),), submit_time=submits[k - 1], user=f"u{user + 1}")
+        )
+    nodes = []
+    for i, first in enumerate(range(0, params.nodes, params.rack_size)):
+        count = min(params.rack_size, params.nodes - first)
+        nodes.append(NodeSpec(id=f"r{i}", rack=f"rack{i}", resources=dict(DDRF_NODE), count=count))
+    record = {"model": MODEL_NAME, "model_version": MODEL_VERSION, "preset": "ddrf", "seed": seed}
+    record["params"] = params.record()
+    name = f"ddrf-M{params.nodes}-N{n_tasks}-R{params.replicas}-n{params.jobs}-s{seed}"
+    return WorkloadInstance(
+        nodes=tuple(nodes),
+        jobs=tuple(jobs),
+        placement=Placement(params.replicas, seed) if params.replicas > 0 else None,
+        alpha=params.alpha,
+        name=name,
+        meta={"generator": record},
+    )
+
+
+def generate_ddrf(seed: int = 0, **overrides: Any) -> WorkloadInstance:
+    """The ``ddrf`` preset as ``generate(seed, **params)`` (the harness's generator signature)."""
+    return generate_workload("ddrf", seed, **overrides)

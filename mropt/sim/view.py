@@ -37,6 +37,10 @@ class AttemptView(Protocol):
     def level(self) -> int: ...
     @property
     def speculative(self) -> bool: ...
+    @property
+    def demand(self) -> tuple[float, ...] | None:
+        """The resources it holds, in ``SimView.resources`` order (None: slots only)."""
+        ...
 
 
 class SimView(Protocol):

@@ -12,4 +12,5 @@ from mropt.sim.policies import amb  # noqa: F401
 from mropt.sim.policies import dc  # noqa: F401
 from mropt.sim.policies import minedf  # noqa: F401
 from mropt.sim.policies import mpsa  # noqa: F401
+from mropt.sim.policies import drf  # noqa: F401
 # isort: on

@@ -1,0 +1,329 @@
+"""DRF, DDRF and single-level delay scheduling as cluster policies (DDRF paper, 001_*.txt).
+
+**Who is a DRF user.** The paper's sec. 3.1 orders *users* by their dominant share; its
+sec. 4.1 listing keeps the skip count per *job*. Here the DRF user is the job's ``user``
+field (jobs without one share the workload's default user): users are ordered by their
+dominant share ``s_i = max_j u_ij / r_j`` (``u_ij``: resource j held by the running
+attempts of user i's jobs; ``r_j``: the cluster's total of resource j over all nodes, as
+the listing's ``R``), unweighted (w = 1). Inside a user, its active jobs are offered in
+arrival order. Each job keeps its own skip count, as in the listing.
+
+**Resources.** The vector is the workload's node resources (``cpu``, ``mem``, ...; a task's
+``demand``, missing entries 0) followed, when the nodes give slots, by one map-slot and one
+reduce-slot resource (a task holds one slot of its type). A workload of slots only is thus
+DRF over the two slot types.
+
+**The decision core** is :func:`mropt.fairness.drf.share_key`, the heap key of progressive
+filling (sec. 3.1): users sit in a binary heap keyed by (share rounded to 12 significant
+digits, larger dominant demand of the next task first, user index); entries are
+invalidated lazily by a version number when a share changes. The tie-break
+``largest-demand`` gives Table 1's order B, A, A, B, A.
+
+**Offers (event mode).** The policy runs in the engine's ``event`` mode: a node is offered
+when capacity frees on it (a completion) or when new work appears (every node). An offer of
+node n goes to the users in increasing dominant share; a job is *offered* the node only if
+its next task fits the node's free capacity (``sim.fits``; a node too full for the job is no
+offer and no skip). The job then launches a task at the locality level its skip count
+allows, or *declines*: its skip count grows by one. One call offers a node to a job at most
+once (Hadoop's ``FairScheduler`` likewise counts a job's skip at most once per heartbeat);
+after each launch the order is recomputed (the launching user's share grew) and the node is
+offered again while it has room. This is the paper's model (sec. 3.2.2: a slot frees every
+T/S, and each freed slot is one chance for the job). When a job declines and nothing is
+running (no completion would ever offer a node again), the policy asks to be woken one
+heartbeat interval later, so waiting jobs are re-offered the idle nodes, as Hadoop's
+heartbeats would (a ``check`` timer at the same instant looks at the cluster once the pass
+is over; the engine's pass after it is muted).
+
+**DDRF** (sec. 4.1; params ``e1`` <= ``e2``): node-local only while the job's skip count is
+below E1, rack-local (or better) while E1 <= skips < E2, any node once skips >= E2; the
+count goes back to 0 at every launch, local or not ("每当任务启动后(无论是否满足本地化计算)都将
+作业的延迟置为 0"). The listing increments the count a second time inside the rack-local
+branch; the issue's rule (one increment per declined offer) is used instead, so E1 and E2
+count offers. E1 = E2 = 0 is plain DRF. Tasks without input replicas (reduces) are local
+everywhere and never cause a skip.
+
+**delay** (Zaharia et al., EuroSys 2010, Algorithm 1, "skip count" form; param ``d``): the
+same DRF order, one wait: node-local only until the job has been skipped D times, then any
+node. As in Zaharia's algorithm the count resets only at a node-local launch (a job past
+its wait goes on launching non-local tasks until it gets a local one).
+
+**drf**: DRF without delay (every launch at any level, node-local tasks first, as
+``sim.launch`` picks the best task for the node).
+"""
+
+from __future__ import annotations
+
+import heapq
+from typing import Any
+
+from mropt.fairness.drf import share_key
+from mropt.model.errors import InputError
+from mropt.registry import Param
+from mropt.sim.policy import ACCEPT, EVENT, Admission, Policy, register_policy
+from mropt.sim.state import ANY, MAP, NODE, RACK, REDUCE
+from mropt.sim.view import AttemptView, SimView
+
+_EPS = 1e-9
+#: outcomes of an offer of a node to a job
+_LAUNCHED, _DECLINED, _NO_FIT = 0, 1, 2
+
+
+class _DrfBase(Policy):
+    """DRF ordering of users by dominant share; subclasses choose the locality of a launch."""
+
+    mode = EVENT
+    tie_break = "largest-demand"
+
+    def __init__(self, **params: Any) -> None:
+        super().__init__(**params)
+        #: set to a list to record (time, job id, node, what) per offer: "skip", or the
+        #: locality of the launch ("node", "rack", "any"; "none" without replicas)
+        self.trace: list[tuple[float, str, int, str]] | None = None
+
+    def start(self, sim: SimView) -> None:
+        super().start(sim)
+        self._slots = sim.workload.uses_slots
+        n_res = len(sim.resources)
+        totals = [sum(free[k] for free in sim.free_resources) for k in range(n_res)]
+        if self._slots:
+            totals += [float(sum(sim.slots[MAP])), float(sum(sim.slots[REDUCE]))]
+        self._n_res = n_res
+        self._totals = totals
+        # the smallest demand of any task, per node resource: a node below it fits nothing
+        lows = [float("inf")] * n_res
+        for j in sim.jobs:
+            for st in j.stages:
+                for d in st.demands:
+                    for k in range(n_res):
+                        lows[k] = min(lows[k], d[k] if d is not None else 0.0)
+        self._low = [x if x != float("inf") else 0.0 for x in lows]
+        self._user_index: dict[str, int] = {}
+        self._users: list[str] = []
+        self._use: list[list[float]] = []
+        self._share: list[float] = []
+        self._ver: list[int] = []
+        self._jobs_of: list[list[int]] = []
+        self._heap: list[tuple[float, float, int, int]] = []
+        self.skips: dict[int, int] = {}
+        self._timer = False  # a reoffer is pending
+        self._check = False  # a check is pending
+        self._mute = -1.0  # the instant whose pass follows a check: offers nothing
+
+    # -- shares ---------------------------------------------------------------------------
+    def _vector(self, demand: tuple[float, ...] | None, stype: int) -> list[float]:
+        vec = list(demand) if demand is not None else [0.0] * self._n_res
+        if self._slots:
+            vec += [1.0, 0.0] if stype == MAP else [0.0, 1.0]
+        return vec
+
+    def _dominant(self, vec: list[float]) -> float:
+        return max((x / t for x, t in zip(vec, self._totals) if t > 0), default=0.0)
+
+    def _next_dominant(self, u: int) -> float:
+        """The dominant share of one task of the user's first job (the tie-break of Table 1)."""
+        for job in self._jobs_of[u]:
+            j = self.sim.jobs[job]
+            for stype in (MAP, REDUCE):
+                stage = j.launchable(stype, self.sim.slowstart)
+                if stage is not None:
+                    return self._dominant(self._vector(stage.demands[0], stype))
+        return 0.0
+
+    def _push(self, u: int) -> None:
+        self._ver[u] += 1
+        key = share_key(self._share[u], self._next_dominant(u), u, self.tie_break)
+        heapq.heappush(self._heap, (*key, self._ver[u]))
+
+    def _account(self, job: int, attempt: AttemptView, sign: float) -> None:
+        u = self._user_index[self.sim.jobs[job].user]
+        use = self._use[u]
+        for k, x in enumerate(self._vector(attempt.demand, attempt.type)):
+            use[k] += sign * x
+        self._share[u] = self._dominant(use)
+
+    # -- hooks ------------------------------------------------------------------------------
+    def on_arrival(self, job: int) -> Admission:
+        user = self.sim.jobs[job].user
+        u = self._user_index.get(user)
+        if u is None:
+            u = self._user_index[user] = len(self._users)
+            self._users.append(user)
+            self._use.append([0.0] * len(self._totals))
+            self._share.append(0.0)
+            self._ver.append(0)
+            self._jobs_of.append([])
+        self._jobs_of[u].append(job)
+        self.skips[job] = 0
+        self._push(u)
+        return ACCEPT
+
+    def on_job_end(self, job: int) -> None:
+        u = self._user_index[self.sim.jobs[job].user]
+        self._jobs_of[u].remove(job)
+        self.skips.pop(job, None)
+
+    def on_attempt_end(self, attempt: Any, outcome: str) -> None:
+        self._account(attempt.job, attempt, -1.0)
+        u = self._user_index[self.sim.jobs[attempt.job].user]
+        self._push(u)
+
+    def on_timer(self, tag: Any) -> None:
+        """``check`` (same instant, after the pass): if nothing runs, ask for ``reoffer`` a heartbeat later.
+
+        The engine offers every node after any timer; the pass right after ``check`` is muted
+        (nothing changed since the pass before it, which saw every node with work). After
+        ``reoffer`` the pass is real: idle nodes are offered again to the waiting jobs.
+        """
+        sim = self.sim
+        if tag == "check":
+            self._check = False
+            self._mute = sim.now
+            if sum(sim.busy) == 0 and not self._timer:
+                self._timer = True
+                sim.wake_at(sim.now + sim.heartbeat_interval, "reoffer")
+        elif tag == "reoffer":
+            self._timer = False
+
+    # -- locality rules (subclasses) ------------------------------------------------------------
+    def _level(self, job: int) -> int:
+        return ANY
+
+    def _after_launch(self, job: int, level: int) -> None:
+        self.skips[job] = 0
+
+    # -- offers ---------------------------------------------------------------------------------
+    def _offer(self, job: int, node: int) -> int:
+        sim = self.sim
+        j = sim.jobs[job]
+        wanted = False
+        for stype in (MAP, REDUCE):
+            if not j.runnable[stype] or not sim.fits(job, stype, node):
+                continue
+            aid = sim.launch(job, node, stype, self._level(job))
+            if aid >= 0:
+                attempt = sim.running[aid]
+                self._account(job, attempt, 1.0)
+                level = attempt.level
+                self._after_launch(job, level)
+                if self.trace is not None:
+                    self.trace.append((sim.now, j.id, node, _LEVEL.get(level, "none")))
+                return _LAUNCHED
+            wanted = True
+        if wanted:
+            self.skips[job] += 1
+            if self.trace is not None:
+                self.trace.append((sim.now, j.id, node, "skip"))
+            return _DECLINED
+        return _NO_FIT
+
+    def _room(self, node: int) -> bool:
+        sim = self.sim
+        if self._slots and not (sim.free[MAP][node] > 0 or sim.free[REDUCE][node] > 0):
+            return False
+        free = sim.free_resources[node]
+        return all(free[k] + _EPS >= low for k, low in enumerate(self._low))
+
+    def assign(self, node: int) -> None:
+        sim = self.sim
+        if sim.now == self._mute:
+            return
+        heap = self._heap
+        ver = self._ver
+        jobs = sim.jobs
+        done: set[int] = set()  # users offered this node in this call that launched nothing
+        offered: set[int] = set()  # jobs offered this node in this call that declined or did not fit
+        declined = False
+        while self._room(node):
+            popped: list[tuple[float, float, int, int]] = []
+            launched = False
+            while heap:
+                entry = heapq.heappop(heap)
+                u = entry[2]
+                if entry[3] != ver[u]:
+                    continue  # stale
+                popped.append(entry)
+                if u in done:
+                    continue
+                for job in list(self._jobs_of[u]):
+                    runnable = jobs[job].runnable
+                    if not (runnable[MAP] or runnable[REDUCE]) or job in offered:
+                        continue
+                    result = self._offer(job, node)
+                    if result == _LAUNCHED:
+                        launched = True
+                        break
+                    offered.add(job)
+                    declined = declined or result == _DECLINED
+                if launched:
+                    break
+                done.add(u)
+            for entry in popped:
+                heapq.heappush(heap, entry)
+            if not launched:
+                break
+            self._push(popped[-1][2])  # the launching user's new share
+        if declined and not self._check:
+            # after this instant's pass: is anything running? (see on_timer)
+            self._check = True
+            sim.wake_at(sim.now, "check")
+
+
+_LEVEL = {NODE: "node", RACK: "rack", ANY: "any"}
+
+
+def _int_param(name: str, value: Any) -> int:
+    if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+        raise InputError(f"policy parameter '{name}' must be an integer >= 0, got {value!r}")
+    return int(value)
+
+
+@register_policy(
+    "drf",
+    summary="Dominant Resource Fairness: users in increasing dominant share, no delay (DDRF paper sec. 3.1)",
+    source="DDRF paper sec. 3.1 (progressive filling, Table 1)",
+)
+class Drf(_DrfBase):
+    pass
+
+
+@register_policy(
+    "ddrf",
+    summary="DRF with two-level delay: node-local until E1 skips, rack-local until E2, then any (DDRF sec. 4.1)",
+    source="DDRF paper sec. 4.1 listing",
+    params={
+        "e1": Param(int, 0, "E1: skips before a job accepts a rack-local node"),
+        "e2": Param(int, 0, "E2 (>= E1): skips before a job accepts any node"),
+    },
+)
+class Ddrf(_DrfBase):
+    def __init__(self, **params: Any) -> None:
+        super().__init__(**params)
+        self.e1 = _int_param("e1", params.get("e1", 0))
+        self.e2 = _int_param("e2", params.get("e2", 0))
+        if self.e1 > self.e2:
+            raise InputError(f"policy 'ddrf': parameter 'e1' must be <= e2 = {self.e2}, got {self.e1}")
+
+    def _level(self, job: int) -> int:
+        skips = self.skips[job]
+        if skips >= self.e2:
+            return ANY
+        return RACK if skips >= self.e1 else NODE
+
+
+@register_policy(
+    "delay",
+    summary="DRF with single-level delay scheduling: node-local until D skips, then any (Zaharia et al. 2010)",
+    source="Zaharia et al., EuroSys 2010, Algorithm 1 (skip counts); DDRF paper sec. 3.2",
+    params={"d": Param(int, 0, "D: skips before a job accepts a non-local node")},
+)
+class Delay(_DrfBase):
+    def __init__(self, **params: Any) -> None:
+        super().__init__(**params)
+        self.d = _int_param("d", params.get("d", 0))
+
+    def _level(self, job: int) -> int:
+        return ANY if self.skips[job] >= self.d else NODE
+
+    def _after_launch(self, job: int, level: int) -> None:
+        if level <= NODE:  # node-local, or a task without replicas: Zaharia resets on a local launch
+            self.skips[job] = 0
