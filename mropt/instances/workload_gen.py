@@ -240,13 +240,23 @@ class WorkloadParams:
                     f"and reduce_fanout in [0, 1000], got {jt}"
                 )
 
-    def record(self) -> dict[str, Any]:
-        """The parameters as written into the workload file."""
-        out = asdict(self)
+    def record(self, preset: str) -> dict[str, Any]:
+        """The parameters as written into the workload file: those the preset's generator reads."""
+        out = {k: v for k, v in asdict(self).items() if k not in _NOT_READ.get(preset, ())}
         out["mix"] = dict(self.mix)
         out["job_types"] = {name: asdict(jt) for name, jt in self.job_types.items()}
         return out
 
+
+#: fields only the mpsa and only the ddrf generator read (left out of other presets' records)
+_MPSA_ONLY = frozenset({"arrival_rate", "map_tasks", "map_task_time", "reduce_work", "reduce_tasks"})
+_DDRF_ONLY = frozenset({"tasks_per_job", "load", "users"})
+_NOT_READ: Mapping[str, frozenset[str]] = {
+    "amb-static": _MPSA_ONLY | _DDRF_ONLY,
+    "amb-dynamic": _MPSA_ONLY | _DDRF_ONLY,
+    "mpsa": _DDRF_ONLY,
+    "ddrf": _MPSA_ONLY - {"map_task_time"},
+}
 
 #: The values each preset gives to :class:`WorkloadParams` (the others keep their defaults).
 PRESETS: Mapping[str, Mapping[str, Any]] = {
@@ -362,7 +372,7 @@ def generate_workload(
             )
         )
     record = {"model": MODEL_NAME, "model_version": MODEL_VERSION, "preset": preset, "seed": seed}
-    record["params"] = params.record()
+    record["params"] = params.record(preset)
     name = f"{preset}-n{params.jobs}-L{params.mean_splits:g}-D{params.mean_deadline:g}-s{seed}"
     return WorkloadInstance(
         nodes=rack_nodes(params.nodes, params.rack_size, params.map_slots_per_node, params.reduce_slots_per_node),
@@ -467,7 +477,7 @@ def generate_mpsa_workload(seed: int, params: WorkloadParams) -> WorkloadInstanc
     )
     queues = tuple(QueueSpec(id=q, capacity=100.0 / 3) for q in MPSA_QUEUES)
     record = {"model": MODEL_NAME, "model_version": MODEL_VERSION, "preset": "mpsa", "seed": seed}
-    record["params"] = params.record()
+    record["params"] = params.record("mpsa")
     return WorkloadInstance(
         nodes=rack_nodes(params.nodes, params.rack_size, params.map_slots_per_node, params.reduce_slots_per_node),
         jobs=tuple(jobs),
@@ -505,7 +515,7 @@ def _generate_ddrf(seed: int, params: WorkloadParams) -> WorkloadInstance:
         count = min(params.rack_size, params.nodes - first)
         nodes.append(NodeSpec(id=f"r{i}", rack=f"rack{i}", resources=dict(DDRF_NODE), count=count))
     record = {"model": MODEL_NAME, "model_version": MODEL_VERSION, "preset": "ddrf", "seed": seed}
-    record["params"] = params.record()
+    record["params"] = params.record("ddrf")
     name = f"ddrf-M{params.nodes}-N{n_tasks}-R{params.replicas}-n{params.jobs}-s{seed}"
     return WorkloadInstance(
         nodes=tuple(nodes),
