@@ -20,8 +20,9 @@ every skipped row counted by reason); the file's schema is in
 * **Rows without usable times** are skipped and counted on top of the fairness importer's
   reasons: ``no_duration`` (end <= create), ``unfinished`` (status ``Running``: its end is
   only the latest state change, so its duration is unknown), ``too_large`` (a request
-  above one machine's CPUs or memory: it could never run) and ``duplicate`` (a job/task
-  pair seen before). ``Failed`` rows are kept: they held their resources until they failed.
+  above one machine's CPUs or memory: it could never run; or more than 1e8 instances, a
+  workload file's bound) and ``duplicate`` (a row whose job id ``j<job>-t<task>`` was seen
+  before). ``Failed`` rows are kept: they held their resources until they failed.
 * **Window**: rows with ``start <= task_create_time < start + duration`` (trace seconds;
   ``duration`` 0: to the end of the file, the default: the whole file); ``jobs`` > 0
   keeps the rows of the first ``jobs`` trace jobs by their first create time in the window.
@@ -59,6 +60,8 @@ MODEL_VERSION = 1
 MACHINE_MEM = 1.0
 #: the traced cluster's size (Alibaba's 2017 trace: about 1,300 machines)
 DEFAULT_MACHINES = 1300
+#: the most tasks of one task group a workload file may hold (``TaskGroup.from_dict``'s bound)
+MAX_GROUP_COUNT = 100_000_000
 WORKLOAD_SKIP_REASONS = (*SKIP_REASONS, "no_duration", "unfinished", "too_large", "duplicate")
 
 
@@ -115,19 +118,19 @@ def resource_nodes(machines: int, rack_size: int) -> tuple[NodeSpec, ...]:
 
 def usable_rows(rows: list[TaskRow], skipped: dict[str, int]) -> list[TaskRow]:
     """The rows with a usable duration and a demand that fits one machine; the others counted in ``skipped``."""
-    seen: set[tuple[str, str]] = set()
+    seen: set[str] = set()
     out: list[TaskRow] = []
     for r in rows:
         if r.status == "Running":
             reason = "unfinished"
         elif r.end <= r.create:
             reason = "no_duration"
-        elif r.cpu > MACHINE_CPUS or r.mem > MACHINE_MEM:
+        elif r.cpu > MACHINE_CPUS or r.mem > MACHINE_MEM or r.instances > MAX_GROUP_COUNT:
             reason = "too_large"
-        elif (r.job, r.task) in seen:
+        elif job_id(r) in seen:
             reason = "duplicate"
         else:
-            seen.add((r.job, r.task))
+            seen.add(job_id(r))
             out.append(r)
             continue
         skipped[reason] = skipped.get(reason, 0) + 1
@@ -165,7 +168,7 @@ def import_alibaba_workload(
     t0 = window[0].create
     jobs = tuple(
         WorkloadJob(
-            id=f"j{r.job}-t{r.task}",
+            id=job_id(r),
             stages=(
                 Stage("map", (TaskGroup(duration=float(r.end - r.create), count=r.instances, demand=_demand(r)),)),
             ),
@@ -195,6 +198,11 @@ def import_alibaba_workload(
         name=f"alibaba2017-t{params.start:g}-d{params.duration:g}-m{params.machines}-workload",
         meta={"source": source},
     )
+
+
+def job_id(r: TaskRow) -> str:
+    """The workload job of a task row: ``j<job>-t<task>``."""
+    return f"j{r.job}-t{r.task}"
 
 
 def _demand(r: TaskRow) -> dict[str, float]:
