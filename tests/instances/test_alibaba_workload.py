@@ -33,30 +33,33 @@ def trace() -> Path:
 
 class Greedy(Policy):
     """A minimal resource-only policy for these tests: jobs in submit order, each offered node
-    filled with as many of the first jobs' tasks as fit (first fit, no fairness, no locality)."""
+    filled with as many of the first waiting jobs' tasks as fit (first fit, no fairness, no
+    locality); a job leaves the queue once every task is launched (nothing is re-queued here:
+    no faults, no speculation)."""
 
     def start(self, sim) -> None:  # type: ignore[no-untyped-def]
         super().start(sim)
-        self.queue: dict[int, None] = {}  # arrival order (dicts keep insertion order)
+        self.waiting: dict[int, None] = {}  # arrival order (dicts keep insertion order)
 
     def on_arrival(self, job: int) -> Admission:
-        self.queue[job] = None
+        self.waiting[job] = None
         return ACCEPT
-
-    def on_job_end(self, job: int) -> None:
-        self.queue.pop(job, None)
 
     def assign(self, node: int) -> None:
         sim = self.sim
+        jobs = sim.jobs
         misses = 0
-        for j in self.queue:
-            job = sim.jobs[j]
-            if not job.runnable[MAP]:
-                continue
-            if sim.launch(j, node, MAP, ANY, job.runnable[MAP]) < 0:
+        launched = []
+        for j in self.waiting:
+            pending = jobs[j].runnable[MAP]
+            if sim.launch(j, node, MAP, ANY, pending) < 0:
                 misses += 1
-                if misses == 8:  # the node is full for the jobs at the head of the queue
-                    return
+                if misses == 4:  # the node is full for the jobs at the head of the queue
+                    break
+            elif sim.launched == pending:
+                launched.append(j)
+        for j in launched:
+            del self.waiting[j]
 
 
 HEADER = (
