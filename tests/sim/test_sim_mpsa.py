@@ -166,3 +166,17 @@ def test_tandem_mm1_sojourn_matches_the_jackson_model() -> None:
     batches = sojourn[2000:].reshape(20, -1).mean(axis=1)  # batch means after a warm-up
     half = 2.093 * batches.std(ddof=1) / math.sqrt(len(batches))  # 95 %, t with 19 d.o.f.
     assert abs(batches.mean() - expected) <= half, (batches.mean(), expected, half)
+
+
+def test_declined_slot_memo_changes_no_decision(monkeypatch: pytest.MonkeyPatch) -> None:
+    # the memo only skips recomputing an empty Algorithm 2 order: the run is the same without it
+    import mropt.sim.policies.mpsa as mpsa_policy
+
+    w = generate_workload("mpsa", 5, jobs=15, map_tasks=10, reduce_tasks=4, nodes=4, arrival_rate=1.5)
+    hashes = []
+    for memo in (True, False):
+        monkeypatch.setattr(mpsa_policy, "MEMO", memo)
+        sim, rec = run(w, "mpsa", {"interval": 150.0})
+        assert not sim.unfinished()
+        hashes.append((rec.event_log_hash(), repr(rec.jobs_columns()), repr(rec.tasks_columns())))
+    assert hashes[0] == hashes[1]

@@ -67,6 +67,8 @@ from mropt.sim.state import ANY, MAP, NODE, RACK, REDUCE
 from mropt.sim.view import SimView
 
 _TIMER = "mpsa-allocation"
+#: the declined-slot memo of :meth:`Mpsa.choose` (speed only; tests turn it off to compare)
+MEMO = True
 
 
 def hunger_degree(assigned: int, reserved: int) -> float:
@@ -148,6 +150,10 @@ class Mpsa(Policy):
         self.seen = 0
         self.last_tick = 0.0
         self.allocations: list[dict[str, Any]] = []  # (time, s_i1, s_i2) per recomputation, for reports
+        # declined-slot memo (speed only): bumped by every change this policy sees (its own
+        # launches, arrivals, job ends, timers, node events); see choose()
+        self.version = 0
+        self.declined: list[tuple[int, ...] | None] = [None, None]
         sim.wake_at(self.interval, _TIMER)
 
     # -- what the simulation shows ---------------------------------------------------------------
@@ -156,6 +162,7 @@ class Mpsa(Policy):
         j = sim.jobs[job]
         q = self.queue_of_priority[j.priority]
         self.members[q].append(job)
+        self.version += 1
         self.seen += 1
         self.slice_arrivals[q] += 1
         spec = sim.workload.jobs[job]
@@ -178,10 +185,15 @@ class Mpsa(Policy):
     def on_job_end(self, job: int) -> None:
         q = self.queue_of_priority[self.sim.jobs[job].priority]
         self.members[q].remove(job)
+        self.version += 1
+
+    def on_node(self, node: int, up: bool) -> None:
+        self.version += 1
 
     def on_timer(self, tag: Any) -> None:
         if tag != _TIMER:
             return
+        self.version += 1
         sim = self.sim
         span = sim.now - self.last_tick
         self.last_tick = sim.now
@@ -274,6 +286,14 @@ class Mpsa(Policy):
     def choose(self, node: int, stype: int) -> bool:
         """Algorithm 2 for one free slot of ``stype`` on ``node``: launch a task; False if none."""
         sim = self.sim
+        # Declined-slot memo: a slot declined because no queue may take it (the order is empty)
+        # stays declined on every node until something changes. Between two calls with the same
+        # key nothing the order depends on can have changed: attempts start only through this
+        # policy's launches (version), every attempt end lowers busy, and the other changes of
+        # members, runnable tasks and reservations come through the hooks that bump version.
+        key = (self.version, sim.busy[MAP], sim.busy[REDUCE], sim.runnable[stype], sim.total_slots[stype])
+        if MEMO and self.declined[stype] == key:
+            return False
         jobs = sim.jobs
         assigned = self.assigned(stype)
         wants = [any(jobs[j].runnable[stype] for j in members) for members in self.members]
@@ -282,7 +302,9 @@ class Mpsa(Policy):
         if not order and self.liveness and sim.busy[stype] == 0 and any(wants):
             order = algorithm2_order(assigned, self.reserved[stype], total, wants, liveness_open=True)
         if not order:
+            self.declined[stype] = key
             return False
+        self.version += 1  # (a launch may follow; bumping on a failed try only costs a recomputation)
         if stype == MAP:  # first the hungriest queue with a local task
             for q in order:
                 for j in self.members[q]:
