@@ -1,6 +1,6 @@
 """Speed of the cluster simulator (issue 15), ratios measured in one run.
 
-Run: ``.venv/bin/python benchmarks/bench_sim.py [--quick] [--section simpy amb swim]``
+Run: ``.venv/bin/python benchmarks/bench_sim.py [--quick] [--section simpy amb swim alibaba]``
 (SimPy comes with the ``bench`` extra: ``.venv/bin/pip install -e '.[bench]'``).
 
 Prints:
@@ -25,6 +25,13 @@ Prints:
    nodes with HDFS-placed replicas, under ``fair`` with delay scheduling (heartbeat mode):
    wall time, events, attempts and peak memory (ru_maxrss of a child process that does only
    this run).
+4. **The Alibaba 2017 day under DRF** (issue 16; ``../shared/traces/alibaba-2017/batch_task.csv``
+   imported by ``mropt import-alibaba --workload``'s defaults: 1,300 machines of 64 CPUs, each
+   row's instances one task group, seeded HDFS-default synthetic replica placement, R = 3, since
+   the trace has none) under ``drf`` (and ``ddrf`` with E1 = 1, E2 = 2): import and simulate wall
+   time, events, peak memory (ru_maxrss of a child process that does only this run), CPU and
+   memory utilisation (demand-seconds of the attempts over capacity times the makespan), mean job
+   completion time (finish - submit) and the node-, rack- and off-rack-local fractions of tasks.
 """
 
 from __future__ import annotations
@@ -48,6 +55,7 @@ from mropt.sim.engine import Simulation  # noqa: E402
 from mropt.sim.policy import make_policy  # noqa: E402
 
 SHARED = Path(os.environ.get("MROPT_SHARED", ROOT.parent / "shared"))
+ALIBABA = SHARED / "traces" / "alibaba-2017" / "batch_task.csv"
 SWIM_DAY = SHARED / "traces" / "swim" / "FB-2009_samples_24_times_1hr_0.tsv"
 
 
@@ -197,14 +205,84 @@ def section_swim() -> None:
     print(f"| {int(jobs):,} | {int(tasks):,} | {loaded} | {wall} | {int(events):,} | {int(attempts):,} | {peak} |\n")
 
 
+def alibaba_child(policy: str) -> None:
+    """Runs in a child process: import the Alibaba day, simulate it under ``policy``, print one line."""
+    from mropt.instances.alibaba_workload import import_alibaba_workload
+
+    start = time.perf_counter()
+    workload = import_alibaba_workload(ALIBABA)
+    loaded = time.perf_counter() - start
+    params = {"e1": 1, "e2": 2} if policy == "ddrf" else {}
+    start = time.perf_counter()
+    sim = Simulation(workload, make_policy(policy, params), record_utilisation=False)
+    rec = sim.run()
+    wall = time.perf_counter() - start
+    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024  # KiB -> MiB on Linux
+    # demand-seconds and locality from the attempt rows (a row of member -1: a batch's live members)
+    used = [0.0] * len(sim.resources)
+    levels = [0, 0, 0]
+    for a, i, end, _code in rec._rows:
+        k = 1 if (a.n == 1 or i >= 0) else a.n - len(a.dead or ())
+        if a.demand is not None:
+            for r, amount in enumerate(a.demand):
+                used[r] += amount * (end - a.start) * k
+        if a.level >= 0:
+            levels[a.level] += k
+    makespan = sim.now
+    caps = [sum(c[r] for c in sim._res_cap) for r in range(len(sim.resources))]
+    util = {name: used[r] / (caps[r] * makespan) for r, name in enumerate(sim.resources)}
+    done = [j for j in sim.jobs if j.finish is not None]
+    jct = sum(j.finish - j.submit for j in done) / max(len(done), 1)  # type: ignore[operator]
+    placed = max(sum(levels), 1)
+    print(
+        f"{len(workload.jobs)} {workload.n_tasks} {loaded:.1f} {wall:.1f} {sim.events} {peak:.0f} "
+        f"{util.get('cpu', 0):.3f} {util.get('mem', 0):.3f} {jct:.0f} {makespan:.0f} "
+        f"{levels[0] / placed:.3f} {levels[1] / placed:.3f} {levels[2] / placed:.3f}"
+    )
+
+
+def section_alibaba(policies: list[str]) -> None:
+    print("## 4. The Alibaba 2017 day (1,300 machines of 64 CPUs, HDFS-placed replicas) under DRF\n")
+    if not ALIBABA.exists():
+        print(f"skipped: {ALIBABA} not found\n")
+        return
+    print(
+        "| policy | jobs | tasks | import s | simulate s | events | peak memory MiB | CPU util | mem util "
+        "| mean JCT s | makespan s | node-local | rack-local | off-rack |"
+    )
+    print("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
+    for policy in policies:
+        out = subprocess.run(
+            [sys.executable, __file__, "--alibaba-child", policy], capture_output=True, text=True, check=True, cwd=ROOT
+        ).stdout.split()
+        jobs, tasks, loaded, wall, events, peak, cpu, mem, jct, makespan, node, rack, off = out
+        print(
+            f"| {policy} | {int(jobs):,} | {int(tasks):,} | {loaded} | {wall} | {int(events):,} | {peak} | {cpu} | "
+            f"{mem} | {jct} | {makespan} | {node} | {rack} | {off} |"
+        )
+    print()
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true")
-    parser.add_argument("--section", nargs="*", default=["simpy", "amb", "swim"], choices=["simpy", "amb", "swim"])
+    parser.add_argument(
+        "--section",
+        nargs="*",
+        default=["simpy", "amb", "swim", "alibaba"],
+        choices=["simpy", "amb", "swim", "alibaba"],
+    )
+    parser.add_argument(
+        "--alibaba-policies", nargs="*", default=["drf", "ddrf"], help="policies of section 4 (drf, ddrf)"
+    )
     parser.add_argument("--swim-child", action="store_true", help=argparse.SUPPRESS)
+    parser.add_argument("--alibaba-child", help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.swim_child:
         swim_child()
+        return
+    if args.alibaba_child:
+        alibaba_child(args.alibaba_child)
         return
     print(f"# bench_sim on {platform.node()} ({os.cpu_count()} cores, Python {platform.python_version()})\n")
     if "simpy" in args.section:
@@ -213,6 +291,8 @@ def main() -> None:
         section_amb(args.quick)
     if "swim" in args.section:
         section_swim()
+    if "alibaba" in args.section:
+        section_alibaba(args.alibaba_policies)
 
 
 if __name__ == "__main__":

@@ -326,10 +326,8 @@ class Simulation:
         self.remaining = [0, 0]  # unfinished tasks of active jobs per slot type (all their stages)
 
         placed = place_replicas(workload, racks) if workload.placement is not None else None
+        # locality stacks are built by a stage when first asked for a task (Stage.take)
         self.jobs: list[Job] = build_jobs(workload, self.resources, self.node_index, placed)
-        for job in self.jobs:
-            for stage in job.stages:
-                stage.build_locality(racks)
         self.active: dict[int, Job] = {}
         self.running = Running()
         self._live = self.running.of
@@ -900,6 +898,7 @@ class Simulation:
     def _stage_done(self, j: Job, stage: Any) -> None:
         now = self.now
         stage.end_time = now
+        stage.drop_locality()
         if stage.index == j.map_stage_last:
             j.map_end = now
         self.policy.on_stage_end(j.index, stage.index)

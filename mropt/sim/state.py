@@ -9,7 +9,11 @@ Task ids are per stage, ``0 .. n-1`` in the order of the stage's task groups. A 
 its pending tasks in three structures, all lazily cleaned (an entry whose task is no longer
 pending is skipped when met): ``requeue`` (tasks whose attempt was killed, served first, as
 Hadoop re-runs failed tasks first), a ``fresh`` pointer over task ids in order, and, when its
-tasks have input replicas, per-node and per-rack stacks for locality.
+tasks have input replicas, per-node and per-rack stacks for locality. The stacks are built
+when the stage is first asked for a task (:meth:`Stage.take`) and dropped when it completes
+(:meth:`Stage.drop_locality`), so a replay of a long trace holds them only for the stages
+that can run. Replicas are a list of tuples (listed in the workload) or, for generated
+placement (``mropt.sim.placement``), an int32 array of shape (tasks, R).
 """
 
 from __future__ import annotations
@@ -17,7 +21,12 @@ from __future__ import annotations
 from bisect import bisect_right
 from collections.abc import Sequence
 
+import numpy as np
+
 from mropt.model.workload import WorkloadInstance
+
+#: replicas of a stage's tasks: a tuple of node indices per task, or an int32 array (tasks, R)
+Replicas = list[tuple[int, ...]] | np.ndarray
 
 MAP, REDUCE = 0, 1
 SLOT_TYPES = ("map", "reduce")
@@ -63,7 +72,7 @@ class Stage:
         counts: Sequence[int],
         durations: Sequence[float],
         demands: Sequence[tuple[float, ...] | None],
-        replicas: list[tuple[int, ...]] | None,
+        replicas: Replicas | None,
     ) -> None:
         self.index = index
         self.type = stype
@@ -102,9 +111,19 @@ class Stage:
             return self.demands[0]
         return self.demands[bisect_right(self.offsets, task) - 1]
 
+    def replicas_of(self, task: int) -> tuple[int, ...]:
+        """The nodes holding ``task``'s input (empty without replicas)."""
+        if self.replicas is None:
+            return ()
+        nodes = self.replicas[task]
+        return tuple(nodes.tolist()) if isinstance(nodes, np.ndarray) else nodes
+
     def build_locality(self, node_rack: Sequence[int]) -> None:
         """Per-node and per-rack stacks of the tasks with replicas (lowest task id on top)."""
         if self.replicas is None:
+            return
+        if isinstance(self.replicas, np.ndarray):
+            self.node_q, self.rack_q = _stacks(self.replicas, node_rack)
             return
         node_q: dict[int, list[int]] = {}
         rack_q: dict[int, list[int]] = {}
@@ -118,6 +137,10 @@ class Stage:
                 rack_q.setdefault(rack, []).append(task)
         self.node_q, self.rack_q = node_q, rack_q
 
+    def drop_locality(self) -> None:
+        """Free the locality stacks (the stage completed; :meth:`take` would rebuild them)."""
+        self.node_q = self.rack_q = None
+
     def requeue_task(self, task: int, node_rack: Sequence[int]) -> None:
         """Put a task back to pending, on top of every stack that can serve it."""
         self.state[task] = PENDING
@@ -125,7 +148,7 @@ class Stage:
         self.requeue.append(task)
         if self.replicas is not None and self.node_q is not None and self.rack_q is not None:
             racks = set()
-            for node in self.replicas[task]:
+            for node in self.replicas_of(task):
                 self.node_q.setdefault(node, []).append(task)
                 racks.add(node_rack[node])
             for rack in sorted(racks):
@@ -159,6 +182,8 @@ class Stage:
                 self.fresh = k
                 task = k
             return task, NONE
+        if self.node_q is None:
+            self.build_locality(node_rack)
         assert self.node_q is not None and self.rack_q is not None
         task = self._pop(self.node_q.get(node))
         if task >= 0:
@@ -183,7 +208,7 @@ class Stage:
         """Locality of ``task`` run on ``node`` (in ``rack``): NODE, RACK, ANY, or NONE without replicas."""
         if self.replicas is None:
             return NONE
-        nodes = self.replicas[task]
+        nodes = self.replicas_of(task)
         if not nodes:
             return NONE
         if node in nodes:
@@ -192,6 +217,27 @@ class Stage:
             if node_rack[other] == rack:
                 return RACK
         return ANY
+
+
+def _stacks(replicas: np.ndarray, node_rack: Sequence[int]) -> tuple[dict[int, list[int]], dict[int, list[int]]]:
+    """``Stage.build_locality`` for an array of replicas (tasks, R), vectorised: the same stacks."""
+    n = len(replicas)
+    tasks = np.repeat(np.arange(n, dtype=np.int64), replicas.shape[1])
+    nodes = replicas.reshape(-1).astype(np.int64)
+    keep = nodes >= 0
+    tasks, nodes = tasks[keep], nodes[keep]
+    racks = np.asarray(node_rack, dtype=np.int64)[nodes]
+    out: list[dict[int, list[int]]] = []
+    for where in (nodes, racks):
+        # one entry per (place, task), tasks in decreasing id order: lowest id on top
+        keys = np.unique(where * n + (n - 1 - tasks))
+        place = keys // n
+        ids = (n - 1 - keys % n).tolist()
+        cuts = np.flatnonzero(np.diff(place)) + 1
+        bounds = [0, *cuts.tolist(), len(ids)]
+        names = place[bounds[:-1]].tolist() if len(ids) else []
+        out.append({names[k]: ids[bounds[k] : bounds[k + 1]] for k in range(len(names))})
+    return out[0], out[1]
 
 
 class Job:
@@ -299,7 +345,7 @@ def build_jobs(
     workload: WorkloadInstance,
     resources: Sequence[str],
     node_index: dict[str, int],
-    placed: dict[int, list[tuple[int, ...]]] | None = None,
+    placed: dict[int, np.ndarray] | None = None,
 ) -> list[Job]:
     """Run-time jobs of a workload, in the workload's order.
 
@@ -313,12 +359,13 @@ def build_jobs(
             counts = [g.count for g in st.tasks]
             durations = [g.duration for g in st.tasks]
             demands = [tuple(g.demand.get(r, 0.0) for r in resources) if g.demand else None for g in st.tasks]
-            replicas: list[tuple[int, ...]] | None = None
+            replicas: Replicas | None = None
             if any(g.replicas for g in st.tasks):
-                replicas = []
+                listed: list[tuple[int, ...]] = []
                 for g in st.tasks:
                     for k in range(g.count):
-                        replicas.append(tuple(node_index[n] for n in g.replicas_of(k)))
+                        listed.append(tuple(node_index[n] for n in g.replicas_of(k)))
+                replicas = listed
             elif s == 0 and placed is not None and j in placed:
                 replicas = placed[j]
             stages.append(Stage(s, 0 if st.type == "map" else 1, counts, durations, demands, replicas))

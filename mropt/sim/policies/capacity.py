@@ -55,6 +55,8 @@ import math
 from bisect import bisect_left, insort
 from typing import Any
 
+import numpy as np
+
 from mropt.model.workload import QueueSpec
 from mropt.registry import Param
 from mropt.sim.policy import ACCEPT, HEARTBEAT, Admission, Policy, register_policy
@@ -187,7 +189,9 @@ class Capacity(Policy):
         if got is None:
             stage = self.sim.jobs[job].stages[0]
             hosts: set[int] = set()
-            if stage.replicas is not None:
+            if isinstance(stage.replicas, np.ndarray):
+                hosts.update(np.unique(stage.replicas[stage.replicas >= 0]).tolist())
+            elif stage.replicas is not None:
                 for nodes in stage.replicas:
                     hosts.update(nodes)
             got = min(len(hosts) / max(self.sim.n_nodes, 1), 1.0)

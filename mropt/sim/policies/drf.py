@@ -104,6 +104,8 @@ class _DrfBase(Policy):
         self._ver: list[int] = []
         self._jobs_of: list[list[int]] = []
         self._heap: list[tuple[float, float, int, int]] = []
+        self._entry: list[tuple[float, float, int, int]] = []  # each user's last pushed entry
+        self._in_heap: list[bool] = []  # whether the user's last entry is in the heap
         self.skips: dict[int, int] = {}
         self._timer = False  # a reoffer is pending
         self._check = False  # a check is pending
@@ -132,7 +134,16 @@ class _DrfBase(Policy):
     def _push(self, u: int) -> None:
         self._ver[u] += 1
         key = share_key(self._share[u], self._next_dominant(u), u, self.tie_break)
-        heapq.heappush(self._heap, (*key, self._ver[u]))
+        entry = (*key, self._ver[u])
+        self._entry[u] = entry
+        self._in_heap[u] = True
+        heapq.heappush(self._heap, entry)
+
+    def _back(self, u: int) -> None:
+        """Put the user's last entry back in the heap if ``assign`` took it out (no work then)."""
+        if not self._in_heap[u]:
+            self._in_heap[u] = True
+            heapq.heappush(self._heap, self._entry[u])
 
     def _account(self, job: int, attempt: AttemptView, sign: float) -> None:
         u = self._user_index[self.sim.jobs[job].user]
@@ -152,10 +163,15 @@ class _DrfBase(Policy):
             self._share.append(0.0)
             self._ver.append(0)
             self._jobs_of.append([])
+            self._entry.append((0.0, 0.0, u, 0))
+            self._in_heap.append(False)
         self._jobs_of[u].append(job)
         self.skips[job] = 0
         self._push(u)
         return ACCEPT
+
+    def on_stage_end(self, job: int, stage: int) -> None:
+        self._back(self._user_index[self.sim.jobs[job].user])  # its next stage may be runnable
 
     def on_job_end(self, job: int) -> None:
         u = self._user_index[self.sim.jobs[job].user]
@@ -224,44 +240,57 @@ class _DrfBase(Policy):
         return all(free[k] + _EPS >= low for k, low in enumerate(self._low))
 
     def assign(self, node: int) -> None:
+        """Offer ``node`` to the users in increasing dominant share (module docstring).
+
+        A user none of whose jobs has runnable tasks leaves the heap (it has no offer to take)
+        and comes back with its last entry when it may have work again (``on_arrival``,
+        ``on_attempt_end``, ``on_stage_end``); a user offered the node in this call without
+        launching stays out of the heap until the call ends. Neither changes a decision:
+        both were skipped when met; they are no longer popped again after every launch.
+        """
         sim = self.sim
         if sim.now == self._mute:
             return
         heap = self._heap
         ver = self._ver
+        in_heap = self._in_heap
+        jobs_of = self._jobs_of
         jobs = sim.jobs
-        done: set[int] = set()  # users offered this node in this call that launched nothing
+        aside: list[tuple[float, float, int, int]] = []  # users offered this node that launched nothing
         offered: set[int] = set()  # jobs offered this node in this call that declined or did not fit
         declined = False
         while self._room(node):
-            popped: list[tuple[float, float, int, int]] = []
-            launched = False
+            launcher = -1
             while heap:
                 entry = heapq.heappop(heap)
                 u = entry[2]
                 if entry[3] != ver[u]:
                     continue  # stale
-                popped.append(entry)
-                if u in done:
-                    continue
-                for job in list(self._jobs_of[u]):
+                has_work = False
+                for job in jobs_of[u]:
                     runnable = jobs[job].runnable
-                    if not (runnable[MAP] or runnable[REDUCE]) or job in offered:
+                    if not (runnable[MAP] or runnable[REDUCE]):
+                        continue
+                    has_work = True
+                    if job in offered:
                         continue
                     result = self._offer(job, node)
                     if result == _LAUNCHED:
-                        launched = True
+                        launcher = u
                         break
                     offered.add(job)
                     declined = declined or result == _DECLINED
-                if launched:
+                if launcher >= 0:
                     break
-                done.add(u)
-            for entry in popped:
-                heapq.heappush(heap, entry)
-            if not launched:
+                if has_work:
+                    aside.append(entry)
+                else:
+                    in_heap[u] = False
+            if launcher < 0:
                 break
-            self._push(popped[-1][2])  # the launching user's new share
+            self._push(launcher)  # the launching user's new share
+        for entry in aside:
+            heapq.heappush(heap, entry)
         if declined and not self._check:
             # after this instant's pass: is anything running? (see on_timer)
             self._check = True

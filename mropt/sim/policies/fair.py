@@ -430,7 +430,13 @@ class Fair(Policy):
         got = self.no_locality.get(key)
         if got is None:
             stage = self.sim.jobs[job].stages[stage_index]
-            got = stage.replicas is None or any(not r for r in stage.replicas)
+            reps = stage.replicas
+            if reps is None:
+                got = True
+            elif isinstance(reps, list):
+                got = any(not r for r in reps)
+            else:  # generated placement: an array (tasks, R)
+                got = reps.shape[1] == 0
             self.no_locality[key] = got
         return got
 
