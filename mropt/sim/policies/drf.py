@@ -16,7 +16,10 @@ DRF over the two slot types.
 **The decision core** is :func:`mropt.fairness.drf.share_key`, the heap key of progressive
 filling (sec. 3.1): users sit in a binary heap keyed by (share rounded to 12 significant
 digits, larger dominant demand of the next task first, user index); entries are
-invalidated lazily by a version number when a share changes. The tie-break
+invalidated lazily by a version number when a share changes. A user popped without
+runnable work leaves the heap (it comes back at its next arrival, attempt end or stage
+end): a finished user has share 0 and would otherwise sit on top and be popped at every
+offer, making a launch O(users) instead of O(log users). The tie-break
 ``largest-demand`` gives Table 1's order B, A, A, B, A.
 
 **Offers (event mode).** The policy runs in the engine's ``event`` mode: a node is offered
@@ -167,6 +170,10 @@ class _DrfBase(Policy):
         u = self._user_index[self.sim.jobs[attempt.job].user]
         self._push(u)
 
+    def on_stage_end(self, job: int, stage: int) -> None:
+        # the next stage's tasks become runnable: the user returns to the heap
+        self._push(self._user_index[self.sim.jobs[job].user])
+
     def on_timer(self, tag: Any) -> None:
         """``check`` (same instant, after the pass): if nothing runs, ask for ``reoffer`` a heartbeat later.
 
@@ -241,9 +248,15 @@ class _DrfBase(Policy):
                 u = entry[2]
                 if entry[3] != ver[u]:
                     continue  # stale
-                popped.append(entry)
                 if u in done:
+                    popped.append(entry)
                     continue
+                if not any(jobs[job].runnable[MAP] or jobs[job].runnable[REDUCE] for job in self._jobs_of[u]):
+                    # no work: the entry leaves the heap (an idle user has share 0 and would sit
+                    # on top, making every offer O(idle users)); arrivals, attempt and stage
+                    # ends push the user back when it may have work again
+                    continue
+                popped.append(entry)
                 for job in list(self._jobs_of[u]):
                     runnable = jobs[job].runnable
                     if not (runnable[MAP] or runnable[REDUCE]) or job in offered:
