@@ -29,8 +29,12 @@ included):
    fraction assumes three).
 2. **The cost of waiting**, from the same runs: mean job response time (finish - submit),
    makespan, utilisation (busy place-seconds over the 4 M places x makespan, from the tasks
-   table) and idle-while-waiting (place-seconds free while some task waits, over capacity x
-   makespan: capacity declined by waiting jobs or fragmented), beside plain ``drf``.
+   table; a node can hold 5 tasks of mixed kinds, so it can pass 100%) and idle-while-waiting
+   (place-seconds free while some task waits, over capacity x makespan: capacity declined by
+   waiting jobs or fragmented), beside plain ``drf``. The preset runs a rack-local task 1.5
+   times and an off-rack one 3 times slower (Mumak's factors), so waiting also buys shorter
+   tasks; for the two smallest M the grid is run again with both factors 1, where waiting
+   only costs.
 3. **Decision cost per launch against the number of users** n = 10 .. 100,000: n users, each
    one job of ``--tasks-per-user`` (2) tasks of <1 cpu, 1 mem> and 10 s, no replicas,
    Poisson-free uniform arrivals at load 0.9 on 100 nodes of <4 cpu, 8 mem> (400 places);
@@ -52,6 +56,7 @@ point (``--seed``); the workloads are the ``ddrf`` preset's, byte for byte repro
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import datetime
 import math
 import platform
@@ -122,9 +127,13 @@ def waiting_cost(workload: WorkloadInstance, jobs: Any, tasks: Any, capacity: in
     }
 
 
-def run_point(M: int, waves: int, seed: int, policy: str, params: dict[str, int]) -> dict[str, Any]:
+def run_point(
+    M: int, waves: int, seed: int, policy: str, params: dict[str, int], penalty: bool = True
+) -> dict[str, Any]:
     jobs_n = max(200, waves * M // 5)
     w = generate_workload("ddrf", seed, nodes=M, jobs=jobs_n)
+    if not penalty:  # locality costs nothing: what waiting alone costs
+        w = dataclasses.replace(w, timing=dataclasses.replace(w.timing, rack_factor=1.0, remote_factor=1.0))
     run = simulate(w, policy, params, seed=seed)
     jobs, tasks = run.recorder.jobs_columns(), run.recorder.tasks_columns()
     verdict = verify_simulation(w, jobs, tasks)
@@ -135,6 +144,7 @@ def run_point(M: int, waves: int, seed: int, policy: str, params: dict[str, int]
     return {
         "M": M,
         "jobs": jobs_n,
+        "factors": "1.5 / 3" if penalty else "1 / 1",
         "policy": policy,
         "params": params,
         "wall": run.wall_time,
@@ -219,14 +229,18 @@ def part12(nodes: list[int], waves: int, seed: int, grid: tuple) -> None:
             rows,
         )
     )
+    for M in nodes[:2]:
+        for policy, params in grid:
+            results.append(run_point(M, waves, seed, policy, params, penalty=False))
     rows2 = []
-    base: dict[int, dict[str, Any]] = {r["M"]: r for r in results if r["policy"] == "drf"}
+    base = {(r["M"], r["factors"]): r for r in results if r["policy"] == "drf"}
     for r in results:
-        b = base.get(r["M"])
+        b = base.get((r["M"], r["factors"]))
         rows2.append(
             [
                 r["M"],
                 r["jobs"],
+                r["factors"],
                 *label(r["policy"], r["params"]),
                 round(r["response"], 1),
                 round(r["response"] / b["response"], 2) if b else "-",
@@ -237,12 +251,13 @@ def part12(nodes: list[int], waves: int, seed: int, grid: tuple) -> None:
                 round(r["wall"], 2),
             ]
         )
-    print("\n## 2. The cost of waiting (same runs)\n")
+    print("\n## 2. The cost of waiting (same runs; and, for the two smallest M, rack / off-rack factors 1)\n")
     print(
         render(
             [
                 "M",
                 "jobs",
+                "rack / remote factor",
                 "policy",
                 "setting",
                 "mean response s",
@@ -344,14 +359,14 @@ def main(argv: list[str] | None = None) -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--quick", action="store_true", help="~1 minute smoke run")
     ap.add_argument("--nodes", type=int, nargs="+", default=None, help="M values (default 100 200 500 1000)")
-    ap.add_argument("--waves", type=int, default=None, help="times the cluster is filled (default 6; quick 4)")
+    ap.add_argument("--waves", type=int, default=None, help="times the cluster is filled (default 10; quick 4)")
     ap.add_argument("--sizes", type=int, nargs="+", default=None, help="user counts of part 3")
     ap.add_argument("--tasks-per-user", type=int, default=2)
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--parts", default="123", help="which parts to run (default 123)")
     a = ap.parse_args(argv)
     nodes = a.nodes or ([100, 200] if a.quick else [100, 200, 500, 1000])
-    waves = a.waves or (4 if a.quick else 6)
+    waves = a.waves or (4 if a.quick else 10)
     sizes = a.sizes or ([10, 100, 1000, 10000] if a.quick else [10, 100, 1000, 10000, 100000])
     grid = QUICK_GRID if a.quick else GRID
     print(f"# bench_sim_ddrf {' '.join(sys.argv[1:])}")
