@@ -245,3 +245,73 @@ def test_drf_over_slots_releases_shares_at_completions() -> None:
         (20.0, "a"),
         (20.0, "b"),
     ]
+
+
+def test_idle_users_leave_the_drf_heap(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A user without runnable work (share 0, top of the heap) is dropped when popped, not re-pushed.
+
+    200 users, one job of three 1-s tasks each, arriving 2 s apart on one 2-CPU node: job
+    i's tasks start at 2i, 2i and 2i + 1. At 2i + 1 the user (share 0.5, a task waiting) is
+    below every finished user (share 0). Each user is pushed a fixed number of times (its
+    arrival, three launches and three completions; popped entries put back at each launch)
+    and a user without work is popped once and dropped: a constant per user (14 here). Keeping finished users in the heap made every
+    offer pop all of them: 42,399 pops here (the decision cost per launch grew
+    linearly in the number of users, benchmarks/bench_sim_ddrf.py part 3).
+    """
+    import heapq
+
+    from mropt.sim.policies import drf as drf_module
+
+    n = 200
+    w = workload(
+        [{"id": "n", "resources": {"cpu": 2, "mem": 2}}],
+        [
+            {
+                "id": f"j{i}",
+                "user": f"u{i}",
+                "submit_time": 2.0 * i,
+                "stages": [{"type": "map", "tasks": [{"duration": 1, "count": 3, "demand": {"cpu": 1, "mem": 1}}]}],
+            }
+            for i in range(n)
+        ],
+    )
+    pops = [0]
+    real = heapq.heappop
+
+    def counting(heap: list[Any]) -> Any:
+        pops[0] += 1
+        return real(heap)
+
+    monkeypatch.setattr(drf_module.heapq, "heappop", counting)
+    _, rec = run_traced(w, "drf")
+    t = rec.tasks_columns()
+    assert sorted(t["start"].tolist()) == sorted([2.0 * i for i in range(n)] * 2 + [2.0 * i + 1 for i in range(n)])
+    assert pops[0] <= 20 * n
+
+
+def test_drf_user_returns_for_its_reduce_stage() -> None:
+    """Map then reduce: the user leaves the heap while its map runs and is back at the stage end."""
+    w = workload(
+        [{"id": "n", "resources": {"cpu": 2, "mem": 2}}],
+        [
+            {
+                "id": "a",
+                "user": "A",
+                "stages": [
+                    {"type": "map", "tasks": [{"duration": 3, "demand": {"cpu": 1, "mem": 1}}]},
+                    {"type": "reduce", "tasks": [{"duration": 2, "demand": {"cpu": 1, "mem": 1}}]},
+                ],
+            },
+            {
+                "id": "b",
+                "user": "B",
+                "submit_time": 1.0,
+                "stages": [{"type": "map", "tasks": [{"duration": 1, "count": 2, "demand": {"cpu": 1, "mem": 1}}]}],
+            },
+        ],
+    )
+    _, rec = run_traced(w, "drf")
+    t = rec.tasks_columns()
+    starts = sorted(zip(t["job_id"], t["stage_type"], t["start"].tolist()))
+    # a's map at 0; b's first map at 1 (one CPU free), its second at 2; a's reduce at 3 (map end)
+    assert starts == [("a", "map", 0.0), ("a", "reduce", 3.0), ("b", "map", 1.0), ("b", "map", 2.0)]
