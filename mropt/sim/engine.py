@@ -958,6 +958,7 @@ class Simulation:
 
     # -- summary helpers -----------------------------------------------------------------------
     def unfinished(self) -> Mapping[int, Job]:
+        """Accepted jobs not finished (after :meth:`run`: jobs a stalled or starved run left behind)."""
         return self.active
 
 
