@@ -9,13 +9,14 @@ from __future__ import annotations
 import os
 
 import pytest
-from cli_capture import assert_input_error, assert_promise, run_cli
 
 from mropt.instances.admission_gen import generate_admission
 from mropt.instances.fairness_gen import generate_fairness
 from mropt.instances.priority_gen import generate_priority
 from mropt.model import InputError
 from mropt.model.errors import read_input_file
+
+from cli_capture import assert_input_error, assert_promise, run_cli
 
 BLOCK = '[[instances]]\ngenerator = "admission"\nseeds = [1]\nparams = {jobs = 3}\n'
 METHODS = 'methods = ["edf-greedy"]\n'

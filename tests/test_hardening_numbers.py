@@ -10,13 +10,14 @@ import copy
 import json
 
 import pytest
-from cli_capture import assert_input_error, assert_promise, run_cli
 
 import mropt
 from mropt.cli.common import parse_param
 from mropt.model import InputError
 from mropt.model.io import instance_from_dict, parse_json
 from mropt.model.solution import Solution
+
+from cli_capture import assert_input_error, assert_promise, run_cli
 
 ADMISSION = {
     "kind": "admission",

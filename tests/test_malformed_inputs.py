@@ -29,13 +29,14 @@ import json
 import tempfile
 from pathlib import Path
 
-from cli_capture import assert_promise, run_cli
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import mropt
 from mropt.instances.fairness_gen import generate_fairness
 from mropt.instances.priority_gen import generate_priority
+
+from cli_capture import assert_promise, run_cli
 
 SETTINGS = dict(
     deadline=None,

@@ -191,3 +191,13 @@ def latex_table(frame: pd.DataFrame, title: str = "") -> str:
         lines.append(" & ".join("--" if c == "-" else latex_escape(c) for c in r) + r" \\")
     lines += ["\\bottomrule", "\\end{tabular}"]
     return "\n".join(lines) + "\n"
+
+
+def pyplot() -> Any:
+    """matplotlib's pyplot on the non-interactive Agg back end (reports draw to files only)."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    return plt

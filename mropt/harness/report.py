@@ -565,18 +565,9 @@ def _text(v: Any) -> str:
 
 
 # -- plots ----------------------------------------------------------------------------------
-def _pyplot() -> Any:
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    return plt
-
-
 def _save(fig: Any, out: Path, stem: str) -> str:
     """Write PNG and PDF; return the PNG as base64 for the HTML page."""
-    plt = _pyplot()
+    plt = fmt.pyplot()
     fig.tight_layout()
     fig.savefig(out / f"{stem}.pdf")
     buf = io.BytesIO()
@@ -609,7 +600,7 @@ def _distribution(d: pd.DataFrame, role: str, ylabel: str, title: str, out: Path
     rows = d[(d["role"] == role) & d["pct"].notna()]
     if rows.empty:
         return None
-    plt = _pyplot()
+    plt = fmt.pyplot()
     methods = sorted(rows["mkey"].unique(), key=fmt.natural_key)
     data = [rows[rows["mkey"] == m]["pct"].to_numpy(dtype=float) for m in methods]
     fig, ax = plt.subplots(figsize=(max(5, 1.1 * len(methods) + 2), 3.8))
@@ -632,7 +623,7 @@ def _profile_plots(d: pd.DataFrame, out: Path, notes: Notes) -> list[Figure]:
     plans = d[d["role"] == "plan"]
     if plans.empty:
         return figures
-    plt = _pyplot()
+    plt = fmt.pyplot()
     cost = plans.assign(c=np.where(plans["at_reference"], _floats(plans["wall_time"]), np.inf))
     costs = _matrix(cost, "c")
     profile = stats.performance_profile(costs)
@@ -712,7 +703,7 @@ def _solve_curves(d: pd.DataFrame, out: Path, notes: Notes) -> Figure | None:
     if data.empty:
         notes.add("Solve curves left out: no exact run was proven optimal.")
         return None
-    plt = _pyplot()
+    plt = fmt.pyplot()
     times = data["time s"].to_numpy(dtype=float)
     limits = _floats(exact["time_limit"])
     right = max(float(times.max()), float(np.nanmax(limits)) if np.isfinite(limits).any() else 0.0)
@@ -754,7 +745,7 @@ def _tto_plot(tto: pd.DataFrame, out: Path, notes: Notes) -> Figure | None:
             "(a single x value); see the table."
         )
         return None
-    plt = _pyplot()
+    plt = fmt.pyplot()
     fig, (a1, a2) = plt.subplots(1, 2, figsize=(9, 3.6))
     for method, g in tto.groupby("method", sort=False):
         g = g.sort_values("N")

@@ -32,6 +32,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from mropt.harness.formatting import pyplot
 from mropt.harness.table import render
 from mropt.model.errors import InputError
 from mropt.model.files import make_folder, write_bytes, write_text
@@ -40,18 +41,9 @@ GANTT_MAX_ATTEMPTS = 2000
 JOB_TABLE_MAX = 200
 
 
-def _pyplot() -> Any:
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    return plt
-
-
 def _save(fig: Any, out: Path, stem: str) -> str:
     """Write PNG and SVG (each atomically); return the PNG as base64."""
-    plt = _pyplot()
+    plt = pyplot()
     fig.tight_layout()
     png = io.BytesIO()
     fig.savefig(png, format="png", dpi=110)
@@ -92,7 +84,7 @@ def utilisation_plot(util: pd.DataFrame, horizon: float) -> Any | None:
     rows = util[util["pool"] == "*"]
     if rows.empty:
         return None
-    plt = _pyplot()
+    plt = pyplot()
     types = [t for t in ("map", "reduce") if (rows["slot_type"] == t).any()]
     fig, axes = plt.subplots(len(types), 1, figsize=(8, 2.6 * len(types)), sharex=True, squeeze=False)
     for ax, stype in zip(axes[:, 0], types):
@@ -114,7 +106,7 @@ def completion_plot(jobs: pd.DataFrame) -> Any | None:
     done = jobs[jobs["finish"].notna()]
     if done.empty:
         return None
-    plt = _pyplot()
+    plt = pyplot()
     late = done[done["deadline"].notna()]
     panels = 2 if len(late) else 1
     fig, axes = plt.subplots(1, panels, figsize=(4.2 * panels + 0.6, 3.2), squeeze=False)
@@ -156,7 +148,7 @@ def slot_lanes(tasks: pd.DataFrame) -> pd.Series:
 def gantt_plot(tasks: pd.DataFrame) -> Any | None:
     if tasks.empty or len(tasks) > GANTT_MAX_ATTEMPTS:
         return None
-    plt = _pyplot()
+    plt = pyplot()
     lanes = slot_lanes(tasks)
     order = sorted(
         lanes.unique(),
@@ -342,7 +334,7 @@ def policy_plot(data: pd.DataFrame) -> Any | None:
     """Bars of mean benefit, acceptance and completion per policy, one group of bars per instance group."""
     if data.empty:
         return None
-    plt = _pyplot()
+    plt = pyplot()
     panels = (("benefit", "mean benefit (eq. 1)"), ("acceptance", "acceptance rate"), ("completion", "completion rate"))
     groups = list(dict.fromkeys(data["group"]))
     policies = list(dict.fromkeys(data["policy"]))

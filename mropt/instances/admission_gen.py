@@ -32,7 +32,7 @@ deadline) and map load (total TCm over the latest deadline) under ``generator``.
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
@@ -148,6 +148,42 @@ class AdmissionParams:
         return out
 
 
+def draw_jobs(
+    seed: int,
+    n: int,
+    job_types: Mapping[str, JobType],
+    mix: Mapping[str, float],
+    *,
+    mean_splits: float,
+    jitter: float,
+    mean_deadline: float,
+    spread: float,
+    benefits: tuple[int, int],
+) -> Iterator[tuple[np.random.Generator, str, int, np.ndarray, float, int]]:
+    """The AMB set's per-job draws (sec. 5.1), job k from ``default_rng([seed, k])`` in one order.
+
+    Yields, for k = 1..n: the job's generator (callers may draw more from it afterwards),
+    its type (weighted by ``mix``), its splits U[0.5L, 1.5L], two task-time jitter factors
+    U[1 - jitter, 1 + jitter], its relative deadline U[(1 - spread)D, (1 + spread)D]
+    (unrounded) and its benefit, an integer in ``benefits``. The admission generator and the
+    workload presets (``mropt.instances.workload_gen``) share it, so the amb-static workload
+    of a seed has the jobs of ``generate admission`` of that seed.
+    """
+    type_names = [name for name in job_types if mix.get(name, 0) > 0]
+    weights = np.array([mix[name] for name in type_names], dtype=float)
+    weights /= weights.sum()
+    lo_size = max(1, math.ceil(0.5 * mean_splits))
+    hi_size = max(lo_size, math.floor(1.5 * mean_splits))
+    for k in range(1, n + 1):
+        rng = np.random.default_rng([seed, k])
+        kind = type_names[int(rng.choice(len(type_names), p=weights))]
+        splits = int(rng.integers(lo_size, hi_size + 1))
+        factors = rng.uniform(1 - jitter, 1 + jitter, size=2)
+        relative = float(rng.uniform((1 - spread) * mean_deadline, (1 + spread) * mean_deadline))
+        benefit = int(rng.integers(benefits[0], benefits[1] + 1))
+        yield rng, kind, splits, factors, relative, benefit
+
+
 def generate_admission(seed: int = 0, params: AdmissionParams | None = None, **overrides: Any) -> AdmissionInstance:
     """A seeded admission instance; keyword overrides set fields of :class:`AdmissionParams`.
 
@@ -161,22 +197,22 @@ def generate_admission(seed: int = 0, params: AdmissionParams | None = None, **o
         params = AdmissionParams(**{**asdict(params), "mix": params.mix, "job_types": params.job_types, **overrides})
     params.check()
     cluster = Cluster(params.nodes * params.map_slots_per_node, params.nodes * params.reduce_slots_per_node)
-    type_names = [name for name in params.job_types if params.mix.get(name, 0) > 0]
-    weights = np.array([params.mix[name] for name in type_names], dtype=float)
-    weights /= weights.sum()
-
     jobs: list[Job] = []
     submit = 0.0
-    lo_size = max(1, math.ceil(0.5 * params.size))
-    hi_size = max(lo_size, math.floor(1.5 * params.size))
-    for k in range(1, params.jobs + 1):
-        rng = np.random.default_rng([seed, k])
-        kind = type_names[int(rng.choice(len(type_names), p=weights))]
+    draws = draw_jobs(
+        seed,
+        params.jobs,
+        params.job_types,
+        params.mix,
+        mean_splits=params.size,
+        jitter=params.task_time_jitter,
+        mean_deadline=params.deadline,
+        spread=0.5,
+        benefits=(params.benefit_min, params.benefit_max),
+    )
+    for k, (rng, kind, splits, jitter, relative, benefit) in enumerate(draws, start=1):
         jt = params.job_types[kind]
-        splits = int(rng.integers(lo_size, hi_size + 1))
-        jitter = rng.uniform(1 - params.task_time_jitter, 1 + params.task_time_jitter, size=2)
-        relative_deadline = round(float(rng.uniform(0.5 * params.deadline, 1.5 * params.deadline)))
-        benefit = int(rng.integers(params.benefit_min, params.benefit_max + 1))
+        relative_deadline = round(relative)
         if params.mean_interarrival > 0 and k > 1:
             submit = round(submit + float(rng.exponential(params.mean_interarrival)), 1)
         jobs.append(

@@ -79,7 +79,7 @@ from typing import Any
 
 import numpy as np
 
-from mropt.instances.admission_gen import PAPER_JOB_TYPES, JobType
+from mropt.instances.admission_gen import PAPER_JOB_TYPES, JobType, draw_jobs
 from mropt.instances.params import check_counts, check_types
 from mropt.model.errors import InputError
 from mropt.model.workload import (
@@ -340,23 +340,22 @@ def generate_workload(
     if preset == "ddrf":
         return _generate_ddrf(seed, params)
 
-    type_names = [name for name in params.job_types if params.mix.get(name, 0) > 0]
-    weights = np.array([params.mix[name] for name in type_names], dtype=float)
-    weights /= weights.sum()
-    lo_size = max(1, math.ceil(0.5 * params.mean_splits))
-    hi_size = max(lo_size, math.floor(1.5 * params.mean_splits))
-    d, s = params.mean_deadline, params.deadline_spread
     submits = _submit_times(seed, params)
     jobs: list[WorkloadJob] = []
-    for k in range(1, params.jobs + 1):
-        # the admission generator's draws, in its order (mropt.instances.admission_gen)
-        rng = np.random.default_rng([seed, k])
-        kind = type_names[int(rng.choice(len(type_names), p=weights))]
+    draws = draw_jobs(
+        seed,
+        params.jobs,
+        params.job_types,
+        params.mix,
+        mean_splits=params.mean_splits,
+        jitter=params.task_time_jitter,
+        mean_deadline=params.mean_deadline,
+        spread=params.deadline_spread,
+        benefits=(params.benefit_min, params.benefit_max),
+    )
+    for k, (_, kind, splits, jitter, drawn, benefit) in enumerate(draws, start=1):
         jt = params.job_types[kind]
-        splits = int(rng.integers(lo_size, hi_size + 1))
-        jitter = rng.uniform(1 - params.task_time_jitter, 1 + params.task_time_jitter, size=2)
-        relative = max(1, round(float(rng.uniform((1 - s) * d, (1 + s) * d))))
-        benefit = int(rng.integers(params.benefit_min, params.benefit_max + 1))
+        relative = max(1, round(drawn))
         submit = submits[k - 1]
         jobs.append(
             mapreduce_job(

@@ -89,6 +89,7 @@ from mropt.sim.state import (
     Job,
     build_jobs,
     node_indices,
+    slowstart_threshold,
 )
 
 # event classes (the order of simultaneous events) and kinds
@@ -890,7 +891,7 @@ class Simulation:
             return
         nxt = j.stages[nxt_index]
         assert self.slowstart is not None
-        if stage.finished == math.ceil(self.slowstart * stage.n) and stage.finished < stage.n:
+        if stage.finished == slowstart_threshold(stage.n, self.slowstart) and stage.finished < stage.n:
             j.runnable[REDUCE] += nxt.pending
             self.runnable[REDUCE] += nxt.pending
             self._new_work = True
@@ -916,7 +917,7 @@ class Simulation:
             self.slowstart is not None
             and stage.type == MAP
             and nxt.type == REDUCE
-            and math.ceil(self.slowstart * stage.n) < stage.n
+            and slowstart_threshold(stage.n, self.slowstart) < stage.n
         )
         if opened_early:
             # pending reduces are already runnable; the waiting early ones start their last two thirds

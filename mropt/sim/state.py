@@ -18,6 +18,7 @@ placement (``mropt.sim.placement``), an int32 array of shape (tasks, R).
 
 from __future__ import annotations
 
+import math
 from bisect import bisect_right
 from collections.abc import Sequence
 
@@ -318,8 +319,6 @@ class Job:
 
 def slowstart_threshold(n_maps: int, slowstart: float) -> int:
     """Maps that must finish before reduces may launch: ceil(slowstart * maps) (Hadoop JobInProgress)."""
-    import math
-
     return math.ceil(slowstart * n_maps)
 
 

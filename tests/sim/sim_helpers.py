@@ -97,3 +97,17 @@ TINY: dict[str, Any] = {
         {"id": "j2", "deadline": 12, "benefit": 50, "stages": [{"type": "map", "tasks": [{"duration": 10}]}]},
     ],
 }
+
+
+def succeeded_once(rec: Recorder) -> None:
+    """Every task of every job succeeded exactly once and every job finished."""
+    tasks = rec.tasks_columns()
+    done: dict[tuple[str, int, int], int] = {}
+    for jid, stage, task, outcome in zip(tasks["job_id"], tasks["stage"], tasks["task"], tasks["outcome"], strict=True):
+        if outcome == "succeeded":
+            key = (jid, int(stage), int(task))
+            done[key] = done.get(key, 0) + 1
+    jobs = rec.jobs_columns()
+    assert set(done.values()) == {1}
+    assert len(done) == sum(jobs["tasks"])
+    assert all(f is not None and f == f for f in jobs["finish"])

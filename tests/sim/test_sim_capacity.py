@@ -16,7 +16,7 @@ from mropt.sim.policies.capacity import user_limit
 from mropt.sim.policy import make_policy
 from mropt.sim.recorder import Recorder
 
-from sim_helpers import map_job, starts, workload
+from sim_helpers import map_job, starts, succeeded_once, workload
 
 NODES4 = [{"id": "n", "count": 4, "map_slots": 1, "reduce_slots": 0}]
 
@@ -168,11 +168,4 @@ def test_every_task_succeeds_once() -> None:
         faults=[{"node": "a-1", "down": 5.0, "up": 30.0}],
     )
     rec = run(w)
-    tasks = rec.tasks_columns()
-    done: dict[tuple[str, int, int], int] = {}
-    for jid, stage, task, outcome in zip(tasks["job_id"], tasks["stage"], tasks["task"], tasks["outcome"], strict=True):
-        if outcome == "succeeded":
-            done[(jid, int(stage), int(task))] = done.get((jid, int(stage), int(task)), 0) + 1
-    assert set(done.values()) == {1}
-    assert len(done) == sum(rec.jobs_columns()["tasks"])
-    assert all(f == f and f is not None for f in rec.jobs_columns()["finish"])
+    succeeded_once(rec)

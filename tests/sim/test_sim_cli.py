@@ -15,27 +15,8 @@ import json
 
 import pytest
 
-from mropt.cli.main import main
-
+from cli_capture import run_cli
 from sim_helpers import TINY
-
-
-class Result:
-    """What ``mropt ARGV`` printed and returned (run in this process)."""
-
-    def __init__(self, code: int, out: str, err: str) -> None:
-        self.code, self.out, self.err = code, out, err
-        self.err_lines = err.strip().splitlines()
-
-
-@pytest.fixture
-def run_cli(capsys):
-    def run(*argv: object) -> Result:
-        code = main([str(a) for a in argv])
-        out, err = capsys.readouterr()
-        return Result(code, out, err)
-
-    return run
 
 
 @pytest.fixture
@@ -45,7 +26,7 @@ def tiny(tmp_path):
     return path
 
 
-def test_simulate_json_gives_the_hand_computed_outcome(tiny, run_cli):
+def test_simulate_json_gives_the_hand_computed_outcome(tiny):
     r = run_cli("simulate", tiny, "--policy", "fifo", "--mode", "event", "--json")
     assert r.code == 0, r.err
     s = json.loads(r.out)
@@ -61,20 +42,20 @@ def test_simulate_json_gives_the_hand_computed_outcome(tiny, run_cli):
     assert len(s["event_log_sha256"]) == 64
 
 
-def test_same_seed_same_event_log_hash(tiny, run_cli):
+def test_same_seed_same_event_log_hash(tiny):
     runs = [json.loads(run_cli("simulate", tiny, "--policy", "fifo", "--seed", "3", "--json").out) for _ in range(2)]
     assert runs[0]["event_log_sha256"] == runs[1]["event_log_sha256"]
     assert runs[0]["seed"] == 3
 
 
-def test_summary_text_is_one_screen(tiny, run_cli):
+def test_summary_text_is_one_screen(tiny):
     r = run_cli("simulate", tiny, "--policy", "fifo", "--mode", "event")
     assert r.code == 0, r.err
     assert len(r.out.splitlines()) <= 30
     assert "benefit (eq. 1)" in r.out and "85" in r.out
 
 
-def test_policies_lists_fifo_with_its_mode(run_cli):
+def test_policies_lists_fifo_with_its_mode():
     r = run_cli("policies")
     assert r.code == 0
     line = next(line for line in r.out.splitlines() if line.startswith("fifo "))
@@ -90,14 +71,14 @@ def test_policies_lists_fifo_with_its_mode(run_cli):
         (["--policy", "fifo", "--seed", "-1"], "--seed must be >= 0"),
     ],
 )
-def test_bad_arguments_exit_2_with_one_line(tiny, args, words, run_cli):
+def test_bad_arguments_exit_2_with_one_line(tiny, args, words):
     r = run_cli("simulate", tiny, *args)
     assert r.code == 2
     assert len(r.err_lines) == 1 and words in r.err, r.err
     assert r.out == ""
 
 
-def test_bad_workload_and_bad_plan_exit_2_with_one_line(tmp_path, tiny, run_cli):
+def test_bad_workload_and_bad_plan_exit_2_with_one_line(tmp_path, tiny):
     bad = tmp_path / "bad.json"
     bad.write_text(json.dumps({**TINY, "jobs": [{**TINY["jobs"][0], "deadline": -1}]}))
     r = run_cli("simulate", bad, "--policy", "fifo")

@@ -17,7 +17,7 @@ from mropt.sim.policies.fair import Fair, compute_fair_shares, priority_factor
 from mropt.sim.policy import make_policy
 from mropt.sim.recorder import Recorder
 
-from sim_helpers import map_job, starts, workload
+from sim_helpers import map_job, starts, succeeded_once, workload
 
 
 def run(w: WorkloadInstance, params: dict[str, Any] | None = None) -> tuple[Recorder, Fair]:
@@ -230,19 +230,6 @@ def mixed_workload() -> WorkloadInstance:
         pools=[{"id": "p0", "min_maps": 3, "max_running": 2}, {"id": "p1", "weight": 2, "mode": "fifo"}],
         timing={"reduce_slowstart": 0.05},
     )
-
-
-def succeeded_once(rec: Recorder) -> None:
-    tasks = rec.tasks_columns()
-    done: dict[tuple[str, int, int], int] = {}
-    for jid, stage, task, outcome in zip(tasks["job_id"], tasks["stage"], tasks["task"], tasks["outcome"], strict=True):
-        if outcome == "succeeded":
-            key = (jid, int(stage), int(task))
-            done[key] = done.get(key, 0) + 1
-    assert set(done.values()) == {1}
-    jobs = rec.jobs_columns()
-    assert all(f is not None and f == f for f in jobs["finish"])
-    assert len(done) == sum(jobs["tasks"])
 
 
 @pytest.mark.parametrize("params", [{}, {"assign_multiple": False}, {"preemption": True, "min_share_timeout": 2.0}])

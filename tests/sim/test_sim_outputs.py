@@ -7,31 +7,12 @@ import json
 import pyarrow.parquet as pq
 import pytest
 
-from mropt.cli.main import main
 from mropt.model.workload import WorkloadInstance
 from mropt.sim.outputs import FILES, is_simulation_folder
 from mropt.sim.run import simulate
 
+from cli_capture import run_cli
 from sim_helpers import TINY
-
-
-class Result:
-    """What ``mropt ARGV`` printed and returned (run in this process)."""
-
-    def __init__(self, code: int, out: str, err: str) -> None:
-        self.code, self.out, self.err = code, out, err
-        self.err_lines = err.strip().splitlines()
-
-
-@pytest.fixture
-def run_cli(capsys):
-    def run(*argv: object) -> Result:
-        code = main([str(a) for a in argv])
-        out, err = capsys.readouterr()
-        return Result(code, out, err)
-
-    return run
-
 
 JOB_COLUMNS = {"job_id", "submit_time", "accepted", "map_end", "finish", "deadline", "on_time", "benefit"}
 
@@ -43,7 +24,7 @@ def tiny(tmp_path):
     return path
 
 
-def test_out_dir_holds_the_tables_and_no_temporary_file(tmp_path, tiny, run_cli):
+def test_out_dir_holds_the_tables_and_no_temporary_file(tmp_path, tiny):
     out = tmp_path / "made" / "here"  # created when missing
     r = run_cli("simulate", tiny, "--policy", "fifo", "--mode", "event", "--out", out, "--json")
     assert r.code == 0, r.err
@@ -69,7 +50,7 @@ def test_out_dir_holds_the_tables_and_no_temporary_file(tmp_path, tiny, run_cli)
     assert is_simulation_folder(out)
 
 
-def test_outputs_are_replaced_in_place_on_a_rerun(tmp_path, tiny, run_cli):
+def test_outputs_are_replaced_in_place_on_a_rerun(tmp_path, tiny):
     out = tmp_path / "o"
     for seed in (0, 1):
         assert run_cli("simulate", tiny, "--policy", "fifo", "--seed", seed, "--out", out).code == 0
@@ -77,14 +58,14 @@ def test_outputs_are_replaced_in_place_on_a_rerun(tmp_path, tiny, run_cli):
     assert json.loads((out / "summary.json").read_text())["seed"] == 1
 
 
-def test_out_on_a_file_is_one_line_exit_2(tmp_path, tiny, run_cli):
+def test_out_on_a_file_is_one_line_exit_2(tmp_path, tiny):
     blocker = tmp_path / "file"
     blocker.write_text("x")
     r = run_cli("simulate", tiny, "--policy", "fifo", "--out", blocker)
     assert r.code == 2 and len(r.err_lines) == 1, r.err
 
 
-def test_report_on_a_simulation_folder(tmp_path, tiny, run_cli):
+def test_report_on_a_simulation_folder(tmp_path, tiny):
     out = tmp_path / "o"
     assert run_cli("simulate", tiny, "--policy", "fifo", "--out", out).code == 0
     r = run_cli("report", out)
