@@ -43,6 +43,8 @@ from mropt.model.errors import InputError
 #: seconds a command waits for another process to release the database file
 DEFAULT_WAIT = 60.0
 HOLD_ENV = "MROPT_HISTORY_HOLD_BEFORE_COMMIT"
+#: bytes 8-11 of every DuckDB database file
+DUCKDB_MAGIC = b"DUCK"
 
 
 def _is_lock_error(exc: Exception) -> bool:
@@ -100,6 +102,10 @@ def connect(path: str | Path, *, read_only: bool = True, wait: float = DEFAULT_W
     path = Path(path)
     if not path.is_file():
         raise InputError(f"{path}: no such history database (create one with `mropt history import`)")
+    with open(path, "rb") as f:
+        head = f.read(12)
+    if head[8:12] != DUCKDB_MAGIC:
+        raise InputError(f"{path}: not a history database (not a DuckDB file)")
     con = _open(path, read_only, wait)
     try:
         missing = [t for t in TABLES if not _has_table(con, t)]
@@ -169,6 +175,9 @@ def import_batches(path: str | Path, batches: Sequence[Batch], *, wait: float = 
                 time.sleep(float(hold))
             con.execute("COMMIT")
         except BaseException:
-            con.execute("ROLLBACK")
+            try:
+                con.execute("ROLLBACK")
+            except duckdb.Error:  # pragma: no cover - the connection is gone; nothing was committed
+                pass
             raise
     return counts
