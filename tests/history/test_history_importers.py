@@ -72,7 +72,6 @@ def test_real_rumen_files(tmp_path: Path) -> None:
     ]
 
 
-@pytest.mark.slow
 def test_real_alibaba_and_swim(tmp_path: Path) -> None:
     ali, swim = shared("alibaba-2017", "batch_task.csv"), shared("swim", "FB-2009_samples_24_times_1hr_0.tsv")
     db = tmp_path / "h.db"
