@@ -49,17 +49,24 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:
     imp.add_argument("files", metavar="FILE", nargs="+", help="history file or simulation output folder")
     imp.add_argument("--source", default=None, help="the source name of a single FILE (default: its file name)")
     imp.add_argument(
-        "--wait", type=_wait, default=DEFAULT_WAIT, help=f"seconds to wait for another process using DB (default {DEFAULT_WAIT:g})"
+        "--wait",
+        type=_wait,
+        default=DEFAULT_WAIT,
+        help=f"seconds to wait for another process using DB (default {DEFAULT_WAIT:g})",
     )
     imp.set_defaults(handler=_import)
     q = hs.add_parser(
-        "query", help="run one SQL query, print CSV", description="Run SQL (read-only) over DB and its views; print CSV."
+        "query",
+        help="run one SQL query, print CSV",
+        description="Run SQL (read-only) over DB and its views; print CSV.",
     )
     q.add_argument("db", metavar="DB")
     q.add_argument("sql", metavar="SQL")
     q.add_argument("--wait", type=_wait, default=DEFAULT_WAIT, help="seconds to wait for a writer (default 60)")
     q.set_defaults(handler=_query)
-    r = hs.add_parser("report", help="a short summary of DB", description="Counts, per source, per user group, slow nodes.")
+    r = hs.add_parser(
+        "report", help="a short summary of DB", description="Counts, per source, per user group, slow nodes."
+    )
     r.add_argument("db", metavar="DB")
     r.add_argument("--rows", type=int, default=20, help="at most this many groups and slow nodes (default 20)")
     r.set_defaults(handler=_report)

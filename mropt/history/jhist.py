@@ -46,7 +46,7 @@ _TASK_TYPES = {"MAP": "map", "REDUCE": "reduce"}
 def unwrap(value: Any) -> Any:
     """Avro JSON's union encoding ``{"type": value}`` -> value."""
     if isinstance(value, dict) and len(value) == 1:
-        (key, inner), = value.items()
+        ((key, inner),) = value.items()
         if key in ("string", "long", "int", "boolean", "double", "float", "bytes", "null"):
             return inner
     return value
@@ -74,7 +74,7 @@ class _Event:
         shown = repr(value) if len(repr(value)) <= 60 else repr(value)[:57] + "..."
         return InputError(f"{self.name} line {self.line}: event {self.type}: field '{field}' {rule}, got {shown}")
 
-    def str(self, field: str, required: bool = True) -> str | None:
+    def text(self, field: str, required: bool = True) -> str | None:
         value = unwrap(self.record.get(field))
         if value is None:
             if required:
@@ -84,7 +84,7 @@ class _Event:
             raise self.error(field, "must be a string", value)
         return value
 
-    def int(self, field: str, required: bool = True) -> int | None:
+    def whole(self, field: str, required: bool = True) -> int | None:
         value = unwrap(self.record.get(field))
         if value is None:
             if required:
@@ -96,7 +96,7 @@ class _Event:
 
     def time(self, field: str, required: bool = True) -> float | None:
         """An epoch-milliseconds field as seconds (Hadoop writes -1 or 0 for 'not known')."""
-        value = self.int(field, required)
+        value = self.whole(field, required)
         if value is None or value <= 0:
             return None
         return value / 1000.0
@@ -114,7 +114,7 @@ def _events(path: Path) -> tuple[str, list[_Event]]:
             continue
         try:
             obj = json.loads(line)
-        except ValueError as exc:
+        except json.JSONDecodeError as exc:
             raise InputError(f"{name} line {lineno}: not a JSON event ({exc.msg} at column {exc.colno})") from None
         if not isinstance(obj, dict) or not isinstance(obj.get("type"), str):
             raise InputError(f"{name} line {lineno}: field 'type' is missing (not a history event)")
@@ -135,42 +135,44 @@ def read_jhist(path: str | Path) -> dict[str, list[dict[str, Any]]]:
     succeeded_attempt: dict[str, str] = {}
 
     def task(ev: _Event) -> dict[str, Any]:
-        tid = ev.str("taskid")
+        tid = ev.text("taskid")
         assert tid is not None
         row = tasks.setdefault(tid, {"task_id": tid, "type": "other", "status": "RUNNING"})
-        ttype = ev.str("taskType", required=False)
+        ttype = ev.text("taskType", required=False)
         if ttype is not None:
             row["type"] = _TASK_TYPES.get(ttype, "other")
         return row
 
     def attempt(ev: _Event) -> dict[str, Any]:
-        aid = ev.str("attemptId")
+        aid = ev.text("attemptId")
         assert aid is not None
         t = task(ev)
-        return attempts.setdefault(aid, {"attempt_id": aid, "task_id": t["task_id"], "type": t["type"], "status": "RUNNING"})
+        return attempts.setdefault(
+            aid, {"attempt_id": aid, "task_id": t["task_id"], "type": t["type"], "status": "RUNNING"}
+        )
 
     for ev in events:
         et = ev.type
         if et == "JOB_SUBMITTED":
             job.update(
-                job_id=ev.str("jobid"),
-                name=ev.str("jobName", required=False),
-                user=ev.str("userName", required=False),
-                user_group=ev.str("jobQueueName", required=False),
+                job_id=ev.text("jobid"),
+                name=ev.text("jobName", required=False),
+                user=ev.text("userName", required=False),
+                user_group=ev.text("jobQueueName", required=False),
                 submit_time=ev.time("submitTime"),
             )
             acls = unwrap(ev.record.get("acls")) or {}
             if isinstance(acls, dict):
                 conf += [{"key": str(k), "value": str(unwrap(v))} for k, v in sorted(acls.items())]
-            path_ = ev.str("jobConfPath", required=False)
+            path_ = ev.text("jobConfPath", required=False)
             if path_:
                 conf.append({"key": "jobConfPath", "value": path_})
         elif et == "JOB_QUEUE_CHANGED":
-            job["user_group"] = ev.str("jobQueueName")
+            job["user_group"] = ev.text("jobQueueName")
         elif et == "JOB_PRIORITY_CHANGED":
-            job["priority"] = ev.str("priority")
+            job["priority"] = ev.text("priority")
         elif et == "JOB_INITED":
-            job.update(launch_time=ev.time("launchTime"), maps=ev.int("totalMaps"), reduces=ev.int("totalReduces"))
+            job.update(launch_time=ev.time("launchTime"), maps=ev.whole("totalMaps"), reduces=ev.whole("totalReduces"))
         elif et == "JOB_INFO_CHANGED":
             job.update(submit_time=ev.time("submitTime"), launch_time=ev.time("launchTime"))
         elif et == "JOB_FINISHED":
@@ -178,31 +180,31 @@ def read_jhist(path: str | Path) -> dict[str, list[dict[str, Any]]]:
             job.update(
                 status="SUCCEEDED",
                 finish_time=ev.time("finishTime"),
-                finished_maps=ev.int("finishedMaps"),
-                finished_reduces=ev.int("finishedReduces"),
-                failed_maps=ev.int("failedMaps", required=False),
-                failed_reduces=ev.int("failedReduces", required=False),
+                finished_maps=ev.whole("finishedMaps"),
+                finished_reduces=ev.whole("finishedReduces"),
+                failed_maps=ev.whole("failedMaps", required=False),
+                failed_reduces=ev.whole("failedReduces", required=False),
                 input_bytes=counter(total, "HDFS_BYTES_READ"),
                 shuffle_bytes=counter(total, "REDUCE_SHUFFLE_BYTES"),
                 output_bytes=counter(total, "HDFS_BYTES_WRITTEN"),
             )
         elif et in ("JOB_FAILED", "JOB_KILLED", "JOB_ERROR"):
             job.update(
-                status=ev.str("jobStatus", required=False) or et.split("_")[1],
+                status=ev.text("jobStatus", required=False) or et.split("_")[1],
                 finish_time=ev.time("finishTime"),
-                finished_maps=ev.int("finishedMaps", required=False),
-                finished_reduces=ev.int("finishedReduces", required=False),
+                finished_maps=ev.whole("finishedMaps", required=False),
+                finished_reduces=ev.whole("finishedReduces", required=False),
             )
         elif et == "TASK_STARTED":
             task(ev)["start_time"] = ev.time("startTime")
         elif et in ("TASK_FINISHED", "TASK_FAILED"):
             t = task(ev)
             t["finish_time"] = ev.time("finishTime")
-            t["status"] = ev.str("status", required=False) or ("SUCCEEDED" if et == "TASK_FINISHED" else "FAILED")
+            t["status"] = ev.text("status", required=False) or ("SUCCEEDED" if et == "TASK_FINISHED" else "FAILED")
             counters = ev.record.get("counters")
             t["input_bytes"] = counter(counters, "HDFS_BYTES_READ")
             t["output_bytes"] = counter(counters, "HDFS_BYTES_WRITTEN")
-            won = ev.str("successfulAttemptId", required=False)
+            won = ev.text("successfulAttemptId", required=False)
             if won:
                 succeeded_attempt[t["task_id"]] = won
         elif et == "TASK_UPDATED":
@@ -210,15 +212,15 @@ def read_jhist(path: str | Path) -> dict[str, list[dict[str, Any]]]:
         elif et.endswith("_ATTEMPT_STARTED"):
             a = attempt(ev)
             a["start_time"] = ev.time("startTime")
-            a["host"] = a.get("host") or ev.str("trackerName", required=False)
-            avataar = ev.str("avataar", required=False)
+            a["host"] = a.get("host") or ev.text("trackerName", required=False)
+            avataar = ev.text("avataar", required=False)
             a["speculative"] = None if avataar is None else avataar == "SPECULATIVE"
         elif et.endswith("_ATTEMPT_FINISHED") or et.endswith("_ATTEMPT_FAILED") or et.endswith("_ATTEMPT_KILLED"):
             a = attempt(ev)
             a["finish_time"] = ev.time("finishTime")
-            a["host"] = ev.str("hostname", required=False) or a.get("host")
-            a["rack"] = ev.str("rackname", required=False) or a.get("rack")
-            status = ev.str("taskStatus", required=False) or ev.str("status", required=False)
+            a["host"] = ev.text("hostname", required=False) or a.get("host")
+            a["rack"] = ev.text("rackname", required=False) or a.get("rack")
+            status = ev.text("taskStatus", required=False) or ev.text("status", required=False)
             a["status"] = status or et.rsplit("_", 1)[1].replace("FINISHED", "SUCCEEDED")
             if et.endswith("_ATTEMPT_FINISHED"):
                 a["shuffle_finish"] = ev.time("shuffleFinishTime", required=False)
@@ -227,7 +229,7 @@ def read_jhist(path: str | Path) -> dict[str, list[dict[str, Any]]]:
                 if a["status"] == "SUCCEEDED":
                     succeeded_attempt.setdefault(a["task_id"], a["attempt_id"])
             else:
-                a["error"] = (ev.str("error", required=False) or "").split("\n", 1)[0][:500] or None
+                a["error"] = (ev.text("error", required=False) or "").split("\n", 1)[0][:500] or None
     if not job.get("job_id"):
         raise InputError(f"{name}: no JOB_SUBMITTED event (field 'jobid' is missing)")
     job.setdefault("status", "RUNNING")

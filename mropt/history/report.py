@@ -29,7 +29,9 @@ def _fmt(value: Any) -> str:
 def _table(header: list[str], rows: list[tuple[Any, ...]]) -> list[str]:
     cells = [header] + [[_fmt(v) for v in row] for row in rows]
     widths = [max(len(r[i]) for r in cells) for i in range(len(header))]
-    return ["  " + "  ".join(c.ljust(w) if i == 0 else c.rjust(w) for i, (c, w) in enumerate(zip(r, widths))) for r in cells]
+    return [
+        "  " + "  ".join(c.ljust(w) if i == 0 else c.rjust(w) for i, (c, w) in enumerate(zip(r, widths))) for r in cells
+    ]
 
 
 def report_lines(db: str | Path | duckdb.DuckDBPyConnection, max_rows: int = 20) -> list[str]:
@@ -62,7 +64,9 @@ def report_lines(db: str | Path | duckdb.DuckDBPyConnection, max_rows: int = 20)
                ORDER BY g.r_hours DESC, g."group" LIMIT {int(max_rows)}"""
         ).fetchall()
         out.append("")
-        out.append("per user group (R_total eq. 4 in slot-hours; D eq. 7 in s/MB; reduce cost eq. 9 in s; peak hour of day):")
+        out.append(
+            "per user group (R_total eq. 4 in slot-hours; D eq. 7 in s/MB; reduce cost eq. 9 in s; peak hour of day):"
+        )
         out += _table(["group", "jobs", "tasks", "R_total h", "D s/MB", "reduce s", "peak hour", "slot-h/day"], groups)
         slow = con.execute(
             f"""SELECT host, map_tasks, slow_tasks, slow_share, mean_z FROM slow_nodes WHERE slow_tasks > 0

@@ -73,7 +73,7 @@ class _Reader:
         shown = repr(value) if len(repr(value)) <= 60 else repr(value)[:57] + "..."
         return InputError(f"{self.name} line {self.line}: field '{field}' {rule}, got {shown}")
 
-    def int(self, obj: dict[str, Any], key: str, path: str) -> int | None:
+    def whole(self, obj: dict[str, Any], key: str, path: str) -> int | None:
         value = obj.get(key)
         if value is None:
             return None
@@ -82,10 +82,10 @@ class _Reader:
         return None if value < 0 else value
 
     def time(self, obj: dict[str, Any], key: str, path: str) -> float | None:
-        value = self.int(obj, key, path)
+        value = self.whole(obj, key, path)
         return None if value is None or value == 0 else value / 1000.0
 
-    def str(self, obj: dict[str, Any], key: str, path: str, required: bool = False) -> str | None:
+    def text(self, obj: dict[str, Any], key: str, path: str, required: bool = False) -> str | None:
         value = obj.get(key)
         if value is None:
             if required:
@@ -95,7 +95,7 @@ class _Reader:
             raise self.fail(f"{path}{key}", "must be a string", value)
         return value
 
-    def list(self, obj: dict[str, Any], key: str, path: str) -> list[Any]:
+    def records(self, obj: dict[str, Any], key: str, path: str) -> list[Any]:
         value = obj.get(key)
         if value is None:
             return []
@@ -112,7 +112,7 @@ def _host(rd: _Reader, att: dict[str, Any], path: str) -> tuple[str | None, str 
     if isinstance(loc, dict) and isinstance(loc.get("layers"), list) and loc["layers"]:
         layers = [str(x) for x in loc["layers"]]
         return layers[-1], ("/" + layers[0] if len(layers) > 1 else None)
-    name = rd.str(att, "hostName", path)
+    name = rd.text(att, "hostName", path)
     if not name:
         return None, None
     parts = [p for p in name.split("/") if p]
@@ -129,30 +129,30 @@ def read_rumen(path: str | Path) -> dict[str, list[dict[str, Any]]]:
         rd = _Reader(path.name, line)
         if not isinstance(obj, dict):
             raise rd.fail("(job)", "must be a JSON object", obj)
-        job_id = rd.str(obj, "jobID", "", required=True)
-        outcome = rd.str(obj, "outcome", "")
+        job_id = rd.text(obj, "jobID", "", required=True)
+        outcome = rd.text(obj, "outcome", "")
         job: dict[str, Any] = {
             "job_id": job_id,
-            "name": rd.str(obj, "jobName", ""),
-            "user": rd.str(obj, "user", ""),
-            "user_group": rd.str(obj, "queue", ""),
-            "priority": rd.str(obj, "priority", ""),
+            "name": rd.text(obj, "jobName", ""),
+            "user": rd.text(obj, "user", ""),
+            "user_group": rd.text(obj, "queue", ""),
+            "priority": rd.text(obj, "priority", ""),
             "submit_time": rd.time(obj, "submitTime", ""),
             "launch_time": rd.time(obj, "launchTime", ""),
             "finish_time": rd.time(obj, "finishTime", ""),
             "status": _OUTCOMES.get(outcome or "", outcome or "UNKNOWN"),
-            "maps": rd.int(obj, "totalMaps", ""),
-            "reduces": rd.int(obj, "totalReduces", ""),
+            "maps": rd.whole(obj, "totalMaps", ""),
+            "reduces": rd.whole(obj, "totalReduces", ""),
         }
         sums: dict[str, list[int]] = {"map_in": [], "map_out": [], "red_out": []}
         done = {"map": 0, "reduce": 0}
         failed = {"map": 0, "reduce": 0}
         for key in ("mapTasks", "reduceTasks", "otherTasks"):
-            for k, task in enumerate(rd.list(obj, key, "")):
+            for k, task in enumerate(rd.records(obj, key, "")):
                 tp = f"{key}[{k}]."
-                tid = rd.str(task, "taskID", tp, required=True)
-                ttype = _TYPES.get(rd.str(task, "taskType", tp) or "", "other")
-                status = rd.str(task, "taskStatus", tp)
+                tid = rd.text(task, "taskID", tp, required=True)
+                ttype = _TYPES.get(rd.text(task, "taskType", tp) or "", "other")
+                status = rd.text(task, "taskStatus", tp)
                 trow: dict[str, Any] = {
                     "job_id": job_id,
                     "task_id": tid,
@@ -160,8 +160,8 @@ def read_rumen(path: str | Path) -> dict[str, list[dict[str, Any]]]:
                     "start_time": rd.time(task, "startTime", tp),
                     "finish_time": rd.time(task, "finishTime", tp),
                     "status": _OUTCOMES.get(status or "", status or "UNKNOWN"),
-                    "input_bytes": rd.int(task, "inputBytes", tp),
-                    "output_bytes": rd.int(task, "outputBytes", tp),
+                    "input_bytes": rd.whole(task, "inputBytes", tp),
+                    "output_bytes": rd.whole(task, "outputBytes", tp),
                 }
                 if ttype in done:
                     done[ttype] += trow["status"] == "SUCCEEDED"
@@ -172,14 +172,14 @@ def read_rumen(path: str | Path) -> dict[str, list[dict[str, Any]]]:
                 elif ttype == "reduce" and trow["output_bytes"] is not None:
                     sums["red_out"].append(trow["output_bytes"])
                 chosen = None
-                for m, att in enumerate(rd.list(task, "attempts", tp)):
+                for m, att in enumerate(rd.records(task, "attempts", tp)):
                     ap = f"{tp}attempts[{m}]."
                     host, rack = _host(rd, att, ap)
-                    result = rd.str(att, "result", ap)
+                    result = rd.text(att, "result", ap)
                     arow = {
                         "job_id": job_id,
                         "task_id": tid,
-                        "attempt_id": rd.str(att, "attemptID", ap, required=True),
+                        "attempt_id": rd.text(att, "attemptID", ap, required=True),
                         "type": ttype,
                         "host": host,
                         "rack": rack,
@@ -188,7 +188,7 @@ def read_rumen(path: str | Path) -> dict[str, list[dict[str, Any]]]:
                         "status": _OUTCOMES.get(result or "", result or "UNKNOWN"),
                         "shuffle_finish": rd.time(att, "shuffleFinished", ap),
                         "sort_finish": rd.time(att, "sortFinished", ap),
-                        "input_bytes": rd.int(att, "hdfsBytesRead", ap),
+                        "input_bytes": rd.whole(att, "hdfsBytesRead", ap),
                     }
                     rows["attempts"].append(arow)
                     if chosen is None or chosen["status"] != "SUCCEEDED":
@@ -202,13 +202,17 @@ def read_rumen(path: str | Path) -> dict[str, list[dict[str, Any]]]:
             failed_maps=failed["map"],
             failed_reduces=failed["reduce"],
             input_bytes=sum(sums["map_in"]) if sums["map_in"] else None,
-            output_bytes=sum(sums["red_out"]) if sums["red_out"] else (sum(sums["map_out"]) if sums["map_out"] else None),
+            output_bytes=sum(sums["red_out"])
+            if sums["red_out"]
+            else (sum(sums["map_out"]) if sums["map_out"] else None),
         )
         rows["jobs"].append(job)
         props = obj.get("jobProperties") or {}
         if not isinstance(props, dict):
             raise rd.fail("jobProperties", "must be an object", props)
-        rows["jobconf"] += [{"job_id": job_id, "key": str(k), "value": None if v is None else str(v)} for k, v in props.items()]
+        rows["jobconf"] += [
+            {"job_id": job_id, "key": str(k), "value": None if v is None else str(v)} for k, v in props.items()
+        ]
     return rows
 
 

@@ -30,7 +30,19 @@ from mropt.model.errors import InputError
 KIND = "simulation"
 JOBS, TASKS, SUMMARY = "jobs.parquet", "tasks.parquet", "summary.json"
 _JOB_COLUMNS = ("job_id", "submit_time", "user", "pool", "decision", "dropped", "first_start", "finish")
-_TASK_COLUMNS = ("job_id", "stage", "stage_type", "task", "attempt", "node", "rack", "start", "end", "speculative", "outcome")
+_TASK_COLUMNS = (
+    "job_id",
+    "stage",
+    "stage_type",
+    "task",
+    "attempt",
+    "node",
+    "rack",
+    "start",
+    "end",
+    "speculative",
+    "outcome",
+)
 
 
 def is_simulation_folder(path: Path) -> bool:
@@ -105,7 +117,11 @@ def simulation_batch(path: str | Path, source: str | None = None) -> Batch:
             raise InputError(f"{summary}: not a JSON summary ({exc})") from None
         settings = {k: record.get(k) for k in ("policy", "seed", "mode", "workload")}
         settings.update({f"params.{k}": v for k, v in (record.get("params") or {}).items()})
-        pairs = [(f"mropt.sim.{k}", json.dumps(v) if not isinstance(v, str) else v) for k, v in settings.items() if v is not None]
+        pairs = [
+            (f"mropt.sim.{k}", json.dumps(v) if not isinstance(v, str) else v)
+            for k, v in settings.items()
+            if v is not None
+        ]
         conf = [{"job_id": jid, "key": k, "value": v} for jid in jobs.column("job_id").to_pylist() for k, v in pairs]
     jobconf = pa.table(
         {"job_id": [c["job_id"] for c in conf], "key": [c["key"] for c in conf], "value": [c["value"] for c in conf]},

@@ -26,6 +26,7 @@ kill-safety test uses to kill a process that is surely mid-import.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import sys
 import time
@@ -62,7 +63,9 @@ def _open(path: Path, read_only: bool, wait: float) -> duckdb.DuckDBPyConnection
                 reason = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
                 raise InputError(f"{path}: cannot open the history database ({reason})") from None
             if time.monotonic() >= deadline:
-                raise InputError(f"{path}: the history database is in use by another process (waited {wait:g} s)") from None
+                raise InputError(
+                    f"{path}: the history database is in use by another process (waited {wait:g} s)"
+                ) from None
         time.sleep(pause)
         pause = min(pause * 2, 0.25)
 
@@ -84,10 +87,8 @@ def create_database(path: str | Path) -> Path:
             con.execute("CHECKPOINT")
         finally:
             con.close()
-        try:
+        with contextlib.suppress(FileExistsError):  # another process created it first: use theirs
             os.link(tmp, path)
-        except FileExistsError:
-            pass  # another process created it first: use theirs
     except OSError as exc:
         raise InputError(f"{path}: cannot create the history database ({exc.strerror or exc})") from None
     finally:
@@ -97,7 +98,9 @@ def create_database(path: str | Path) -> Path:
 
 
 @contextmanager
-def connect(path: str | Path, *, read_only: bool = True, wait: float = DEFAULT_WAIT) -> Iterator[duckdb.DuckDBPyConnection]:
+def connect(
+    path: str | Path, *, read_only: bool = True, wait: float = DEFAULT_WAIT
+) -> Iterator[duckdb.DuckDBPyConnection]:
     """An open connection to an existing history database, closed at the end of the block."""
     path = Path(path)
     if not path.is_file():
@@ -136,7 +139,9 @@ def sources_present(con: duckdb.DuckDBPyConnection, sources: Sequence[str]) -> d
     return found
 
 
-def import_batches(path: str | Path, batches: Sequence[Batch], *, wait: float = DEFAULT_WAIT) -> dict[str, dict[str, int]]:
+def import_batches(
+    path: str | Path, batches: Sequence[Batch], *, wait: float = DEFAULT_WAIT
+) -> dict[str, dict[str, int]]:
     """Write ``batches`` into the database at ``path`` (created if missing) in one transaction.
 
     Returns rows written per source and table. A source already present, or a name given
@@ -175,9 +180,7 @@ def import_batches(path: str | Path, batches: Sequence[Batch], *, wait: float = 
                 time.sleep(float(hold))
             con.execute("COMMIT")
         except BaseException:
-            try:
+            with contextlib.suppress(duckdb.Error):  # a connection already gone has committed nothing
                 con.execute("ROLLBACK")
-            except duckdb.Error:  # pragma: no cover - the connection is gone; nothing was committed
-                pass
             raise
     return counts

@@ -68,7 +68,9 @@ def history_workload(paths: Sequence[str | Path], name: str | None = None) -> Wo
         jobs += [{**j, "_file": key} for j in rows["jobs"]]
         tasks += [{**t, "_file": key} for t in rows["tasks"]]
         attempts += [{**a, "_file": key} for a in rows["attempts"]]
-    timed = [a for a in attempts if a.get("host") and a.get("start_time") is not None and a.get("finish_time") is not None]
+    timed = [
+        a for a in attempts if a.get("host") and a.get("start_time") is not None and a.get("finish_time") is not None
+    ]
     busy: dict[tuple[str, str], list[tuple[float, float]]] = defaultdict(list)
     rack_of: dict[str, str] = {}
     for a in timed:
@@ -106,12 +108,12 @@ def history_workload(paths: Sequence[str | Path], name: str | None = None) -> Wo
             for t in sorted(by_job[(j["_file"], j["job_id"])], key=lambda t: t["task_id"]):
                 if t["type"] != stype:
                     continue
-                a = won.get((j["_file"], j["job_id"], t["task_id"]))
-                if a is None:
+                best = won.get((j["_file"], j["job_id"], t["task_id"]))
+                if best is None:
                     dropped_tasks += 1
                     continue
-                duration = max(MIN_DURATION, round(a["finish_time"] - a["start_time"], 3))
-                replicas = ((a["host"],),) if stype == "map" else ()
+                duration = max(MIN_DURATION, round(best["finish_time"] - best["start_time"], 3))
+                replicas = ((best["host"],),) if stype == "map" else ()
                 groups.append(TaskGroup(duration=duration, count=1, replicas=replicas))
             if groups:
                 stages.append(Stage(stype, tuple(groups)))

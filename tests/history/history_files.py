@@ -39,11 +39,17 @@ def write_jhist(path: Path, job: str = "job_1_0001", maps: int = 2, host: str = 
     lines.append(
         _event("JOB_INITED", "JobInited", {"jobid": job, "launchTime": t0 + 1000, "totalMaps": maps, "totalReduces": 1})
     )
-    tasks = [(f"task_{job[4:]}_m_{i:06d}", "MAP", 10_000) for i in range(maps)] + [(f"task_{job[4:]}_r_000000", "REDUCE", 20_000)]
+    tasks = [(f"task_{job[4:]}_m_{i:06d}", "MAP", 10_000) for i in range(maps)] + [
+        (f"task_{job[4:]}_r_000000", "REDUCE", 20_000)
+    ]
     for tid, ttype, dur in tasks:
         aid = "attempt" + tid[4:] + "_0"
         start = t0 + 2000
-        counters = {"groups": [{"name": "fs", "counts": [{"name": "HDFS_BYTES_READ", "value": 1_000_000 if ttype == "MAP" else 0}]}]}
+        counters = {
+            "groups": [
+                {"name": "fs", "counts": [{"name": "HDFS_BYTES_READ", "value": 1_000_000 if ttype == "MAP" else 0}]}
+            ]
+        }
         kind = "MAP" if ttype == "MAP" else "REDUCE"
         lines.append(_event("TASK_STARTED", "TaskStarted", {"taskid": tid, "taskType": ttype, "startTime": start}))
         lines.append(
@@ -70,14 +76,27 @@ def write_jhist(path: Path, job: str = "job_1_0001", maps: int = 2, host: str = 
             _event(
                 "TASK_FINISHED",
                 "TaskFinished",
-                {"taskid": tid, "taskType": ttype, "finishTime": start + dur, "status": "SUCCEEDED", "counters": counters},
+                {
+                    "taskid": tid,
+                    "taskType": ttype,
+                    "finishTime": start + dur,
+                    "status": "SUCCEEDED",
+                    "counters": counters,
+                },
             )
         )
     lines.append(
         _event(
             "JOB_FINISHED",
             "JobFinished",
-            {"jobid": job, "finishTime": t0 + 30_000, "finishedMaps": maps, "finishedReduces": 1, "failedMaps": 0, "failedReduces": 0},
+            {
+                "jobid": job,
+                "finishTime": t0 + 30_000,
+                "finishedMaps": maps,
+                "finishedReduces": 1,
+                "failedMaps": 0,
+                "failedReduces": 0,
+            },
         )
     )
     path.write_text("\n".join(lines) + "\n", encoding="utf-8")
@@ -147,11 +166,17 @@ ALIBABA_HEADER = (
 
 def write_alibaba(path: Path, rows: list[str] | None = None) -> Path:
     """A batch_task.csv: header plus ``rows`` (default: three tasks of two jobs, one Waiting without requests)."""
-    rows = rows if rows is not None else ["100,160,1,10,4,Terminated,50,0.01", "110,150,1,11,1,Failed,100,0.02", "200,260,2,20,3,Waiting,,"]
+    rows = (
+        rows
+        if rows is not None
+        else ["100,160,1,10,4,Terminated,50,0.01", "110,150,1,11,1,Failed,100,0.02", "200,260,2,20,3,Waiting,,"]
+    )
     path.write_text(ALIBABA_HEADER + "\n".join(rows) + "\n", encoding="utf-8")
     return path
 
 
 def write_swim(path: Path, rows: int = 3) -> Path:
-    path.write_text("".join(f"job{i}\t{10 * i}\t10\t{1000 * (i + 1)}\t{100 * i}\t{50 * i}\n" for i in range(rows)), encoding="utf-8")
+    path.write_text(
+        "".join(f"job{i}\t{10 * i}\t10\t{1000 * (i + 1)}\t{100 * i}\t{50 * i}\n" for i in range(rows)), encoding="utf-8"
+    )
     return path

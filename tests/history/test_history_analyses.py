@@ -35,7 +35,9 @@ from mropt.history.store import import_batches
 DAY = 86400.0
 
 
-def _task(job: str, k: int, ttype: str, start: float, dur: float, host: str | None = None, mb: float | None = None, **kw) -> dict:
+def _task(
+    job: str, k: int, ttype: str, start: float, dur: float, host: str | None = None, mb: float | None = None, **kw
+) -> dict:
     return {
         "job_id": job,
         "task_id": f"{job}_{ttype}_{k}",

@@ -19,7 +19,10 @@ def test_query_prints_csv(tmp_path: Path) -> None:
     db = tmp_path / "h.db"
     r = run_cli("history", "import", db, write_rumen(tmp_path / "b.json"), write_jhist(tmp_path / "a.jhist"))
     assert r.code == 0, r.err
-    assert r.out.splitlines() == ["b.json: rumen, 1 jobs, 3 tasks, 3 attempts, 2 jobconf rows", "a.jhist: jhist, 1 jobs, 3 tasks, 3 attempts, 0 jobconf rows"]
+    assert r.out.splitlines() == [
+        "b.json: rumen, 1 jobs, 3 tasks, 3 attempts, 2 jobconf rows",
+        "a.jhist: jhist, 1 jobs, 3 tasks, 3 attempts, 0 jobconf rows",
+    ]
     q = run_cli("history", "query", db, 'SELECT source, job_id, "user", user_group FROM jobs ORDER BY source')
     assert q.code == 0, q.err
     assert q.out == "source,job_id,user,user_group\na.jhist,job_1_0001,ann,etl\nb.json,job_2_0001,bob,adhoc\n"
@@ -70,7 +73,9 @@ def test_a_simulation_round_trip_gives_its_job_and_task_counts(tmp_path: Path) -
         assert con.execute("SELECT count(*) FROM tasks WHERE status = 'SUCCEEDED'").fetchone()[0] == n_tasks
         per_job = dict(con.execute("SELECT job_id, maps + reduces FROM jobs").fetchall())
         assert per_job == {j.id: j.n_tasks for j in wl.jobs}
-        assert con.execute("SELECT DISTINCT value FROM jobconf WHERE key = 'mropt.sim.policy'").fetchall() == [("fifo",)]
+        assert con.execute("SELECT DISTINCT value FROM jobconf WHERE key = 'mropt.sim.policy'").fetchall() == [
+            ("fifo",)
+        ]
     finally:
         con.close()
     assert json.loads((out / "summary.json").read_text())["jobs"] == 8
