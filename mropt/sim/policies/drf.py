@@ -110,6 +110,7 @@ class _DrfBase(Policy):
         self._entry: list[tuple[float, float, int, int]] = []  # each user's last pushed entry
         self._in_heap: list[bool] = []  # whether the user's last entry is in the heap
         self._user_of: dict[int, int] = {}  # active job -> its user's index
+        self._arriving = -1  # the job in on_arrival
         self._vectors: dict[tuple[Any, int], tuple[list[float], float]] = {}  # (demand, type) -> vector, dominant
         self.skips: dict[int, int] = {}
         self._timer = False  # a reoffer is pending
@@ -139,14 +140,16 @@ class _DrfBase(Policy):
     def _next_dominant(self, u: int) -> float:
         """The dominant share of one task of the user's first job with work (the tie-break of Table 1)."""
         jobs = self.sim.jobs
+        arriving = self._arriving  # its tasks become runnable only after on_arrival returns
         for job in self._jobs_of[u]:
             j = jobs[job]
             runnable = j.runnable
+            if not (runnable[MAP] or runnable[REDUCE]) and job != arriving:
+                continue  # (cheap: a user may hold many jobs whose tasks all run)
             for stype in (MAP, REDUCE):
-                if runnable[stype]:
-                    stage = j.launchable(stype, self.sim.slowstart)
-                    if stage is not None:
-                        return self._vector(stage.demands[0], stype)[1]
+                stage = j.launchable(stype, self.sim.slowstart)
+                if stage is not None:
+                    return self._vector(stage.demands[0], stype)[1]
         return 0.0
 
     def _push(self, u: int) -> None:
@@ -186,11 +189,13 @@ class _DrfBase(Policy):
             self._in_heap.append(False)
         self._jobs_of[u].append(job)
         self._user_of[job] = u
+        self._arriving = job
         self.skips[job] = 0
         if any(len(st.demands) > 1 for st in self.sim.jobs[job].stages):
             self._volatile.add(job)
         self._fresh.append(job)
         self._push(u)
+        self._arriving = -1
         return ACCEPT
 
     def on_stage_end(self, job: int, stage: int) -> None:
