@@ -94,7 +94,7 @@ from mropt.sim.state import (
 
 # event classes (the order of simultaneous events) and kinds
 C_DONE, C_KILL, C_ARRIVE, C_DECIDE = 0, 1, 2, 3
-EV_DONE, EV_DOWN, EV_UP, EV_ARRIVE, EV_TIMER, EV_HEARTBEAT = 0, 1, 2, 3, 4, 5
+EV_DONE, EV_DOWN, EV_UP, EV_ARRIVE, EV_TIMER, EV_HEARTBEAT, EV_SPECULATE = 0, 1, 2, 3, 4, 5, 6
 
 #: the float slack of a resource fit (``docs/tolerances.md``, CAPACITY_RTOL's absolute cousin)
 _FIT_EPS = 1e-9
@@ -282,6 +282,7 @@ class Simulation:
         stall_limit: int = 100_000,
         record_utilisation: bool = True,
         batch: bool = True,
+        speculation: Any = None,
     ) -> None:
         mode = mode or policy.mode
         if mode not in MODES:
@@ -334,7 +335,16 @@ class Simulation:
         self._live = self.running.of
         self._next_attempt = 0
         self.launched = 0  # tasks started by the last launch call
-        self.batching = batch
+        # a speculation rule (mropt.sim.speculation) or None; a rule sees every attempt
+        # start and end, so batching is off under one (batches change no result)
+        self._spec: Any = speculation
+        self.batching = batch and speculation is None
+        self.backups = 0  # backup attempts started (sim.speculate)
+        self.wasted_work = 0.0  # slot-seconds of attempts killed because a sibling attempt won
+        self._rule_backups: set[int] = set()  # backups the rule started: the policy never hears of them
+        self._spec_tick = False
+        self._spec_all = False
+        self._peek: tuple[int, bool] | None = None  # (next attempt id, its straggler draw), next_work
         # the attempt (or batch) the next launch may join, and its stage; None once it may
         # not grow (it ended, lost a member, or another completion was scheduled after it)
         self._open: Attempt | None = None
@@ -372,6 +382,9 @@ class Simulation:
             if fault.up is not None:
                 self._push(fault.up, C_ARRIVE, EV_UP, node)
         self.policy.start(self)
+        spec = self._spec
+        if spec is not None:
+            spec.start(self)
         heap = self._heap
         pop = heapq.heappop
         event_mode = self.mode == EVENT
@@ -393,13 +406,22 @@ class Simulation:
                     self._new_work = True
                 elif kind == EV_DOWN:
                     self._on_down(arg)
-                else:
+                elif kind == EV_UP:
                     self._on_up(arg)
+                else:  # EV_SPECULATE: every node with a free slot is offered to the rule
+                    self._spec_tick = False
+                    self._spec_all = True
                 if self.stalled:
                     heap.clear()
                     break
             if event_mode:
-                self._event_pass()
+                if spec is None:
+                    self._event_pass()
+                else:
+                    freed: Sequence[int] = range(self.n_nodes) if self._spec_all else sorted(self._dirty)
+                    self._spec_all = False
+                    self._event_pass()
+                    self._speculation_pass(freed)
             elif self._new_work:
                 self._wake_free_nodes()
             record.flush(now)
@@ -443,6 +465,31 @@ class Simulation:
                     continue
                 assign(node)
 
+    # -- speculation (a rule given: mropt.sim.speculation) ------------------------------------
+    def _spec_room(self, node: int) -> bool:
+        """Whether the rule may be offered the node: it is up with a free slot of a type that has running attempts."""
+        if not self.node_up[node]:
+            return False
+        busy = self.busy
+        if self.uses_slots:
+            return (busy[MAP] > 0 and self.free[MAP][node] > 0) or (busy[REDUCE] > 0 and self.free[REDUCE][node] > 0)
+        return busy[MAP] + busy[REDUCE] > 0
+
+    def _speculation_pass(self, nodes: Sequence[int]) -> None:
+        """Event mode: after the policy's pass, offer the rule the nodes freed at this instant
+        (every node at a speculation tick); while attempts run and a slot is free, a tick
+        comes back every heartbeat interval, so a task that becomes a candidate later (the
+        60 s lag) is seen without a node freeing."""
+        spec = self._spec
+        for node in nodes:
+            if self._spec_room(node):
+                spec.offer(node)
+        busy = self.busy
+        if not self._spec_tick and busy[MAP] + busy[REDUCE] > 0:
+            if not self.uses_slots or busy[MAP] + busy[REDUCE] < self.total_slots[MAP] + self.total_slots[REDUCE]:
+                self._spec_tick = True
+                self._push(self.now + self.heartbeat_interval, C_DECIDE, EV_SPECULATE, None)
+
     def _next_beat(self, node: int) -> float:
         interval = self.heartbeat_interval
         phase = interval * node / self.n_nodes
@@ -450,7 +497,9 @@ class Simulation:
         return phase + max(k, 0) * interval
 
     def _schedule_heartbeat(self, node: int) -> None:
-        if not self._hb_pending[node] and self._has_room(node):
+        if not self._hb_pending[node] and (
+            self._has_room(node) or (self._spec is not None and self._spec_room(node))
+        ):
             self._hb_pending[node] = 1
             self._push(self._next_beat(node), C_DECIDE, EV_HEARTBEAT, node)
 
@@ -463,6 +512,9 @@ class Simulation:
 
     def _on_heartbeat(self, node: int) -> None:
         self._hb_pending[node] = 0
+        if self._spec is not None:
+            self._on_heartbeat_speculating(node)
+            return
         if not self._has_room(node):
             return
         before = self._next_attempt
@@ -475,6 +527,30 @@ class Simulation:
         else:
             self._stalled_heartbeats = 0
         if self._has_room(node):
+            self._hb_pending[node] = 1
+            self._push(self.now + self.heartbeat_interval, C_DECIDE, EV_HEARTBEAT, node)
+
+    def _on_heartbeat_speculating(self, node: int) -> None:
+        """A heartbeat under a speculation rule: the policy first (when work is pending), then the
+        rule on the slots left (Hadoop's obtainNewMapTask tries a speculative task when it has
+        no new task to give); a heartbeat only the rule was offered never counts as stalled."""
+        pending = self._has_room(node)
+        if not pending and not self._spec_room(node):
+            return
+        before = self._next_attempt
+        if pending:
+            self.policy.assign(node)
+        launched = self._next_attempt != before
+        if self._spec_room(node):
+            self._spec.offer(node)
+        if pending and not launched:
+            self._stalled_heartbeats += 1
+            if self._stalled_heartbeats > self.stall_limit:
+                self.stalled = True
+                return
+        elif launched:
+            self._stalled_heartbeats = 0
+        if self._has_room(node) or self._spec_room(node):
             self._hb_pending[node] = 1
             self._push(self.now + self.heartbeat_interval, C_DECIDE, EV_HEARTBEAT, node)
 
@@ -504,6 +580,27 @@ class Simulation:
     def _fits_demand(self, node: int, demand: tuple[float, ...]) -> bool:
         free = self.free_resources[node]
         return all(amount <= free[k] + _FIT_EPS for k, amount in enumerate(demand))
+
+    def next_work(self, job: int, stage: int, task: int, node: int) -> float:
+        """The running time an attempt of the task started on ``node`` now would get: base
+        duration / speed x locality factor x the straggler draw it would take (the next draw
+        of the run's stream, peeked at and not consumed). What the clairvoyant rule knows."""
+        st = self.jobs[job].stages[stage]
+        level = st.level_on(task, node, self.node_rack[node], self.node_rack)
+        durations = st.durations
+        work = (durations[0] if len(durations) == 1 else st.duration_of(task)) / self.node_speed[node]
+        if level > NODE:
+            work *= self._factors[level]
+        if self._straggler_rate:
+            # draws happen only at launches, so the next draw is known until the next attempt id
+            peek = self._peek
+            if peek is None or peek[0] != self._next_attempt:
+                state = self._rng.getstate()
+                peek = self._peek = (self._next_attempt, self._rng.random() < self._straggler_rate)
+                self._rng.setstate(state)
+            if peek[1]:
+                work *= self._straggler_slowdown
+        return work
 
     def predicted_duration(self, job: int, stage: int, task: int, node: int) -> float:
         st = self.jobs[job].stages[stage]
@@ -612,8 +709,12 @@ class Simulation:
         self.launched = launched
         return first
 
-    def speculate(self, job: int, stage: int, task: int, node: int) -> int:
-        """Start a backup attempt of a running task on ``node`` (LATE); -1 if it cannot run there."""
+    def speculate(self, job: int, stage: int, task: int, node: int, *, rule: bool = False) -> int:
+        """Start a backup attempt of a running task on ``node`` (LATE); -1 if it cannot run there.
+
+        ``rule``: started by the run's speculation rule, not the policy; the policy hears
+        neither its start nor its end (its own counters count the slots it gave).
+        """
         j = self.jobs[job]
         st = j.stages[stage]
         if j.status != ACTIVE or st.state[task] != RUNNING or not self.node_up[node]:
@@ -634,6 +735,9 @@ class Simulation:
             ]
         aid = self._start(j, st, task, node, level, True, demand)
         running_of[task].append(aid)
+        self.backups += 1
+        if rule:
+            self._rule_backups.add(aid)
         return aid
 
     def _start(
@@ -697,6 +801,8 @@ class Simulation:
             j.first_start = now
         if self._util:
             self.record.started(attempt, j)
+        if self._spec is not None:
+            self._spec.started(attempt)
         return aid
 
     def _release(self, stype: int, node: int, demand: tuple[float, ...] | None, j: Job, stage: Any) -> None:
@@ -737,6 +843,8 @@ class Simulation:
         stage = j.stages[a.stage]
         self._release(a.type, node, a.demand, j, stage)
         self.record.ended(a, i, now, _OUTCOME_CODE[outcome])
+        if self._spec is not None:
+            self._spec.ended(a, outcome)
         if attempt in stage.waiting:
             stage.waiting.remove(attempt)
         running_of = stage.running_of
@@ -751,7 +859,7 @@ class Simulation:
                 j.runnable[stage.type] += 1
                 self.runnable[stage.type] += 1
             self._new_work = True
-        if self._notify_attempt:
+        if self._notify_attempt and attempt not in self._rule_backups:
             self.policy.on_attempt_end(a.member(i), outcome)
 
     def drop(self, job: int, reason: str) -> None:
@@ -825,17 +933,22 @@ class Simulation:
         stype = stage.type
         self._release(stype, node, a.demand, j, stage)
         self.record.ended(a, i, a.end, 0)  # type: ignore[arg-type]
+        if self._spec is not None:
+            self._spec.ended(a, "succeeded")
         stage.state[task] = DONE
         running_of = stage.running_of
         if task in running_of:  # the first attempt to finish wins; its siblings (backups) are killed
             others = running_of.pop(task)
             for other in others:
                 if other != a.id + i:
+                    loser = self._live.get(other)
+                    if loser is not None:  # its slot time so far is wasted work
+                        self.wasted_work += self.now - loser.start
                     self.kill(other, "killed")
         stage.finished += 1
         j.remaining[stype] -= 1
         self.remaining[stype] -= 1
-        if self._notify_attempt:
+        if self._notify_attempt and a.id + i not in self._rule_backups:
             self.policy.on_attempt_end(a.member(i), "succeeded")
         if self.slowstart is not None and stage.index == j.cur and stype == MAP:
             self._maybe_open_reduces(j, stage)
