@@ -57,6 +57,12 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:
         metavar="NAME=VALUE",
         help="a parameter of the speculation rule, repeatable (e.g. slow_task_threshold=0.5)",
     )
+    p.add_argument(
+        "--straggler-draws",
+        choices=("stream", "task"),
+        help="straggler draws: one stream in launch order (default without --speculation) or per task attempt "
+        "(default with one; give it to a run without speculation to compare on the same stragglers)",
+    )
     p.add_argument("--out", metavar="DIR", help="write the tables (Parquet) and summary.json into DIR")
     p.add_argument("--json", action="store_true", help="print the summary as one JSON object")
     p.set_defaults(handler=run_simulate)
@@ -98,6 +104,7 @@ def run_simulate(args: argparse.Namespace) -> int:
         plan=plan,
         speculation=args.speculation,
         speculation_params=spec_params,
+        straggler_draws=args.straggler_draws,
     )
     if args.out:
         write_outputs(run, args.out)

@@ -22,7 +22,10 @@ freed at t can be given to a job that arrives at t (the Batsim #14 lesson).
 **Attempt time** = base duration / node speed x locality factor (1 node-local or without
 replicas, ``rack_factor`` rack-local, ``remote_factor`` off-rack; Mumak's 1.0 / 1.5 / 3.0)
 x ``straggler_slowdown`` with probability ``straggler_rate`` (one seeded draw per attempt,
-in launch order, from ``random.Random(seed)``).
+in launch order, from ``random.Random(seed)``; with ``straggler_draws="task"``, the default
+under a speculation rule, the draw of the k-th attempt of a task is a hash of the seed, the
+job, stage and task indices and k instead, so runs whose launch orders differ (with and
+without backups, or under two rules) meet the same stragglers).
 
 **Reduce slow-start** (off unless ``timing.reduce_slowstart`` is set): a reduce stage right
 after a map stage may launch once ``ceil(slowstart x maps)`` maps finished. An early reduce
@@ -98,6 +101,22 @@ EV_DONE, EV_DOWN, EV_UP, EV_ARRIVE, EV_TIMER, EV_HEARTBEAT, EV_SPECULATE = 0, 1,
 
 #: the float slack of a resource fit (``docs/tolerances.md``, CAPACITY_RTOL's absolute cousin)
 _FIT_EPS = 1e-9
+
+
+#: how straggler draws are made (``Simulation(straggler_draws=...)``, module docstring)
+STRAGGLER_DRAWS = ("stream", "task")
+_MASK64 = (1 << 64) - 1
+
+
+def _task_uniform(seed: int, job: int, stage: int, task: int, k: int) -> float:
+    """A uniform in [0, 1) from (seed, job, stage, task, attempt number): splitmix64 finalisers chained."""
+    x = seed & _MASK64
+    for v in (job, stage, task, k):
+        x = ((x ^ (v & _MASK64)) + 0x9E3779B97F4A7C15) & _MASK64
+        x = ((x ^ (x >> 30)) * 0xBF58476D1CE4E5B9) & _MASK64
+        x = ((x ^ (x >> 27)) * 0x94D049BB133111EB) & _MASK64
+        x ^= x >> 31
+    return (x >> 11) * (1.0 / (1 << 53))
 
 
 def heartbeat_interval(n_nodes: int) -> float:
@@ -283,6 +302,7 @@ class Simulation:
         record_utilisation: bool = True,
         batch: bool = True,
         speculation: Any = None,
+        straggler_draws: str | None = None,
     ) -> None:
         mode = mode or policy.mode
         if mode not in MODES:
@@ -299,6 +319,16 @@ class Simulation:
         self._straggler_rate = timing.straggler_rate
         self._straggler_slowdown = timing.straggler_slowdown
         self._rng = random.Random(seed)
+        # straggler draws: "stream" (one stream in launch order) or "task" (a hash of the seed and
+        # the attempt's job, stage, task and attempt number: the same draws whatever the order)
+        if straggler_draws is None:
+            straggler_draws = "stream" if speculation is None else "task"
+        if straggler_draws not in STRAGGLER_DRAWS:
+            raise InputError(
+                f"simulate: straggler_draws must be one of {', '.join(STRAGGLER_DRAWS)}, got {straggler_draws!r}"
+            )
+        self.straggler_draws = straggler_draws
+        self._task_draws: dict[tuple[int, int, int], int] | None = {} if straggler_draws == "task" else None
 
         ids, racks, self.rack_names, speeds = node_indices(workload)
         self.node_ids = ids
@@ -591,7 +621,12 @@ class Simulation:
         work = (durations[0] if len(durations) == 1 else st.duration_of(task)) / self.node_speed[node]
         if level > NODE:
             work *= self._factors[level]
-        if self._straggler_rate:
+        if self._straggler_rate and self._task_draws is not None:
+            if _task_uniform(self.seed, job, stage, task, self._task_draws.get((job, stage, task), 0)) < (
+                self._straggler_rate
+            ):
+                work *= self._straggler_slowdown
+        elif self._straggler_rate:
             # draws happen only at launches, so the next draw is known until the next attempt id
             peek = self._peek
             if peek is None or peek[0] != self._next_attempt:
@@ -749,8 +784,17 @@ class Simulation:
         work = (durations[0] if len(durations) == 1 else stage.duration_of(task)) / self.node_speed[node]
         if level > NODE:
             work *= self._factors[level]
-        if self._straggler_rate and self._rng.random() < self._straggler_rate:
-            work *= self._straggler_slowdown
+        if self._straggler_rate:
+            draws = self._task_draws
+            if draws is None:
+                if self._rng.random() < self._straggler_rate:
+                    work *= self._straggler_slowdown
+            else:
+                key = (j.index, stage.index, task)
+                k = draws.get(key, 0)
+                draws[key] = k + 1
+                if _task_uniform(self.seed, j.index, stage.index, task, k) < self._straggler_rate:
+                    work *= self._straggler_slowdown
         aid = self._next_attempt
         self._next_attempt = aid + 1
         o = self._open

@@ -44,7 +44,11 @@ gains, after ``ideal``: ``speculation`` (the rule's name), ``speculation_params`
 attempts running when one of them succeeded, the time the other had run when it was killed
 at that instant, whichever of the two was the backup; an attempt killed for another reason,
 a node failure or preemption, is not counted). With ``none`` the summary and every table are
-exactly what they were before speculation existed.
+exactly what they were before speculation existed. ``straggler_draws`` (``stream`` or
+``task``; default ``stream`` without a rule, ``task`` with one: :mod:`mropt.sim.engine`)
+picks how straggler draws are made; give ``task`` to a run without speculation to compare it
+with a rule's run on the same stragglers. The summary records it (``straggler_draws``) when
+it is ``task``.
 """
 
 from __future__ import annotations
@@ -173,6 +177,7 @@ def simulate(
     record_utilisation: bool = True,
     speculation: str | None = None,
     speculation_params: Mapping[str, Any] | None = None,
+    straggler_draws: str | None = None,
 ) -> SimRun:
     """Run ``policy`` (a registered name, ``mropt policies``) on a workload or an admission instance.
 
@@ -198,7 +203,15 @@ def simulate(
     if the_plan is not None:
         pol.plan = the_plan  # type: ignore[attr-defined]  # read by the policy in start()
     start = time.perf_counter()
-    sim = Simulation(workload, pol, seed=seed, mode=mode, record_utilisation=record_utilisation, speculation=rule)
+    sim = Simulation(
+        workload,
+        pol,
+        seed=seed,
+        mode=mode,
+        record_utilisation=record_utilisation,
+        speculation=rule,
+        straggler_draws=straggler_draws,
+    )
     recorder = sim.run()
     wall = time.perf_counter() - start
     summary = summarise(recorder, policy, pol.params, wall)
@@ -240,6 +253,8 @@ def summarise(recorder: Recorder, policy: str, params: Mapping[str, Any], wall_t
         "utilisation": utilisation_ratio(recorder, makespan),
         "ideal": ideal_benefit(sim.workload),
     }
+    if sim.straggler_draws != "stream":
+        out["straggler_draws"] = sim.straggler_draws
     rule = sim._spec
     if rule is not None:
         out["speculation"] = rule.name
