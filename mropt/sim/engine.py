@@ -905,7 +905,9 @@ class Simulation:
                 j.runnable[stage.type] += 1
                 self.runnable[stage.type] += 1
             self._new_work = True
-        if self._notify_attempt and attempt not in self._rule_backups:
+        if self._rule_backups and attempt in self._rule_backups:
+            return  # the rule's backup: the policy never heard of it
+        if self._notify_attempt:
             self.policy.on_attempt_end(a.member(i), outcome)
         elif self._notify_batch:
             self.policy.on_attempts_end(a.member(i), outcome, 1)
@@ -996,7 +998,9 @@ class Simulation:
         stage.finished += 1
         j.remaining[stype] -= 1
         self.remaining[stype] -= 1
-        if self._notify_attempt and a.id + i not in self._rule_backups:
+        if self._rule_backups and a.id + i in self._rule_backups:
+            pass  # the rule's backup: the policy never heard of it
+        elif self._notify_attempt:
             self.policy.on_attempt_end(a.member(i), "succeeded")
         elif self._notify_batch:
             self.policy.on_attempts_end(a.member(i), "succeeded", 1)
