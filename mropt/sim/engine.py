@@ -517,10 +517,11 @@ class Simulation:
             if self._spec_room(node):
                 spec.offer(node)
         busy = self.busy
-        if not self._spec_tick and busy[MAP] + busy[REDUCE] > 0:
-            if not self.uses_slots or busy[MAP] + busy[REDUCE] < self.total_slots[MAP] + self.total_slots[REDUCE]:
-                self._spec_tick = True
-                self._push(self.now + self.heartbeat_interval, C_DECIDE, EV_SPECULATE, None)
+        running = busy[MAP] + busy[REDUCE]
+        room = not self.uses_slots or running < self.total_slots[MAP] + self.total_slots[REDUCE]
+        if not self._spec_tick and running > 0 and room:
+            self._spec_tick = True
+            self._push(self.now + self.heartbeat_interval, C_DECIDE, EV_SPECULATE, None)
 
     def _next_beat(self, node: int) -> float:
         interval = self.heartbeat_interval
@@ -529,9 +530,7 @@ class Simulation:
         return phase + max(k, 0) * interval
 
     def _schedule_heartbeat(self, node: int) -> None:
-        if not self._hb_pending[node] and (
-            self._has_room(node) or (self._spec is not None and self._spec_room(node))
-        ):
+        if not self._hb_pending[node] and (self._has_room(node) or (self._spec is not None and self._spec_room(node))):
             self._hb_pending[node] = 1
             self._push(self._next_beat(node), C_DECIDE, EV_HEARTBEAT, node)
 

@@ -133,9 +133,9 @@ def verify_simulation(
         for x, r in enumerate(rows):
             s_r, e_r = float(a_start[r]), float(a_end[r])
             for q in rows[:x]:
-                if float(a_end[q]) > s_r and e_r > s_r and float(a_end[q]) > float(a_start[q]):
-                    if not (a_spec[q] or a_spec[r]):
-                        fail(f"{where}: attempts {q} and {r} overlap and neither is speculative")
+                overlap = float(a_end[q]) > s_r and e_r > s_r and float(a_end[q]) > float(a_start[q])
+                if overlap and not (a_spec[q] or a_spec[r]):
+                    fail(f"{where}: attempts {q} and {r} overlap and neither is speculative")
             if a_spec[r] and not any(float(a_start[q]) <= s_r < float(a_end[q]) for q in rows if q != r):
                 fail(f"{where}: speculative attempt {r} starts at {s_r:g} while no other attempt of its task runs")
         wins = successes.get(key, [])

@@ -15,6 +15,7 @@ from mropt.sim.policy import make_policy
 from mropt.sim.speculation import make_speculation
 from mropt.sim.speculation.late import cap_allows, cap_count
 from mropt.sim.verify import verify_simulation, wasted_work
+
 from sim_helpers import workload
 
 
@@ -23,7 +24,11 @@ def node(nid: str, speed: float = 1.0, maps: int = 1, reduces: int = 0) -> dict:
 
 
 def maps_job(jid: str, durations: list[float], submit: float = 0.0) -> dict:
-    return {"id": jid, "submit_time": submit, "stages": [{"type": "map", "tasks": [{"duration": d} for d in durations]}]}
+    return {
+        "id": jid,
+        "submit_time": submit,
+        "stages": [{"type": "map", "tasks": [{"duration": d} for d in durations]}],
+    }
 
 
 def simulate(w, rule: str, policy: str = "fifo", mode: str = "event", **params):

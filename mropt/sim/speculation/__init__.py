@@ -56,9 +56,7 @@ def make_speculation(name: str | None, params: Mapping[str, Any] | None = None) 
     checked: dict[str, float] = {}
     for key, value in (params or {}).items():
         if key not in known:
-            raise InputError(
-                f"speculation {name!r}: unknown parameter {key!r} (known: {', '.join(known) or 'none'})"
-            )
+            raise InputError(f"speculation {name!r}: unknown parameter {key!r} (known: {', '.join(known) or 'none'})")
         if isinstance(value, bool) or not isinstance(value, (int, float)) or not value >= 0 or value == float("inf"):
             raise InputError(f"speculation {name!r}: parameter {key!r} must be a number >= 0, got {value!r}")
         checked[key] = float(value)

@@ -14,8 +14,6 @@ run is skipped (its copy cannot end before the maps do, which no one knows yet).
 
 from __future__ import annotations
 
-from typing import Any
-
 from mropt.sim.speculation.base import Speculation
 from mropt.sim.state import MAP, REDUCE
 

@@ -13,8 +13,10 @@ is not in the stores, so each is a named parameter):
   ``slow_node_percentile``;
 * **SlowTaskThreshold** = the 25th percentile of task progress rates: a running task (one
   attempt, no backup yet, never ran or failed on the node) is a candidate when its progress
-  rate is strictly below the 25th percentile of the rates of its job's running tasks of the
-  type; ``slow_task_percentile``;
+  rate is strictly below the 25th percentile of the progress rates of its job's tasks of the
+  type (running ones at their current rate, finished ones at their last, as Hadoop 0.21 keeps
+  them; with running tasks alone the last straggler of a job could never be below the
+  percentile of itself); ``slow_task_percentile``;
 * the candidate with the longest estimated time left, (1 - progress) / rate, gets the backup;
 * mropt keeps Hadoop's 60 s minimum run time (``lag``) so the rule is compared with 0.21 on
   the same footing; ``lag`` 0 drops it.
@@ -57,12 +59,15 @@ class LatePercentile(Speculation):
     def start(self, sim: Any) -> None:
         super().start(sim)
         self.succeeded_on = [0.0] * sim.n_nodes  # progress 1 per attempt that succeeded on the node
+        self.finished_rates: dict[tuple[int, int], list[float]] = {}  # (job, type): last rates
         self._scores_at: float | None = None
         self._threshold = 0.0
         self._scores: list[float] = []
 
     def on_success(self, a: Any) -> None:
         self.succeeded_on[a.node] += 1.0
+        attempts = self.running.get((a.job, a.type), {}).get((a.stage, a.task), [a])
+        self.finished_rates.setdefault((a.job, a.type), []).append(self.tip_progress_rate(attempts, self.sim.now)[1])
         self._scores_at = None
 
     def on_end(self, a: Any, outcome: str) -> None:
@@ -95,7 +100,8 @@ class LatePercentile(Speculation):
         for job in jobs:
             tasks = self.running[(job, stype)]
             measured = [(tk, attempts, *self.tip_progress_rate(attempts, now)) for tk, attempts in tasks.items()]
-            threshold = percentile([r for _, _, _, r in measured], self.slow_task_percentile)
+            rates = [r for _, _, _, r in measured] + self.finished_rates.get((job, stype), [])
+            threshold = percentile(rates, self.slow_task_percentile)
             best: tuple[float, int, int] | None = None
             for (stage, task), attempts, p, r in measured:
                 if len(attempts) != 1 or now - attempts[0].start < self.lag or not r < threshold:
