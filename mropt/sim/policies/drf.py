@@ -59,6 +59,7 @@ from typing import Any
 from mropt.fairness.drf import share_key
 from mropt.model.errors import InputError
 from mropt.registry import Param
+from mropt.sim.policies.demand_index import DemandIndex
 from mropt.sim.policy import ACCEPT, EVENT, Admission, Policy, register_policy
 from mropt.sim.state import ANY, MAP, NODE, RACK, REDUCE
 from mropt.sim.view import AttemptView, SimView
@@ -119,6 +120,7 @@ class _DrfBase(Policy):
         # blocked nodes (see assign): jobs that may have gained work, in order; jobs whose
         # next task's demand can change between launches (stages of several demands)
         self._fresh: list[int] = []
+        self._index = DemandIndex(sim)
         self._volatile: set[int] = set()
         #: node -> (its free capacity then, len(_fresh) then, the jobs that declined it then)
         self._block: dict[int, tuple[list[float], int, tuple[int, ...]]] = {}
@@ -193,13 +195,18 @@ class _DrfBase(Policy):
         self.skips[job] = 0
         if any(len(st.demands) > 1 for st in self.sim.jobs[job].stages):
             self._volatile.add(job)
-        self._fresh.append(job)
+        self._gained(job)
         self._push(u)
         self._arriving = -1
         return ACCEPT
 
-    def on_stage_end(self, job: int, stage: int) -> None:
+    def _gained(self, job: int) -> None:
+        """``job`` may have gained pending tasks, or tasks of a new demand (see ``assign``)."""
         self._fresh.append(job)
+        self._index.note(job)
+
+    def on_stage_end(self, job: int, stage: int) -> None:
+        self._gained(job)
         self._back(self._user_of[job])  # its next stage may be runnable
 
     def on_job_end(self, job: int) -> None:
@@ -215,7 +222,7 @@ class _DrfBase(Policy):
             u = self._user_index[self.sim.jobs[job].user]
         self._account(u, attempt, -count)
         if outcome != "succeeded" or (attempt.type == MAP and self.sim.slowstart is not None):
-            self._fresh.append(job)  # a task back to pending, or reduces that slow-start may open
+            self._gained(job)  # a task back to pending, or reduces that slow-start may open
         self._push(u)
 
     def on_timer(self, tag: Any) -> None:
@@ -319,7 +326,11 @@ class _DrfBase(Policy):
         offered: set[int] = set()  # jobs offered this call that declined or did not fit
         declined: list[int] = []
         exhausted = False  # every job with work was offered the node and none launched
+        index = self._index if self.blocking else None
         while self._room(node):
+            if index is not None and not index.any_fits(node):
+                exhausted = True  # the scan below would find every job too big for the node
+                break
             launcher = -1
             while heap:
                 entry = heapq.heappop(heap)
@@ -370,6 +381,9 @@ class _DrfBase(Policy):
         offered: set[int] = set()
         declined: list[int] = []
         while self._room(node):
+            if not self._index.any_fits(node):
+                self._block[node] = (self._capacity(node), len(self._fresh), tuple(declined))
+                break
             order = sorted(
                 (entry[u][:3], jobs[job].submit, job)
                 for job in candidates
