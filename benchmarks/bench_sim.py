@@ -25,13 +25,17 @@ Prints:
    nodes with HDFS-placed replicas, under ``fair`` with delay scheduling (heartbeat mode):
    wall time, events, attempts and peak memory (ru_maxrss of a child process that does only
    this run).
-4. **The Alibaba 2017 day under DRF** (issue 16; ``../shared/traces/alibaba-2017/batch_task.csv``
-   imported by ``mropt import-alibaba --workload``'s defaults: 1,300 machines of 64 CPUs, each
-   row's instances one task group, seeded HDFS-default synthetic replica placement, R = 3, since
-   the trace has none) under ``drf`` (and ``ddrf`` with E1 = 1, E2 = 2): import and simulate wall
-   time, events, peak memory (ru_maxrss of a child process that does only this run), CPU and
-   memory utilisation (demand-seconds of the attempts over capacity times the makespan), mean job
-   completion time (finish - submit) and the node-, rack- and off-rack-local fractions of tasks.
+4. **The Alibaba 2017 day under DRF, DDRF and Fair** (issue 16;
+   ``../shared/traces/alibaba-2017/batch_task.csv`` imported by ``mropt import-alibaba
+   --workload``'s defaults: 1,300 machines of 64 CPUs, each row's instances one task group,
+   seeded HDFS-default synthetic replica placement, R = 3, since the trace has none) under
+   ``drf``, ``ddrf`` (E1 = 1, E2 = 2) and ``fair`` (the slot-counting Fair Scheduler: the
+   same machines with ``--slots 64``, one map slot per CPU, a task holding a slot and its
+   requests): import and simulate wall time, events, peak memory (ru_maxrss of a child
+   process that does only this run), CPU and memory utilisation (demand-seconds of the
+   attempts over capacity times the makespan), mean and 95th-percentile job completion time
+   (finish - submit), the node-, rack- and off-rack-local fractions of tasks, and the
+   dominant shares over time (:mod:`mropt.sim.shares`) every 2 h; ``--plot PNG`` draws them.
 """
 
 from __future__ import annotations
@@ -205,62 +209,135 @@ def section_swim() -> None:
     print(f"| {int(jobs):,} | {int(tasks):,} | {loaded} | {wall} | {int(events):,} | {int(attempts):,} | {peak} |\n")
 
 
-def alibaba_child(policy: str) -> None:
-    """Runs in a child process: import the Alibaba day, simulate it under ``policy``, print one line."""
+#: the Fair Scheduler counts slots: the Alibaba machines get one map slot per CPU for it
+ALIBABA_FAIR_SLOTS = 64
+#: sampling step of the dominant shares (s) and the rows of the printed series (every 2 h)
+SHARE_STEP, SHARE_ROW = 600.0, 7200.0
+
+
+def alibaba_child(policy: str, plot_data: str | None) -> None:
+    """Runs in a child process: import the Alibaba day, simulate it under ``policy``, print one JSON line."""
+    import json
+
     from mropt.instances.alibaba_workload import import_alibaba_workload
+    from mropt.sim.shares import dominant_shares
 
     start = time.perf_counter()
-    workload = import_alibaba_workload(ALIBABA)
+    workload = import_alibaba_workload(ALIBABA, slots=ALIBABA_FAIR_SLOTS if policy == "fair" else 0)
     loaded = time.perf_counter() - start
     params = {"e1": 1, "e2": 2} if policy == "ddrf" else {}
     start = time.perf_counter()
     sim = Simulation(workload, make_policy(policy, params), record_utilisation=False)
-    rec = sim.run()
+    sim.run()
     wall = time.perf_counter() - start
     peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024  # KiB -> MiB on Linux
-    # demand-seconds and locality from the attempt rows (a row of member -1: a batch's live members)
-    used = [0.0] * len(sim.resources)
-    levels = [0, 0, 0]
-    for a, i, end, _code in rec._rows:
-        k = 1 if (a.n == 1 or i >= 0) else a.n - len(a.dead or ())
-        if a.demand is not None:
-            for r, amount in enumerate(a.demand):
-                used[r] += amount * (end - a.start) * k
-        if a.level >= 0:
-            levels[a.level] += k
+    spans = sim.record.spans()
+    count, duration = spans["count"], spans["end"] - spans["start"]
     makespan = sim.now
     caps = [sum(c[r] for c in sim._res_cap) for r in range(len(sim.resources))]
-    util = {name: used[r] / (caps[r] * makespan) for r, name in enumerate(sim.resources)}
-    done = [j for j in sim.jobs if j.finish is not None]
-    jct = sum(j.finish - j.submit for j in done) / max(len(done), 1)  # type: ignore[operator]
-    placed = max(sum(levels), 1)
-    print(
-        f"{len(workload.jobs)} {workload.n_tasks} {loaded:.1f} {wall:.1f} {sim.events} {peak:.0f} "
-        f"{util.get('cpu', 0):.3f} {util.get('mem', 0):.3f} {jct:.0f} {makespan:.0f} "
-        f"{levels[0] / placed:.3f} {levels[1] / placed:.3f} {levels[2] / placed:.3f}"
-    )
+    used = (spans["demand"] * (count * duration)[:, None]).sum(axis=0)
+    util = {name: float(used[r] / (caps[r] * makespan)) for r, name in enumerate(sim.resources)}
+    levels = [int(count[spans["level"] == level].sum()) for level in (0, 1, 2)]
+    jct = np.array([j.finish - j.submit for j in sim.jobs if j.finish is not None])
+    shares = dominant_shares(sim, SHARE_STEP)
+    if plot_data:
+        np.savez(plot_data, **shares)
+    rows = [i for i, t in enumerate(shares["time"]) if t % SHARE_ROW == 0]
+    out = {
+        "jobs": len(workload.jobs),
+        "tasks": workload.n_tasks,
+        "import_s": round(loaded, 1),
+        "simulate_s": round(wall, 1),
+        "events": sim.events,
+        "peak_mib": round(peak),
+        "cpu_util": round(util.get("cpu", 0.0), 3),
+        "mem_util": round(util.get("mem", 0.0), 3),
+        "jct_mean": round(float(jct.mean())) if len(jct) else None,
+        "jct_p95": round(float(np.percentile(jct, 95))) if len(jct) else None,
+        "unfinished": len(sim.jobs) - len(jct),
+        "makespan": round(makespan),
+        "locality": [round(x / max(sum(levels), 1), 3) for x in levels],
+        "shares": [
+            [int(shares["time"][i]), int(shares["users"][i])]
+            + [round(float(shares[k][i]), 4) for k in ("max_share", "mean_share", "jain", "use_cpu", "use_mem")]
+            for i in rows
+        ],
+    }
+    print(json.dumps(out))
 
 
-def section_alibaba(policies: list[str]) -> None:
-    print("## 4. The Alibaba 2017 day (1,300 machines of 64 CPUs, HDFS-placed replicas) under DRF\n")
+def section_alibaba(policies: list[str], plot: str | None) -> None:
+    import json
+    import tempfile
+
+    print("## 4. The Alibaba 2017 day (1,300 machines of 64 CPUs, HDFS-placed replicas) under DRF, DDRF and Fair\n")
     if not ALIBABA.exists():
         print(f"skipped: {ALIBABA} not found\n")
         return
+    results: dict[str, dict] = {}
+    with tempfile.TemporaryDirectory() as tmp:
+        for policy in policies:
+            data = str(Path(tmp) / f"{policy}.npz")
+            line = subprocess.run(
+                [sys.executable, __file__, "--alibaba-child", policy, "--plot-data", data],
+                capture_output=True,
+                text=True,
+                check=True,
+                cwd=ROOT,
+            ).stdout.splitlines()[-1]
+            results[policy] = json.loads(line)
+            results[policy]["_data"] = dict(np.load(data))
     print(
         "| policy | jobs | tasks | import s | simulate s | events | peak memory MiB | CPU util | mem util "
-        "| mean JCT s | makespan s | node-local | rack-local | off-rack |"
+        "| mean JCT s | p95 JCT s | makespan s | node-local | rack-local | off-rack |"
     )
-    print("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
-    for policy in policies:
-        out = subprocess.run(
-            [sys.executable, __file__, "--alibaba-child", policy], capture_output=True, text=True, check=True, cwd=ROOT
-        ).stdout.split()
-        jobs, tasks, loaded, wall, events, peak, cpu, mem, jct, makespan, node, rack, off = out
+    print("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
+    for policy, r in results.items():
+        node, rack, off = r["locality"]
         print(
-            f"| {policy} | {int(jobs):,} | {int(tasks):,} | {loaded} | {wall} | {int(events):,} | {peak} | {cpu} | "
-            f"{mem} | {jct} | {makespan} | {node} | {rack} | {off} |"
+            f"| {policy} | {r['jobs']:,} | {r['tasks']:,} | {r['import_s']} | {r['simulate_s']} | {r['events']:,} "
+            f"| {r['peak_mib']} | {r['cpu_util']} | {r['mem_util']} | {r['jct_mean']} | {r['jct_p95']} "
+            f"| {r['makespan']} | {node} | {rack} | {off} |"
         )
+    print(
+        "\nDominant shares over time (mropt.sim.shares: users holding resources, their largest and mean "
+        "dominant share, Jain's index of those shares, CPU and memory in use), every 2 h of simulated time:\n"
+    )
+    print("| policy | t (h) | users | max share | mean share | Jain | CPU in use | memory in use |")
+    print("|---|---:|---:|---:|---:|---:|---:|---:|")
+    for policy, r in results.items():
+        for t, users, mx, mean, jain, cpu, mem in r["shares"]:
+            print(f"| {policy} | {t / 3600:g} | {users:,} | {mx} | {mean} | {jain} | {cpu} | {mem} |")
     print()
+    if plot:
+        _plot_shares(results, plot)
+        print(f"figure: {plot}\n")
+
+
+def _plot_shares(results: dict[str, dict], path: str) -> None:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, axes = plt.subplots(3, 1, figsize=(9, 8), sharex=True)
+    for policy, r in results.items():
+        d = r["_data"]
+        hours = d["time"] / 3600
+        axes[0].plot(hours, d["use_mem"], label=f"{policy} memory")
+        axes[0].plot(hours, d["use_cpu"], linestyle="--", label=f"{policy} CPU")
+        axes[1].plot(hours, d["max_share"], label=policy)
+        axes[2].plot(hours, d["jain"], label=policy)
+    axes[0].set_ylabel("fraction in use")
+    axes[1].set_ylabel("largest dominant share")
+    axes[2].set_ylabel("Jain's index of\ndominant shares")
+    axes[2].set_xlabel("simulated time (h)")
+    for ax in axes:
+        ax.legend(fontsize=7)
+        ax.grid(alpha=0.3)
+    fig.suptitle("Alibaba 2017 day on 1,300 machines: DRF, DDRF (E1=1, E2=2) and Fair (64 slots a machine)")
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
 
 
 def main() -> None:
@@ -273,8 +350,14 @@ def main() -> None:
         choices=["simpy", "amb", "swim", "alibaba"],
     )
     parser.add_argument(
-        "--alibaba-policies", nargs="*", default=["drf", "ddrf"], help="policies of section 4 (drf, ddrf)"
+        "--alibaba-policies",
+        nargs="*",
+        default=["drf", "ddrf", "fair"],
+        choices=["drf", "ddrf", "fair"],
+        help="policies of section 4",
     )
+    parser.add_argument("--plot", help="section 4: draw utilisation and dominant shares over time to this PNG")
+    parser.add_argument("--plot-data", help=argparse.SUPPRESS)
     parser.add_argument("--swim-child", action="store_true", help=argparse.SUPPRESS)
     parser.add_argument("--alibaba-child", help=argparse.SUPPRESS)
     args = parser.parse_args()
@@ -282,7 +365,7 @@ def main() -> None:
         swim_child()
         return
     if args.alibaba_child:
-        alibaba_child(args.alibaba_child)
+        alibaba_child(args.alibaba_child, args.plot_data)
         return
     print(f"# bench_sim on {platform.node()} ({os.cpu_count()} cores, Python {platform.python_version()})\n")
     if "simpy" in args.section:
@@ -292,7 +375,7 @@ def main() -> None:
     if "swim" in args.section:
         section_swim()
     if "alibaba" in args.section:
-        section_alibaba(args.alibaba_policies)
+        section_alibaba(args.alibaba_policies, args.plot)
 
 
 if __name__ == "__main__":

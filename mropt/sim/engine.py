@@ -383,6 +383,7 @@ class Simulation:
         self._heap: list[tuple[Any, ...]] = []
         self._seq = 0
         self._dirty: set[int] = set()
+        self._held: set[int] = set()  # freed nodes a pass did not offer (see _event_pass)
         self._new_work = False
         self._hb_pending = bytearray(self.n_nodes)
         self._stalled_heartbeats = 0
@@ -472,28 +473,44 @@ class Simulation:
         return runnable[MAP] + runnable[REDUCE] > 0
 
     def _event_pass(self) -> None:
+        """Offer the nodes whose capacity freed, or every node when work appeared (event mode).
+
+        A policy may name fewer nodes for new work (``Policy.new_work_nodes``); nodes that
+        freed capacity but were not offered (no work to give then, or no free slot of a type
+        with work) are *held* and offered at the next such pass, so such a policy still sees
+        every node whose capacity grew.
+        """
         runnable = self.runnable
         free_map, free_reduce = self.free
         node_up = self.node_up
         uses_slots = self.uses_slots
         assign = self.policy.assign
         dirty = self._dirty
+        held = self._held
         while dirty or self._new_work:
             if self._new_work:
                 self._new_work = False
+                chosen = self.policy.new_work_nodes()
+                if chosen is None:
+                    nodes: Sequence[int] = range(self.n_nodes)
+                    held.clear()
+                else:
+                    nodes = sorted(dirty.union(held, chosen))
+                    held.clear()
                 dirty.clear()
-                nodes: Sequence[int] = range(self.n_nodes)
             else:
                 nodes = sorted(dirty)
                 dirty.clear()
-            for node in nodes:
+            for i, node in enumerate(nodes):
                 maps, reduces = runnable
                 if maps + reduces == 0:
                     dirty.clear()
+                    held.update(nodes[i:])
                     return
                 if not node_up[node]:
                     continue
                 if uses_slots and not ((maps and free_map[node] > 0) or (reduces and free_reduce[node] > 0)):
+                    held.add(node)
                     continue
                 assign(node)
 

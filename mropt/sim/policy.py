@@ -28,7 +28,7 @@ Policies register with :func:`register_policy`; ``mropt policies`` lists them.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, ClassVar
 
@@ -104,6 +104,15 @@ class Policy:
 
     def on_node(self, node: int, up: bool) -> None:
         """A node went down (its attempts were killed and re-queued) or came back."""
+
+    def new_work_nodes(self) -> Iterable[int] | None:
+        """Event mode, when work appeared: the nodes worth offering (None: every node, the default).
+
+        The engine offers these nodes and those whose capacity freed. A policy returns fewer
+        only when it knows that an offer of the others would launch nothing and change
+        nothing (``drf``: nodes it knows no waiting task fits).
+        """
+        return None
 
     def plan_times(self) -> Mapping[str, tuple[float, float]] | None:
         """Predicted (map end, finish) per accepted job id, for policies that plan (SEQ, AMB)."""

@@ -25,10 +25,15 @@ from sim_helpers import workload
 DEMANDS = [{"cpu": 1, "mem": 1}, {"cpu": 2, "mem": 0.5}, {"cpu": 0.5, "mem": 3}, {"cpu": 3, "mem": 2}]
 
 
-def saturated(seed: int, **extra: Any) -> WorkloadInstance:
-    """Twelve users' jobs arriving faster than 6 nodes of 4 CPUs and 6 GB can serve them."""
+def saturated(seed: int, slots: bool = False, **extra: Any) -> WorkloadInstance:
+    """Twelve users' jobs arriving faster than 6 nodes of 4 CPUs and 6 GB (and 2 + 1 slots) can serve them."""
     rng = random.Random(seed)
-    nodes = [{"id": f"n{i}", "rack": f"r{i % 2}", "resources": {"cpu": 4, "mem": 6}} for i in range(6)]
+    nodes: list[dict[str, Any]] = [
+        {"id": f"n{i}", "rack": f"r{i % 2}", "resources": {"cpu": 4, "mem": 6}} for i in range(6)
+    ]
+    if slots:
+        for node in nodes:
+            node.update(map_slots=2, reduce_slots=1)
     jobs = []
     for i in range(40):
         maps = [{"duration": rng.choice([3.0, 5.0, 8.0]), "count": rng.randint(2, 9), "demand": rng.choice(DEMANDS)}]
@@ -71,6 +76,7 @@ SCENARIOS = {
         "faults": [{"node": "n1", "down": 20, "up": 45}, {"node": "n4", "down": 30}],
     },
     "slow-start": {"timing": {"reduce_slowstart": 0.5}},
+    "slots": {"slots": True, "timing": {"reduce_slowstart": 0.3}},
 }
 
 

@@ -59,6 +59,7 @@ from typing import Any
 from mropt.fairness.drf import share_key
 from mropt.model.errors import InputError
 from mropt.registry import Param
+from mropt.sim.policies.blocked_nodes import BlockedNodes
 from mropt.sim.policies.demand_index import DemandIndex
 from mropt.sim.policy import ACCEPT, EVENT, Admission, Policy, register_policy
 from mropt.sim.state import ANY, MAP, NODE, RACK, REDUCE
@@ -122,8 +123,8 @@ class _DrfBase(Policy):
         self._fresh: list[int] = []
         self._index = DemandIndex(sim)
         self._volatile: set[int] = set()
-        #: node -> (its free capacity then, len(_fresh) then, the jobs that declined it then)
-        self._block: dict[int, tuple[list[float], int, tuple[int, ...]]] = {}
+        self._blocked = BlockedNodes(sim.n_nodes, n_res + (2 if self._slots else 0))
+        self._passed = 0  # the part of _fresh that new_work_nodes has looked at
 
     # -- shares ---------------------------------------------------------------------------
     def _vector(self, demand: tuple[float, ...] | None, stype: int) -> tuple[list[float], float]:
@@ -310,7 +311,7 @@ class _DrfBase(Policy):
         sim = self.sim
         if sim.now == self._mute:
             return
-        block = self._block.pop(node, None) if self.blocking else None
+        block = self._blocked.take(node) if self.blocking else None
         if block is not None:
             then, epoch, decliners = block
             now_cap = self._capacity(node)
@@ -365,7 +366,7 @@ class _DrfBase(Policy):
         for entry in aside:
             heapq.heappush(heap, entry)
         if exhausted:
-            self._block[node] = (self._capacity(node), len(self._fresh), tuple(declined))
+            self._blocked.block(node, self._capacity(node), len(self._fresh), tuple(declined))
         if declined:
             self._ask_check()
 
@@ -382,7 +383,7 @@ class _DrfBase(Policy):
         declined: list[int] = []
         while self._room(node):
             if not self._index.any_fits(node):
-                self._block[node] = (self._capacity(node), len(self._fresh), tuple(declined))
+                self._blocked.block(node, self._capacity(node), len(self._fresh), tuple(declined))
                 break
             order = sorted(
                 (entry[u][:3], jobs[job].submit, job)
@@ -402,10 +403,28 @@ class _DrfBase(Policy):
                 if result == _DECLINED:
                     declined.append(job)
             if not launched:
-                self._block[node] = (self._capacity(node), len(self._fresh), tuple(declined))
+                self._blocked.block(node, self._capacity(node), len(self._fresh), tuple(declined))
                 break
         if declined:
             self._ask_check()
+
+    def new_work_nodes(self) -> list[int] | None:
+        """The nodes not blocked, and the blocked ones where a job that gained work may fit (``assign``)."""
+        if not self.blocking or self._volatile:
+            return None
+        sim = self.sim
+        fresh = self._fresh
+        needs = set()
+        for job in dict.fromkeys(fresh[self._passed :]):
+            j = sim.jobs[job]
+            for stype in (MAP, REDUCE):
+                stage = j.launchable(stype, sim.slowstart) if j.runnable[stype] else None
+                if stage is not None:
+                    for demand in stage.demands:
+                        need = tuple(demand) if demand is not None else (0.0,) * self._n_res
+                        needs.add(need + (((1.0, 0.0) if stype == MAP else (0.0, 1.0)) if self._slots else ()))
+        self._passed = len(fresh)
+        return self._blocked.worth_offering(sorted(needs), len(fresh))
 
     def _ask_check(self) -> None:
         """After this instant's pass: is anything running? (see ``on_timer``)"""

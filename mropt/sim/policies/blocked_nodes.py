@@ -1,0 +1,64 @@
+"""Nodes that no waiting task fits, with what they had free then (used by ``drf``).
+
+``drf`` blocks a node when an offer ends with every job that has work either too big for
+what the node has free or declining it (``mropt.sim.policies.drf``, ``assign``). Until the
+node's capacity grows, only jobs that gained work since (the policy's ``fresh`` list from
+the position kept here, its *epoch*) and the jobs that declined can take it. When work
+appears, :meth:`BlockedNodes.worth_offering` picks in one vectorised comparison the nodes
+where one of the new tasks fits, so a saturated cluster of a thousand nodes is not offered
+node by node at every arrival.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+
+_EPS = 1e-9
+
+
+class BlockedNodes:
+    """Per node: blocked or not, its free capacity when blocked, its epoch and the jobs that declined it."""
+
+    def __init__(self, n_nodes: int, width: int) -> None:
+        self.flag = np.zeros(n_nodes, dtype=bool)
+        self.free = np.zeros((n_nodes, width))
+        self.epoch = np.zeros(n_nodes, dtype=np.int64)
+        self._free_list: list[list[float]] = [[] for _ in range(n_nodes)]
+        self._decliners: dict[int, tuple[int, ...]] = {}
+
+    def block(self, node: int, free: list[float], epoch: int, decliners: tuple[int, ...]) -> None:
+        self.flag[node] = True
+        self.free[node] = free
+        self._free_list[node] = free
+        self.epoch[node] = epoch
+        if decliners:
+            self._decliners[node] = decliners
+        else:
+            self._decliners.pop(node, None)
+
+    def take(self, node: int) -> tuple[list[float], int, tuple[int, ...]] | None:
+        """Unblock ``node``; its (free capacity, epoch, decliners) when it was blocked, else None."""
+        if not self.flag[node]:
+            return None
+        self.flag[node] = False
+        return self._free_list[node], int(self.epoch[node]), self._decliners.pop(node, ())
+
+    def worth_offering(self, needs: Sequence[Sequence[float]], epoch: int) -> list[int]:
+        """The nodes to offer now that tasks needing ``needs`` (capacity vectors) may wait.
+
+        Every node not blocked, every blocked node that has decliners (they are offered it
+        again) or where one of ``needs`` fits; the other blocked nodes move their epoch to
+        ``epoch``: the jobs before it were just found too big for them.
+        """
+        offer = ~self.flag
+        for node in self._decliners:
+            offer[node] = True
+        for need in needs:
+            offer |= (self.free + _EPS >= np.asarray(need)).all(axis=1)
+        self.epoch[~offer] = epoch
+        return np.flatnonzero(offer).tolist()
+
+
+__all__ = ["BlockedNodes"]
