@@ -27,6 +27,7 @@ LAYERS = {
     "fairness": 2,
     "priority": 2,
     "instances": 2,
+    "history": 2.5,
     "sim": 3,
     "harness": 4,
     "cli": 5,
