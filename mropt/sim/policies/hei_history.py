@@ -132,7 +132,10 @@ class HeiHistory:
         import importlib
 
         # imported when called: the history package is a layer below sim (docs/architecture.md)
-        analyses = importlib.import_module("mropt.history.analyses")
+        try:
+            analyses = importlib.import_module("mropt.history.analyses")
+        except ImportError:  # pragma: no cover - a build without the history package
+            raise InputError("hei history: reading a history database needs mropt.history (not installed)") from None
         frames = (analyses.demand_by_group_hour(db), analyses.map_cost_per_unit(db), analyses.mean_reduce_cost(db))
         return cls.from_frames(*frames)
 
