@@ -1,7 +1,7 @@
 """The one direction of imports (docs/architecture.md): a module imports only its own
 package and the layers below it, and no problem package imports another.
 
-    model  <-  backends, registry  <-  admission | fairness | priority, instances  <-  sim  <-  harness  <-  cli
+    model  <-  backends, registry  <-  admission | fairness | priority, instances  <-  history  <-  sim  <-  harness  <-  cli
 
 ``mropt/__init__.py`` is the facade above all of them. Every ``import`` and
 ``from ... import`` of every module is read (module level and inside functions), and
@@ -27,10 +27,10 @@ LAYERS = {
     "fairness": 2,
     "priority": 2,
     "instances": 2,
-    "history": 2.5,
-    "sim": 3,
-    "harness": 4,
-    "cli": 5,
+    "history": 3,
+    "sim": 4,
+    "harness": 5,
+    "cli": 6,
 }
 #: packages of one layer that must not import each other (problem packages are siblings)
 SIBLINGS_FORBIDDEN = {"admission", "fairness", "priority", "instances"}

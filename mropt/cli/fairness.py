@@ -133,6 +133,12 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:
     wl.add_argument(
         "--remote-factor", type=float, default=None, help="time factor of an off-rack task (default 1: real durations)"
     )
+    wl.add_argument(
+        "--slots",
+        type=int,
+        default=None,
+        help="map slots per machine besides its CPUs and memory, for slot schedulers such as fair (default 0: none)",
+    )
     p.add_argument("-o", "--output", help="output file (default stdout)")
     p.set_defaults(handler=run_import_alibaba)
 
@@ -306,7 +312,7 @@ def run_import_alibaba(args: argparse.Namespace) -> int:
 
     if args.workload:
         return _import_alibaba_workload(args)
-    for name in ("jobs", "replicas", "seed", "rack_factor", "remote_factor"):
+    for name in ("jobs", "replicas", "seed", "rack_factor", "remote_factor", "slots"):
         if getattr(args, name) is not None:
             raise InputError(f"import-alibaba: option '--{name.replace('_', '-')}' needs --workload")
     params = AlibabaParams(
@@ -334,7 +340,7 @@ def _import_alibaba_workload(args: argparse.Namespace) -> int:
             raise InputError(f"import-alibaba: option '--{name}' is not for --workload")
     given = {
         name: getattr(args, name)
-        for name in ("duration", "machines", "jobs", "replicas", "seed", "rack_factor", "remote_factor")
+        for name in ("duration", "machines", "jobs", "replicas", "seed", "rack_factor", "remote_factor", "slots")
         if getattr(args, name) is not None
     }
     params = AlibabaWorkloadParams(start=args.start, rack_size=args.rack_size, **given)

@@ -7,11 +7,11 @@ import sys
 from collections.abc import Sequence
 
 from mropt._version import __version__
-from mropt.cli import demo, fairness, generate, harness, simulate, solve, swim
+from mropt.cli import demo, fairness, generate, harness, history, simulate, solve, swim
 from mropt.model.errors import InputError
 
 #: Modules that add subcommands, in the order ``mropt --help`` lists them.
-COMMAND_MODULES = (generate, swim, fairness, solve, simulate, harness, demo)
+COMMAND_MODULES = (generate, swim, fairness, solve, simulate, history, harness, demo)
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -48,6 +48,17 @@ MODEL_NAME = "alibaba-2017-drf"
 MODEL_VERSION = 1
 MACHINE_CPUS = 64
 SKIP_REASONS = ("malformed", "empty_request", "negative_time", "no_demand")
+#: the file's eight columns, in order (the trace's schema; the header row spells some with spaces)
+COLUMNS = (
+    "task_create_time",
+    "task_end_time",
+    "job_id",
+    "task_id",
+    "number_of_instances",
+    "status",
+    "number_of_cpus_requested_per_instance_in_the_task",
+    "normalized_memory_requested_per_instance_in_the_task",
+)
 
 
 @dataclass(frozen=True)

@@ -36,6 +36,10 @@ every skipped row counted by reason); the file's schema is in
   none (no locality). ``rack_factor`` and ``remote_factor`` (default 1.0 each: the trace's
   durations are as run, wherever they ran) set the workload's ``timing`` factors; pass
   Mumak's 1.5 and 3.0 to make off-node tasks slower.
+* **Slots** (for the slot schedulers, e.g. ``fair``): ``slots`` > 0 gives every machine
+  that many map slots besides its CPUs and memory; a task then holds one slot *and* its
+  requests (the engine checks both), so Hadoop 1.x's slot-counting Fair Scheduler runs on
+  the same machines as DRF. 0 (the default): resources only.
 
 Everything (parameters, file name and SHA-256, ``t0``, counts of rows read, used and
 skipped by reason) is recorded under ``source``. The file stays compact: one task group
@@ -78,6 +82,7 @@ class AlibabaWorkloadParams:
     seed: int = 0
     rack_factor: float = 1.0
     remote_factor: float = 1.0
+    slots: int = 0  # map slots per machine besides its resources (0: none; for slot schedulers, Fair)
 
     def check(self) -> None:
         def bad(name: str, rule: str) -> InputError:
@@ -98,6 +103,8 @@ class AlibabaWorkloadParams:
             raise bad("replicas", "must be an integer in [0, 16]")
         if self.seed < 0:
             raise bad("seed", "must be >= 0")
+        if not 0 <= self.slots <= 100_000:
+            raise bad("slots", "must be an integer in [0, 100000] (0: resources only)")
         for name in ("rack_factor", "remote_factor"):
             if not (math.isfinite(getattr(self, name)) and getattr(self, name) >= 1.0):
                 raise bad(name, "must be >= 1")
@@ -107,11 +114,21 @@ class AlibabaWorkloadParams:
         return create >= self.start and (self.duration == 0 or create < self.start + self.duration)
 
 
-def resource_nodes(machines: int, rack_size: int) -> tuple[NodeSpec, ...]:
-    """``machines`` 64-CPU machines of memory 1.0 in racks of ``rack_size``: one entry ``r<i>`` per rack."""
+def resource_nodes(machines: int, rack_size: int, slots: int = 0) -> tuple[NodeSpec, ...]:
+    """``machines`` 64-CPU machines of memory 1.0 in racks of ``rack_size``: one entry ``r<i>`` per rack.
+
+    ``slots`` > 0 also gives each machine that many map slots (and no reduce slot).
+    """
     resources = {"cpu": float(MACHINE_CPUS), "mem": MACHINE_MEM}
     return tuple(
-        NodeSpec(id=f"r{i}", rack=f"rack{i}", resources=resources, count=min(rack_size, machines - first))
+        NodeSpec(
+            id=f"r{i}",
+            rack=f"rack{i}",
+            resources=resources,
+            count=min(rack_size, machines - first),
+            map_slots=slots if slots else None,
+            reduce_slots=0 if slots else None,
+        )
         for i, first in enumerate(range(0, machines, rack_size))
     )
 
@@ -191,7 +208,7 @@ def import_alibaba_workload(
         "skipped": skipped,
     }
     return WorkloadInstance(
-        nodes=resource_nodes(params.machines, params.rack_size),
+        nodes=resource_nodes(params.machines, params.rack_size, params.slots),
         jobs=jobs,
         timing=Timing(rack_factor=params.rack_factor, remote_factor=params.remote_factor),
         placement=Placement(params.replicas, params.seed) if params.replicas > 0 else None,

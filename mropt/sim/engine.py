@@ -350,6 +350,8 @@ class Simulation:
         self.events = 0
         self.record = Recorder(self, record_utilisation)
         self._notify_attempt = type(policy).on_attempt_end is not Policy.on_attempt_end
+        # counts-only policies get one on_attempts_end per batch (bulk completion kept)
+        self._notify_batch = not self._notify_attempt and type(policy).on_attempts_end is not Policy.on_attempts_end
 
     # -- the event queue ------------------------------------------------------------------
     def _push(self, time: float, cls: int, kind: int, arg: Any) -> None:
@@ -753,6 +755,8 @@ class Simulation:
             self._new_work = True
         if self._notify_attempt:
             self.policy.on_attempt_end(a.member(i), outcome)
+        elif self._notify_batch:
+            self.policy.on_attempts_end(a.member(i), outcome, 1)
 
     def drop(self, job: int, reason: str) -> None:
         """Stop an accepted job: kill its attempts, forget its pending tasks (AMB timeout handling)."""
@@ -837,6 +841,8 @@ class Simulation:
         self.remaining[stype] -= 1
         if self._notify_attempt:
             self.policy.on_attempt_end(a.member(i), "succeeded")
+        elif self._notify_batch:
+            self.policy.on_attempts_end(a.member(i), "succeeded", 1)
         if self.slowstart is not None and stage.index == j.cur and stype == MAP:
             self._maybe_open_reduces(j, stage)
         if stage.finished == stage.n:
@@ -882,6 +888,8 @@ class Simulation:
         stage.finished += k
         j.remaining[stype] -= k
         self.remaining[stype] -= k
+        if self._notify_batch:
+            self.policy.on_attempts_end(a, "succeeded", k)
         if stage.finished == stage.n:
             self._stage_done(j, stage)
 

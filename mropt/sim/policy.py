@@ -76,7 +76,22 @@ class Policy:
         """Node ``node`` has free capacity and work is pending: launch what should run there."""
 
     def on_attempt_end(self, attempt: Any, outcome: str) -> None:
-        """An attempt ended: ``outcome`` is ``succeeded``, ``killed`` or ``failed``."""
+        """An attempt ended: ``outcome`` is ``succeeded``, ``killed`` or ``failed``.
+
+        A policy that overrides this hook is told of every attempt alone, which makes the
+        engine end a batch of identical attempts member by member. A policy that only
+        counts should override :meth:`on_attempts_end` instead.
+        """
+
+    def on_attempts_end(self, attempt: Any, outcome: str, count: int) -> None:
+        """``count`` attempts that share ``attempt``'s job, stage, type and demand ended together.
+
+        Called for every end (``count`` 1 for an attempt ending alone, the number of live
+        members when a batch succeeds at once) unless the policy overrides
+        :meth:`on_attempt_end`; ``attempt.node`` is one member's node. Made for policies
+        that keep running counts or resource usage (Fair, Capacity, DRF): one call per
+        batch keeps the engine's bulk completion of batches.
+        """
 
     def on_stage_end(self, job: int, stage: int) -> None:
         """Every task of a stage has finished."""

@@ -183,6 +183,35 @@ class Recorder:
     def a_outcome(self) -> list[int]:
         return self._columns()["outcome"]
 
+    def spans(self) -> dict[str, np.ndarray]:
+        """The attempt rows as the engine ended them, without expanding batches.
+
+        One row per attempt that ended alone or per batch whose live members ended together:
+        ``job``, ``type``, ``level``, ``outcome``, ``start``, ``end``, ``count`` (attempts in
+        the row) and ``demand`` (rows x ``sim.resources``, one attempt's; 0 without
+        demand). Made for analyses of a long run (:mod:`mropt.sim.shares`): a replay of
+        millions of tasks has far fewer rows here than in :meth:`tasks_columns`.
+        """
+        rows = self._rows
+        n_res = len(self.sim.resources)
+        count = np.fromiter(
+            (1 if (a.n == 1 or i >= 0) else a.n - len(a.dead or ()) for a, i, _, _ in rows), np.int64, len(rows)
+        )
+        demand = np.zeros((len(rows), n_res))
+        for r, (a, _, _, _) in enumerate(rows):
+            if a.demand is not None:
+                demand[r] = a.demand
+        return {
+            "job": np.fromiter((a.job for a, _, _, _ in rows), np.int64, len(rows)),
+            "type": np.fromiter((a.type for a, _, _, _ in rows), np.int64, len(rows)),
+            "level": np.fromiter((a.level for a, _, _, _ in rows), np.int64, len(rows)),
+            "outcome": np.fromiter((code for _, _, _, code in rows), np.int64, len(rows)),
+            "start": np.fromiter((a.start for a, _, _, _ in rows), float, len(rows)),
+            "end": np.fromiter((t for _, _, t, _ in rows), float, len(rows)),
+            "count": count,
+            "demand": demand,
+        }
+
     def job_ended(self, job: Job) -> None:
         self.job_end_order.append(job.index)
 

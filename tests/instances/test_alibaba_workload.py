@@ -6,6 +6,7 @@ import contextlib
 import io
 import os
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pytest
@@ -17,8 +18,9 @@ from mropt.instances.alibaba_workload import AlibabaWorkloadParams, import_aliba
 from mropt.model import InputError, instance_to_json, load_instance
 from mropt.model.workload import WorkloadInstance
 from mropt.sim.engine import Simulation
-from mropt.sim.policy import ACCEPT, Admission, Policy
+from mropt.sim.policy import ACCEPT, Admission, Policy, make_policy
 from mropt.sim.state import ANY, MAP
+from mropt.sim.verify import verify_simulation
 
 ROOT = Path(__file__).resolve().parents[2]
 SHARED = Path(os.environ.get("MROPT_SHARED") or ROOT.parent / "shared")
@@ -255,3 +257,26 @@ def test_real_trace_first_rows_run(tmp_path: Path):
     assert not np.isnan(jobs["finish"]).any()  # every job ran to the end
     tasks = rec.tasks_columns()
     assert set(tasks["locality"]) <= {"node", "rack", "any"}  # synthetic replicas give every task a locality
+
+
+def sim_run(w: WorkloadInstance, policy: str, **options: Any) -> Any:
+    rec = Simulation(w, make_policy(policy), **options).run()
+    verdict = verify_simulation(w, rec.jobs_columns(), rec.tasks_columns())
+    assert verdict.ok, verdict.problems
+    return rec
+
+
+def test_slots_for_slot_schedulers(tmp_path: Path):
+    """``slots`` = 2 on one machine: a task holds a slot and its requests. FIFO (event mode):
+    9/2 and one instance of 7/3 at 0; 7/3's second at 30 (memory 0.5 + 0.5 = the machine's);
+    7/1's four instances at 300, 330, 360, 390; 11/4's three at 420, 450 and 820."""
+    w = import_alibaba_workload(write_csv(tmp_path), machines=1, replicas=0, slots=2)
+    assert [(n.map_slots, n.reduce_slots) for n in w.nodes] == [(2, 0)]
+    rec = sim_run(w, "fifo", mode="event")
+    jobs = rec.jobs_columns()
+    finish = dict(zip(jobs["job_id"], jobs["finish"], strict=True))
+    assert finish == {"j9-t2": 30.0, "j7-t3": 330.0, "j7-t1": 450.0, "j11-t4": 1220.0}
+    rec = sim_run(w, "fair")  # the slot-counting Fair Scheduler runs on it (verify checks slots and memory)
+    assert not np.isnan(rec.jobs_columns()["finish"]).any()
+    with pytest.raises(InputError, match="'slots' must be an integer in"):
+        import_alibaba_workload(write_csv(tmp_path), slots=-1)

@@ -127,11 +127,11 @@ class Capacity(Policy):
         self.dirty.add(job)
         return ACCEPT
 
-    def on_attempt_end(self, attempt: Any, outcome: str) -> None:
+    def on_attempts_end(self, attempt: Any, outcome: str, count: int) -> None:
         q = self._queue_of(attempt.job)
         user = self.sim.jobs[attempt.job].user
-        q.occupied[attempt.type] -= 1
-        q.by_user[attempt.type][user] -= 1
+        q.occupied[attempt.type] -= count
+        q.by_user[attempt.type][user] -= count
         self.dirty.add(attempt.job)
 
     def on_stage_end(self, job: int, stage: int) -> None:

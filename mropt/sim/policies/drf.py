@@ -73,6 +73,9 @@ class _DrfBase(Policy):
 
     mode = EVENT
     tie_break = "largest-demand"
+    #: offer a blocked node only to the jobs that may take it (``assign``); False: always the
+    #: whole heap (the same decisions, slower: the tests compare the two)
+    blocking = True
 
     def __init__(self, **params: Any) -> None:
         super().__init__(**params)
@@ -106,29 +109,44 @@ class _DrfBase(Policy):
         self._heap: list[tuple[float, float, int, int]] = []
         self._entry: list[tuple[float, float, int, int]] = []  # each user's last pushed entry
         self._in_heap: list[bool] = []  # whether the user's last entry is in the heap
+        self._user_of: dict[int, int] = {}  # active job -> its user's index
+        self._vectors: dict[tuple[Any, int], tuple[list[float], float]] = {}  # (demand, type) -> vector, dominant
         self.skips: dict[int, int] = {}
         self._timer = False  # a reoffer is pending
         self._check = False  # a check is pending
         self._mute = -1.0  # the instant whose pass follows a check: offers nothing
+        # blocked nodes (see assign): jobs that may have gained work, in order; jobs whose
+        # next task's demand can change between launches (stages of several demands)
+        self._fresh: list[int] = []
+        self._volatile: set[int] = set()
+        #: node -> (its free capacity then, len(_fresh) then, the jobs that declined it then)
+        self._block: dict[int, tuple[list[float], int, tuple[int, ...]]] = {}
 
     # -- shares ---------------------------------------------------------------------------
-    def _vector(self, demand: tuple[float, ...] | None, stype: int) -> list[float]:
-        vec = list(demand) if demand is not None else [0.0] * self._n_res
-        if self._slots:
-            vec += [1.0, 0.0] if stype == MAP else [0.0, 1.0]
-        return vec
+    def _vector(self, demand: tuple[float, ...] | None, stype: int) -> tuple[list[float], float]:
+        """The resource vector of one task of ``demand`` and slot type, and its dominant share (cached)."""
+        got = self._vectors.get((demand, stype))
+        if got is None:
+            vec = list(demand) if demand is not None else [0.0] * self._n_res
+            if self._slots:
+                vec += [1.0, 0.0] if stype == MAP else [0.0, 1.0]
+            got = self._vectors[(demand, stype)] = (vec, self._dominant(vec))
+        return got
 
     def _dominant(self, vec: list[float]) -> float:
         return max((x / t for x, t in zip(vec, self._totals) if t > 0), default=0.0)
 
     def _next_dominant(self, u: int) -> float:
-        """The dominant share of one task of the user's first job (the tie-break of Table 1)."""
+        """The dominant share of one task of the user's first job with work (the tie-break of Table 1)."""
+        jobs = self.sim.jobs
         for job in self._jobs_of[u]:
-            j = self.sim.jobs[job]
+            j = jobs[job]
+            runnable = j.runnable
             for stype in (MAP, REDUCE):
-                stage = j.launchable(stype, self.sim.slowstart)
-                if stage is not None:
-                    return self._dominant(self._vector(stage.demands[0], stype))
+                if runnable[stype]:
+                    stage = j.launchable(stype, self.sim.slowstart)
+                    if stage is not None:
+                        return self._vector(stage.demands[0], stype)[1]
         return 0.0
 
     def _push(self, u: int) -> None:
@@ -145,11 +163,12 @@ class _DrfBase(Policy):
             self._in_heap[u] = True
             heapq.heappush(self._heap, self._entry[u])
 
-    def _account(self, job: int, attempt: AttemptView, sign: float) -> None:
-        u = self._user_index[self.sim.jobs[job].user]
+    def _account(self, u: int, attempt: AttemptView, count: float) -> None:
+        """Add ``count`` (negative: remove) tasks like ``attempt`` to user ``u``'s usage."""
         use = self._use[u]
-        for k, x in enumerate(self._vector(attempt.demand, attempt.type)):
-            use[k] += sign * x
+        for k, x in enumerate(self._vector(attempt.demand, attempt.type)[0]):
+            if x:
+                use[k] += count * x
         self._share[u] = self._dominant(use)
 
     # -- hooks ------------------------------------------------------------------------------
@@ -166,21 +185,32 @@ class _DrfBase(Policy):
             self._entry.append((0.0, 0.0, u, 0))
             self._in_heap.append(False)
         self._jobs_of[u].append(job)
+        self._user_of[job] = u
         self.skips[job] = 0
+        if any(len(st.demands) > 1 for st in self.sim.jobs[job].stages):
+            self._volatile.add(job)
+        self._fresh.append(job)
         self._push(u)
         return ACCEPT
 
     def on_stage_end(self, job: int, stage: int) -> None:
-        self._back(self._user_index[self.sim.jobs[job].user])  # its next stage may be runnable
+        self._fresh.append(job)
+        self._back(self._user_of[job])  # its next stage may be runnable
 
     def on_job_end(self, job: int) -> None:
-        u = self._user_index[self.sim.jobs[job].user]
+        u = self._user_of.pop(job)
         self._jobs_of[u].remove(job)
         self.skips.pop(job, None)
+        self._volatile.discard(job)
 
-    def on_attempt_end(self, attempt: Any, outcome: str) -> None:
-        self._account(attempt.job, attempt, -1.0)
-        u = self._user_index[self.sim.jobs[attempt.job].user]
+    def on_attempts_end(self, attempt: Any, outcome: str, count: int) -> None:
+        job = attempt.job
+        u = self._user_of.get(job)
+        if u is None:  # (a dropped job's attempts)
+            u = self._user_index[self.sim.jobs[job].user]
+        self._account(u, attempt, -count)
+        if outcome != "succeeded" or (attempt.type == MAP and self.sim.slowstart is not None):
+            self._fresh.append(job)  # a task back to pending, or reduces that slow-start may open
         self._push(u)
 
     def on_timer(self, tag: Any) -> None:
@@ -218,7 +248,7 @@ class _DrfBase(Policy):
             aid = sim.launch(job, node, stype, self._level(job))
             if aid >= 0:
                 attempt = sim.running[aid]
-                self._account(job, attempt, 1.0)
+                self._account(self._user_of[job], attempt, 1.0)
                 level = attempt.level
                 self._after_launch(job, level)
                 if self.trace is not None:
@@ -239,26 +269,51 @@ class _DrfBase(Policy):
         free = sim.free_resources[node]
         return all(free[k] + _EPS >= low for k, low in enumerate(self._low))
 
+    def _capacity(self, node: int) -> list[float]:
+        """The node's free resources (and free map and reduce slots) now."""
+        sim = self.sim
+        cap = list(sim.free_resources[node])
+        if self._slots:
+            cap += [sim.free[MAP][node], sim.free[REDUCE][node]]
+        return cap
+
     def assign(self, node: int) -> None:
         """Offer ``node`` to the users in increasing dominant share (module docstring).
 
         A user none of whose jobs has runnable tasks leaves the heap (it has no offer to take)
         and comes back with its last entry when it may have work again (``on_arrival``,
-        ``on_attempt_end``, ``on_stage_end``); a user offered the node in this call without
+        ``on_attempts_end``, ``on_stage_end``); a user offered the node in this call without
         launching stays out of the heap until the call ends. Neither changes a decision:
         both were skipped when met; they are no longer popped again after every launch.
+
+        **Blocked nodes.** When an offer ends with every job that has work either not
+        fitting the node or declining it, the node is *blocked*: its free capacity is kept,
+        with the jobs that declined. Until its capacity grows (an attempt on it ends), a job
+        that did not fit still cannot, so the next offer of the node is made only to the
+        jobs that may have gained work since (arrivals, new stages, re-queued tasks: the
+        ``_fresh`` list), the jobs that declined, and the jobs whose next task's demand can
+        change: in the same order and with the same outcome as the whole heap would give.
+        This is what keeps a saturated cluster's offers (every node at every arrival) cheap.
         """
         sim = self.sim
         if sim.now == self._mute:
             return
+        block = self._block.pop(node, None) if self.blocking else None
+        if block is not None:
+            then, epoch, decliners = block
+            now_cap = self._capacity(node)
+            if all(c <= t + _EPS for c, t in zip(now_cap, then)):
+                self._assign_blocked(node, epoch, decliners)
+                return
         heap = self._heap
         ver = self._ver
         in_heap = self._in_heap
         jobs_of = self._jobs_of
         jobs = sim.jobs
         aside: list[tuple[float, float, int, int]] = []  # users offered this node that launched nothing
-        offered: set[int] = set()  # jobs offered this node in this call that declined or did not fit
-        declined = False
+        offered: set[int] = set()  # jobs offered this call that declined or did not fit
+        declined: list[int] = []
+        exhausted = False  # every job with work was offered the node and none launched
         while self._room(node):
             launcher = -1
             while heap:
@@ -279,7 +334,8 @@ class _DrfBase(Policy):
                         launcher = u
                         break
                     offered.add(job)
-                    declined = declined or result == _DECLINED
+                    if result == _DECLINED:
+                        declined.append(job)
                 if launcher >= 0:
                     break
                 if has_work:
@@ -287,14 +343,56 @@ class _DrfBase(Policy):
                 else:
                     in_heap[u] = False
             if launcher < 0:
+                exhausted = True
                 break
             self._push(launcher)  # the launching user's new share
         for entry in aside:
             heapq.heappush(heap, entry)
-        if declined and not self._check:
-            # after this instant's pass: is anything running? (see on_timer)
+        if exhausted:
+            self._block[node] = (self._capacity(node), len(self._fresh), tuple(declined))
+        if declined:
+            self._ask_check()
+
+    def _assign_blocked(self, node: int, epoch: int, decliners: tuple[int, ...]) -> None:
+        """Offer a blocked node to the jobs that may take it (``assign``'s docstring)."""
+        sim = self.sim
+        jobs = sim.jobs
+        user_of = self._user_of
+        entry = self._entry
+        candidates = {job for job in self._fresh[epoch:] if job in user_of}
+        candidates.update(job for job in decliners if job in user_of)
+        candidates.update(self._volatile)
+        offered: set[int] = set()
+        declined: list[int] = []
+        while self._room(node):
+            order = sorted(
+                (entry[u][:3], jobs[job].submit, job)
+                for job in candidates
+                if job not in offered
+                for u in (user_of[job],)
+                if jobs[job].runnable[MAP] or jobs[job].runnable[REDUCE]
+            )
+            launched = False
+            for _key, _submit, job in order:
+                result = self._offer(job, node)
+                if result == _LAUNCHED:
+                    self._push(user_of[job])
+                    launched = True
+                    break
+                offered.add(job)
+                if result == _DECLINED:
+                    declined.append(job)
+            if not launched:
+                self._block[node] = (self._capacity(node), len(self._fresh), tuple(declined))
+                break
+        if declined:
+            self._ask_check()
+
+    def _ask_check(self) -> None:
+        """After this instant's pass: is anything running? (see ``on_timer``)"""
+        if not self._check:
             self._check = True
-            sim.wake_at(sim.now, "check")
+            self.sim.wake_at(self.sim.now, "check")
 
 
 _LEVEL = {NODE: "node", RACK: "rack", ANY: "any"}

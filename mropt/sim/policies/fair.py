@@ -282,11 +282,11 @@ class Fair(Policy):
             self.sim.wake_at(self._next_tick(self.sim.now), "update")
         return ACCEPT
 
-    def on_attempt_end(self, attempt: Any, outcome: str) -> None:
+    def on_attempts_end(self, attempt: Any, outcome: str, count: int) -> None:
         j = self.sim.jobs[attempt.job]
         pool = self.pools[j.pool]
-        pool.running[attempt.type] -= 1
-        self.running_total[attempt.type] -= 1
+        pool.running[attempt.type] -= count
+        self.running_total[attempt.type] -= count
         self.dirty.add(attempt.job)
         self.demand_dirty.add(attempt.job)
 
