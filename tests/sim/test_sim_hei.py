@@ -294,3 +294,29 @@ def test_input_mb_round_trips_and_is_checked() -> None:
     assert [j.stages[0].tasks[0].task_input_mb for j in w.jobs] == [256.0, 128.0]
     with pytest.raises(InputError, match=r"job 'ja': stages\[0\].tasks\[0\]: field 'input_mb' must be > 0"):
         workload(NODES, [mr("ja", "a", 4, 2, mb=0.0)])
+
+
+# -- through the job-history database ------------------------------------------------------------------
+def test_from_db_of_a_simulated_run_matches_its_tables(tmp_path) -> None:
+    # the run of test_history_frames_of_a_run_are_eqs_4_7_9, written with --out, imported into a
+    # history database (mropt history import) and read back by HeiHistory.from_db: the database's
+    # demand and reduce cost are history_frames' (one attempt per task); the simulator writes no
+    # input bytes, so the database has no D
+    w = workload(
+        [{"id": "n", "map_slots": 2, "reduce_slots": 1}],
+        [
+            mr("ja", "a", 2, 1),
+            {"id": "jb", "pool": "b", "submit_time": 3700, "stages": [{"type": "map", "tasks": [{"duration": 30}]}]},
+        ],
+    )
+    (tmp_path / "w.json").write_text(json.dumps(w.to_dict()))
+    assert run_cli("simulate", tmp_path / "w.json", "--policy", "fair", "--out", tmp_path / "run").code == 0
+    assert run_cli("history", "import", tmp_path / "h.duckdb", tmp_path / "run").code == 0
+    from_db = HeiHistory.from_db(tmp_path / "h.duckdb")
+    assert from_db == HeiHistory.from_param(str(tmp_path / "h.duckdb"))
+    assert from_db.demand == {"a": _hours(h0=50.0), "b": _hours(h1=30.0)}  # 2 x 10 + 30; 30
+    assert from_db.reduce_cost == {"a": 30.0} and from_db.D == {}
+    r = run_cli(
+        "simulate", tmp_path / "w.json", "--policy", "hei", "--param", f"history={tmp_path / 'h.duckdb'}", "--json"
+    )
+    assert r.code == 0 and json.loads(r.out)["finished"] == 2

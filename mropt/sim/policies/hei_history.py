@@ -129,13 +129,8 @@ class HeiHistory:
     @classmethod
     def from_db(cls, db: Any) -> HeiHistory:
         """The three analyses of a job-history database (a path or a duckdb connection)."""
-        import importlib
+        from mropt.history import analyses  # a layer below sim, imported when used (it loads DuckDB)
 
-        # imported when called: the history package is a layer below sim (docs/architecture.md)
-        try:
-            analyses = importlib.import_module("mropt.history.analyses")
-        except ImportError:  # pragma: no cover - a build without the history package
-            raise InputError("hei history: reading a history database needs mropt.history (not installed)") from None
         frames = (analyses.demand_by_group_hour(db), analyses.map_cost_per_unit(db), analyses.mean_reduce_cost(db))
         return cls.from_frames(*frames)
 
