@@ -48,14 +48,18 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:
 
     p = kinds.add_parser(
         "workload",
-        help="simulator workload: the AMB paper's job sets (static Table 2, dynamic sec. 5.2), DDRF's locality setting",
+        help="simulator workload: the AMB paper's job sets (static Table 2, dynamic sec. 5.2), DDRF's locality "
+        "setting, LATE's heterogeneous cluster",
         description="Generate a workload for `mropt simulate`. --preset amb-static is the AMB paper's static set "
         "(Table 2: 30 jobs at time 0, U[0.5L, 1.5L] 64 MB splits with L = 150, deadlines U[0.5D, 1.5D] with "
         "D = 1000 s, benefits U[300, 700], 40 nodes x 2+2 slots; its jobs are those of `generate admission` with "
         "the same seed); amb-dynamic its dynamic set (sec. 5.2: 60 jobs over one hour, one a minute on average, "
         "deadline = submit + U[400, 600] s); ddrf the DDRF paper's locality setting (N = --tasks-per-job 20 map tasks "
         "per job, R = --replicas 3 HDFS-placed replicas, M = --nodes 100 nodes of <4 cpu, 8 mem> in racks of 20, "
-        "offered load 0.95). An option overrides the preset's value (see "
+        "offered load 0.95); late a heterogeneous cluster with stragglers for speculative execution (20 jobs of "
+        "amb-static's draws over 10 minutes, 40 nodes of which --slow-fraction 0.25 run at --slow-speed 0.5, "
+        "--straggler-rate 0.05 of the attempts --straggler-slowdown 3 times slower, reduce slow-start 0.05). "
+        "An option overrides the preset's value (see "
         "mropt.instances.workload_gen). Same arguments, same file, byte for byte.",
     )
     p.add_argument("--preset", choices=list(PRESETS), default="amb-static", help="the job set (default amb-static)")

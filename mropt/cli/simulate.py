@@ -1,7 +1,10 @@
 """``mropt simulate`` and ``mropt policies``: run a scheduling policy on a workload (issue 15).
 
 ``mropt simulate FILE --policy NAME [--plan SOLUTION.json] [--param K=V]... [--seed S]
-[--out DIR] [--json] [--mode event|heartbeat]`` (a contract). FILE is a workload or an
+[--out DIR] [--json] [--mode event|heartbeat] [--speculation RULE [--speculation-param K=V]...]``
+(a contract). ``--speculation`` (``none``, ``hadoop-0.20``, ``late``, ``late-percentile``,
+``clairvoyant``; default ``none``) adds backup attempts under any policy
+(:mod:`mropt.sim.speculation`); with a rule the summary has ``backups`` and ``wasted_work``. FILE is a workload or an
 admission instance (converted on the fly, :mod:`mropt.sim.run`); ``--param`` values are read
 as ``mropt solve --param`` reads them (:func:`mropt.cli.common.parse_param`); ``--out DIR``
 writes the Parquet tables and ``summary.json`` (:mod:`mropt.sim.outputs`). Without
@@ -41,6 +44,25 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:
     )
     p.add_argument("--seed", type=int, default=0, help="random seed: stragglers, placement (default 0)")
     p.add_argument("--mode", choices=("event", "heartbeat"), help="assignment mode (default: the policy's)")
+    p.add_argument(
+        "--speculation",
+        choices=("none", "hadoop-0.20", "late", "late-percentile", "clairvoyant"),
+        default="none",
+        help="speculative execution rule, with any policy (default none; see mropt.sim.speculation)",
+    )
+    p.add_argument(
+        "--speculation-param",
+        action="append",
+        default=[],
+        metavar="NAME=VALUE",
+        help="a parameter of the speculation rule, repeatable (e.g. slow_task_threshold=0.5)",
+    )
+    p.add_argument(
+        "--straggler-draws",
+        choices=("stream", "task"),
+        help="straggler draws: one stream in launch order (default without --speculation) or per task attempt "
+        "(default with one; give it to a run without speculation to compare on the same stragglers)",
+    )
     p.add_argument("--out", metavar="DIR", help="write the tables (Parquet) and summary.json into DIR")
     p.add_argument("--json", action="store_true", help="print the summary as one JSON object")
     p.set_defaults(handler=run_simulate)
@@ -72,7 +94,18 @@ def run_simulate(args: argparse.Namespace) -> int:
     params = dict(parse_param(p) for p in args.param)
     instance = load_instance(args.instance)
     plan = read_plan(read_json(args.plan), args.plan) if args.plan else None
-    run = simulate(instance, args.policy, params, seed=args.seed, mode=args.mode, plan=plan)
+    spec_params = dict(parse_param(p) for p in args.speculation_param)
+    run = simulate(
+        instance,
+        args.policy,
+        params,
+        seed=args.seed,
+        mode=args.mode,
+        plan=plan,
+        speculation=args.speculation,
+        speculation_params=spec_params,
+        straggler_draws=args.straggler_draws,
+    )
     if args.out:
         write_outputs(run, args.out)
     if args.json:
@@ -106,6 +139,10 @@ def summary_text(s: dict[str, Any], out: str | None = None) -> str:
         ["wall time (s)", round(s["wall_time"], 4)],
         ["event log sha256", s["event_log_sha256"][:16] + "..."],
     ]
+    if "backups" in s:
+        rows.append(["speculation", s["speculation"]])
+        rows.append(["backups", s["backups"]])
+        rows.append(["wasted work (slot-s)", s["wasted_work"]])
     if s.get("stalled"):
         rows.append(["stalled", "yes: the policy kept declining work"])
     if out:

@@ -1,7 +1,7 @@
 """Generator of workloads (``kind`` ``workload``) for the AMB paper's experiments on the cluster.
 
-Presets: two of the AMB paper's job sets (000_*.txt, Table 2 and sec. 5), ``mpsa`` and ``ddrf``
-(below):
+Presets: two of the AMB paper's job sets (000_*.txt, Table 2 and sec. 5), ``mpsa``, ``ddrf``
+and ``late`` (below):
 
 * ``amb-static`` (sec. 5.1, Figures 7-9): N = 30 jobs submitted at time 0; sizes uniform in
   [0.5 L, 1.5 L] 64 MB splits with L = 150; deadlines ``U[0.5 D, 1.5 D]`` after submit
@@ -66,6 +66,20 @@ fraction* ``p_i = |P_i| / M``, the share of nodes holding the job's input: here
 ``1 - (1 - K / M)^R`` with K tasks left, e.g. 0.05 for K = 17 on M = 1,000 nodes.) The
 other fields (deadlines, benefits, job types) are unused.
 
+**The late preset** (LATE, issue 17: speculative execution in a heterogeneous cluster, the
+LATE paper's virtualised setting where co-located VMs run slower, ``002_*.txt``): the jobs of
+``amb-static`` drawn as above (``jobs`` 20, ``mean_splits`` 40, submitted over ``[0, jobs x
+mean_interarrival)`` with ``mean_interarrival`` 30 s), on ``nodes`` (40) nodes of 2 + 2 slots
+in racks of 20, of which ``round(slow_fraction x nodes)`` (``slow_fraction`` 0.25) run at
+``slow_speed`` (0.5: a task takes twice as long there; mropt's choice, the paper's slowdowns
+vary with co-location) and the others at 1. The slow nodes are a seeded sample
+(``numpy.random.default_rng([seed, 4])``, without replacement). Stragglers: every attempt is
+drawn slow with probability ``straggler_rate`` (0.05) and then takes ``straggler_slowdown``
+(3) times longer (the simulator's per-attempt draw, ``timing``); reduces start at Hadoop's
+default slow-start, 5 % of the maps finished (``timing.reduce_slowstart`` 0.05), so a
+reduce's copy third overlaps the maps as in Hadoop. Node ids are those of the other presets
+(``r<i>-<k>``), one entry per node.
+
 Same preset, parameters and seed: the same workload, and the same JSON byte for byte. The
 file records the model, the preset, the parameters and the seed under ``generator``.
 """
@@ -89,6 +103,7 @@ from mropt.model.workload import (
     QueueSpec,
     Stage,
     TaskGroup,
+    Timing,
     WorkloadInstance,
     WorkloadJob,
 )
@@ -165,6 +180,19 @@ class WorkloadParams:
     users: int = field(
         default=10, metadata={"help": "ddrf preset: DRF users, jobs assigned in turn (default {default})"}
     )
+    slow_fraction: float = field(
+        default=0.25, metadata={"help": "late preset: fraction of the nodes that are slow (default {default})"}
+    )
+    slow_speed: float = field(
+        default=0.5, metadata={"help": "late preset: speed of a slow node, 1 = normal (default {default})"}
+    )
+    straggler_rate: float = field(
+        default=0.05,
+        metadata={"help": "late preset: probability that an attempt straggles (default {default})"},
+    )
+    straggler_slowdown: float = field(
+        default=3.0, metadata={"help": "late preset: a straggler's time factor (default {default})"}
+    )
     mix: Mapping[str, float] = field(
         default_factory=lambda: {t: 1.0 for t in PAPER_JOB_TYPES},
         metadata={"help": "job type weights, e.g. wordcount=1,grep=2 (default equal thirds)"},
@@ -224,6 +252,14 @@ class WorkloadParams:
         for name in ("map_task_time", "reduce_work"):
             if not (math.isfinite(getattr(self, name)) and 0 < getattr(self, name) <= 1e9):
                 raise bad(name, "must be in (0, 1e9]")
+        if not 0 <= self.slow_fraction <= 1:
+            raise bad("slow_fraction", "must be in [0, 1]")
+        if not (math.isfinite(self.slow_speed) and 0 < self.slow_speed <= 1):
+            raise bad("slow_speed", "must be in (0, 1]")
+        if not 0 <= self.straggler_rate <= 1:
+            raise bad("straggler_rate", "must be in [0, 1]")
+        if not (math.isfinite(self.straggler_slowdown) and 1 <= self.straggler_slowdown <= 1000):
+            raise bad("straggler_slowdown", "must be in [1, 1000]")
         if not 0 <= self.task_time_jitter < 1:
             raise bad("task_time_jitter", "must be in [0, 1)")
         unknown = sorted(set(self.mix) - set(self.job_types))
@@ -251,11 +287,13 @@ class WorkloadParams:
 #: fields only the mpsa and only the ddrf generator read (left out of other presets' records)
 _MPSA_ONLY = frozenset({"arrival_rate", "map_tasks", "map_task_time", "reduce_work", "reduce_tasks"})
 _DDRF_ONLY = frozenset({"tasks_per_job", "load", "users"})
+_LATE_ONLY = frozenset({"slow_fraction", "slow_speed", "straggler_rate", "straggler_slowdown"})
 _NOT_READ: Mapping[str, frozenset[str]] = {
-    "amb-static": _MPSA_ONLY | _DDRF_ONLY,
-    "amb-dynamic": _MPSA_ONLY | _DDRF_ONLY,
-    "mpsa": _DDRF_ONLY,
-    "ddrf": _MPSA_ONLY - {"map_task_time"},
+    "amb-static": _MPSA_ONLY | _DDRF_ONLY | _LATE_ONLY,
+    "amb-dynamic": _MPSA_ONLY | _DDRF_ONLY | _LATE_ONLY,
+    "mpsa": _DDRF_ONLY | _LATE_ONLY,
+    "ddrf": (_MPSA_ONLY - {"map_task_time"}) | _LATE_ONLY,
+    "late": _MPSA_ONLY | _DDRF_ONLY,
 }
 
 #: The values each preset gives to :class:`WorkloadParams` (the others keep their defaults).
@@ -265,7 +303,12 @@ PRESETS: Mapping[str, Mapping[str, Any]] = {
     # MPSA paper sec. 5 and Table 2 (generate_mpsa below)
     "mpsa": {"jobs": 150, "nodes": 25, "map_slots_per_node": 4, "reduce_slots_per_node": 2, "rack_size": 25},
     "ddrf": {"jobs": 200, "nodes": 100, "replicas": 3, "rack_size": 20},
+    # LATE: a heterogeneous cluster with stragglers (module docstring)
+    "late": {"jobs": 20, "mean_splits": 40.0, "mean_interarrival": 30.0},
 }
+
+#: the late preset's reduce slow-start (Hadoop's mapred.reduce.slowstart.completed.maps default)
+LATE_SLOWSTART = 0.05
 
 #: the ddrf preset's node (4 task places of either kind) and its two task demands (module docstring)
 DDRF_NODE = {"cpu": 4.0, "mem": 8.0}
@@ -290,6 +333,27 @@ def rack_nodes(nodes: int, rack_size: int, map_slots: int, reduce_slots: int) ->
     for i, first in enumerate(range(0, nodes, rack_size)):
         count = min(rack_size, nodes - first)
         out.append(NodeSpec(id=f"r{i}", rack=f"rack{i}", map_slots=map_slots, reduce_slots=reduce_slots, count=count))
+    return tuple(out)
+
+
+def late_nodes(seed: int, params: WorkloadParams) -> tuple[NodeSpec, ...]:
+    """The late preset's cluster: one entry per node ``r<i>-<k>``, a seeded ``slow_fraction`` at ``slow_speed``."""
+    n = params.nodes
+    k = round(params.slow_fraction * n)
+    slow = set(np.random.default_rng([seed, 4]).choice(n, size=k, replace=False).tolist()) if k else set()
+    out = []
+    for i, first in enumerate(range(0, n, params.rack_size)):
+        for j in range(min(params.rack_size, n - first)):
+            node = first + j
+            out.append(
+                NodeSpec(
+                    id=f"r{i}-{j}",
+                    rack=f"rack{i}",
+                    speed=params.slow_speed if node in slow else 1.0,
+                    map_slots=params.map_slots_per_node,
+                    reduce_slots=params.reduce_slots_per_node,
+                )
+            )
     return tuple(out)
 
 
@@ -373,6 +437,21 @@ def generate_workload(
     record = {"model": MODEL_NAME, "model_version": MODEL_VERSION, "preset": preset, "seed": seed}
     record["params"] = params.record(preset)
     name = f"{preset}-n{params.jobs}-L{params.mean_splits:g}-D{params.mean_deadline:g}-s{seed}"
+    if preset == "late":
+        return WorkloadInstance(
+            nodes=late_nodes(seed, params),
+            jobs=tuple(jobs),
+            timing=Timing(
+                straggler_rate=params.straggler_rate,
+                straggler_slowdown=params.straggler_slowdown,
+                reduce_slowstart=LATE_SLOWSTART,
+            ),
+            placement=Placement(params.replicas, seed) if params.replicas > 0 else None,
+            alpha=params.alpha,
+            name=f"late-n{params.jobs}-L{params.mean_splits:g}-f{params.slow_fraction:g}"
+            f"-r{params.straggler_rate:g}-s{seed}",
+            meta={"generator": record},
+        )
     return WorkloadInstance(
         nodes=rack_nodes(params.nodes, params.rack_size, params.map_slots_per_node, params.reduce_slots_per_node),
         jobs=tuple(jobs),
@@ -524,6 +603,11 @@ def _generate_ddrf(seed: int, params: WorkloadParams) -> WorkloadInstance:
         name=name,
         meta={"generator": record},
     )
+
+
+def generate_late(seed: int = 0, **overrides: Any) -> WorkloadInstance:
+    """The ``late`` preset as ``generate(seed, **params)`` (the harness's generator signature)."""
+    return generate_workload("late", seed, **overrides)
 
 
 def generate_ddrf(seed: int = 0, **overrides: Any) -> WorkloadInstance:

@@ -22,7 +22,10 @@ freed at t can be given to a job that arrives at t (the Batsim #14 lesson).
 **Attempt time** = base duration / node speed x locality factor (1 node-local or without
 replicas, ``rack_factor`` rack-local, ``remote_factor`` off-rack; Mumak's 1.0 / 1.5 / 3.0)
 x ``straggler_slowdown`` with probability ``straggler_rate`` (one seeded draw per attempt,
-in launch order, from ``random.Random(seed)``).
+in launch order, from ``random.Random(seed)``; with ``straggler_draws="task"``, the default
+under a speculation rule, the draw of the k-th attempt of a task is a hash of the seed, the
+job, stage and task indices and k instead, so runs whose launch orders differ (with and
+without backups, or under two rules) meet the same stragglers).
 
 **Reduce slow-start** (off unless ``timing.reduce_slowstart`` is set): a reduce stage right
 after a map stage may launch once ``ceil(slowstart x maps)`` maps finished. An early reduce
@@ -94,10 +97,26 @@ from mropt.sim.state import (
 
 # event classes (the order of simultaneous events) and kinds
 C_DONE, C_KILL, C_ARRIVE, C_DECIDE = 0, 1, 2, 3
-EV_DONE, EV_DOWN, EV_UP, EV_ARRIVE, EV_TIMER, EV_HEARTBEAT = 0, 1, 2, 3, 4, 5
+EV_DONE, EV_DOWN, EV_UP, EV_ARRIVE, EV_TIMER, EV_HEARTBEAT, EV_SPECULATE = 0, 1, 2, 3, 4, 5, 6
 
 #: the float slack of a resource fit (``docs/tolerances.md``, CAPACITY_RTOL's absolute cousin)
 _FIT_EPS = 1e-9
+
+
+#: how straggler draws are made (``Simulation(straggler_draws=...)``, module docstring)
+STRAGGLER_DRAWS = ("stream", "task")
+_MASK64 = (1 << 64) - 1
+
+
+def _task_uniform(seed: int, job: int, stage: int, task: int, k: int) -> float:
+    """A uniform in [0, 1) from (seed, job, stage, task, attempt number): splitmix64 finalisers chained."""
+    x = seed & _MASK64
+    for v in (job, stage, task, k):
+        x = ((x ^ (v & _MASK64)) + 0x9E3779B97F4A7C15) & _MASK64
+        x = ((x ^ (x >> 30)) * 0xBF58476D1CE4E5B9) & _MASK64
+        x = ((x ^ (x >> 27)) * 0x94D049BB133111EB) & _MASK64
+        x ^= x >> 31
+    return (x >> 11) * (1.0 / (1 << 53))
 
 
 def heartbeat_interval(n_nodes: int) -> float:
@@ -282,6 +301,8 @@ class Simulation:
         stall_limit: int = 100_000,
         record_utilisation: bool = True,
         batch: bool = True,
+        speculation: Any = None,
+        straggler_draws: str | None = None,
     ) -> None:
         mode = mode or policy.mode
         if mode not in MODES:
@@ -298,6 +319,16 @@ class Simulation:
         self._straggler_rate = timing.straggler_rate
         self._straggler_slowdown = timing.straggler_slowdown
         self._rng = random.Random(seed)
+        # straggler draws: "stream" (one stream in launch order) or "task" (a hash of the seed and
+        # the attempt's job, stage, task and attempt number: the same draws whatever the order)
+        if straggler_draws is None:
+            straggler_draws = "stream" if speculation is None else "task"
+        if straggler_draws not in STRAGGLER_DRAWS:
+            raise InputError(
+                f"simulate: straggler_draws must be one of {', '.join(STRAGGLER_DRAWS)}, got {straggler_draws!r}"
+            )
+        self.straggler_draws = straggler_draws
+        self._task_draws: dict[tuple[int, int, int], int] | None = {} if straggler_draws == "task" else None
 
         ids, racks, self.rack_names, speeds = node_indices(workload)
         self.node_ids = ids
@@ -334,7 +365,16 @@ class Simulation:
         self._live = self.running.of
         self._next_attempt = 0
         self.launched = 0  # tasks started by the last launch call
-        self.batching = batch
+        # a speculation rule (mropt.sim.speculation) or None; a rule sees every attempt
+        # start and end, so batching is off under one (batches change no result)
+        self._spec: Any = speculation
+        self.batching = batch and speculation is None
+        self.backups = 0  # backup attempts started (sim.speculate)
+        self.wasted_work = 0.0  # slot-seconds of attempts killed because a sibling attempt won
+        self._rule_backups: set[int] = set()  # backups the rule started: the policy never hears of them
+        self._spec_tick = False
+        self._spec_all = False
+        self._peek: tuple[int, bool] | None = None  # (next attempt id, its straggler draw), next_work
         # the attempt (or batch) the next launch may join, and its stage; None once it may
         # not grow (it ended, lost a member, or another completion was scheduled after it)
         self._open: Attempt | None = None
@@ -374,6 +414,9 @@ class Simulation:
             if fault.up is not None:
                 self._push(fault.up, C_ARRIVE, EV_UP, node)
         self.policy.start(self)
+        spec = self._spec
+        if spec is not None:
+            spec.start(self)
         heap = self._heap
         pop = heapq.heappop
         event_mode = self.mode == EVENT
@@ -395,13 +438,22 @@ class Simulation:
                     self._new_work = True
                 elif kind == EV_DOWN:
                     self._on_down(arg)
-                else:
+                elif kind == EV_UP:
                     self._on_up(arg)
+                else:  # EV_SPECULATE: every node with a free slot is offered to the rule
+                    self._spec_tick = False
+                    self._spec_all = True
                 if self.stalled:
                     heap.clear()
                     break
             if event_mode:
-                self._event_pass()
+                if spec is None:
+                    self._event_pass()
+                else:
+                    freed: Sequence[int] = range(self.n_nodes) if self._spec_all else sorted(self._dirty)
+                    self._spec_all = False
+                    self._event_pass()
+                    self._speculation_pass(freed)
             elif self._new_work:
                 self._wake_free_nodes()
             record.flush(now)
@@ -445,6 +497,32 @@ class Simulation:
                     continue
                 assign(node)
 
+    # -- speculation (a rule given: mropt.sim.speculation) ------------------------------------
+    def _spec_room(self, node: int) -> bool:
+        """Whether the rule may be offered the node: it is up with a free slot of a type that has running attempts."""
+        if not self.node_up[node]:
+            return False
+        busy = self.busy
+        if self.uses_slots:
+            return (busy[MAP] > 0 and self.free[MAP][node] > 0) or (busy[REDUCE] > 0 and self.free[REDUCE][node] > 0)
+        return busy[MAP] + busy[REDUCE] > 0
+
+    def _speculation_pass(self, nodes: Sequence[int]) -> None:
+        """Event mode: after the policy's pass, offer the rule the nodes freed at this instant
+        (every node at a speculation tick); while attempts run and a slot is free, a tick
+        comes back every heartbeat interval, so a task that becomes a candidate later (the
+        60 s lag) is seen without a node freeing."""
+        spec = self._spec
+        for node in nodes:
+            if self._spec_room(node):
+                spec.offer(node)
+        busy = self.busy
+        running = busy[MAP] + busy[REDUCE]
+        room = not self.uses_slots or running < self.total_slots[MAP] + self.total_slots[REDUCE]
+        if not self._spec_tick and running > 0 and room:
+            self._spec_tick = True
+            self._push(self.now + self.heartbeat_interval, C_DECIDE, EV_SPECULATE, None)
+
     def _next_beat(self, node: int) -> float:
         interval = self.heartbeat_interval
         phase = interval * node / self.n_nodes
@@ -452,7 +530,7 @@ class Simulation:
         return phase + max(k, 0) * interval
 
     def _schedule_heartbeat(self, node: int) -> None:
-        if not self._hb_pending[node] and self._has_room(node):
+        if not self._hb_pending[node] and (self._has_room(node) or (self._spec is not None and self._spec_room(node))):
             self._hb_pending[node] = 1
             self._push(self._next_beat(node), C_DECIDE, EV_HEARTBEAT, node)
 
@@ -465,6 +543,9 @@ class Simulation:
 
     def _on_heartbeat(self, node: int) -> None:
         self._hb_pending[node] = 0
+        if self._spec is not None:
+            self._on_heartbeat_speculating(node)
+            return
         if not self._has_room(node):
             return
         before = self._next_attempt
@@ -477,6 +558,30 @@ class Simulation:
         else:
             self._stalled_heartbeats = 0
         if self._has_room(node):
+            self._hb_pending[node] = 1
+            self._push(self.now + self.heartbeat_interval, C_DECIDE, EV_HEARTBEAT, node)
+
+    def _on_heartbeat_speculating(self, node: int) -> None:
+        """A heartbeat under a speculation rule: the policy first (when work is pending), then the
+        rule on the slots left (Hadoop's obtainNewMapTask tries a speculative task when it has
+        no new task to give); a heartbeat only the rule was offered never counts as stalled."""
+        pending = self._has_room(node)
+        if not pending and not self._spec_room(node):
+            return
+        before = self._next_attempt
+        if pending:
+            self.policy.assign(node)
+        launched = self._next_attempt != before
+        if self._spec_room(node):
+            self._spec.offer(node)
+        if pending and not launched:
+            self._stalled_heartbeats += 1
+            if self._stalled_heartbeats > self.stall_limit:
+                self.stalled = True
+                return
+        elif launched:
+            self._stalled_heartbeats = 0
+        if self._has_room(node) or self._spec_room(node):
             self._hb_pending[node] = 1
             self._push(self.now + self.heartbeat_interval, C_DECIDE, EV_HEARTBEAT, node)
 
@@ -506,6 +611,32 @@ class Simulation:
     def _fits_demand(self, node: int, demand: tuple[float, ...]) -> bool:
         free = self.free_resources[node]
         return all(amount <= free[k] + _FIT_EPS for k, amount in enumerate(demand))
+
+    def next_work(self, job: int, stage: int, task: int, node: int) -> float:
+        """The running time an attempt of the task started on ``node`` now would get: base
+        duration / speed x locality factor x the straggler draw it would take (the next draw
+        of the run's stream, peeked at and not consumed). What the clairvoyant rule knows."""
+        st = self.jobs[job].stages[stage]
+        level = st.level_on(task, node, self.node_rack[node], self.node_rack)
+        durations = st.durations
+        work = (durations[0] if len(durations) == 1 else st.duration_of(task)) / self.node_speed[node]
+        if level > NODE:
+            work *= self._factors[level]
+        if self._straggler_rate and self._task_draws is not None:
+            if _task_uniform(self.seed, job, stage, task, self._task_draws.get((job, stage, task), 0)) < (
+                self._straggler_rate
+            ):
+                work *= self._straggler_slowdown
+        elif self._straggler_rate:
+            # draws happen only at launches, so the next draw is known until the next attempt id
+            peek = self._peek
+            if peek is None or peek[0] != self._next_attempt:
+                state = self._rng.getstate()
+                peek = self._peek = (self._next_attempt, self._rng.random() < self._straggler_rate)
+                self._rng.setstate(state)
+            if peek[1]:
+                work *= self._straggler_slowdown
+        return work
 
     def predicted_duration(self, job: int, stage: int, task: int, node: int) -> float:
         st = self.jobs[job].stages[stage]
@@ -614,8 +745,12 @@ class Simulation:
         self.launched = launched
         return first
 
-    def speculate(self, job: int, stage: int, task: int, node: int) -> int:
-        """Start a backup attempt of a running task on ``node`` (LATE); -1 if it cannot run there."""
+    def speculate(self, job: int, stage: int, task: int, node: int, *, rule: bool = False) -> int:
+        """Start a backup attempt of a running task on ``node`` (LATE); -1 if it cannot run there.
+
+        ``rule``: started by the run's speculation rule, not the policy; the policy hears
+        neither its start nor its end (its own counters count the slots it gave).
+        """
         j = self.jobs[job]
         st = j.stages[stage]
         if j.status != ACTIVE or st.state[task] != RUNNING or not self.node_up[node]:
@@ -636,6 +771,9 @@ class Simulation:
             ]
         aid = self._start(j, st, task, node, level, True, demand)
         running_of[task].append(aid)
+        self.backups += 1
+        if rule:
+            self._rule_backups.add(aid)
         return aid
 
     def _start(
@@ -647,8 +785,17 @@ class Simulation:
         work = (durations[0] if len(durations) == 1 else stage.duration_of(task)) / self.node_speed[node]
         if level > NODE:
             work *= self._factors[level]
-        if self._straggler_rate and self._rng.random() < self._straggler_rate:
-            work *= self._straggler_slowdown
+        if self._straggler_rate:
+            draws = self._task_draws
+            if draws is None:
+                if self._rng.random() < self._straggler_rate:
+                    work *= self._straggler_slowdown
+            else:
+                key = (j.index, stage.index, task)
+                k = draws.get(key, 0)
+                draws[key] = k + 1
+                if _task_uniform(self.seed, j.index, stage.index, task, k) < self._straggler_rate:
+                    work *= self._straggler_slowdown
         aid = self._next_attempt
         self._next_attempt = aid + 1
         o = self._open
@@ -699,6 +846,8 @@ class Simulation:
             j.first_start = now
         if self._util:
             self.record.started(attempt, j)
+        if self._spec is not None:
+            self._spec.started(attempt)
         return aid
 
     def _release(self, stype: int, node: int, demand: tuple[float, ...] | None, j: Job, stage: Any) -> None:
@@ -739,6 +888,8 @@ class Simulation:
         stage = j.stages[a.stage]
         self._release(a.type, node, a.demand, j, stage)
         self.record.ended(a, i, now, _OUTCOME_CODE[outcome])
+        if self._spec is not None:
+            self._spec.ended(a, outcome)
         if attempt in stage.waiting:
             stage.waiting.remove(attempt)
         running_of = stage.running_of
@@ -753,6 +904,8 @@ class Simulation:
                 j.runnable[stage.type] += 1
                 self.runnable[stage.type] += 1
             self._new_work = True
+        if self._rule_backups and attempt in self._rule_backups:
+            return  # the rule's backup: the policy never heard of it
         if self._notify_attempt:
             self.policy.on_attempt_end(a.member(i), outcome)
         elif self._notify_batch:
@@ -829,17 +982,24 @@ class Simulation:
         stype = stage.type
         self._release(stype, node, a.demand, j, stage)
         self.record.ended(a, i, a.end, 0)  # type: ignore[arg-type]
+        if self._spec is not None:
+            self._spec.ended(a, "succeeded")
         stage.state[task] = DONE
         running_of = stage.running_of
         if task in running_of:  # the first attempt to finish wins; its siblings (backups) are killed
             others = running_of.pop(task)
             for other in others:
                 if other != a.id + i:
+                    loser = self._live.get(other)
+                    if loser is not None:  # its slot time so far is wasted work
+                        self.wasted_work += self.now - loser.start
                     self.kill(other, "killed")
         stage.finished += 1
         j.remaining[stype] -= 1
         self.remaining[stype] -= 1
-        if self._notify_attempt:
+        if self._rule_backups and a.id + i in self._rule_backups:
+            pass  # the rule's backup: the policy never heard of it
+        elif self._notify_attempt:
             self.policy.on_attempt_end(a.member(i), "succeeded")
         elif self._notify_batch:
             self.policy.on_attempts_end(a.member(i), "succeeded", 1)

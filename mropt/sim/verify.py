@@ -17,6 +17,10 @@ the engine, its state or its recorder. What it checks:
 * a succeeded attempt takes base duration / node speed x its locality factor, or that times
   the straggler slowdown when the workload has stragglers (relative 1e-9; early reduces of
   a slow-start run are exempt);
+* speculative attempts (backups): two attempts of one task overlap in time only if one of
+  them is speculative; a speculative attempt starts while another attempt of its task runs;
+  once a task succeeds nothing of it runs on (the first attempt to finish wins, the others
+  end at that instant, killed); :func:`wasted_work` recomputes the slot time of those losers;
 * the job table: finish is the last success of the job's last stage, map end that of its
   map phase, ``on_time`` is ``finish <= deadline * (1 + 1e-9)`` (``docs/tolerances.md``),
   ``benefit`` is AMB eq. 1, and their sums.
@@ -84,6 +88,8 @@ def verify_simulation(
     a_loc, a_out = _col(tasks, "locality"), _col(tasks, "outcome")
     a_type = _col(tasks, "stage_type")
     successes: dict[tuple[str, int, int], list[int]] = defaultdict(list)
+    of_task: dict[tuple[str, int, int], list[int]] = defaultdict(list)
+    a_spec = _col(tasks, "speculative") if _has(tasks, "speculative") else [False] * len(a_job)
     sweep: dict[str, list[tuple[float, int, int]]] = defaultdict(list)
     for i in range(len(a_job)):
         job = spec_by_id.get(a_job[i])
@@ -114,8 +120,30 @@ def verify_simulation(
                 fail(f"{where}: runs on {node!r} over [{start:g}, {end:g}] while it is down [{t_down:g}, {t_up:g})")
         if a_out[i] == "succeeded":
             successes[(job.id, a_stage[i], a_task[i])].append(i)
+        of_task[(job.id, a_stage[i], a_task[i])].append(i)
         sweep[node].append((start, 1, i))
         sweep[node].append((end, 0, i))
+
+    # attempts of one task: overlaps need a backup; a backup races a running attempt; the winner ends it
+    for key, rows in of_task.items():
+        if len(rows) < 2:
+            continue
+        rows.sort(key=lambda r: (float(a_start[r]), float(a_end[r])))
+        where = f"job {key[0]!r} stage {key[1]} task {key[2]}"
+        for x, r in enumerate(rows):
+            s_r, e_r = float(a_start[r]), float(a_end[r])
+            for q in rows[:x]:
+                overlap = float(a_end[q]) > s_r and e_r > s_r and float(a_end[q]) > float(a_start[q])
+                if overlap and not (a_spec[q] or a_spec[r]):
+                    fail(f"{where}: attempts {q} and {r} overlap and neither is speculative")
+            if a_spec[r] and not any(float(a_start[q]) <= s_r < float(a_end[q]) for q in rows if q != r):
+                fail(f"{where}: speculative attempt {r} starts at {s_r:g} while no other attempt of its task runs")
+        wins = successes.get(key, [])
+        if len(wins) == 1:
+            t_win = float(a_end[wins[0]])
+            for r in rows:
+                if r != wins[0] and float(a_end[r]) > t_win * (1 + _RTOL) + _RTOL:
+                    fail(f"{where}: attempt {r} runs until {float(a_end[r]):g}, after the task succeeded at {t_win:g}")
 
     # capacity sweep per node: ends before starts at the same instant
     for node, points in sweep.items():
@@ -221,6 +249,30 @@ def verify_simulation(
             fail(f"job {jid!r}: benefit {j_benefit[r]} but eq. 1 gives {earned:g}")
         total += earned
     return Verdict(objective=total, problems=problems, checked_schedule=True, late=late)
+
+
+def wasted_work(tasks: Mapping[str, Any] | Any) -> float:
+    """Slot-seconds of attempts that lost a race: killed at the instant another attempt of their
+    task succeeded, after running alongside it (``mropt.sim.run``'s ``wasted_work``), from the
+    attempt table alone."""
+    a_job, a_stage, a_task = _col(tasks, "job_id"), _col(tasks, "stage"), _col(tasks, "task")
+    a_start, a_end, a_out = _col(tasks, "start"), _col(tasks, "end"), _col(tasks, "outcome")
+    win: dict[tuple[Any, int, int], tuple[float, float]] = {}
+    for i in range(len(a_job)):
+        if a_out[i] == "succeeded":
+            win[(a_job[i], a_stage[i], a_task[i])] = (float(a_start[i]), float(a_end[i]))
+    total = 0.0
+    for i in range(len(a_job)):
+        if a_out[i] != "killed":
+            continue
+        got = win.get((a_job[i], a_stage[i], a_task[i]))
+        if got is None:
+            continue
+        w_start, w_end = got
+        start, end = float(a_start[i]), float(a_end[i])
+        if _close(end, w_end) and start <= w_end and (w_start < end or start < w_end):
+            total += end - start
+    return total
 
 
 def _group_of(stage: Any, task: int) -> Any:

@@ -59,6 +59,7 @@ from typing import Any
 from mropt.fairness.drf import share_key
 from mropt.model.errors import InputError
 from mropt.registry import Param
+from mropt.sim.policies.demand_index import DemandIndex
 from mropt.sim.policy import ACCEPT, EVENT, Admission, Policy, register_policy
 from mropt.sim.state import ANY, MAP, NODE, RACK, REDUCE
 from mropt.sim.view import AttemptView, SimView
@@ -110,6 +111,7 @@ class _DrfBase(Policy):
         self._entry: list[tuple[float, float, int, int]] = []  # each user's last pushed entry
         self._in_heap: list[bool] = []  # whether the user's last entry is in the heap
         self._user_of: dict[int, int] = {}  # active job -> its user's index
+        self._arriving = -1  # the job in on_arrival
         self._vectors: dict[tuple[Any, int], tuple[list[float], float]] = {}  # (demand, type) -> vector, dominant
         self.skips: dict[int, int] = {}
         self._timer = False  # a reoffer is pending
@@ -118,6 +120,7 @@ class _DrfBase(Policy):
         # blocked nodes (see assign): jobs that may have gained work, in order; jobs whose
         # next task's demand can change between launches (stages of several demands)
         self._fresh: list[int] = []
+        self._index = DemandIndex(sim)
         self._volatile: set[int] = set()
         #: node -> (its free capacity then, len(_fresh) then, the jobs that declined it then)
         self._block: dict[int, tuple[list[float], int, tuple[int, ...]]] = {}
@@ -139,14 +142,16 @@ class _DrfBase(Policy):
     def _next_dominant(self, u: int) -> float:
         """The dominant share of one task of the user's first job with work (the tie-break of Table 1)."""
         jobs = self.sim.jobs
+        arriving = self._arriving  # its tasks become runnable only after on_arrival returns
         for job in self._jobs_of[u]:
             j = jobs[job]
             runnable = j.runnable
+            if not (runnable[MAP] or runnable[REDUCE]) and job != arriving:
+                continue  # (cheap: a user may hold many jobs whose tasks all run)
             for stype in (MAP, REDUCE):
-                if runnable[stype]:
-                    stage = j.launchable(stype, self.sim.slowstart)
-                    if stage is not None:
-                        return self._vector(stage.demands[0], stype)[1]
+                stage = j.launchable(stype, self.sim.slowstart)
+                if stage is not None:
+                    return self._vector(stage.demands[0], stype)[1]
         return 0.0
 
     def _push(self, u: int) -> None:
@@ -186,15 +191,22 @@ class _DrfBase(Policy):
             self._in_heap.append(False)
         self._jobs_of[u].append(job)
         self._user_of[job] = u
+        self._arriving = job
         self.skips[job] = 0
         if any(len(st.demands) > 1 for st in self.sim.jobs[job].stages):
             self._volatile.add(job)
-        self._fresh.append(job)
+        self._gained(job)
         self._push(u)
+        self._arriving = -1
         return ACCEPT
 
-    def on_stage_end(self, job: int, stage: int) -> None:
+    def _gained(self, job: int) -> None:
+        """``job`` may have gained pending tasks, or tasks of a new demand (see ``assign``)."""
         self._fresh.append(job)
+        self._index.note(job)
+
+    def on_stage_end(self, job: int, stage: int) -> None:
+        self._gained(job)
         self._back(self._user_of[job])  # its next stage may be runnable
 
     def on_job_end(self, job: int) -> None:
@@ -210,7 +222,7 @@ class _DrfBase(Policy):
             u = self._user_index[self.sim.jobs[job].user]
         self._account(u, attempt, -count)
         if outcome != "succeeded" or (attempt.type == MAP and self.sim.slowstart is not None):
-            self._fresh.append(job)  # a task back to pending, or reduces that slow-start may open
+            self._gained(job)  # a task back to pending, or reduces that slow-start may open
         self._push(u)
 
     def on_timer(self, tag: Any) -> None:
@@ -314,7 +326,11 @@ class _DrfBase(Policy):
         offered: set[int] = set()  # jobs offered this call that declined or did not fit
         declined: list[int] = []
         exhausted = False  # every job with work was offered the node and none launched
+        index = self._index if self.blocking else None
         while self._room(node):
+            if index is not None and not index.any_fits(node):
+                exhausted = True  # the scan below would find every job too big for the node
+                break
             launcher = -1
             while heap:
                 entry = heapq.heappop(heap)
@@ -365,6 +381,9 @@ class _DrfBase(Policy):
         offered: set[int] = set()
         declined: list[int] = []
         while self._room(node):
+            if not self._index.any_fits(node):
+                self._block[node] = (self._capacity(node), len(self._fresh), tuple(declined))
+                break
             order = sorted(
                 (entry[u][:3], jobs[job].submit, job)
                 for job in candidates

@@ -48,6 +48,10 @@ class Fifo(Policy):
         j = self.sim.jobs[job]
         self._queue.remove((-j.priority, j.submit, job))
 
+    def job_order(self, stype: int) -> list[int]:
+        """The queue's order (priority, submit, id): the order speculation visits jobs in (mropt.sim.speculation)."""
+        return [entry[2] for entry in self._queue]
+
     def _tracker_capacity(self, stype: int, node: int) -> int:
         """ceil(load factor x tracker slots), capped at the tracker's slots (JobQueueTaskScheduler.assignTasks)."""
         sim = self.sim

@@ -1,0 +1,139 @@
+"""Which task demands are wanted now, and does any of them fit a node? (used by ``drf``).
+
+On a saturated multi-resource cluster, most offers of a node end with every waiting job
+found too big for what the node has free; finding that out job by job costs one check per
+waiting job. :class:`DemandIndex` groups the jobs that may have pending tasks by the demand
+(and slot type) of those tasks, so the answer costs one check per distinct demand.
+
+The index is told (:meth:`DemandIndex.note`) of every job that may have gained pending
+tasks or changed the demand of its next tasks (an arrival, a new stage, a task put back to
+pending, reduces opened by slow-start); it reads the job at the next query, once the engine
+has made its tasks runnable. Entries are checked lazily at a query: a job that no longer
+has pending tasks of that demand leaves its group. So :meth:`any_fits` may answer True for
+nothing (the caller then looks and finds nothing) but never answers False while some
+pending task fits.
+"""
+
+from __future__ import annotations
+
+from bisect import bisect_right
+
+from mropt.sim.state import ACTIVE, MAP, REDUCE
+from mropt.sim.view import SimView
+
+_EPS = 1e-9
+Key = tuple[tuple[float, ...] | None, int]
+
+
+class DemandIndex:
+    """Jobs with pending tasks, grouped by (demand, slot type) of those tasks (module docstring).
+
+    For each slot type the demands are kept sorted by their first resource, with the running
+    minimum of every other resource over that order: a node whose free amounts are below the
+    minimum of some resource over all demands small enough in the first fits none of them,
+    which one bisection and a few comparisons tell (the usual answer on a saturated cluster).
+    Otherwise the candidate demands are checked one by one, dropping stale jobs.
+    """
+
+    def __init__(self, sim: SimView) -> None:
+        self.sim = sim
+        self._slots = sim.workload.uses_slots
+        self._groups: dict[Key, dict[int, None]] = {}
+        self._noted: list[int] = []
+        # per slot type: demands sorted by their first amount, those first amounts, and the
+        # running minimum of each other amount; rebuilt when a group appears or goes
+        self._order: list[list[tuple[float, ...]]] = [[], []]
+        self._first: list[list[float]] = [[], []]
+        self._mins: list[list[list[float]]] = [[], []]
+        self._bare: list[bool] = [False, False]  # a group of tasks without demand exists
+        self._dirty = False
+
+    def note(self, job: int) -> None:
+        """``job`` may have gained pending tasks or a new next demand: index it at the next query."""
+        self._noted.append(job)
+
+    def _wanted(self, job: int) -> list[Key]:
+        """The (demand, type) pairs of the job's pending launchable tasks (all demands of their stages)."""
+        sim = self.sim
+        j = sim.jobs[job]
+        if j.status != ACTIVE:
+            return []
+        keys: list[Key] = []
+        for stype in (MAP, REDUCE):
+            stage = j.launchable(stype, sim.slowstart)
+            if stage is not None:
+                keys += [(demand, stype) for demand in dict.fromkeys(stage.demands)]
+        return keys
+
+    def _has(self, job: int, key: Key) -> bool:
+        """Whether ``job`` still has pending launchable tasks of this (demand, type)."""
+        j = self.sim.jobs[job]
+        if j.status != ACTIVE:
+            return False
+        demand, stype = key
+        stage = j.launchable(stype, self.sim.slowstart)
+        return stage is not None and demand in stage.demands
+
+    def _live(self, key: Key) -> bool:
+        """Whether the group has a job that still wants it (its stale jobs are dropped; an empty group goes)."""
+        jobs = self._groups[key]
+        for job in list(jobs):
+            if self._has(job, key):
+                return True
+            del jobs[job]
+        del self._groups[key]
+        self._dirty = True
+        return False
+
+    def _rebuild(self) -> None:
+        for stype in (MAP, REDUCE):
+            order = sorted(d for d, t in self._groups if t == stype and d is not None)
+            self._order[stype] = order
+            self._first[stype] = [d[0] for d in order]
+            mins: list[list[float]] = []
+            low = [float("inf")] * (len(order[0]) if order else 0)
+            for d in order:
+                low = [min(a, b) for a, b in zip(low, d)]
+                mins.append(low)
+            self._mins[stype] = mins
+            self._bare[stype] = (None, stype) in self._groups
+        self._dirty = False
+
+    def any_fits(self, node: int) -> bool:
+        """Whether some pending task of an active job may fit ``node`` now (never False when one does)."""
+        sim = self.sim
+        if not sim.node_up[node]:
+            return False
+        if self._noted:
+            groups = self._groups
+            for job in self._noted:
+                for key in self._wanted(job):
+                    if key not in groups:
+                        groups[key] = {}
+                        self._dirty = True
+                    groups[key][job] = None
+            self._noted.clear()
+        free = sim.free_resources[node]
+        for stype in (MAP, REDUCE):
+            if self._slots and sim.free[stype][node] <= 0:
+                continue
+            while True:
+                if self._dirty:
+                    self._rebuild()
+                if self._bare[stype] and self._live((None, stype)):
+                    return True
+                if self._dirty:
+                    continue
+                n = bisect_right(self._first[stype], free[0] + _EPS) if free else 0
+                if n == 0 or any(low > free[k] + _EPS for k, low in enumerate(self._mins[stype][n - 1])):
+                    break  # every demand small enough in the first resource is too big in another
+                for demand in self._order[stype][:n]:
+                    if all(x <= free[k] + _EPS for k, x in enumerate(demand)) and self._live((demand, stype)):
+                        return True
+                if not self._dirty:
+                    break  # (the candidates were all too big)
+                # stale groups went: look again with the index rebuilt
+        return False
+
+
+__all__ = ["DemandIndex"]
