@@ -19,12 +19,14 @@ from typing import Any
 import pandas as pd
 import pytest
 
+from mropt.instances.workload_gen import generate_workload
 from mropt.model.errors import InputError
 from mropt.model.workload import WorkloadInstance
 from mropt.sim.engine import Simulation
 from mropt.sim.policies.hei import HEI_PARAMS, Hei, hei_weights, hour_min_shares, hour_of
 from mropt.sim.policies.hei_history import HeiHistory, history_frames
 from mropt.sim.policy import make_policy
+from mropt.sim.run import simulate
 from mropt.sim.verify import verify_simulation
 
 from cli_capture import run_cli
@@ -320,3 +322,17 @@ def test_from_db_of_a_simulated_run_matches_its_tables(tmp_path) -> None:
         "simulate", tmp_path / "w.json", "--policy", "hei", "--param", f"history={tmp_path / 'h.duckdb'}", "--json"
     )
     assert r.code == 0 and json.loads(r.out)["finished"] == 2
+
+
+@pytest.mark.parametrize("rule", ["hadoop-0.20", "late", "clairvoyant"])
+def test_hei_with_a_history_under_speculation_runs_each_task_once(rule: str, tmp_path) -> None:
+    # the history of a fair run of the same workload (pools u0..u2), then hei with backups
+    w = generate_workload("late", 1, jobs=6, mean_splits=16, nodes=10, straggler_rate=0.15, users=3)
+    first = simulate(w, "fair", seed=1).recorder
+    HeiHistory.from_frames(*history_frames(w, first.jobs_columns(), first.tasks_columns())).save(tmp_path / "h.json")
+    run = simulate(w, "hei", {"history": str(tmp_path / "h.json")}, seed=1, speculation=rule)
+    rec = run.recorder
+    verdict = verify_simulation(w, rec.jobs_columns(), rec.tasks_columns())
+    assert verdict.ok, verdict.problems
+    assert run.summary["finished"] == 6
+    succeeded_once(rec)
