@@ -107,7 +107,7 @@ METHODS = {
     "admission": ["edf-greedy", "ideal", "amb", "amb-online"],
     "fairness": ["drf"],
     "priority": ["mpsa", "mpsa-exact"],
-    "workload": ["fifo", "fair", "capacity", "amb", "dc", "minedf-wc"],  # policies: simulated
+    "workload": ["fifo", "fair", "hei", "capacity", "amb", "dc", "minedf-wc"],  # policies: simulated
 }
 
 #: JSON texts of hostile values (numbers past the float range, lone surrogates, deep nesting...)

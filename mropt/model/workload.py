@@ -26,7 +26,9 @@ slot it occupies), and ``tasks``: groups of identical tasks, each with a base
 ``duration`` (> 0 s, on a node of speed 1, node-local), a ``count`` (default 1), a
 ``demand`` over the cluster's resources (required when nodes give resources), and
 ``replicas``: the nodes holding the input, one list for every task of the group or one
-list per task (``count`` lists). Iterative and chain jobs are longer stage lists.
+list per task (``count`` lists), and an optional ``input_mb`` (> 0): the MB each task of
+the group reads (unset: one HDFS block, :data:`DEFAULT_INPUT_MB`, for a map task; HEI's
+"unread input", ``mropt.sim.policies.hei``). Iterative and chain jobs are longer stage lists.
 
 **Timing** (``timing``, all optional): ``rack_factor`` 1.5 and ``remote_factor`` 3.0 scale
 the time of a task run rack-local or off-rack (Mumak's ``mumak.scale.racklocal`` and
@@ -81,9 +83,11 @@ STAGE_TYPES = ("map", "reduce")
 DEFAULT_RACK_FACTOR = 1.5
 DEFAULT_REMOTE_FACTOR = 3.0
 DEFAULT_STRAGGLER_SLOWDOWN = 3.0
+#: the input of a task that gives no ``input_mb``: one 128 MB HDFS block (dfs.blocksize of Hadoop 2)
+DEFAULT_INPUT_MB = 128.0
 
 _NODE_FIELDS = ("id", "rack", "speed", "map_slots", "reduce_slots", "resources", "count")
-_GROUP_FIELDS = ("duration", "count", "demand", "replicas")
+_GROUP_FIELDS = ("duration", "count", "demand", "replicas", "input_mb")
 _STAGE_FIELDS = ("type", "tasks")
 _JOB_FIELDS = ("id", "submit_time", "user", "pool", "queue", "priority", "deadline", "benefit", "stages")
 _TIMING_FIELDS = ("rack_factor", "remote_factor", "straggler_rate", "straggler_slowdown", "reduce_slowstart")
@@ -193,16 +197,23 @@ class NodeSpec:
 
 @dataclass(frozen=True)
 class TaskGroup:
-    """``count`` identical tasks: base ``duration``, resource ``demand``, input ``replicas``.
+    """``count`` identical tasks: base ``duration``, resource ``demand``, input ``replicas`` and size.
 
     ``replicas`` is empty (no locality), one tuple shared by every task of the group, or
-    ``count`` tuples, one per task (``per_task_replicas``).
+    ``count`` tuples, one per task (``per_task_replicas``). ``input_mb``: MB read by each
+    task (None: not given; :attr:`task_input_mb` gives the default, one block).
     """
 
     duration: float
     count: int = 1
     demand: Mapping[str, float] = field(default_factory=dict)
     replicas: tuple[tuple[str, ...], ...] = ()
+    input_mb: float | None = None
+
+    @property
+    def task_input_mb(self) -> float:
+        """MB read by each task: ``input_mb``, or one HDFS block (:data:`DEFAULT_INPUT_MB`)."""
+        return DEFAULT_INPUT_MB if self.input_mb is None else self.input_mb
 
     @property
     def per_task_replicas(self) -> bool:
@@ -240,6 +251,7 @@ class TaskGroup:
             count=count,
             demand=frozen_mapping(_read_amounts(data, "demand", where)),
             replicas=replicas,
+            input_mb=read_number(data, "input_mb", where, default=None, positive=True),
         )
 
     def to_dict(self) -> dict[str, Any]:
@@ -253,6 +265,8 @@ class TaskGroup:
                 out["replicas"] = list(self.replicas[0])
             else:
                 out["replicas"] = [list(r) for r in self.replicas]
+        if self.input_mb is not None:
+            out["input_mb"] = plain_number(self.input_mb)
         return out
 
 

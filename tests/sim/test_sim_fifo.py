@@ -106,14 +106,14 @@ def mixed_workload() -> WorkloadInstance:
     )
 
 
-@pytest.mark.parametrize("policy", ["fifo", "fair", "capacity"])
+@pytest.mark.parametrize("policy", ["fifo", "fair", "hei", "capacity"])
 def test_every_task_succeeds_exactly_once(policy: str) -> None:
     rec = run(mixed_workload(), policy)
     succeeded_once(rec)
     assert "failed" in rec.tasks_columns()["outcome"]  # the fault killed attempts, which ran again
 
 
-@pytest.mark.parametrize("policy", ["fifo", "fair", "capacity"])
+@pytest.mark.parametrize("policy", ["fifo", "fair", "hei", "capacity"])
 def test_same_seed_same_event_log(policy: str) -> None:
     w = mixed_workload()
     one = Simulation(w, make_policy(policy, {}), seed=4).run().event_log_hash()

@@ -6,6 +6,7 @@ Registration order is the listing order of ``mropt policies``.
 # isort: off
 from mropt.sim.policies import fifo  # noqa: F401
 from mropt.sim.policies import fair  # noqa: F401
+from mropt.sim.policies import hei  # noqa: F401
 from mropt.sim.policies import capacity  # noqa: F401
 from mropt.sim.policies import seq  # noqa: F401
 from mropt.sim.policies import amb  # noqa: F401

@@ -105,18 +105,30 @@ def priority_factor(priority: int) -> float:
 
 
 def compute_fair_shares(
-    demands: Sequence[float], min_shares: Sequence[float], weights: Sequence[float], total_slots: float
+    demands: Sequence[float],
+    min_shares: Sequence[float],
+    weights: Sequence[float],
+    total_slots: float,
+    *,
+    additive: bool = False,
 ) -> list[float]:
     """SchedulingAlgorithms.computeFairShares (Hadoop 1.0.3), exactly.
 
     share_i(R) = min(demand_i, max(minShare_i, R weight_i)); R is bracketed by doubling from
     1 until sum_i share_i(R) >= min(total demand, total slots), then bisected 25 times; the
-    shares are taken at the bracket's right end.
+    shares are taken at the bracket's right end. ``additive`` (HEI sec. 2.3, step 2: the
+    slots left after the minShares are split by weight): share_i(R) = min(demand_i,
+    minShare_i + R weight_i), found the same way.
     """
     n = len(demands)
 
+    def share(i: int, ratio: float) -> float:
+        if additive:
+            return min(demands[i], min_shares[i] + ratio * weights[i])
+        return min(demands[i], max(min_shares[i], ratio * weights[i]))
+
     def used(ratio: float) -> float:
-        return sum(min(demands[i], max(min_shares[i], ratio * weights[i])) for i in range(n))
+        return sum(share(i, ratio) for i in range(n))
 
     cap = min(float(sum(demands)), float(total_slots))
     r_max = 1.0
@@ -129,7 +141,7 @@ def compute_fair_shares(
             left = mid
         else:
             right = mid
-    return [min(demands[i], max(min_shares[i], right * weights[i])) for i in range(n)]
+    return [share(i, right) for i in range(n)]
 
 
 class _Pool:
@@ -177,28 +189,35 @@ class _Pool:
 _DELAY_HELP = "seconds; -1: auto, min(15 s, 1.5 x heartbeat interval), as Hadoop 1.0.3"
 
 
+#: the Fair Scheduler's parameters (``hei`` declares them too: it is a Fair Scheduler)
+FAIR_PARAMS: dict[str, Param] = {
+    "update_interval": Param(
+        float, 0.5, "seconds between update() runs (mapred.fairscheduler.update.interval)", minimum=0.001
+    ),
+    "assign_multiple": Param(bool, True, "several tasks per heartbeat (mapred.fairscheduler.assignmultiple)"),
+    "assign_multiple_maps": Param(int, -1, "map cap per heartbeat; -1: the tracker's free slots", minimum=-1),
+    "assign_multiple_reduces": Param(int, -1, "reduce cap per heartbeat; -1: the tracker's free slots", minimum=-1),
+    "node_delay": Param(float, -1.0, "delay scheduling's node-locality wait, " + _DELAY_HELP, minimum=-1.0),
+    "rack_delay": Param(float, -1.0, "delay scheduling's rack-locality wait, " + _DELAY_HELP, minimum=-1.0),
+    "preemption": Param(bool, False, "kill tasks of pools over their fair share for starved pools"),
+    "min_share_timeout": Param(float, 300.0, "seconds below min share before preempting; -1: never", minimum=-1.0),
+    "fair_share_timeout": Param(
+        float, 600.0, "seconds below half fair share before preempting; -1: never", minimum=-1.0
+    ),
+}
+
+
 @register_policy(
     "fair",
     summary="Hadoop 1.0.3 Fair Scheduler: pools, computeFairShares, needy-first order, delay scheduling",
     source="Hadoop 1.0.3 contrib/fairscheduler (FairScheduler, SchedulingAlgorithms, PoolSchedulable)",
-    params={
-        "update_interval": Param(
-            float, 0.5, "seconds between update() runs (mapred.fairscheduler.update.interval)", minimum=0.001
-        ),
-        "assign_multiple": Param(bool, True, "several tasks per heartbeat (mapred.fairscheduler.assignmultiple)"),
-        "assign_multiple_maps": Param(int, -1, "map cap per heartbeat; -1: the tracker's free slots", minimum=-1),
-        "assign_multiple_reduces": Param(int, -1, "reduce cap per heartbeat; -1: the tracker's free slots", minimum=-1),
-        "node_delay": Param(float, -1.0, "delay scheduling's node-locality wait, " + _DELAY_HELP, minimum=-1.0),
-        "rack_delay": Param(float, -1.0, "delay scheduling's rack-locality wait, " + _DELAY_HELP, minimum=-1.0),
-        "preemption": Param(bool, False, "kill tasks of pools over their fair share for starved pools"),
-        "min_share_timeout": Param(float, 300.0, "seconds below min share before preempting; -1: never", minimum=-1.0),
-        "fair_share_timeout": Param(
-            float, 600.0, "seconds below half fair share before preempting; -1: never", minimum=-1.0
-        ),
-    },
+    params=FAIR_PARAMS,
 )
 class Fair(Policy):
     mode = HEARTBEAT
+    #: False: Hadoop's order and shares (max(minShare, R weight)); True: HEI's, minShare plus a
+    #: weighted part of what is left (pools over their minShare ordered by (running - minShare) / weight)
+    additive = False
 
     def start(self, sim: SimView) -> None:
         super().start(sim)
@@ -365,6 +384,7 @@ class Fair(Policy):
             [float(p.min[stype]) for p in pools],
             [p.weight for p in pools],
             float(self.total_slots_at_update[stype]),
+            additive=self.additive,
         )
         return dict(zip(names, shares, strict=True))
 
@@ -395,6 +415,8 @@ class Fair(Policy):
             min_share = min(pool.min[stype], pool.demand(stype))
             if running < min_share:
                 keyed.append(((0, running / max(min_share, 1.0), pool.name), pool))
+            elif self.additive:
+                keyed.append(((1, (running - min_share) / pool.weight, pool.name), pool))
             else:
                 keyed.append(((1, running / pool.weight, pool.name), pool))
         keyed.sort(key=lambda item: item[0])
