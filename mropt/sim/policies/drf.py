@@ -61,6 +61,7 @@ from mropt.model.errors import InputError
 from mropt.registry import Param
 from mropt.sim.policies.blocked_nodes import BlockedNodes
 from mropt.sim.policies.demand_index import DemandIndex
+from mropt.sim.policies.parked_users import ParkedUsers
 from mropt.sim.policy import ACCEPT, EVENT, Admission, Policy, register_policy
 from mropt.sim.state import ANY, MAP, NODE, RACK, REDUCE
 from mropt.sim.view import AttemptView, SimView
@@ -125,6 +126,8 @@ class _DrfBase(Policy):
         self._volatile: set[int] = set()
         self._blocked = BlockedNodes(sim.n_nodes, n_res + (2 if self._slots else 0))
         self._passed = 0  # the part of _fresh that new_work_nodes has looked at
+        self._parked = ParkedUsers()
+        self._parked_at: list[Any] = []  # per user: the key it is parked under, or None
 
     # -- shares ---------------------------------------------------------------------------
     def _vector(self, demand: tuple[float, ...] | None, stype: int) -> tuple[list[float], float]:
@@ -157,6 +160,7 @@ class _DrfBase(Policy):
 
     def _push(self, u: int) -> None:
         self._ver[u] += 1
+        self._parked_at[u] = None
         key = share_key(self._share[u], self._next_dominant(u), u, self.tie_break)
         entry = (*key, self._ver[u])
         self._entry[u] = entry
@@ -164,8 +168,11 @@ class _DrfBase(Policy):
         heapq.heappush(self._heap, entry)
 
     def _back(self, u: int) -> None:
-        """Put the user's last entry back in the heap if ``assign`` took it out (no work then)."""
-        if not self._in_heap[u]:
+        """Put the user's last entry back in the heap if ``assign`` took it out (no work, or parked)."""
+        if self._parked_at[u] is not None:
+            self._parked_at[u] = None  # its next tasks may differ: back in the heap, same entry
+            heapq.heappush(self._heap, self._entry[u])
+        elif not self._in_heap[u]:
             self._in_heap[u] = True
             heapq.heappush(self._heap, self._entry[u])
 
@@ -190,6 +197,7 @@ class _DrfBase(Policy):
             self._jobs_of.append([])
             self._entry.append((0.0, 0.0, u, 0))
             self._in_heap.append(False)
+            self._parked_at.append(None)
         self._jobs_of[u].append(job)
         self._user_of[job] = u
         self._arriving = job
@@ -323,28 +331,47 @@ class _DrfBase(Policy):
         in_heap = self._in_heap
         jobs_of = self._jobs_of
         jobs = sim.jobs
+        parked_at = self._parked_at
         aside: list[tuple[float, float, int, int]] = []  # users offered this node that launched nothing
         offered: set[int] = set()  # jobs offered this call that declined or did not fit
         declined: list[int] = []
         exhausted = False  # every job with work was offered the node and none launched
         index = self._index if self.blocking else None
+        parked = self._parked if self.blocking else None
+        free_res = sim.free_resources[node]
+
+        def valid(entry: tuple[Any, ...], key: Any) -> bool:
+            u = entry[2]
+            return entry[3] == ver[u] and parked_at[u] == key
+
         while self._room(node):
             if index is not None and not index.any_fits(node):
                 exhausted = True  # the scan below would find every job too big for the node
                 break
             launcher = -1
-            while heap:
-                entry = heapq.heappop(heap)
+            while True:
+                while heap and heap[0][3] != ver[heap[0][2]]:
+                    heapq.heappop(heap)  # stale
+                best = None
+                if parked is not None and len(parked):
+                    best = parked.best(free_res, self._slot_free(node), valid)
+                if heap and (best is None or heap[0] < best[0]):
+                    entry = heapq.heappop(heap)
+                elif best is not None:
+                    entry = parked.pop(best[1])  # type: ignore[union-attr]
+                    parked_at[entry[2]] = None
+                else:
+                    break
                 u = entry[2]
-                if entry[3] != ver[u]:
-                    continue  # stale
                 has_work = False
+                user_declined = False
                 for job in jobs_of[u]:
                     runnable = jobs[job].runnable
                     if not (runnable[MAP] or runnable[REDUCE]):
                         continue
                     has_work = True
                     if job in offered:
+                        user_declined = user_declined or job in declined
                         continue
                     result = self._offer(job, node)
                     if result == _LAUNCHED:
@@ -353,10 +380,16 @@ class _DrfBase(Policy):
                     offered.add(job)
                     if result == _DECLINED:
                         declined.append(job)
+                        user_declined = True
                 if launcher >= 0:
                     break
                 if has_work:
-                    aside.append(entry)
+                    key = self._park_key(u) if parked is not None and not user_declined else None
+                    if key is not None:
+                        parked_at[u] = key  # every waiting task of the user is too big for this node
+                        parked.park(key, entry)  # type: ignore[union-attr]
+                    else:
+                        aside.append(entry)
                 else:
                     in_heap[u] = False
             if launcher < 0:
@@ -369,6 +402,32 @@ class _DrfBase(Policy):
             self._blocked.block(node, self._capacity(node), len(self._fresh), tuple(declined))
         if declined:
             self._ask_check()
+
+    def _slot_free(self, node: int) -> tuple[bool, bool]:
+        if not self._slots:
+            return (True, True)
+        free = self.sim.free
+        return (free[MAP][node] > 0, free[REDUCE][node] > 0)
+
+    def _park_key(self, u: int) -> tuple[tuple[float, ...], int] | None:
+        """The one (demand, slot type) of all the user's waiting tasks, or None (several, or no demand)."""
+        sim = self.sim
+        key = None
+        for job in self._jobs_of[u]:
+            j = sim.jobs[job]
+            for stype in (MAP, REDUCE):
+                if not j.runnable[stype]:
+                    continue
+                stage = j.launchable(stype, sim.slowstart)
+                if stage is None:
+                    continue
+                if len(stage.demands) != 1 or stage.demands[0] is None:
+                    return None
+                this = (stage.demands[0], stype)
+                if key is not None and this != key:
+                    return None
+                key = this
+        return key
 
     def _assign_blocked(self, node: int, epoch: int, decliners: tuple[int, ...]) -> None:
         """Offer a blocked node to the jobs that may take it (``assign``'s docstring)."""
