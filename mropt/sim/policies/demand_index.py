@@ -32,7 +32,9 @@ class DemandIndex:
     minimum of every other resource over that order: a node whose free amounts are below the
     minimum of some resource over all demands small enough in the first fits none of them,
     which one bisection and a few comparisons tell (the usual answer on a saturated cluster).
-    Otherwise the candidate demands are checked one by one, dropping stale jobs.
+    With two resources the answer is exact the other way too (the demand holding the minimum
+    fits), so only that demand's jobs are checked; with more, the candidate demands are
+    checked one by one. Stale jobs are dropped on the way.
     """
 
     def __init__(self, sim: SimView) -> None:
@@ -45,6 +47,7 @@ class DemandIndex:
         self._order: list[list[tuple[float, ...]]] = [[], []]
         self._first: list[list[float]] = [[], []]
         self._mins: list[list[list[float]]] = [[], []]
+        self._where: list[list[int]] = [[], []]
         self._bare: list[bool] = [False, False]  # a group of tasks without demand exists
         self._dirty = False
 
@@ -91,11 +94,17 @@ class DemandIndex:
             self._order[stype] = order
             self._first[stype] = [d[0] for d in order]
             mins: list[list[float]] = []
+            where: list[int] = []  # with two resources: the demand holding the running minimum of the second
             low = [float("inf")] * (len(order[0]) if order else 0)
-            for d in order:
+            at = -1
+            for i, d in enumerate(order):
+                if len(d) == 2 and d[1] < low[1]:
+                    at = i
                 low = [min(a, b) for a, b in zip(low, d)]
                 mins.append(low)
+                where.append(at)
             self._mins[stype] = mins
+            self._where[stype] = where
             self._bare[stype] = (None, stype) in self._groups
         self._dirty = False
 
@@ -127,6 +136,11 @@ class DemandIndex:
                 n = bisect_right(self._first[stype], free[0] + _EPS) if free else 0
                 if n == 0 or any(low > free[k] + _EPS for k, low in enumerate(self._mins[stype][n - 1])):
                     break  # every demand small enough in the first resource is too big in another
+                if len(free) == 2:
+                    # two resources: the demand holding the minimum of the second fits; is it wanted?
+                    if self._live((self._order[stype][self._where[stype][n - 1]], stype)):
+                        return True
+                    continue  # it went stale: look again with the index rebuilt
                 for demand in self._order[stype][:n]:
                     if all(x <= free[k] + _EPS for k, x in enumerate(demand)) and self._live((demand, stype)):
                         return True

@@ -127,7 +127,7 @@ class _DrfBase(Policy):
         self._blocked = BlockedNodes(sim.n_nodes, n_res + (2 if self._slots else 0))
         self._passed = 0  # the part of _fresh that new_work_nodes has looked at
         self._parked = ParkedUsers()
-        self._parked_at: list[Any] = []  # per user: the key it is parked under, or None
+        self._parked_at: list[Any] = []  # per user: the keys it is parked under, or None
 
     # -- shares ---------------------------------------------------------------------------
     def _vector(self, demand: tuple[float, ...] | None, stype: int) -> tuple[list[float], float]:
@@ -342,24 +342,28 @@ class _DrfBase(Policy):
 
         def valid(entry: tuple[Any, ...], key: Any) -> bool:
             u = entry[2]
-            return entry[3] == ver[u] and parked_at[u] == key
+            keys = parked_at[u]
+            return entry[3] == ver[u] and keys is not None and key in keys
 
         while self._room(node):
             if index is not None and not index.any_fits(node):
                 exhausted = True  # the scan below would find every job too big for the node
                 break
             launcher = -1
+            # the first parked user that fits; it changes only when taken (users parked in this
+            # call do not fit, and the node's capacity changes only at a launch)
+            best = parked.best(free_res, self._slot_free(node), valid) if parked is not None and len(parked) else None
             while True:
                 while heap and heap[0][3] != ver[heap[0][2]]:
                     heapq.heappop(heap)  # stale
-                best = None
-                if parked is not None and len(parked):
-                    best = parked.best(free_res, self._slot_free(node), valid)
+                if best is not None and not valid(*best):
+                    best = parked.best(free_res, self._slot_free(node), valid)  # type: ignore[union-attr]
                 if heap and (best is None or heap[0] < best[0]):
                     entry = heapq.heappop(heap)
                 elif best is not None:
                     entry = parked.pop(best[1])  # type: ignore[union-attr]
                     parked_at[entry[2]] = None
+                    best = parked.best(free_res, self._slot_free(node), valid)  # type: ignore[union-attr]
                 else:
                     break
                 u = entry[2]
@@ -384,10 +388,11 @@ class _DrfBase(Policy):
                 if launcher >= 0:
                     break
                 if has_work:
-                    key = self._park_key(u) if parked is not None and not user_declined else None
-                    if key is not None:
-                        parked_at[u] = key  # every waiting task of the user is too big for this node
-                        parked.park(key, entry)  # type: ignore[union-attr]
+                    keys = self._park_keys(u) if parked is not None and not user_declined else None
+                    if keys is not None:
+                        parked_at[u] = keys  # every waiting task of the user is too big for this node
+                        for key in keys:
+                            parked.park(key, entry)  # type: ignore[union-attr]
                     else:
                         aside.append(entry)
                 else:
@@ -409,10 +414,10 @@ class _DrfBase(Policy):
         free = self.sim.free
         return (free[MAP][node] > 0, free[REDUCE][node] > 0)
 
-    def _park_key(self, u: int) -> tuple[tuple[float, ...], int] | None:
-        """The one (demand, slot type) of all the user's waiting tasks, or None (several, or no demand)."""
+    def _park_keys(self, u: int) -> tuple[tuple[tuple[float, ...], int], ...] | None:
+        """The (demand, slot type) pairs of the user's waiting tasks; None if one has no demand or a stage has several."""
         sim = self.sim
-        key = None
+        keys: dict[tuple[tuple[float, ...], int], None] = {}
         for job in self._jobs_of[u]:
             j = sim.jobs[job]
             for stype in (MAP, REDUCE):
@@ -423,11 +428,8 @@ class _DrfBase(Policy):
                     continue
                 if len(stage.demands) != 1 or stage.demands[0] is None:
                     return None
-                this = (stage.demands[0], stype)
-                if key is not None and this != key:
-                    return None
-                key = this
-        return key
+                keys[(stage.demands[0], stype)] = None
+        return tuple(keys) or None
 
     def _assign_blocked(self, node: int, epoch: int, decliners: tuple[int, ...]) -> None:
         """Offer a blocked node to the jobs that may take it (``assign``'s docstring)."""
