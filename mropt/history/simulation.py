@@ -1,7 +1,8 @@
 """Importer of a simulation's output folder (``mropt simulate ... --out DIR``, :mod:`mropt.sim.outputs`).
 
 The folder's ``jobs.parquet`` and ``tasks.parquet`` (one row per attempt) are read by
-DuckDB. The simulator writes no input bytes, so ``input_bytes`` stays null.
+DuckDB. A map task's ``input_bytes`` comes from the attempt table's ``input_mb`` (MB of 10^6
+bytes; folders written before that column existed leave it null).
 
 * ``jobs``: ``job_id``, ``user``, ``user_group`` = the job's Fair Scheduler pool (else its
   user), ``priority``, ``submit_time``, ``launch_time`` = its first task start,
@@ -69,13 +70,20 @@ def simulation_batch(path: str | Path, source: str | None = None) -> Batch:
             _check_columns(con, folder / JOBS, _JOB_COLUMNS)
             _check_columns(con, folder / TASKS, _TASK_COLUMNS)
             con.execute("CREATE TEMP TABLE a AS SELECT * FROM read_parquet($p)", {"p": str(folder / TASKS)})
+            columns = {r[0] for r in con.execute("DESCRIBE a").fetchall()}
+            input_bytes = (
+                "CASE WHEN isnan(input_mb) THEN NULL ELSE CAST(round(input_mb * 1e6) AS BIGINT) END"
+                if "input_mb" in columns
+                else "CAST(NULL AS BIGINT)"
+            )
             con.execute("CREATE TEMP TABLE j AS SELECT * FROM read_parquet($p)", {"p": str(folder / JOBS)})
             attempts = con.execute(
-                """SELECT job_id, job_id || '/' || stage || '/' || task AS task_id,
+                f"""SELECT job_id, job_id || '/' || stage || '/' || task AS task_id,
                           job_id || '/' || stage || '/' || task || '/' || attempt AS attempt_id,
                           stage_type AS type, node AS host, rack, start AS start_time, "end" AS finish_time,
                           CASE outcome WHEN 'succeeded' THEN 'SUCCEEDED' WHEN 'killed' THEN 'KILLED'
-                               WHEN 'failed' THEN 'FAILED' ELSE 'UNKNOWN' END AS status, speculative
+                               WHEN 'failed' THEN 'FAILED' ELSE 'UNKNOWN' END AS status, speculative,
+                          {input_bytes} AS input_bytes
                    FROM a ORDER BY start, attempt"""
             ).to_arrow_table()
             con.register("att", attempts)
@@ -85,7 +93,8 @@ def simulation_batch(path: str | Path, source: str | None = None) -> Batch:
                           CASE WHEN bool_or(status = 'SUCCEEDED') THEN 'SUCCEEDED'
                                ELSE arg_max(status, finish_time) END AS status,
                           arg_max(host, (status = 'SUCCEEDED', finish_time)) AS host,
-                          arg_max(rack, (status = 'SUCCEEDED', finish_time)) AS rack
+                          arg_max(rack, (status = 'SUCCEEDED', finish_time)) AS rack,
+                          any_value(input_bytes) AS input_bytes
                    FROM att GROUP BY job_id, task_id ORDER BY min(start_time), task_id"""
             ).to_arrow_table()
             con.register("tsk", tasks)

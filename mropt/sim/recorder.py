@@ -12,7 +12,8 @@ Columns (the contract of ``jobs.parquet``, ``tasks.parquet`` and ``utilisation.p
 * tasks (one row per attempt): ``job_id``, ``stage``, ``stage_type``, ``task``, ``attempt``,
   ``node``, ``rack``, ``start``, ``end``, ``locality`` (``node``, ``rack``, ``any``; null for a
   task without input replicas), ``speculative``, ``outcome`` (``succeeded``, ``killed``,
-  ``failed``);
+  ``failed``), ``input_mb`` (MB the task reads: its task group's ``input_mb``, default one
+  128 MB block, for a map; NaN for a reduce);
 * utilisation: the exact step function of busy slots: a row at every instant where a count
   changed, ``time``, ``slot_type``, ``pool`` (``*`` for the whole cluster), ``busy``,
   ``capacity`` (slots of the nodes up; for a pool, the cluster's).
@@ -307,7 +308,28 @@ class Recorder:
             "locality": [LEVEL_NAMES[v] for v in self.a_level],
             "speculative": np.array(self.a_spec, dtype=bool),
             "outcome": [OUTCOMES[k] for k in self.a_outcome],
+            "input_mb": self._input_mb(),
         }
+
+    def _input_mb(self) -> np.ndarray:
+        """MB each attempt's task reads: its task group's ``input_mb`` (default one block) for a map, NaN for a reduce."""
+        spec = self.sim.workload.jobs
+        sizes: dict[tuple[int, int], np.ndarray | None] = {}
+        out = np.full(len(self.a_job), np.nan)
+        for row, (job, stage, task) in enumerate(zip(self.a_job, self.a_stage, self.a_task, strict=True)):
+            key = (job, stage)
+            if key not in sizes:
+                st = spec[job].stages[stage]
+                groups = st.tasks
+                sizes[key] = (
+                    np.repeat([g.task_input_mb for g in groups], [g.count for g in groups])
+                    if st.type == "map"
+                    else None
+                )
+            per_task = sizes[key]
+            if per_task is not None:
+                out[row] = per_task[task]
+        return out
 
     def utilisation_columns(self) -> dict[str, Any]:
         names = list(self.pools)

@@ -302,8 +302,8 @@ def test_input_mb_round_trips_and_is_checked() -> None:
 def test_from_db_of_a_simulated_run_matches_its_tables(tmp_path) -> None:
     # the run of test_history_frames_of_a_run_are_eqs_4_7_9, written with --out, imported into a
     # history database (mropt history import) and read back by HeiHistory.from_db: the database's
-    # demand and reduce cost are history_frames' (one attempt per task); the simulator writes no
-    # input bytes, so the database has no D
+    # demand and reduce cost are history_frames' (one attempt per task); D comes from tasks.parquet's
+    # input_mb (one 128 MB block a map task here): a's 2 x 10 s over 256 MB, b's 30 s over 128 MB
     w = workload(
         [{"id": "n", "map_slots": 2, "reduce_slots": 1}],
         [
@@ -317,7 +317,7 @@ def test_from_db_of_a_simulated_run_matches_its_tables(tmp_path) -> None:
     from_db = HeiHistory.from_db(tmp_path / "h.duckdb")
     assert from_db == HeiHistory.from_param(str(tmp_path / "h.duckdb"))
     assert from_db.demand == {"a": _hours(h0=50.0), "b": _hours(h1=30.0)}  # 2 x 10 + 30; 30
-    assert from_db.reduce_cost == {"a": 30.0} and from_db.D == {}
+    assert from_db.reduce_cost == {"a": 30.0} and from_db.D == {"a": 20 / 256, "b": 30 / 128}
     r = run_cli(
         "simulate", tmp_path / "w.json", "--policy", "hei", "--param", f"history={tmp_path / 'h.duckdb'}", "--json"
     )
