@@ -32,6 +32,7 @@ GOLDEN_LEFT_OUT = {
     "results ": "a gap study's runs: wall times, host, finish times",
     "report ": "a gap study's report: measured times",
     "simulate amb-static.json --policy fair --seed 1 --out ": "a folder of Parquet tables (tests/sim/test_sim_outputs.py)",
+    "simulate late.json --policy fair --seed 1 --out ": "a folder of Parquet tables (tests/sim/test_sim_outputs.py)",
 }
 
 WALL_TIME = "<wall_time>"
