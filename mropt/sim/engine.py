@@ -365,6 +365,8 @@ class Simulation:
         self._live = self.running.of
         self._next_attempt = 0
         self.launched = 0  # tasks started by the last launch call
+        self.launched_level = NONE  # locality and demand of the last task it started
+        self.launched_demand: tuple[float, ...] | None = None
         # a speculation rule (mropt.sim.speculation) or None; a rule sees every attempt
         # start and end, so batching is off under one (batches change no result)
         self._spec: Any = speculation
@@ -757,6 +759,8 @@ class Simulation:
             if first < 0:
                 first = aid
             launched += 1
+            self.launched_level = got
+            self.launched_demand = demand
             if launched >= count or (uses_slots and free[node] <= 0):
                 break
         self.launched = launched

@@ -131,6 +131,16 @@ class SimView(Protocol):
         """Tasks started by the last ``launch`` call (its attempt ids: the returned id and those after it)."""
         ...
 
+    @property
+    def launched_level(self) -> int:
+        """Locality level of the last task the last ``launch`` call started (NONE without replicas)."""
+        ...
+
+    @property
+    def launched_demand(self) -> tuple[float, ...] | None:
+        """Demand of the last task the last ``launch`` call started (``resources`` order; None: slots only)."""
+        ...
+
     # actions
     def launch(self, job: int, node: int, slot_type: int, level: int = ..., count: int = ...) -> int: ...
     def speculate(self, job: int, stage: int, task: int, node: int) -> int: ...

@@ -176,6 +176,14 @@ class _DrfBase(Policy):
             self._in_heap[u] = True
             heapq.heappush(self._heap, self._entry[u])
 
+    def _add(self, u: int, demand: tuple[float, ...] | None, stype: int) -> None:
+        """One more task of ``demand`` and slot type held by user ``u``."""
+        use = self._use[u]
+        for k, x in enumerate(self._vector(demand, stype)[0]):
+            if x:
+                use[k] += x
+        self._share[u] = self._dominant(use)
+
     def _account(self, u: int, attempt: AttemptView, count: float) -> None:
         """Add ``count`` (negative: remove) tasks like ``attempt`` to user ``u``'s usage."""
         use = self._use[u]
@@ -266,11 +274,9 @@ class _DrfBase(Policy):
         for stype in (MAP, REDUCE):
             if not j.runnable[stype] or not sim.fits(job, stype, node):
                 continue
-            aid = sim.launch(job, node, stype, self._level(job))
-            if aid >= 0:
-                attempt = sim.running[aid]
-                self._account(self._user_of[job], attempt, 1.0)
-                level = attempt.level
+            if sim.launch(job, node, stype, self._level(job)) >= 0:
+                self._add(self._user_of[job], sim.launched_demand, stype)
+                level = sim.launched_level
                 self._after_launch(job, level)
                 if self.trace is not None:
                     self.trace.append((sim.now, j.id, node, _LEVEL.get(level, "none")))
