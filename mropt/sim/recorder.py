@@ -30,6 +30,7 @@ A job's deadline is met when ``finish <= deadline * (1 + TIME_RTOL)``
 from __future__ import annotations
 
 import hashlib
+from array import array
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -43,6 +44,21 @@ if TYPE_CHECKING:
 OUTCOMES = ("succeeded", "killed", "failed")
 _OUTCOME_CODE = {name: k for k, name in enumerate(OUTCOMES)}
 _ROW_FIELDS = ("job", "stage", "type", "task", "id", "node", "start", "end", "level", "spec", "outcome")
+_DTYPE = {"q": np.int64, "b": np.int8, "d": np.float64}
+#: the typed arrays of attempts that ended alone (array type codes)
+_ONE_FIELDS = (
+    ("job", "q"),
+    ("stage", "q"),
+    ("type", "b"),
+    ("task", "q"),
+    ("id", "q"),
+    ("node", "q"),
+    ("start", "d"),
+    ("end", "d"),
+    ("level", "b"),
+    ("spec", "b"),
+    ("outcome", "b"),
+)
 
 
 class Recorder:
@@ -51,9 +67,15 @@ class Recorder:
     def __init__(self, sim: Simulation, utilisation: bool = True) -> None:
         self.sim = sim
         self._utilisation = utilisation
-        # attempt rows: (attempt, member, end, outcome code), member -1 for every live member
-        # of a batch; the columns (a_job, ...) are built from them when first read
+        # attempts that ended alone are kept as columns (``_one``: typed arrays, a few bytes a
+        # field, so a replay of millions of tasks keeps no attempt object); a batch whose live
+        # members ended together is one row (attempt, -1, end, outcome code) in ``_rows``.
+        # ``_order`` lists every entry in the order it ended: k >= 0 the k-th single attempt,
+        # -k - 1 the k-th batch row. The columns (a_job, ...) are built when first read.
         self._rows: list[tuple[Attempt, int, float, int]] = []
+        self._one: dict[str, array[Any]] = {name: array(code) for name, code in _ONE_FIELDS}
+        self._one_demand: list[tuple[float, ...] | None] = []
+        self._order = array("q")
         self._built = -1
         self._cols: dict[str, list[Any]] = {}
         # utilisation rows
@@ -77,7 +99,25 @@ class Recorder:
 
     def ended(self, attempt: Attempt, member: int, end: float, outcome: int, count: int = 1) -> None:
         """Member ``member`` of ``attempt`` ended (-1: its ``count`` live members, all at ``end``)."""
-        self._rows.append((attempt, member, end, outcome))
+        if member < 0 and attempt.n > 1:
+            self._order.append(-len(self._rows) - 1)
+            self._rows.append((attempt, member, end, outcome))
+        else:
+            one = self._one
+            self._order.append(len(self._one_demand))
+            i = max(member, 0)
+            one["job"].append(attempt.job)
+            one["stage"].append(attempt.stage)
+            one["type"].append(attempt.type)
+            one["task"].append(attempt.task if attempt.tasks is None else attempt.tasks[i])
+            one["id"].append(attempt.id + i)
+            one["node"].append(attempt.node if attempt.nodes is None else attempt.nodes[i])
+            one["start"].append(attempt.start)
+            one["end"].append(end)
+            one["level"].append(attempt.level)
+            one["spec"].append(attempt.speculative)
+            one["outcome"].append(outcome)
+            self._one_demand.append(attempt.demand)
         if self._utilisation:
             key = (self.pools[self.sim.jobs[attempt.job].pool], attempt.type)
             self._pool_busy[key] -= count
@@ -85,7 +125,7 @@ class Recorder:
 
     # -- the attempt columns, in the order the attempts ended -----------------------------------
     def _columns(self) -> dict[str, list[Any]]:
-        if self._built == len(self._rows):
+        if self._built == len(self._order):
             return self._cols
         cols: dict[str, list[Any]] = {name: [] for name in _ROW_FIELDS}
         job, stage, stype, task, aid = cols["job"], cols["stage"], cols["type"], cols["task"], cols["id"]
@@ -97,46 +137,54 @@ class Recorder:
             cols["spec"],
             cols["outcome"],
         )
-        for a, i, t, code in self._rows:
-            if a.n == 1 or i >= 0:
-                job.append(a.job)
-                stage.append(a.stage)
-                stype.append(a.type)
-                if a.tasks is None:
-                    task.append(a.task)
-                    node.append(a.node)
-                else:
-                    task.append(a.tasks[i])
-                    node.append(a.nodes[i])  # type: ignore[index]
-                aid.append(a.id + max(i, 0))
-                start.append(a.start)
-                end.append(t)
-                level.append(a.level)
-                spec.append(a.speculative)
-                outcome.append(code)
+        one = self._one
+        o_job, o_stage, o_type, o_task, o_id, o_node = (
+            one["job"],
+            one["stage"],
+            one["type"],
+            one["task"],
+            one["id"],
+            one["node"],
+        )
+        o_start, o_end, o_level, o_spec, o_outcome = one["start"], one["end"], one["level"], one["spec"], one["outcome"]
+        rows = self._rows
+        for k in self._order:
+            if k >= 0:
+                job.append(o_job[k])
+                stage.append(o_stage[k])
+                stype.append(o_type[k])
+                task.append(o_task[k])
+                aid.append(o_id[k])
+                node.append(o_node[k])
+                start.append(o_start[k])
+                end.append(o_end[k])
+                level.append(o_level[k])
+                spec.append(bool(o_spec[k]))
+                outcome.append(o_outcome[k])
                 continue
+            a, _, t, code = rows[-k - 1]
             assert a.tasks is not None and a.nodes is not None
             if a.dead:
                 members = [m for m in range(a.n) if m not in a.dead]
                 task.extend([a.tasks[m] for m in members])
                 node.extend([a.nodes[m] for m in members])
                 aid.extend([a.id + m for m in members])
-                k = len(members)
+                n = len(members)
             else:
                 task.extend(a.tasks)
                 node.extend(a.nodes)
                 aid.extend(range(a.id, a.id + a.n))
-                k = a.n
-            job.extend([a.job] * k)
-            stage.extend([a.stage] * k)
-            stype.extend([a.type] * k)
-            start.extend([a.start] * k)
-            end.extend([t] * k)
-            level.extend([a.level] * k)
-            spec.extend([a.speculative] * k)
-            outcome.extend([code] * k)
+                n = a.n
+            job.extend([a.job] * n)
+            stage.extend([a.stage] * n)
+            stype.extend([a.type] * n)
+            start.extend([a.start] * n)
+            end.extend([t] * n)
+            level.extend([a.level] * n)
+            spec.extend([a.speculative] * n)
+            outcome.extend([code] * n)
         self._cols = cols
-        self._built = len(self._rows)
+        self._built = len(self._order)
         return cols
 
     @property
@@ -193,25 +241,39 @@ class Recorder:
         demand). Made for analyses of a long run (:mod:`mropt.sim.shares`): a replay of
         millions of tasks has far fewer rows here than in :meth:`tasks_columns`.
         """
-        rows = self._rows
         n_res = len(self.sim.resources)
-        count = np.fromiter(
-            (1 if (a.n == 1 or i >= 0) else a.n - len(a.dead or ()) for a, i, _, _ in rows), np.int64, len(rows)
-        )
-        demand = np.zeros((len(rows), n_res))
-        for r, (a, _, _, _) in enumerate(rows):
+        one, rows, order = self._one, self._rows, self._order
+        n = len(order)
+        out = {
+            "job": np.empty(n, np.int64),
+            "type": np.empty(n, np.int64),
+            "level": np.empty(n, np.int64),
+            "outcome": np.empty(n, np.int64),
+            "start": np.empty(n),
+            "end": np.empty(n),
+            "count": np.ones(n, np.int64),
+            "demand": np.zeros((n, n_res)),
+        }
+        where = np.frombuffer(order, dtype=np.int64) if n else np.zeros(0, dtype=np.int64)
+        singles = where >= 0
+        idx = where[singles]
+        for name in ("job", "type", "level", "outcome", "start", "end"):
+            column = np.frombuffer(one[name], dtype=_DTYPE[one[name].typecode]) if len(one[name]) else np.zeros(0)
+            out[name][singles] = column[idx]
+        demand = out["demand"]
+        one_demand = self._one_demand
+        for r in np.flatnonzero(singles).tolist():
+            d = one_demand[order[r]]
+            if d is not None:
+                demand[r] = d
+        for r in np.flatnonzero(~singles).tolist():
+            a, _, t, code = rows[-order[r] - 1]
+            out["job"][r], out["type"][r], out["level"][r], out["outcome"][r] = a.job, a.type, a.level, code
+            out["start"][r], out["end"][r] = a.start, t
+            out["count"][r] = a.n - len(a.dead or ())
             if a.demand is not None:
                 demand[r] = a.demand
-        return {
-            "job": np.fromiter((a.job for a, _, _, _ in rows), np.int64, len(rows)),
-            "type": np.fromiter((a.type for a, _, _, _ in rows), np.int64, len(rows)),
-            "level": np.fromiter((a.level for a, _, _, _ in rows), np.int64, len(rows)),
-            "outcome": np.fromiter((code for _, _, _, code in rows), np.int64, len(rows)),
-            "start": np.fromiter((a.start for a, _, _, _ in rows), float, len(rows)),
-            "end": np.fromiter((t for _, _, t, _ in rows), float, len(rows)),
-            "count": count,
-            "demand": demand,
-        }
+        return out
 
     def job_ended(self, job: Job) -> None:
         self.job_end_order.append(job.index)
