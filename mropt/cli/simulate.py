@@ -16,6 +16,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from pathlib import Path
 from typing import Any
 
 from mropt.cli.common import parse_param
@@ -64,6 +65,16 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:
         "(default with one; give it to a run without speculation to compare on the same stragglers)",
     )
     p.add_argument("--out", metavar="DIR", help="write the tables (Parquet) and summary.json into DIR")
+    p.add_argument(
+        "--history",
+        metavar="DB",
+        help="record the run in a job-history database (created if missing; as `mropt history import DB DIR`)",
+    )
+    p.add_argument(
+        "--history-source",
+        metavar="NAME",
+        help="the run's source name in --history (default: the --out folder's name, else FILE-POLICY-seedN)",
+    )
     p.add_argument("--json", action="store_true", help="print the summary as one JSON object")
     p.set_defaults(handler=run_simulate)
 
@@ -108,11 +119,37 @@ def run_simulate(args: argparse.Namespace) -> int:
     )
     if args.out:
         write_outputs(run, args.out)
+    if args.history:
+        _record_history(run, args)
+    elif args.history_source:
+        raise InputError("option '--history-source' needs --history")
     if args.json:
         sys.stdout.write(summary_json(run))
     else:
         print(summary_text(run.summary, args.out))
     return 0
+
+
+def _record_history(run: Any, args: argparse.Namespace) -> None:
+    """Import the run's tables into the history database ``args.history`` (one transaction)."""
+    import tempfile
+
+    from mropt.history.simulation import simulation_batch
+    from mropt.history.store import import_batches
+    from mropt.sim.outputs import write_outputs
+
+    if args.history_source:
+        source = args.history_source
+    elif args.out:
+        source = Path(args.out).resolve().name
+    else:
+        source = f"{Path(args.instance).stem}-{args.policy}-seed{args.seed}"
+    if args.out:
+        import_batches(args.history, [simulation_batch(args.out, source)])
+        return
+    with tempfile.TemporaryDirectory() as tmp:
+        write_outputs(run, tmp)
+        import_batches(args.history, [simulation_batch(tmp, source)])
 
 
 def summary_text(s: dict[str, Any], out: str | None = None) -> str:

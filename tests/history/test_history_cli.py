@@ -81,6 +81,30 @@ def test_a_simulation_round_trip_gives_its_job_and_task_counts(tmp_path: Path) -
     assert json.loads((out / "summary.json").read_text())["jobs"] == 8
 
 
+def test_simulate_records_its_history(tmp_path: Path) -> None:
+    """``simulate --history DB``: the run lands in the database as an import of its --out folder
+    would; without --out under FILE-POLICY-seedN; a second run of the same name is refused whole."""
+    workload = tmp_path / "w.json"
+    save_instance(generate_workload("amb-dynamic", seed=3, jobs=8), workload)
+    db = tmp_path / "h.db"
+    r = run_cli("simulate", workload, "--policy", "fifo", "--seed", "2", "--history", db)
+    assert r.code == 0, r.err
+    r = run_cli("simulate", workload, "--policy", "fair", "--out", tmp_path / "run2", "--history", db)
+    assert r.code == 0, r.err
+    con = duckdb.connect(str(db), read_only=True)
+    try:
+        counts = con.execute("SELECT source, count(*) FROM jobs GROUP BY source ORDER BY source").fetchall()
+        assert counts == [("run2", 8), ("w-fifo-seed2", 8)]
+        n_tasks = sum(j.n_tasks for j in load_instance(workload).jobs)
+        assert con.execute("SELECT count(*) FROM tasks WHERE source = 'run2'").fetchone()[0] == n_tasks
+    finally:
+        con.close()
+    r = run_cli("simulate", workload, "--policy", "fifo", "--seed", "2", "--history", db)
+    assert r.code == 2 and "w-fifo-seed2" in r.err and "\n" not in r.err.strip()
+    r = run_cli("simulate", workload, "--policy", "fifo", "--history-source", "x")
+    assert r.code == 2 and "'--history-source' needs --history" in r.err
+
+
 def test_import_rumen_makes_a_workload_that_runs_under_fifo(tmp_path: Path) -> None:
     files = [shared("rumen", "wordcount.json"), shared("rumen", "2jobs2min-rumen-jh.json")]
     files += sorted(shared("hadoop-jobhistory").glob("*.jhist"))
