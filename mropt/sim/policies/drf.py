@@ -392,6 +392,8 @@ class _DrfBase(Policy):
                         declined.append(job)
                         user_declined = True
                 if launcher >= 0:
+                    if parked is not None and self.trace is None:
+                        self._launch_run(u, job, node, heap, best)
                     break
                 if has_work:
                     keys = self._park_keys(u) if parked is not None and not user_declined else None
@@ -413,6 +415,54 @@ class _DrfBase(Policy):
             self._blocked.block(node, self._capacity(node), len(self._fresh), tuple(declined))
         if declined:
             self._ask_check()
+
+    def _run_level(self, job: int) -> int | None:
+        """The locality level of the job's next launches right after a launch, if every launch of a run
+        at that level leaves it unchanged (None: launch one at a time). DRF and DDRF: the level after
+        a reset of the skip count; ``delay`` overrides it."""
+        return self._level(job)
+
+    def _launch_run(self, u: int, job: int, node: int, heap: list[tuple[float, float, int, int]], best: Any) -> None:
+        """User ``u`` just launched a task of ``job`` on ``node``: launch at once the next ones it would get.
+
+        One at a time, the offer of the node would go on with the first user in DRF's order; ``u``
+        stays first while its key (its share after each launch) is below the first other user's:
+        the heap's smallest valid entry or the first parked user that fitted the node before this
+        launch (the node's capacity only shrank since, so no other parked user can come first).
+        Those launches are made by one ``sim.launch(count=k)``, which starts exactly what k
+        calls would (stopping where a task does not fit or none is left at the level).
+        """
+        sim = self.sim
+        j = sim.jobs[job]
+        stype = MAP if j.runnable[MAP] and sim.launchable(job, MAP) else REDUCE
+        stage = j.launchable(stype, sim.slowstart)
+        level = self._run_level(job)
+        if stage is None or level is None or len(stage.demands) != 1:
+            return
+        ver = self._ver
+        while heap and heap[0][3] != ver[heap[0][2]]:
+            heapq.heappop(heap)
+        rival: tuple[Any, ...] | None = heap[0][:3] if heap else None
+        if best is not None and (rival is None or best[0][:3] < rival):
+            rival = best[0][:3]
+        vec = self._vector(stage.demands[0], stype)[0]
+        use = list(self._use[u])
+        dom = self._next_dominant(u)
+        count = 0
+        limit = j.runnable[stype]
+        while count < limit:
+            key = share_key(self._dominant(use), dom, u, self.tie_break)
+            if rival is not None and not key < rival:
+                break
+            count += 1
+            for k, x in enumerate(vec):
+                if x:
+                    use[k] += x
+        if count == 0 or sim.launch(job, node, stype, level, count) < 0:
+            return
+        for _ in range(sim.launched):
+            self._add(u, stage.demands[0], stype)
+            self._after_launch(job, sim.launched_level)
 
     def _slot_free(self, node: int) -> tuple[bool, bool]:
         if not self._slots:
@@ -555,6 +605,10 @@ class Delay(_DrfBase):
 
     def _level(self, job: int) -> int:
         return ANY if self.skips[job] >= self.d else NODE
+
+    def _run_level(self, job: int) -> int | None:
+        # past its wait a job launches at any level, and a local launch would reset it: one at a time
+        return NODE if self._level(job) == NODE else None
 
     def _after_launch(self, job: int, level: int) -> None:
         if level <= NODE:  # node-local, or a task without replicas: Zaharia resets on a local launch
