@@ -449,7 +449,9 @@ class _DrfBase(Policy):
         use = list(self._use[u])
         dom = self._next_dominant(u)
         count = 0
-        limit = j.runnable[stype]
+        limit = min(j.runnable[stype], self._fit_count(node, stage.demands[0], stype))
+        if rival is None:
+            count = limit  # nobody else could take the node: every task that fits
         while count < limit:
             key = share_key(self._dominant(use), dom, u, self.tie_break)
             if rival is not None and not key < rival:
@@ -463,6 +465,17 @@ class _DrfBase(Policy):
         for _ in range(sim.launched):
             self._add(u, stage.demands[0], stype)
             self._after_launch(job, sim.launched_level)
+
+    def _fit_count(self, node: int, demand: tuple[float, ...] | None, stype: int) -> int:
+        """How many tasks of ``demand`` and slot type the node's free capacity holds."""
+        sim = self.sim
+        count = sim.free[stype][node] if self._slots else 1 << 30
+        if demand is not None:
+            free = sim.free_resources[node]
+            for k, x in enumerate(demand):
+                if x > 0:
+                    count = min(count, int((free[k] + _EPS) / x))
+        return max(count, 0)
 
     def _slot_free(self, node: int) -> tuple[bool, bool]:
         if not self._slots:
