@@ -47,6 +47,16 @@ same DRF order, one wait: node-local only until the job has been skipped D times
 node. As in Zaharia's algorithm the count resets only at a node-local launch (a job past
 its wait goes on launching non-local tasks until it gets a local one).
 
+**Speed on a saturated cluster** (a replay of a trace's day; none of it changes a decision:
+``tests/sim/test_sim_drf_blocking.py`` compares every table with it on and off, class attribute
+``blocking``): a node that no waiting task fits is *blocked* and offered afterwards only to the
+jobs that may have gained work (``assign``; :mod:`mropt.sim.policies.blocked_nodes`, with
+``new_work_nodes`` telling the engine which nodes an arrival can concern); whether any waiting
+task fits a node is one bisection (:mod:`mropt.sim.policies.demand_index`); users whose waiting
+tasks are too big for a node are *parked* by demand, out of the way of offers they cannot take
+(:mod:`mropt.sim.policies.parked_users`); and a user that stays first in the order after a launch
+gets its next tasks on the node in one ``sim.launch(count=k)`` (``_launch_run``).
+
 **drf**: DRF without delay (every launch at any level, node-local tasks first, as
 ``sim.launch`` picks the best task for the node).
 """
