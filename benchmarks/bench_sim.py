@@ -215,7 +215,7 @@ ALIBABA_FAIR_SLOTS = 64
 SHARE_STEP, SHARE_ROW = 600.0, 7200.0
 
 
-def alibaba_child(policy: str, plot_data: str | None) -> None:
+def alibaba_child(policy: str, plot_data: str | None, duration: float = 0.0) -> None:
     """Runs in a child process: import the Alibaba day, simulate it under ``policy``, print one JSON line."""
     import json
 
@@ -223,7 +223,7 @@ def alibaba_child(policy: str, plot_data: str | None) -> None:
     from mropt.sim.shares import dominant_shares
 
     start = time.perf_counter()
-    workload = import_alibaba_workload(ALIBABA, slots=ALIBABA_FAIR_SLOTS if policy == "fair" else 0)
+    workload = import_alibaba_workload(ALIBABA, duration=duration, slots=ALIBABA_FAIR_SLOTS if policy == "fair" else 0)
     loaded = time.perf_counter() - start
     params = {"e1": 1, "e2": 2} if policy == "ddrf" else {}
     start = time.perf_counter()
@@ -266,11 +266,14 @@ def alibaba_child(policy: str, plot_data: str | None) -> None:
     print(json.dumps(out))
 
 
-def section_alibaba(policies: list[str], plot: str | None) -> None:
+def section_alibaba(policies: list[str], plot: str | None, duration: float = 0.0) -> None:
     import json
     import tempfile
 
-    print("## 4. The Alibaba 2017 day (1,300 machines of 64 CPUs, HDFS-placed replicas) under DRF, DDRF and Fair\n")
+    window = "day" if not duration else f"first {duration / 3600:g} h"
+    print(
+        f"## 4. The Alibaba 2017 {window} (1,300 machines of 64 CPUs, HDFS-placed replicas) under DRF, DDRF and Fair\n"
+    )
     if not ALIBABA.exists():
         print(f"skipped: {ALIBABA} not found\n")
         return
@@ -279,7 +282,16 @@ def section_alibaba(policies: list[str], plot: str | None) -> None:
         for policy in policies:
             data = str(Path(tmp) / f"{policy}.npz")
             line = subprocess.run(
-                [sys.executable, __file__, "--alibaba-child", policy, "--plot-data", data],
+                [
+                    sys.executable,
+                    __file__,
+                    "--alibaba-child",
+                    policy,
+                    "--plot-data",
+                    data,
+                    "--alibaba-duration",
+                    str(duration),
+                ],
                 capture_output=True,
                 text=True,
                 check=True,
@@ -358,6 +370,12 @@ def main() -> None:
     )
     parser.add_argument("--plot", help="section 4: draw utilisation and dominant shares over time to this PNG")
     parser.add_argument("--plot-data", help=argparse.SUPPRESS)
+    parser.add_argument(
+        "--alibaba-duration",
+        type=float,
+        default=0.0,
+        help="section 4: replay the first SECONDS of the file's jobs (default 0: the whole day)",
+    )
     parser.add_argument("--swim-child", action="store_true", help=argparse.SUPPRESS)
     parser.add_argument("--alibaba-child", help=argparse.SUPPRESS)
     args = parser.parse_args()
@@ -365,7 +383,7 @@ def main() -> None:
         swim_child()
         return
     if args.alibaba_child:
-        alibaba_child(args.alibaba_child, args.plot_data)
+        alibaba_child(args.alibaba_child, args.plot_data, args.alibaba_duration)
         return
     print(f"# bench_sim on {platform.node()} ({os.cpu_count()} cores, Python {platform.python_version()})\n")
     if "simpy" in args.section:
@@ -375,7 +393,7 @@ def main() -> None:
     if "swim" in args.section:
         section_swim()
     if "alibaba" in args.section:
-        section_alibaba(args.alibaba_policies, args.plot)
+        section_alibaba(args.alibaba_policies, args.plot, args.alibaba_duration)
 
 
 if __name__ == "__main__":
