@@ -322,11 +322,11 @@ def section_alibaba(policies: list[str], plot: str | None, duration: float = 0.0
             print(f"| {policy} | {t / 3600:g} | {users:,} | {mx} | {mean} | {jain} | {cpu} | {mem} |")
     print()
     if plot:
-        _plot_shares(results, plot)
+        _plot_shares(results, plot, window)
         print(f"figure: {plot}\n")
 
 
-def _plot_shares(results: dict[str, dict], path: str) -> None:
+def _plot_shares(results: dict[str, dict], path: str, window: str) -> None:
     import matplotlib
 
     matplotlib.use("Agg")
@@ -347,7 +347,7 @@ def _plot_shares(results: dict[str, dict], path: str) -> None:
     for ax in axes:
         ax.legend(fontsize=7)
         ax.grid(alpha=0.3)
-    fig.suptitle("Alibaba 2017 day on 1,300 machines: DRF, DDRF (E1=1, E2=2) and Fair (64 slots a machine)")
+    fig.suptitle(f"Alibaba 2017 {window} on 1,300 machines: DRF, DDRF (E1=1, E2=2), Fair (64 slots a machine)")
     fig.tight_layout()
     fig.savefig(path, dpi=110)
 
