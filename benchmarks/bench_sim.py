@@ -220,7 +220,7 @@ def alibaba_child(policy: str, plot_data: str | None, duration: float = 0.0) -> 
     import json
 
     from mropt.instances.alibaba_workload import import_alibaba_workload
-    from mropt.sim.shares import dominant_shares
+    from mropt.sim.shares import cluster_totals, dominant_shares
 
     start = time.perf_counter()
     workload = import_alibaba_workload(ALIBABA, duration=duration, slots=ALIBABA_FAIR_SLOTS if policy == "fair" else 0)
@@ -234,7 +234,7 @@ def alibaba_child(policy: str, plot_data: str | None, duration: float = 0.0) -> 
     spans = sim.record.spans()
     count, duration = spans["count"], spans["end"] - spans["start"]
     makespan = sim.now
-    caps = [sum(c[r] for c in sim._res_cap) for r in range(len(sim.resources))]
+    caps = cluster_totals(workload, sim.resources)
     used = (spans["demand"] * (count * duration)[:, None]).sum(axis=0)
     util = {name: float(used[r] / (caps[r] * makespan)) for r, name in enumerate(sim.resources)}
     levels = [int(count[spans["level"] == level].sum()) for level in (0, 1, 2)]

@@ -72,23 +72,30 @@ class AlibabaParams:
     rack_size: int = 20
 
     def check(self) -> None:
-        def bad(name: str, rule: str) -> InputError:
-            return InputError(f"import-alibaba: parameter '{name}' {rule}, got {getattr(self, name)!r}")
-
-        check_types(self, "import-alibaba")
-        if not math.isfinite(self.start):
-            raise bad("start", "must be a finite number")
+        check_shared(self)
         if not (math.isfinite(self.duration) and self.duration > 0):
-            raise bad("duration", "must be > 0")
-        if self.machines < 1:
-            raise bad("machines", "must be >= 1")
+            raise param_error(self, "duration", "must be > 0")
         if self.max_users < 0:
-            raise bad("max_users", "must be >= 0")
+            raise param_error(self, "max_users", "must be >= 0")
         if self.group not in ("job", "task"):
-            raise bad("group", "must be 'job' or 'task'")
-        if self.rack_size < 1:
-            raise bad("rack_size", "must be >= 1")
-        check_counts(self, ("machines",), "import-alibaba")
+            raise param_error(self, "group", "must be 'job' or 'task'")
+
+
+def param_error(params: Any, name: str, rule: str) -> InputError:
+    """The one-line error of an Alibaba importer's parameter ``name``."""
+    return InputError(f"import-alibaba: parameter '{name}' {rule}, got {getattr(params, name)!r}")
+
+
+def check_shared(params: Any) -> None:
+    """The checks both Alibaba importers' parameters share: types, ``start``, ``machines``, ``rack_size``."""
+    check_types(params, "import-alibaba")
+    if not math.isfinite(params.start):
+        raise param_error(params, "start", "must be a finite number")
+    if params.machines < 1:
+        raise param_error(params, "machines", "must be >= 1")
+    if params.rack_size < 1:
+        raise param_error(params, "rack_size", "must be >= 1")
+    check_counts(params, ("machines",), "import-alibaba")
 
 
 @dataclass(frozen=True)

@@ -53,8 +53,14 @@ from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 from typing import Any
 
-from mropt.instances.alibaba import MACHINE_CPUS, SKIP_REASONS, TaskRow, read_alibaba_rows
-from mropt.instances.params import check_counts, check_types
+from mropt.instances.alibaba import (
+    MACHINE_CPUS,
+    SKIP_REASONS,
+    TaskRow,
+    check_shared,
+    param_error,
+    read_alibaba_rows,
+)
 from mropt.model.errors import InputError
 from mropt.model.workload import NodeSpec, Placement, Stage, TaskGroup, Timing, WorkloadInstance, WorkloadJob
 
@@ -85,30 +91,20 @@ class AlibabaWorkloadParams:
     slots: int = 0  # map slots per machine besides its resources (0: none; for slot schedulers, Fair)
 
     def check(self) -> None:
-        def bad(name: str, rule: str) -> InputError:
-            return InputError(f"import-alibaba: parameter '{name}' {rule}, got {getattr(self, name)!r}")
-
-        check_types(self, "import-alibaba")
-        if not math.isfinite(self.start):
-            raise bad("start", "must be a finite number")
+        check_shared(self)
         if not (math.isfinite(self.duration) and self.duration >= 0):
-            raise bad("duration", "must be >= 0 (0: to the end of the file)")
+            raise param_error(self, "duration", "must be >= 0 (0: to the end of the file)")
         if self.jobs < 0:
-            raise bad("jobs", "must be >= 0 (0: all)")
-        if self.machines < 1:
-            raise bad("machines", "must be >= 1")
-        if self.rack_size < 1:
-            raise bad("rack_size", "must be >= 1")
+            raise param_error(self, "jobs", "must be >= 0 (0: all)")
         if not 0 <= self.replicas <= 16:
-            raise bad("replicas", "must be an integer in [0, 16]")
+            raise param_error(self, "replicas", "must be an integer in [0, 16]")
         if self.seed < 0:
-            raise bad("seed", "must be >= 0")
+            raise param_error(self, "seed", "must be >= 0")
         if not 0 <= self.slots <= 100_000:
-            raise bad("slots", "must be an integer in [0, 100000] (0: resources only)")
+            raise param_error(self, "slots", "must be an integer in [0, 100000] (0: resources only)")
         for name in ("rack_factor", "remote_factor"):
             if not (math.isfinite(getattr(self, name)) and getattr(self, name) >= 1.0):
-                raise bad(name, "must be >= 1")
-        check_counts(self, ("machines",), "import-alibaba")
+                raise param_error(self, name, "must be >= 1")
 
     def in_window(self, create: int) -> bool:
         return create >= self.start and (self.duration == 0 or create < self.start + self.duration)

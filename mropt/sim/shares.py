@@ -17,11 +17,20 @@ fraction of ``R_k``). Workloads of slots only have no resources: every share is 
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
 
 from mropt.model.errors import InputError
+from mropt.model.workload import WorkloadInstance
+
+
+def cluster_totals(workload: WorkloadInstance, resources: Sequence[str]) -> np.ndarray:
+    """``R_k``: the total of each resource over every node of the workload's cluster."""
+    return np.array(
+        [sum(spec.resources.get(r, 0.0) * spec.count for spec in workload.nodes) for r in resources], dtype=float
+    )
 
 
 def dominant_shares(sim: Any, step: float) -> dict[str, np.ndarray]:
@@ -32,7 +41,7 @@ def dominant_shares(sim: Any, step: float) -> dict[str, np.ndarray]:
     end_time = float(sim.now)
     n_bins = int(math.floor(end_time / step)) + 1
     times = np.arange(n_bins) * step
-    totals = np.array([sum(cap[k] for cap in sim._res_cap) for k in range(len(sim.resources))], dtype=float)
+    totals = cluster_totals(sim.workload, sim.resources)
     users: dict[str, int] = {}
     user_of_job = np.array([users.setdefault(j.user, len(users)) for j in sim.jobs], dtype=np.int64)
     n_users = max(len(users), 1)
@@ -75,4 +84,4 @@ def dominant_shares(sim: Any, step: float) -> dict[str, np.ndarray]:
     return out
 
 
-__all__ = ["dominant_shares"]
+__all__ = ["cluster_totals", "dominant_shares"]

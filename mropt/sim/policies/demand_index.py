@@ -55,7 +55,7 @@ class DemandIndex:
         """``job`` may have gained pending tasks or a new next demand: index it at the next query."""
         self._noted.append(job)
 
-    def _wanted(self, job: int) -> list[Key]:
+    def wanted(self, job: int) -> list[Key]:
         """The (demand, type) pairs of the job's pending launchable tasks (all demands of their stages)."""
         sim = self.sim
         j = sim.jobs[job]
@@ -116,7 +116,7 @@ class DemandIndex:
         if self._noted:
             groups = self._groups
             for job in self._noted:
-                for key in self._wanted(job):
+                for key in self.wanted(job):
                     if key not in groups:
                         groups[key] = {}
                         self._dirty = True

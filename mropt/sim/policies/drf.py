@@ -74,7 +74,7 @@ from mropt.sim.policies.demand_index import DemandIndex
 from mropt.sim.policies.parked_users import ParkedUsers
 from mropt.sim.policy import ACCEPT, EVENT, Admission, Policy, register_policy
 from mropt.sim.state import ANY, MAP, NODE, RACK, REDUCE
-from mropt.sim.view import AttemptView, SimView
+from mropt.sim.view import SimView
 
 _EPS = 1e-9
 #: outcomes of an offer of a node to a job
@@ -124,6 +124,7 @@ class _DrfBase(Policy):
         self._in_heap: list[bool] = []  # whether the user's last entry is in the heap
         self._user_of: dict[int, int] = {}  # active job -> its user's index
         self._arriving = -1  # the job in on_arrival
+        self._launched_type = MAP  # the slot type of the last launch of _offer
         self._vectors: dict[tuple[Any, int], tuple[list[float], float]] = {}  # (demand, type) -> vector, dominant
         self.skips: dict[int, int] = {}
         self._timer = False  # a reoffer is pending
@@ -186,18 +187,10 @@ class _DrfBase(Policy):
             self._in_heap[u] = True
             heapq.heappush(self._heap, self._entry[u])
 
-    def _add(self, u: int, demand: tuple[float, ...] | None, stype: int) -> None:
-        """One more task of ``demand`` and slot type held by user ``u``."""
+    def _add(self, u: int, demand: tuple[float, ...] | None, stype: int, count: float = 1.0) -> None:
+        """``count`` more (negative: fewer) tasks of ``demand`` and slot type held by user ``u``."""
         use = self._use[u]
         for k, x in enumerate(self._vector(demand, stype)[0]):
-            if x:
-                use[k] += x
-        self._share[u] = self._dominant(use)
-
-    def _account(self, u: int, attempt: AttemptView, count: float) -> None:
-        """Add ``count`` (negative: remove) tasks like ``attempt`` to user ``u``'s usage."""
-        use = self._use[u]
-        for k, x in enumerate(self._vector(attempt.demand, attempt.type)[0]):
             if x:
                 use[k] += count * x
         self._share[u] = self._dominant(use)
@@ -247,7 +240,7 @@ class _DrfBase(Policy):
         u = self._user_of.get(job)
         if u is None:  # (a dropped job's attempts)
             u = self._user_index[self.sim.jobs[job].user]
-        self._account(u, attempt, -count)
+        self._add(u, attempt.demand, attempt.type, -count)
         if outcome != "succeeded" or (attempt.type == MAP and self.sim.slowstart is not None):
             self._gained(job)  # a task back to pending, or reduces that slow-start may open
         self._push(u)
@@ -285,6 +278,7 @@ class _DrfBase(Policy):
             if not j.runnable[stype] or not sim.fits(job, stype, node):
                 continue
             if sim.launch(job, node, stype, self._level(job)) >= 0:
+                self._launched_type = stype
                 self._add(self._user_of[job], sim.launched_demand, stype)
                 level = sim.launched_level
                 self._after_launch(job, level)
@@ -444,7 +438,7 @@ class _DrfBase(Policy):
         """
         sim = self.sim
         j = sim.jobs[job]
-        stype = MAP if j.runnable[MAP] and sim.launchable(job, MAP) else REDUCE
+        stype = self._launched_type
         stage = j.launchable(stype, sim.slowstart)
         level = self._run_level(job)
         if stage is None or level is None or len(stage.demands) != 1:
@@ -552,17 +546,14 @@ class _DrfBase(Policy):
         """The nodes not blocked, and the blocked ones where a job that gained work may fit (``assign``)."""
         if not self.blocking or self._volatile:
             return None
-        sim = self.sim
         fresh = self._fresh
-        needs = set()
-        for job in dict.fromkeys(fresh[self._passed :]):
-            j = sim.jobs[job]
-            for stype in (MAP, REDUCE):
-                stage = j.launchable(stype, sim.slowstart) if j.runnable[stype] else None
-                if stage is not None:
-                    for demand in stage.demands:
-                        need = tuple(demand) if demand is not None else (0.0,) * self._n_res
-                        needs.add(need + (((1.0, 0.0) if stype == MAP else (0.0, 1.0)) if self._slots else ()))
+        slot = {MAP: (1.0, 0.0), REDUCE: (0.0, 1.0)} if self._slots else {MAP: (), REDUCE: ()}
+        none = (0.0,) * self._n_res
+        needs = {
+            (demand if demand is not None else none) + slot[stype]
+            for job in dict.fromkeys(fresh[self._passed :])
+            for demand, stype in self._index.wanted(job)
+        }
         self._passed = len(fresh)
         return self._blocked.worth_offering(sorted(needs), len(fresh))
 
