@@ -25,6 +25,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from mropt.model.workload import WorkloadInstance
+from mropt.sim.locality_stacks import PlaceStacks, build_stacks
 
 #: replicas of a stage's tasks: a tuple of node indices per task, or an int32 array (tasks, R)
 Replicas = list[tuple[int, ...]] | np.ndarray
@@ -89,8 +90,8 @@ class Stage:
         self.state = bytearray(total)
         self.fresh = 0
         self.requeue: list[int] = []
-        self.node_q: dict[int, list[int]] | None = None
-        self.rack_q: dict[int, list[int]] | None = None
+        self.node_q: PlaceStacks | None = None
+        self.rack_q: PlaceStacks | None = None
         self.running = 0
         self.finished = 0
         self.pending = total  # tasks in state PENDING
@@ -123,20 +124,7 @@ class Stage:
         """Per-node and per-rack stacks of the tasks with replicas (lowest task id on top)."""
         if self.replicas is None:
             return
-        if isinstance(self.replicas, np.ndarray):
-            self.node_q, self.rack_q = _stacks(self.replicas, node_rack)
-            return
-        node_q: dict[int, list[int]] = {}
-        rack_q: dict[int, list[int]] = {}
-        for task in range(self.n - 1, -1, -1):
-            nodes = self.replicas[task]
-            racks = set()
-            for node in nodes:
-                node_q.setdefault(node, []).append(task)
-                racks.add(node_rack[node])
-            for rack in sorted(racks):
-                rack_q.setdefault(rack, []).append(task)
-        self.node_q, self.rack_q = node_q, rack_q
+        self.node_q, self.rack_q = build_stacks(self.replicas, node_rack)
 
     def drop_locality(self) -> None:
         """Free the locality stacks (the stage completed; :meth:`take` would rebuild them)."""
@@ -147,13 +135,13 @@ class Stage:
         self.state[task] = PENDING
         self.pending += 1
         self.requeue.append(task)
-        if self.replicas is not None and self.node_q is not None and self.rack_q is not None:
+        if self.node_q is not None and self.rack_q is not None:
             racks = set()
             for node in self.replicas_of(task):
-                self.node_q.setdefault(node, []).append(task)
+                self.node_q.push(node, task)
                 racks.add(node_rack[node])
             for rack in sorted(racks):
-                self.rack_q.setdefault(rack, []).append(task)
+                self.rack_q.push(rack, task)
 
     def _pop(self, stack: list[int] | None) -> int:
         if not stack:
@@ -186,11 +174,11 @@ class Stage:
         if self.node_q is None:
             self.build_locality(node_rack)
         assert self.node_q is not None and self.rack_q is not None
-        task = self._pop(self.node_q.get(node))
+        task = self.node_q.pop(node, self.state)
         if task >= 0:
             return task, NODE
         if level >= RACK:
-            task = self._pop(self.rack_q.get(rack))
+            task = self.rack_q.pop(rack, self.state)
             if task >= 0:
                 return task, RACK
         if level >= ANY:
@@ -218,27 +206,6 @@ class Stage:
             if node_rack[other] == rack:
                 return RACK
         return ANY
-
-
-def _stacks(replicas: np.ndarray, node_rack: Sequence[int]) -> tuple[dict[int, list[int]], dict[int, list[int]]]:
-    """``Stage.build_locality`` for an array of replicas (tasks, R), vectorised: the same stacks."""
-    n = len(replicas)
-    tasks = np.repeat(np.arange(n, dtype=np.int64), replicas.shape[1])
-    nodes = replicas.reshape(-1).astype(np.int64)
-    keep = nodes >= 0
-    tasks, nodes = tasks[keep], nodes[keep]
-    racks = np.asarray(node_rack, dtype=np.int64)[nodes]
-    out: list[dict[int, list[int]]] = []
-    for where in (nodes, racks):
-        # one entry per (place, task), tasks in decreasing id order: lowest id on top
-        keys = np.unique(where * n + (n - 1 - tasks))
-        place = keys // n
-        ids = (n - 1 - keys % n).tolist()
-        cuts = np.flatnonzero(np.diff(place)) + 1
-        bounds = [0, *cuts.tolist(), len(ids)]
-        names = place[bounds[:-1]].tolist() if len(ids) else []
-        out.append({names[k]: ids[bounds[k] : bounds[k + 1]] for k in range(len(names))})
-    return out[0], out[1]
 
 
 class Job:

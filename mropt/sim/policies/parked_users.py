@@ -8,19 +8,22 @@ goes into a group of users whose waiting tasks all have the same (demand, slot t
 offer of a node then considers the smallest entry of the heap and the smallest entry of the
 parked groups that fit the node, whichever comes first in DRF's order: the same user an
 offer to the whole heap would reach first, without looking at the parked users too big for
-the node. Like :class:`~mropt.sim.policies.demand_index.DemandIndex`, the groups are kept
-sorted by their first amount with running minima of the others, so "no parked group fits"
-costs one bisection.
+the node.
 
+Each group is a heap of entries; the groups' smallest entries (their *tops*) are kept in one
+sorted list, so :meth:`ParkedUsers.best` walks the groups in DRF's order and stops at the
+first that fits the node: it looks only at the groups whose top comes before the answer.
 Entries are validated by the caller's ``valid(entry, key)`` (the user's entry is still its
-current one and the user is still parked under that key); stale ones are dropped when met.
+current one and the user is still parked under that key); a stale top met on the way is
+dropped and its group takes its next entry.
 """
 
 from __future__ import annotations
 
 import heapq
-from bisect import bisect_right
+from bisect import bisect_left, insort
 from collections.abc import Callable, Sequence
+from operator import le
 from typing import Any
 
 _EPS = 1e-9
@@ -34,10 +37,8 @@ class ParkedUsers:
 
     def __init__(self) -> None:
         self._groups: dict[Key, list[Entry]] = {}
-        self._order: list[Key] = []
-        self._first: list[float] = []
-        self._mins: list[list[float]] = []
-        self._dirty = False
+        #: (top entry, key) of every group, in increasing entry order (entries are unique)
+        self._tops: list[tuple[Entry, Key]] = []
 
     def __len__(self) -> int:
         return len(self._groups)
@@ -45,19 +46,29 @@ class ParkedUsers:
     def park(self, key: Key, entry: Entry) -> None:
         group = self._groups.get(key)
         if group is None:
-            group = self._groups[key] = []
-            self._dirty = True
+            self._groups[key] = [entry]
+            insort(self._tops, (entry, key))
+            return
+        if entry < group[0]:
+            self._untop(group[0], key)
+            insort(self._tops, (entry, key))
         heapq.heappush(group, entry)
 
-    def _rebuild(self) -> None:
-        self._order = sorted(self._groups, key=lambda k: (k[0], k[1]))
-        self._first = [k[0][0] for k in self._order]
-        self._mins = []
-        low: list[float] = []
-        for demand, _ in self._order:
-            low = list(demand[1:]) if not low else [min(a, b) for a, b in zip(low, demand[1:])]
-            self._mins.append(low)
-        self._dirty = False
+    def _untop(self, entry: Entry, key: Key) -> None:
+        tops = self._tops
+        i = bisect_left(tops, (entry, key))
+        del tops[i]
+
+    def _pop_top(self, key: Key) -> Entry:
+        """Take the group's top entry; its next entry (if any) becomes its top."""
+        group = self._groups[key]
+        entry = heapq.heappop(group)
+        self._untop(entry, key)
+        if group:
+            insort(self._tops, (group[0], key))
+        else:
+            del self._groups[key]
+        return entry
 
     def best(
         self, free: Sequence[float], slot_free: Sequence[bool], valid: Callable[[Entry, Key], bool]
@@ -65,42 +76,25 @@ class ParkedUsers:
         """The smallest valid entry among the groups whose demand fits ``free`` (None: none).
 
         ``free`` is the node's free amount per resource; ``slot_free[t]`` whether slot type
-        t may be used there. Stale entries met on the way are dropped; empty groups go.
+        t may be used there. Stale tops met on the way are dropped.
         """
-        if not self._groups:
-            return None
-        if self._dirty:
-            self._rebuild()
-        n = bisect_right(self._first, free[0] + _EPS) if free else len(self._order)
-        if n == 0:
-            return None
-        if any(low > free[k + 1] + _EPS for k, low in enumerate(self._mins[n - 1])):
-            return None
-        found: tuple[Entry, Key] | None = None
-        for key in self._order[:n]:
+        tops = self._tops
+        cap = [x + _EPS for x in free]
+        i = 0
+        while i < len(tops):
+            entry, key = tops[i]
             demand, stype = key
-            if not slot_free[stype] or any(x > free[k] + _EPS for k, x in enumerate(demand)):
+            if not (slot_free[stype] and all(map(le, demand, cap))):
+                i += 1
                 continue
-            group = self._groups.get(key)
-            while group and not valid(group[0], key):
-                heapq.heappop(group)
-            if not group:
-                if group is not None:
-                    del self._groups[key]
-                    self._dirty = True
-                continue
-            if found is None or group[0] < found[0]:
-                found = (group[0], key)
-        return found
+            if valid(entry, key):
+                return entry, key
+            self._pop_top(key)  # the next top of the group sorts at i or later
+        return None
 
     def pop(self, key: Key) -> Entry:
         """Take the smallest entry of the group ``key`` (the one :meth:`best` returned)."""
-        group = self._groups[key]
-        entry = heapq.heappop(group)
-        if not group:
-            del self._groups[key]
-            self._dirty = True
-        return entry
+        return self._pop_top(key)
 
 
 __all__ = ["ParkedUsers"]

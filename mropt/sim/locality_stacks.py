@@ -1,0 +1,87 @@
+"""Per-node and per-rack stacks of a stage's pending tasks, for locality (used by ``Stage.take``).
+
+A stage whose tasks have input replicas serves a node its node-local tasks first, then its
+rack-local ones (Hadoop's ``JobInProgress`` caches ``nonRunningMapCache`` per node and per
+rack). :class:`PlaceStacks` holds one such stack per place (node or rack): the tasks with a
+replica there, lowest task id on top, lazily cleaned (a task no longer pending is skipped
+when met). All places share one flat list, sorted by place and then task id; each place has
+a read pointer into it, so building the stacks of a stage is a few numpy operations and two
+conversions to lists, whatever the number of places (a stage of a trace-sized job has replicas
+on every node). A task put back to pending (its attempt was killed) is pushed on top of its
+places' stacks (``push``), served before the rest, most recent first.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+
+#: ``Stage.state`` value of a pending task
+PENDING = 0
+
+
+class PlaceStacks:
+    """Stacks of task ids per place ``0 .. places-1`` over one flat list (module docstring)."""
+
+    __slots__ = ("_ids", "_cur", "_end", "_pushed")
+
+    def __init__(self, places: np.ndarray, tasks: np.ndarray, n_places: int) -> None:
+        """``places[i]`` holds ``tasks[i]`` (pairs may repeat; any order)."""
+        n_tasks = int(tasks.max()) + 1 if len(tasks) else 1
+        keys = np.unique(places.astype(np.int64) * n_tasks + tasks.astype(np.int64))
+        sorted_places = keys // n_tasks
+        self._ids: list[int] = (keys % n_tasks).tolist()
+        bounds = np.searchsorted(sorted_places, np.arange(n_places + 1, dtype=np.int64))
+        self._cur: list[int] = bounds[:-1].tolist()
+        self._end: list[int] = bounds[1:].tolist()
+        self._pushed: dict[int, list[int]] | None = None
+
+    def pop(self, place: int, state: bytearray) -> int:
+        """The top pending task of ``place`` (left on its stack), or -1 if it has none."""
+        pushed = self._pushed
+        if pushed is not None:
+            stack = pushed.get(place)
+            while stack:
+                task = stack[-1]
+                if state[task] == PENDING:
+                    return task
+                stack.pop()
+        k = self._cur[place]
+        end = self._end[place]
+        ids = self._ids
+        while k < end and state[ids[k]] != PENDING:
+            k += 1
+        self._cur[place] = k
+        return ids[k] if k < end else -1
+
+    def push(self, place: int, task: int) -> None:
+        """Put ``task`` (pending again) on top of the place's stack."""
+        if self._pushed is None:
+            self._pushed = {}
+        self._pushed.setdefault(place, []).append(task)
+
+
+def build_stacks(
+    replicas: np.ndarray | Sequence[tuple[int, ...]], node_rack: Sequence[int]
+) -> tuple[PlaceStacks, PlaceStacks]:
+    """The per-node and per-rack stacks of a stage's tasks from their replicas.
+
+    ``replicas`` is an int array (tasks, R) (entries < 0: none) or a tuple of node indices
+    per task. A task with two replicas in one rack appears once in that rack's stack.
+    """
+    if isinstance(replicas, np.ndarray):
+        width = replicas.shape[1] if replicas.ndim == 2 else 0
+        tasks = np.repeat(np.arange(len(replicas), dtype=np.int64), width)
+        nodes = replicas.reshape(-1).astype(np.int64)
+    else:
+        tasks = np.fromiter((t for t, nodes in enumerate(replicas) for _ in nodes), dtype=np.int64)
+        nodes = np.fromiter((n for nodes in replicas for n in nodes), dtype=np.int64)
+    keep = nodes >= 0
+    tasks, nodes = tasks[keep], nodes[keep]
+    rack_of = np.asarray(node_rack, dtype=np.int64)
+    n_racks = int(rack_of.max()) + 1 if len(rack_of) else 0
+    return PlaceStacks(nodes, tasks, len(rack_of)), PlaceStacks(rack_of[nodes], tasks, n_racks)
+
+
+__all__ = ["PlaceStacks", "build_stacks"]

@@ -1,0 +1,106 @@
+"""The speed structures behind ``drf`` and ``Stage.take`` against brute force.
+
+``ParkedUsers.best`` must name the smallest valid entry among the groups that fit a node, and
+``PlaceStacks`` must serve each place's pending tasks lowest id first, pushed ones before the
+rest: random sequences of operations are checked step by step against plain lists.
+"""
+
+from __future__ import annotations
+
+import random
+
+import numpy as np
+import pytest
+
+from mropt.sim.locality_stacks import PENDING, build_stacks
+from mropt.sim.policies.parked_users import ParkedUsers
+from mropt.sim.state import PENDING as STAGE_PENDING
+from mropt.sim.state import RUNNING
+
+
+def test_pending_code_is_the_stages() -> None:
+    assert PENDING == STAGE_PENDING
+
+
+@pytest.mark.parametrize("seed", range(20))
+def test_parked_best_is_the_smallest_valid_fitting_entry(seed: int) -> None:
+    rng = random.Random(seed)
+    demands = [(rng.choice([1.0, 2.0, 4.0]), rng.choice([0.1, 0.3, 0.5])) for _ in range(6)]
+    keys = [(d, rng.randrange(2)) for d in demands]
+    parked = ParkedUsers()
+    live: dict[tuple, set] = {}  # entry -> the keys it is validly parked under
+    version: dict[int, int] = {}
+    for step in range(300):
+        op = rng.random()
+        if op < 0.5:  # park a user (a new version of it: older entries go stale)
+            u = rng.randrange(12)
+            version[u] = version.get(u, 0) + 1
+            for entry in [e for e in live if e[1] == u]:
+                del live[entry]
+            entry = (round(rng.random(), 2), u, version[u])
+            under = set(rng.sample(keys, rng.randint(1, 2)))
+            live[entry] = under
+            for key in under:
+                parked.park(key, entry)
+        free = (rng.choice([0.5, 1.0, 2.0, 4.0]), rng.choice([0.05, 0.2, 0.4, 0.6]))
+        slot_free = (rng.random() < 0.8, rng.random() < 0.8)
+
+        def valid(entry: tuple, key: tuple) -> bool:
+            return key in live.get(entry, ())
+
+        fitting = [
+            (entry, key)
+            for entry, under in live.items()
+            for key in under
+            if slot_free[key[1]] and all(x <= f + 1e-9 for x, f in zip(key[0], free))
+        ]
+        expected = min(fitting, default=None)
+        got = parked.best(free, slot_free, valid)
+        assert (got[0] if got else None) == (expected[0] if expected else None), step
+        if got is not None and op > 0.8:  # take it, as assign does
+            entry = parked.pop(got[1])
+            assert entry == got[0]
+            del live[entry]
+
+
+@pytest.mark.parametrize("listed", [False, True])
+def test_place_stacks_serve_lowest_pending_first(listed: bool) -> None:
+    rng = np.random.default_rng(3)
+    n_tasks, n_nodes = 40, 9
+    node_rack = [k // 3 for k in range(n_nodes)]
+    replicas = rng.integers(-1, n_nodes, size=(n_tasks, 3)).astype(np.int32)
+    given = [tuple(int(x) for x in row if x >= 0) for row in replicas] if listed else replicas
+    node_q, rack_q = build_stacks(given, node_rack)
+    state = bytearray(n_tasks)
+    pushed: dict[tuple[str, int], list[int]] = {}
+    for step in range(400):
+        place = int(rng.integers(n_nodes))
+        kind = "node" if rng.random() < 0.6 else "rack"
+        where = place if kind == "node" else node_rack[place]
+        holders = [
+            t
+            for t in range(n_tasks)
+            if (place in given[t] if kind == "node" else any(node_rack[n] == where for n in given[t] if n >= 0))
+        ]
+        stack = pushed.get((kind, where), [])
+        on_top = [t for t in reversed(stack) if state[t] == PENDING]
+        rest = sorted(t for t in holders if state[t] == PENDING)
+        expected = on_top[0] if on_top else (rest[0] if rest else -1)
+        got = (node_q if kind == "node" else rack_q).pop(where, state)
+        assert got == expected, step
+        if got >= 0 and rng.random() < 0.7:
+            state[got] = RUNNING
+        if rng.random() < 0.2:  # a running task killed: back on top of its places' stacks
+            running = [t for t in range(n_tasks) if state[t] == RUNNING]
+            if running:
+                t = int(rng.choice(running))
+                state[t] = PENDING
+                racks = set()
+                for n in given[t]:
+                    if n >= 0:
+                        node_q.push(int(n), t)
+                        pushed.setdefault(("node", int(n)), []).append(t)
+                        racks.add(node_rack[n])
+                for r in sorted(racks):
+                    rack_q.push(r, t)
+                    pushed.setdefault(("rack", r), []).append(t)
