@@ -101,9 +101,22 @@ def share_key(
     share first: Table 1's order B, A, A, B, A) or ``"index"`` (``index`` alone). Shared with
     the simulator's ``drf``/``ddrf`` policies (:mod:`mropt.sim.policies.drf`).
     """
+    return share_key_with_tie(share, tie_key(dominant_demand, tie_break), index)
+
+
+def share_key_with_tie(share: float, tie: float, index: int) -> tuple[float, float, int]:
+    """:func:`share_key` with its middle member given (``tie_key`` of the next task's dominant share)."""
+    return (significant(share), tie, index)
+
+
+def tie_key(dominant_demand: float, tie_break: str = "largest-demand") -> float:
+    """The middle member of :func:`share_key`: how users of equal shares are ordered.
+
+    A function of the next task's dominant share alone, so a caller that keeps it per task
+    demand (the simulator's ``drf``) builds the same keys as :func:`share_key`."""
     if tie_break == "largest-demand":
-        return (significant(share), -significant(dominant_demand), index)
-    return (significant(share), 0.0, index)
+        return -significant(dominant_demand)
+    return 0.0
 
 
 def _check(mode: str, tie_break: str, placement: str) -> None:

@@ -629,6 +629,8 @@ class Simulation:
 
     def _fits_demand(self, node: int, demand: tuple[float, ...]) -> bool:
         free = self.free_resources[node]
+        if len(demand) == 2:  # (cpu, mem): the common case, spelled out
+            return demand[0] <= free[0] + _FIT_EPS and demand[1] <= free[1] + _FIT_EPS
         return all(amount <= free[k] + _FIT_EPS for k, amount in enumerate(demand))
 
     def next_work(self, job: int, stage: int, task: int, node: int) -> float:

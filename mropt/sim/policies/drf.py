@@ -64,9 +64,10 @@ gets its next tasks on the node in one ``sim.launch(count=k)`` (``_launch_run``)
 from __future__ import annotations
 
 import heapq
+from operator import truediv
 from typing import Any
 
-from mropt.fairness.drf import share_key
+from mropt.fairness.drf import share_key_with_tie, tie_key
 from mropt.model.errors import InputError
 from mropt.registry import Param
 from mropt.sim.policies.blocked_nodes import BlockedNodes
@@ -105,6 +106,8 @@ class _DrfBase(Policy):
             totals += [float(sum(sim.slots[MAP])), float(sum(sim.slots[REDUCE]))]
         self._n_res = n_res
         self._totals = totals
+        self._all_positive = all(t > 0 for t in totals)
+        self._idle_tie = tie_key(0.0, self.tie_break)  # a user with no work
         # the smallest demand of any task, per node resource: a node below it fits nothing
         lows = [float("inf")] * n_res
         for j in sim.jobs:
@@ -141,39 +144,44 @@ class _DrfBase(Policy):
         self._parked_at: list[Any] = []  # per user: the keys it is parked under, or None
 
     # -- shares ---------------------------------------------------------------------------
-    def _vector(self, demand: tuple[float, ...] | None, stype: int) -> tuple[list[float], float]:
-        """The resource vector of one task of ``demand`` and slot type, and its dominant share (cached)."""
+    def _vector(self, demand: tuple[float, ...] | None, stype: int) -> tuple[list[float], float, float]:
+        """The resource vector of one task of ``demand`` and slot type, its dominant share and its
+        :func:`~mropt.fairness.drf.tie_key` (cached)."""
         got = self._vectors.get((demand, stype))
         if got is None:
             vec = list(demand) if demand is not None else [0.0] * self._n_res
             if self._slots:
                 vec += [1.0, 0.0] if stype == MAP else [0.0, 1.0]
-            got = self._vectors[(demand, stype)] = (vec, self._dominant(vec))
+            dominant = self._dominant(vec)
+            got = self._vectors[(demand, stype)] = (vec, dominant, tie_key(dominant, self.tie_break))
         return got
 
     def _dominant(self, vec: list[float]) -> float:
+        if self._all_positive:
+            return max(map(truediv, vec, self._totals))
         return max((x / t for x, t in zip(vec, self._totals) if t > 0), default=0.0)
 
-    def _next_dominant(self, u: int) -> float:
-        """The dominant share of one task of the user's first job with work (the tie-break of Table 1)."""
+    def _next_tie(self, u: int) -> float:
+        """The tie key of one task of the user's first job with work (Table 1's tie-break)."""
         jobs = self.sim.jobs
         arriving = self._arriving  # its tasks become runnable only after on_arrival returns
+        slowstart = self.sim.slowstart
         for job in self._jobs_of[u]:
             j = jobs[job]
             runnable = j.runnable
             if not (runnable[MAP] or runnable[REDUCE]) and job != arriving:
                 continue  # (cheap: a user may hold many jobs whose tasks all run)
             for stype in (MAP, REDUCE):
-                stage = j.launchable(stype, self.sim.slowstart)
+                stage = j.launchable(stype, slowstart)
                 if stage is not None:
-                    return self._vector(stage.demands[0], stype)[1]
-        return 0.0
+                    return self._vector(stage.demands[0], stype)[2]
+        return self._idle_tie
 
     def _push(self, u: int) -> None:
         self._ver[u] += 1
         self._parked_at[u] = None
-        key = share_key(self._share[u], self._next_dominant(u), u, self.tie_break)
-        entry = (*key, self._ver[u])
+        share, tie, _ = share_key_with_tie(self._share[u], self._next_tie(u), u)
+        entry = (share, tie, u, self._ver[u])
         self._entry[u] = entry
         self._in_heap[u] = True
         heapq.heappush(self._heap, entry)
@@ -298,7 +306,10 @@ class _DrfBase(Policy):
         if self._slots and not (sim.free[MAP][node] > 0 or sim.free[REDUCE][node] > 0):
             return False
         free = sim.free_resources[node]
-        return all(free[k] + _EPS >= low for k, low in enumerate(self._low))
+        low = self._low
+        if len(low) == 2:
+            return free[0] + _EPS >= low[0] and free[1] + _EPS >= low[1]
+        return all(free[k] + _EPS >= x for k, x in enumerate(low))
 
     def _capacity(self, node: int) -> list[float]:
         """The node's free resources (and free map and reduce slots) now."""
@@ -451,13 +462,13 @@ class _DrfBase(Policy):
             rival = best[0][:3]
         vec = self._vector(stage.demands[0], stype)[0]
         use = list(self._use[u])
-        dom = self._next_dominant(u)
+        tie = self._next_tie(u)
         count = 0
         limit = min(j.runnable[stype], self._fit_count(node, stage.demands[0], stype))
         if rival is None:
             count = limit  # nobody else could take the node: every task that fits
         while count < limit:
-            key = share_key(self._dominant(use), dom, u, self.tie_break)
+            key = share_key_with_tie(self._dominant(use), tie, u)
             if rival is not None and not key < rival:
                 break
             count += 1
