@@ -451,9 +451,12 @@ class _DrfBase(Policy):
         j = sim.jobs[job]
         stype = self._launched_type
         stage = j.launchable(stype, sim.slowstart)
-        level = self._run_level(job)
-        if stage is None or level is None or len(stage.demands) != 1:
+        if stage is None or len(stage.demands) != 1:
             return
+        limit = min(j.runnable[stype], self._fit_count(node, stage.demands[0], stype))
+        level = self._run_level(job)
+        if limit <= 0 or level is None:
+            return  # (the usual case on a saturated cluster: the launch filled the node)
         ver = self._ver
         while heap and heap[0][3] != ver[heap[0][2]]:
             heapq.heappop(heap)
@@ -464,7 +467,6 @@ class _DrfBase(Policy):
         use = list(self._use[u])
         tie = self._next_tie(u)
         count = 0
-        limit = min(j.runnable[stype], self._fit_count(node, stage.demands[0], stype))
         if rival is None:
             count = limit  # nobody else could take the node: every task that fits
         while count < limit:
