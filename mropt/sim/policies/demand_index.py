@@ -134,8 +134,14 @@ class DemandIndex:
                 if self._dirty:
                     continue
                 n = bisect_right(self._first[stype], free[0] + _EPS) if free else 0
-                if n == 0 or any(low > free[k] + _EPS for k, low in enumerate(self._mins[stype][n - 1])):
-                    break  # every demand small enough in the first resource is too big in another
+                if n == 0:
+                    break
+                mins = self._mins[stype][n - 1]
+                if len(free) == 2:
+                    if mins[1] > free[1] + _EPS:
+                        break  # every demand small enough in the first resource is too big in the second
+                elif any(low > free[k] + _EPS for k, low in enumerate(mins)):
+                    break  # ... too big in another
                 if len(free) == 2:
                     # two resources: the demand holding the minimum of the second fits; is it wanted?
                     if self._live((self._order[stype][self._where[stype][n - 1]], stype)):

@@ -80,6 +80,8 @@ from mropt.sim.view import SimView
 _EPS = 1e-9
 #: outcomes of an offer of a node to a job
 _LAUNCHED, _DECLINED, _NO_FIT = 0, 1, 2
+#: ``_launch_run``'s ``best`` when the first fitting parked user was not looked for
+_UNKNOWN: Any = object()
 
 
 class _DrfBase(Policy):
@@ -361,24 +363,31 @@ class _DrfBase(Policy):
         parked = self._parked if self.blocking else None
         free_res = sim.free_resources[node]
 
-        def valid(entry: tuple[Any, ...], key: Any) -> bool:
-            u = entry[2]
-            keys = parked_at[u]
-            return entry[3] == ver[u] and keys is not None and key in keys
+        valid = self._parked_valid
 
         while self._room(node):
             if index is not None and not index.any_fits(node):
                 exhausted = True  # the scan below would find every job too big for the node
                 break
             launcher = -1
-            # the first parked user that fits; it changes only when taken (users parked in this
-            # call do not fit, and the node's capacity changes only at a launch)
-            best = parked.best(free_res, self._slot_free(node), valid) if parked is not None and len(parked) else None
+            # the first parked user that fits (``best``, once ``known``); it changes only when
+            # taken (users parked in this call do not fit, and the node's capacity changes only at
+            # a launch). It is looked for only when the heap's first entry does not come before
+            # every parked entry.
+            best = None
+            known = False
             while True:
                 while heap and heap[0][3] != ver[heap[0][2]]:
                     heapq.heappop(heap)  # stale
-                if best is not None and not valid(*best):
-                    best = parked.best(free_res, self._slot_free(node), valid)  # type: ignore[union-attr]
+                if parked is not None:
+                    if known:
+                        if best is not None and not valid(*best):
+                            best = parked.best(free_res, self._slot_free(node), valid)
+                    else:
+                        low = parked.lowest()
+                        if low is not None and not (heap and heap[0] < low):
+                            best = parked.best(free_res, self._slot_free(node), valid)
+                            known = True
                 if heap and (best is None or heap[0] < best[0]):
                     entry = heapq.heappop(heap)
                 elif best is not None:
@@ -408,7 +417,7 @@ class _DrfBase(Policy):
                         user_declined = True
                 if launcher >= 0:
                     if parked is not None and self.trace is None:
-                        self._launch_run(u, job, node, heap, best)
+                        self._launch_run(u, job, node, heap, best if known else _UNKNOWN)
                     break
                 if has_work:
                     keys = self._park_keys(u) if parked is not None and not user_declined else None
@@ -431,6 +440,12 @@ class _DrfBase(Policy):
         if declined:
             self._ask_check()
 
+    def _parked_valid(self, entry: tuple[Any, ...], key: Any) -> bool:
+        """Whether a parked ``entry`` is still its user's entry, parked under ``key``."""
+        u = entry[2]
+        keys = self._parked_at[u]
+        return entry[3] == self._ver[u] and keys is not None and key in keys
+
     def _run_level(self, job: int) -> int | None:
         """The locality level of the job's next launches right after a launch, if every launch of a run
         at that level leaves it unchanged (None: launch one at a time). DRF and DDRF: the level after
@@ -442,8 +457,10 @@ class _DrfBase(Policy):
 
         One at a time, the offer of the node would go on with the first user in DRF's order; ``u``
         stays first while its key (its share after each launch) is below the first other user's:
-        the heap's smallest valid entry or the first parked user that fitted the node before this
-        launch (the node's capacity only shrank since, so no other parked user can come first).
+        the heap's smallest valid entry or the first parked user that fits the node (``best``:
+        found before this launch, or ``_UNKNOWN``: looked for now unless the heap's first entry
+        comes before every parked one; one found before still holds, as the node's capacity only
+        shrank since, so no other parked user can come first).
         Those launches are made by one ``sim.launch(count=k)``, which starts exactly what k
         calls would (stopping where a task does not fit or none is left at the level).
         """
@@ -461,6 +478,11 @@ class _DrfBase(Policy):
         while heap and heap[0][3] != ver[heap[0][2]]:
             heapq.heappop(heap)
         rival: tuple[Any, ...] | None = heap[0][:3] if heap else None
+        if best is _UNKNOWN:
+            low = self._parked.lowest()
+            best = None
+            if low is not None and not (heap and heap[0] < low):
+                best = self._parked.best(sim.free_resources[node], self._slot_free(node), self._parked_valid)
         if best is not None and (rival is None or best[0][:3] < rival):
             rival = best[0][:3]
         vec = self._vector(stage.demands[0], stype)[0]
@@ -632,6 +654,12 @@ class Delay(_DrfBase):
 
     def _level(self, job: int) -> int:
         return ANY if self.skips[job] >= self.d else NODE
+
+    def _parked_valid(self, entry: tuple[Any, ...], key: Any) -> bool:
+        """Whether a parked ``entry`` is still its user's entry, parked under ``key``."""
+        u = entry[2]
+        keys = self._parked_at[u]
+        return entry[3] == self._ver[u] and keys is not None and key in keys
 
     def _run_level(self, job: int) -> int | None:
         # past its wait a job launches at any level, and a local launch would reset it: one at a time

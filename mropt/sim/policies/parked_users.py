@@ -43,6 +43,11 @@ class ParkedUsers:
     def __len__(self) -> int:
         return len(self._groups)
 
+    def lowest(self) -> Entry | None:
+        """The smallest top entry of all groups, valid or not, fitting or not (None: no group):
+        no entry :meth:`best` can return comes before it."""
+        return self._tops[0][0] if self._tops else None
+
     def park(self, key: Key, entry: Entry) -> None:
         group = self._groups.get(key)
         if group is None:
@@ -80,11 +85,17 @@ class ParkedUsers:
         """
         tops = self._tops
         cap = [x + _EPS for x in free]
+        two = len(cap) == 2
+        c0, c1 = (cap[0], cap[1]) if two else (0.0, 0.0)
         i = 0
         while i < len(tops):
             entry, key = tops[i]
             demand, stype = key
-            if not (slot_free[stype] and all(map(le, demand, cap))):
+            if two:
+                fits = demand[0] <= c0 and demand[1] <= c1 and slot_free[stype]
+            else:
+                fits = slot_free[stype] and all(map(le, demand, cap))
+            if not fits:
                 i += 1
                 continue
             if valid(entry, key):
