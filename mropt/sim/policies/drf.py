@@ -130,7 +130,7 @@ class _DrfBase(Policy):
         self._user_of: dict[int, int] = {}  # active job -> its user's index
         self._arriving = -1  # the job in on_arrival
         self._launched_type = MAP  # the slot type of the last launch of _offer
-        self._vectors: dict[tuple[Any, int], tuple[list[float], float]] = {}  # (demand, type) -> vector, dominant
+        self._vectors: dict[tuple[Any, int], tuple[list[float], float, float]] = {}  # (demand, type) -> vector, dominant, tie
         self.skips: dict[int, int] = {}
         self._timer = False  # a reoffer is pending
         self._check = False  # a check is pending
