@@ -692,6 +692,8 @@ class Simulation:
         rack = node_rack[node]
         demands = stage.demands
         one_demand = len(demands) == 1
+        if one_demand and demands[0] is not None and not self._fits_demand(node, demands[0]):
+            return -1  # (before looking for a task)
         durations = stage.durations
         one_duration = len(durations) == 1
         # without straggler draws a task's running time is known here: the common case, a

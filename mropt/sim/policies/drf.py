@@ -284,10 +284,19 @@ class _DrfBase(Policy):
         sim = self.sim
         j = sim.jobs[job]
         wanted = False
+        level = self._level(job)
         for stype in (MAP, REDUCE):
-            if not j.runnable[stype] or not sim.fits(job, stype, node):
+            if not j.runnable[stype]:
                 continue
-            if sim.launch(job, node, stype, self._level(job)) >= 0:
+            stage = j.launchable(stype, sim.slowstart)
+            if stage is None:
+                continue
+            # one demand: the launch itself tells whether the task fits (at level ANY a task that
+            # fits always launches); several: a stage fits as ``sim.fits`` says (its first demand)
+            one = len(stage.demands) == 1
+            if not one and not sim.fits(job, stype, node):
+                continue
+            if sim.launch(job, node, stype, level) >= 0:
                 self._launched_type = stype
                 self._add(self._user_of[job], sim.launched_demand, stype)
                 level = sim.launched_level
@@ -295,7 +304,8 @@ class _DrfBase(Policy):
                 if self.trace is not None:
                     self.trace.append((sim.now, j.id, node, _LEVEL.get(level, "none")))
                 return _LAUNCHED
-            wanted = True
+            if not one or (level != ANY and sim.fits(job, stype, node)):
+                wanted = True  # it fits, but no task at the level allowed
         if wanted:
             self.skips[job] += 1
             if self.trace is not None:
