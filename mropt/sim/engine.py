@@ -65,6 +65,7 @@ heartbeats in a row and reports the same.
 
 from __future__ import annotations
 
+import gc
 import heapq
 import math
 import random
@@ -407,7 +408,22 @@ class Simulation:
 
     # -- the run ---------------------------------------------------------------------------
     def run(self) -> Recorder:
-        """Simulate until no event is left; the recorder holds every outcome."""
+        """Simulate until no event is left; the recorder holds every outcome.
+
+        Python's cyclic garbage collector is paused during the run (and restored after): the
+        engine's objects form no reference cycles, so it would find nothing, yet each of its
+        full passes walks every live object, millions in a trace-sized run (it cost 15 % of a
+        6-hour window of the Alibaba day). Memory is still freed as objects are dropped.
+        """
+        enabled = gc.isenabled()
+        gc.disable()
+        try:
+            return self._run()
+        finally:
+            if enabled:
+                gc.enable()
+
+    def _run(self) -> Recorder:
         order = sorted(range(len(self.jobs)), key=lambda j: (self.jobs[j].submit, j))
         for j in order:
             self._push(self.jobs[j].submit, C_ARRIVE, EV_ARRIVE, j)

@@ -164,3 +164,37 @@ def test_mmc_station_matches_erlang_c() -> None:
     expected = erlang_c_response(c, lam, mu)
     assert abs(means.mean() - expected) <= half, (means.mean(), expected, half)
     assert half < 0.1 * expected  # the interval is tight enough to mean something
+
+
+@pytest.mark.parametrize("fail", [False, True])
+def test_run_pauses_the_cyclic_collector_and_restores_it(fail: bool) -> None:
+    """The collector is off while the engine runs (Simulation.run's docstring) and back on after,
+    even when a policy raises."""
+    import gc
+
+    seen: list[bool] = []
+
+    class Probe:
+        def __init__(self, policy):  # type: ignore[no-untyped-def]
+            self._policy = policy
+
+        def __getattr__(self, name):  # type: ignore[no-untyped-def]
+            return getattr(self._policy, name)
+
+        def on_arrival(self, job):  # type: ignore[no-untyped-def]
+            seen.append(gc.isenabled())
+            if fail:
+                raise RuntimeError("policy failed")
+            return self._policy.on_arrival(job)
+
+    w = workload([ONE_SLOT], [mr_job("j", [10, 10])])
+    sim = Simulation(w, make_policy("fifo"), mode="event")
+    sim.policy = Probe(sim.policy)  # type: ignore[assignment]
+    assert gc.isenabled()
+    if fail:
+        with pytest.raises(RuntimeError):
+            sim.run()
+    else:
+        sim.run()
+    assert seen == [False]
+    assert gc.isenabled()

@@ -130,7 +130,9 @@ class _DrfBase(Policy):
         self._user_of: dict[int, int] = {}  # active job -> its user's index
         self._arriving = -1  # the job in on_arrival
         self._launched_type = MAP  # the slot type of the last launch of _offer
-        self._vectors: dict[tuple[Any, int], tuple[list[float], float, float]] = {}  # (demand, type) -> vector, dominant, tie
+        self._vectors: dict[
+            tuple[Any, int], tuple[list[float], float, float]
+        ] = {}  # (demand, type) -> vector, dominant, tie
         self.skips: dict[int, int] = {}
         self._timer = False  # a reoffer is pending
         self._check = False  # a check is pending
@@ -144,6 +146,7 @@ class _DrfBase(Policy):
         self._passed = 0  # the part of _fresh that new_work_nodes has looked at
         self._parked = ParkedUsers()
         self._parked_at: list[Any] = []  # per user: the keys it is parked under, or None
+        self._later: dict[int, float] = {}  # users whose entry is pushed at the next offer -> tie key
 
     # -- shares ---------------------------------------------------------------------------
     def _vector(self, demand: tuple[float, ...] | None, stype: int) -> tuple[list[float], float, float]:
@@ -179,10 +182,13 @@ class _DrfBase(Policy):
                     return self._vector(stage.demands[0], stype)[2]
         return self._idle_tie
 
-    def _push(self, u: int) -> None:
+    def _push(self, u: int, tie: float | None = None) -> None:
+        """The user's new entry in the heap (its share or its next task changed; ``tie``: its
+        next task's tie key if known)."""
+        self._later.pop(u, None)
         self._ver[u] += 1
         self._parked_at[u] = None
-        share, tie, _ = share_key_with_tie(self._share[u], self._next_tie(u), u)
+        share, tie, _ = share_key_with_tie(self._share[u], self._next_tie(u) if tie is None else tie, u)
         entry = (share, tie, u, self._ver[u])
         self._entry[u] = entry
         self._in_heap[u] = True
@@ -253,7 +259,15 @@ class _DrfBase(Policy):
         self._add(u, attempt.demand, attempt.type, -count)
         if outcome != "succeeded" or (attempt.type == MAP and self.sim.slowstart is not None):
             self._gained(job)  # a task back to pending, or reduces that slow-start may open
-        self._push(u)
+        # the push is made before the next offer (``_flush``): the user's entry is then what its
+        # last push at this instant would have made (shares change only at ends until then)
+        self._later[u] = self._next_tie(u)
+
+    def _flush(self) -> None:
+        """Push the entries of the users whose attempts ended since the last offer (``on_attempts_end``)."""
+        later = self._later
+        for u, tie in list(later.items()):
+            self._push(u, tie)
 
     def on_timer(self, tag: Any) -> None:
         """``check`` (same instant, after the pass): if nothing runs, ask for ``reoffer`` a heartbeat later.
@@ -352,6 +366,8 @@ class _DrfBase(Policy):
         sim = self.sim
         if sim.now == self._mute:
             return
+        if self._later:
+            self._flush()
         block = self._blocked.take(node) if self.blocking else None
         if block is not None:
             then, epoch, decliners = block
