@@ -17,6 +17,7 @@ pending task fits.
 from __future__ import annotations
 
 from bisect import bisect_right
+from collections import OrderedDict
 
 from mropt.sim.state import ACTIVE, MAP, REDUCE
 from mropt.sim.view import SimView
@@ -40,7 +41,7 @@ class DemandIndex:
     def __init__(self, sim: SimView) -> None:
         self.sim = sim
         self._slots = sim.workload.uses_slots
-        self._groups: dict[Key, dict[int, None]] = {}
+        self._groups: dict[Key, OrderedDict[int, None]] = {}
         self._noted: list[int] = []
         # per slot type: demands sorted by their first amount, those first amounts, and the
         # running minimum of each other amount; rebuilt when a group appears or goes
@@ -80,7 +81,8 @@ class DemandIndex:
     def _live(self, key: Key) -> bool:
         """Whether the group has a job that still wants it (its stale jobs are dropped; an empty group goes)."""
         jobs = self._groups[key]
-        for job in list(jobs):
+        while jobs:
+            job = next(iter(jobs))  # (an OrderedDict: its first key in O(1) however many went)
             if self._has(job, key):
                 return True
             del jobs[job]
@@ -118,7 +120,7 @@ class DemandIndex:
             for job in self._noted:
                 for key in self.wanted(job):
                     if key not in groups:
-                        groups[key] = {}
+                        groups[key] = OrderedDict()
                         self._dirty = True
                     groups[key][job] = None
             self._noted.clear()
