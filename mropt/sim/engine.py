@@ -74,6 +74,7 @@ from typing import Any
 
 from mropt.model.errors import InputError
 from mropt.model.workload import WorkloadInstance
+from mropt.sim.demand_index import DemandIndex
 from mropt.sim.placement import place_replicas
 from mropt.sim.policy import EVENT, MODES, Policy
 from mropt.sim.recorder import _OUTCOME_CODE, Recorder
@@ -389,6 +390,9 @@ class Simulation:
         self._held: set[int] = set()  # freed nodes a pass did not offer (see _event_pass)
         self._new_work = False
         self._hb_pending = bytearray(self.n_nodes)
+        # heartbeat mode with task demands: a node beats only while some waiting task fits it
+        has_demands = any(d is not None for j in self.jobs for st in j.stages for d in st.demands)
+        self._fit_index = DemandIndex(self) if mode != EVENT and has_demands else None
         self._stalled_heartbeats = 0
         self.stalled = False
         self.events = 0
@@ -481,14 +485,19 @@ class Simulation:
 
     # -- assignment -------------------------------------------------------------------------
     def _has_room(self, node: int) -> bool:
+        """Whether ``node`` may take pending work: it is up, with a free slot of a type that has
+        pending tasks and (heartbeat mode, tasks with demands) free resources that some pending
+        task fits (:class:`~mropt.sim.demand_index.DemandIndex`)."""
         runnable = self.runnable
         if not self.node_up[node]:
             return False
         if self.uses_slots:
-            return (runnable[MAP] > 0 and self.free[MAP][node] > 0) or (
+            room = (runnable[MAP] > 0 and self.free[MAP][node] > 0) or (
                 runnable[REDUCE] > 0 and self.free[REDUCE][node] > 0
             )
-        return runnable[MAP] + runnable[REDUCE] > 0
+        else:
+            room = runnable[MAP] + runnable[REDUCE] > 0
+        return room and (self._fit_index is None or self._fit_index.any_fits(node))
 
     def _event_pass(self) -> None:
         """Offer the nodes whose capacity freed, or every node when work appeared (event mode).
@@ -945,6 +954,8 @@ class Simulation:
                 j.runnable[stage.type] += 1
                 self.runnable[stage.type] += 1
             self._new_work = True
+            if self._fit_index is not None:
+                self._fit_index.note(j.index)
         if self._rule_backups and attempt in self._rule_backups:
             return  # the rule's backup: the policy never heard of it
         if self._notify_attempt:
@@ -991,6 +1002,8 @@ class Simulation:
         j.runnable[stage.type] += stage.pending
         self.runnable[stage.type] += stage.pending
         self._new_work = True
+        if self._fit_index is not None:
+            self._fit_index.note(j.index)
 
     def _on_done(self, a: Attempt) -> None:
         if a is self._open:  # (a task of no time, ending at its start)
@@ -1104,6 +1117,8 @@ class Simulation:
             j.runnable[REDUCE] += nxt.pending
             self.runnable[REDUCE] += nxt.pending
             self._new_work = True
+            if self._fit_index is not None:
+                self._fit_index.note(j.index)
 
     def _stage_done(self, j: Job, stage: Any) -> None:
         now = self.now

@@ -198,3 +198,22 @@ def test_run_pauses_the_cyclic_collector_and_restores_it(fail: bool) -> None:
         sim.run()
     assert seen == [False]
     assert gc.isenabled()
+
+
+def test_heartbeat_mode_skips_beats_of_a_node_no_pending_task_fits() -> None:
+    """Heartbeat mode, tasks with demands: a node whose free memory fits no pending task does not
+    beat (nothing could launch there) until capacity frees on it; the waiting task starts at the
+    node's first beat after that, as it would have with every beat simulated."""
+    nodes = [{"id": "n", "map_slots": 2, "reduce_slots": 0, "resources": {"mem": 1.0}}]
+    jobs = [
+        {"id": "big", "stages": [{"type": "map", "tasks": [{"duration": 100, "demand": {"mem": 0.8}}]}]},
+        {
+            "id": "small",
+            "submit_time": 1,
+            "stages": [{"type": "map", "tasks": [{"duration": 10, "demand": {"mem": 0.5}}]}],
+        },
+    ]
+    sim, rec = run(workload(nodes, jobs), "fifo", mode="heartbeat")
+    assert [(r[0], r[4], r[5]) for r in attempts(rec)] == [("big", 0, 100), ("small", 102, 112)]
+    # the beats at 0, 102 and nothing between (33 idle beats of 3 s otherwise): arrivals, ends, beats
+    assert sim.events <= 6

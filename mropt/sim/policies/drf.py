@@ -52,7 +52,7 @@ its wait goes on launching non-local tasks until it gets a local one).
 ``blocking``): a node that no waiting task fits is *blocked* and offered afterwards only to the
 jobs that may have gained work (``assign``; :mod:`mropt.sim.policies.blocked_nodes`, with
 ``new_work_nodes`` telling the engine which nodes an arrival can concern); whether any waiting
-task fits a node is one bisection (:mod:`mropt.sim.policies.demand_index`); users whose waiting
+task fits a node is one bisection (:mod:`mropt.sim.demand_index`); users whose waiting
 tasks are too big for a node are *parked* by demand, out of the way of offers they cannot take
 (:mod:`mropt.sim.policies.parked_users`); and a user that stays first in the order after a launch
 gets its next tasks on the node in one ``sim.launch(count=k)`` (``_launch_run``).
@@ -70,8 +70,8 @@ from typing import Any
 from mropt.fairness.drf import share_key_with_tie, tie_key
 from mropt.model.errors import InputError
 from mropt.registry import Param
+from mropt.sim.demand_index import DemandIndex
 from mropt.sim.policies.blocked_nodes import BlockedNodes
-from mropt.sim.policies.demand_index import DemandIndex
 from mropt.sim.policies.parked_users import ParkedUsers
 from mropt.sim.policy import ACCEPT, EVENT, Admission, Policy, register_policy
 from mropt.sim.state import ANY, MAP, NODE, RACK, REDUCE
