@@ -1,4 +1,4 @@
-"""Which task demands are wanted now, and does any of them fit a node? (used by ``drf``).
+"""Which task demands are wanted now, and does any of them fit a node? (``drf``; the engine in heartbeat mode).
 
 On a saturated multi-resource cluster, most offers of a node end with every waiting job
 found too big for what the node has free; finding that out job by job costs one check per

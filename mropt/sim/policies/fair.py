@@ -74,6 +74,8 @@ Simulation choices (documented departures):
   skipped, but they cannot launch anything).
 * Full trackers do not heartbeat in the engine, so a skipped job's wait grows by the time
   since the last simulated heartbeat (Hadoop's full trackers would also beat in between).
+  With task demands (a multi-resource workload, e.g. ``import-alibaba --slots``), a tracker
+  whose free resources fit no pending task counts as full (Hadoop 1.x has no such check).
 * Per-user maxRunningJobs, sizebasedweight and weight adjusters are not modelled.
 """
 
