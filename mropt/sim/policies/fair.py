@@ -520,6 +520,10 @@ class Fair(Policy):
             allowed[stype] = reported[stype] < math.ceil(slots[stype][node] * load)  # CapBasedLoadManager
         assigned = [0, 0]
         rejected = [False, False]
+        # jobs that could not launch a task of the type on this node at this heartbeat: they
+        # cannot later in it either (the node's free capacity only shrinks, and a job's allowed
+        # level and pending tasks change only when it launches), so later loops pass them by
+        failed: tuple[set[int], set[int]] = (set(), set())
         visited: set[int] = set()
         launched_map: set[int] = set()
         launched = 0
@@ -543,14 +547,18 @@ class Fair(Policy):
             for pool in self._pool_order(stype):
                 if pool.running[stype] >= pool.max[stype]:
                     continue
+                cannot = failed[stype]
                 for key in pool.cand[stype]:
                     job = key[-1]
+                    if job in cannot:
+                        continue
                     if stype == MAP:
                         visited.add(job)
                         aid = sim.launch(job, node, MAP, self._allowed_level(job, pool))
                     else:
                         aid = sim.launch(job, node, REDUCE, ANY)
                     if aid < 0:
+                        cannot.add(job)
                         continue
                     found = True
                     if stype == MAP:
