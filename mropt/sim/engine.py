@@ -1,11 +1,11 @@
 """The discrete-event engine of the cluster simulator.
 
-One ``heapq`` of tuple events ``(time, class, sequence, kind, argument)`` and no per-event
-object beyond the tuple (SimPy measured 3x slower here: ``../shared/reference/
-schedulers-and-simulators.md`` sec. 5). Simultaneous events follow one total order:
-completions (class 0) before kills (node failures, class 1) before arrivals and recoveries
-(class 2) before timers and heartbeats (class 3), then the sequence number (the order they
-were scheduled in). Scheduling decisions come after every event of their instant, so a slot
+One event queue (:mod:`mropt.sim.event_queue`: a heap of distinct times, per time one list of
+``(kind, argument)`` tuples per class) and no per-event object beyond the tuple (SimPy
+measured 3x slower here: ``../shared/reference/schedulers-and-simulators.md`` sec. 5).
+Simultaneous events follow one total order: completions (class 0) before kills (node
+failures, class 1) before arrivals and recoveries (class 2) before timers and heartbeats
+(class 3), then the order they were scheduled in. Scheduling decisions come after every event of their instant, so a slot
 freed at t can be given to a job that arrives at t (the Batsim #14 lesson).
 
 **Assignment modes** (:mod:`mropt.sim.policy`):
@@ -66,7 +66,6 @@ heartbeats in a row and reports the same.
 from __future__ import annotations
 
 import gc
-import heapq
 import math
 import random
 from collections.abc import Iterator, Mapping, Sequence
@@ -75,6 +74,7 @@ from typing import Any
 from mropt.model.errors import InputError
 from mropt.model.workload import WorkloadInstance
 from mropt.sim.demand_index import DemandIndex
+from mropt.sim.event_queue import EventQueue, drain
 from mropt.sim.placement import place_replicas
 from mropt.sim.policy import EVENT, MODES, Policy
 from mropt.sim.recorder import _OUTCOME_CODE, Recorder
@@ -384,8 +384,7 @@ class Simulation:
         self._open: Attempt | None = None
         self._open_stage: Any = None
         self._util = record_utilisation
-        self._heap: list[tuple[Any, ...]] = []
-        self._seq = 0
+        self._queue = EventQueue()
         self._dirty: set[int] = set()
         self._held: set[int] = set()  # freed nodes a pass did not offer (see _event_pass)
         self._new_work = False
@@ -403,8 +402,7 @@ class Simulation:
 
     # -- the event queue ------------------------------------------------------------------
     def _push(self, time: float, cls: int, kind: int, arg: Any) -> None:
-        self._seq += 1
-        heapq.heappush(self._heap, (time, cls, self._seq, kind, arg))
+        self._queue.push(time, cls, kind, arg)
 
     def wake_at(self, time: float, tag: Any = None) -> None:
         """Call the policy's ``on_timer(tag)`` at ``time`` (not before now)."""
@@ -440,15 +438,13 @@ class Simulation:
         spec = self._spec
         if spec is not None:
             spec.start(self)
-        heap = self._heap
-        pop = heapq.heappop
+        queue = self._queue
         event_mode = self.mode == EVENT
         record = self.record
-        while heap:
-            now = heap[0][0]
+        while queue:
+            now, lists = queue.next_instant()
             self.now = now
-            while heap and heap[0][0] == now:
-                _, _, _, kind, arg = pop(heap)
+            for kind, arg in drain(lists):
                 self.events += 1
                 if kind == EV_DONE:
                     self._on_done(arg)
@@ -467,8 +463,11 @@ class Simulation:
                     self._spec_tick = False
                     self._spec_all = True
                 if self.stalled:
-                    heap.clear()
                     break
+            if self.stalled:
+                queue.clear()
+            else:
+                queue.close(now)
             if event_mode:
                 if spec is None:
                     self._event_pass()
@@ -875,8 +874,7 @@ class Simulation:
                 self._open = None
             else:
                 attempt.end = now + work
-                self._seq += 1
-                heapq.heappush(self._heap, (attempt.end, C_DONE, self._seq, EV_DONE, attempt))
+                self._queue.push(attempt.end, C_DONE, EV_DONE, attempt)
                 if self.batching and not speculative:
                     self._open = attempt
                     self._open_stage = stage
