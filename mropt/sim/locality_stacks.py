@@ -27,11 +27,15 @@ class PlaceStacks:
     __slots__ = ("_ids", "_cur", "_end", "_pushed")
 
     def __init__(self, places: np.ndarray, tasks: np.ndarray, n_places: int) -> None:
-        """``places[i]`` holds ``tasks[i]`` (pairs may repeat; any order)."""
-        n_tasks = int(tasks.max()) + 1 if len(tasks) else 1
-        keys = np.unique(places.astype(np.int64) * n_tasks + tasks.astype(np.int64))
-        sorted_places = keys // n_tasks
-        self._ids: list[int] = (keys % n_tasks).tolist()
+        """``places[i]`` holds ``tasks[i]``; ``tasks`` is in nondecreasing order (pairs may repeat)."""
+        # a stable sort by place keeps each place's tasks in order (a radix sort for small ints)
+        narrow = np.int16 if n_places < 2**15 else np.int32 if n_places < 2**31 else np.int64
+        order = np.argsort(places.astype(narrow), kind="stable")
+        sorted_places, ids = places[order], tasks[order]
+        keep = np.ones(len(ids), dtype=bool)  # a repeated (place, task) pair is kept once
+        keep[1:] = (sorted_places[1:] != sorted_places[:-1]) | (ids[1:] != ids[:-1])
+        sorted_places = sorted_places[keep]
+        self._ids: list[int] = ids[keep].tolist()
         bounds = np.searchsorted(sorted_places, np.arange(n_places + 1, dtype=np.int64))
         self._cur: list[int] = bounds[:-1].tolist()
         self._end: list[int] = bounds[1:].tolist()
