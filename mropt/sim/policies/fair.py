@@ -239,6 +239,9 @@ class Fair(Policy):
 
         self.specs = {spec.id: spec for spec in sim.workload.pools}
         self.pools: dict[str, _Pool] = {}
+        #: per slot type, the pools with a candidate job (Hadoop keeps every pool it has seen; a
+        #: replay with a pool per user would sort thousands of idle ones at every heartbeat)
+        self.with_cand: tuple[dict[str, _Pool], dict[str, _Pool]] = ({}, {})
         for spec in sim.workload.pools:
             self.pools[spec.id] = _Pool(spec, 0.0)
         n = len(sim.jobs)
@@ -375,6 +378,10 @@ class Fair(Policy):
         if key is not None:
             insort(cand, key)
         self.key[job][stype] = key
+        if cand:
+            self.with_cand[stype][pool.name] = pool
+        else:
+            self.with_cand[stype].pop(pool.name, None)
 
     # -- fair shares -----------------------------------------------------------------------------
     def fair_shares(self, stype: int) -> dict[str, float]:
@@ -410,9 +417,7 @@ class Fair(Policy):
     def _pool_order(self, stype: int) -> list[_Pool]:
         """Pools with a candidate job, sorted by FairShareComparator (pool start time 0, then name)."""
         keyed = []
-        for pool in self.pools.values():
-            if not pool.cand[stype]:
-                continue
+        for pool in self.with_cand[stype].values():
             running = pool.running[stype]
             min_share = min(pool.min[stype], pool.demand(stype))
             if running < min_share:
