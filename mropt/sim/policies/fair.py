@@ -331,9 +331,12 @@ class Fair(Policy):
                     self.demand_dirty.add(job)
         self.members_changed.clear()
         jobs = sim.jobs
+        before: dict[str, tuple[float, float]] = {}  # pools whose demand changes: their demand before
         for job in self.demand_dirty:
             j = jobs[job]
             pool = self.pools[j.pool]
+            if pool.name not in before:
+                before[pool.name] = (pool.demand(MAP), pool.demand(REDUCE))
             old = self.demand[job]
             if self.is_runnable[job] and j.status == ACTIVE:
                 new = [j.running[MAP] + j.runnable[MAP], j.running[REDUCE] + j.runnable[REDUCE]]
@@ -343,8 +346,11 @@ class Fair(Policy):
             pool.demand_raw[REDUCE] += new[REDUCE] - old[REDUCE]
             self.demand[job] = new
         self.demand_dirty.clear()
-        for stype in (MAP, REDUCE):
-            self.runnable_total[stype] = sum(pool.demand(stype) for pool in self.pools.values())
+        # the sum over every pool of its demand, kept up to date pool by pool (whole numbers: exact)
+        for name, was in before.items():
+            pool = self.pools[name]
+            for stype in (MAP, REDUCE):
+                self.runnable_total[stype] += pool.demand(stype) - was[stype]
         self.total_slots_at_update = list(sim.total_slots)
 
     def _refresh_keys(self) -> None:
