@@ -54,8 +54,10 @@ jobs that may have gained work (``assign``; :mod:`mropt.sim.policies.blocked_nod
 ``new_work_nodes`` telling the engine which nodes an arrival can concern); whether any waiting
 task fits a node is one bisection (:mod:`mropt.sim.demand_index`); users whose waiting
 tasks are too big for a node are *parked* by demand, out of the way of offers they cannot take
-(:mod:`mropt.sim.policies.parked_users`); and a user that stays first in the order after a launch
-gets its next tasks on the node in one ``sim.launch(count=k)`` (``_launch_run``).
+(:mod:`mropt.sim.policies.parked_users`); a user that stays first in the order after a launch
+gets its next tasks on the node in one ``sim.launch(count=k)`` (``_launch_run``); and a user
+whose attempts end gets its new heap entry once, before the next offer (``_flush``), however
+many of its attempts ended at that instant.
 
 **drf**: DRF without delay (every launch at any level, node-local tasks first, as
 ``sim.launch`` picks the best task for the node).
@@ -82,6 +84,8 @@ _EPS = 1e-9
 _LAUNCHED, _DECLINED, _NO_FIT = 0, 1, 2
 #: ``_launch_run``'s ``best`` when the first fitting parked user was not looked for
 _UNKNOWN: Any = object()
+#: a task's resource vector, its dominant share and its tie key (``_DrfBase._vector``)
+_Vector = tuple[list[float], float, float]
 
 
 class _DrfBase(Policy):
@@ -130,9 +134,7 @@ class _DrfBase(Policy):
         self._user_of: dict[int, int] = {}  # active job -> its user's index
         self._arriving = -1  # the job in on_arrival
         self._launched_type = MAP  # the slot type of the last launch of _offer
-        self._vectors: dict[
-            tuple[Any, int], tuple[list[float], float, float]
-        ] = {}  # (demand, type) -> vector, dominant, tie
+        self._vectors: dict[tuple[Any, int], _Vector] = {}  # (demand, type) -> vector, dominant, tie
         self.skips: dict[int, int] = {}
         self._timer = False  # a reoffer is pending
         self._check = False  # a check is pending
@@ -149,7 +151,7 @@ class _DrfBase(Policy):
         self._later: dict[int, float] = {}  # users whose entry is pushed at the next offer -> tie key
 
     # -- shares ---------------------------------------------------------------------------
-    def _vector(self, demand: tuple[float, ...] | None, stype: int) -> tuple[list[float], float, float]:
+    def _vector(self, demand: tuple[float, ...] | None, stype: int) -> _Vector:
         """The resource vector of one task of ``demand`` and slot type, its dominant share and its
         :func:`~mropt.fairness.drf.tie_key` (cached)."""
         got = self._vectors.get((demand, stype))
@@ -313,10 +315,10 @@ class _DrfBase(Policy):
             if sim.launch(job, node, stype, level) >= 0:
                 self._launched_type = stype
                 self._add(self._user_of[job], sim.launched_demand, stype)
-                level = sim.launched_level
-                self._after_launch(job, level)
+                got = sim.launched_level
+                self._after_launch(job, got)
                 if self.trace is not None:
-                    self.trace.append((sim.now, j.id, node, _LEVEL.get(level, "none")))
+                    self.trace.append((sim.now, j.id, node, _LEVEL.get(got, "none")))
                 return _LAUNCHED
             if not one or (level != ANY and sim.fits(job, stype, node)):
                 wanted = True  # it fits, but no task at the level allowed
