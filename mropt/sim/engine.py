@@ -5,8 +5,9 @@ One event queue (:mod:`mropt.sim.event_queue`: a heap of distinct times, per tim
 measured 3x slower here: ``../shared/reference/schedulers-and-simulators.md`` sec. 5).
 Simultaneous events follow one total order: completions (class 0) before kills (node
 failures, class 1) before arrivals and recoveries (class 2) before timers and heartbeats
-(class 3), then the order they were scheduled in. Scheduling decisions come after every event of their instant, so a slot
-freed at t can be given to a job that arrives at t (the Batsim #14 lesson).
+(class 3), then the order they were scheduled in. Scheduling decisions come after every event
+of their instant, so a slot freed at t can be given to a job that arrives at t (the Batsim #14
+lesson).
 
 **Assignment modes** (:mod:`mropt.sim.policy`):
 
@@ -17,7 +18,9 @@ freed at t can be given to a job that arrives at t (the Batsim #14 lesson).
 * ``heartbeat``: Hadoop 1.x trackers report every ``max(3 s, ceil(nodes / 100) s)``
   (JobTracker 1.0.3: ``getNextHeartbeatInterval`` with 100 heartbeats per second); node i's
   heartbeats fall at ``i / nodes`` of an interval plus whole intervals. Only a node with free
-  capacity while work of that type is pending has its next heartbeat scheduled.
+  capacity while work of that type is pending has its next heartbeat scheduled; with task
+  demands, only while some pending task fits its free resources (capacity freeing on it, or new
+  work, schedules it again).
 
 **Attempt time** = base duration / node speed x locality factor (1 node-local or without
 replicas, ``rack_factor`` rack-local, ``remote_factor`` off-rack; Mumak's 1.0 / 1.5 / 3.0)
