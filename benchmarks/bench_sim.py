@@ -299,6 +299,8 @@ def section_alibaba(policies: list[str], plot: str | None, duration: float = 0.0
             ).stdout.splitlines()[-1]
             results[policy] = json.loads(line)
             results[policy]["_data"] = dict(np.load(data))
+            # each child's result as it lands (stderr), so a run stopped later keeps the finished rows
+            print(f"{policy}: {line}", file=sys.stderr, flush=True)
     print(
         "| policy | jobs | tasks | import s | simulate s | events | peak memory MiB | CPU util | mem util "
         "| mean JCT s | p95 JCT s | makespan s | node-local | rack-local | off-rack |"
