@@ -417,8 +417,8 @@ class Simulation:
 
         Python's cyclic garbage collector is paused during the run (and restored after): the
         engine's objects form no reference cycles, so it would find nothing, yet each of its
-        full passes walks every live object, millions in a trace-sized run (it cost 15 % of a
-        6-hour window of the Alibaba day). Memory is still freed as objects are dropped.
+        full passes walks every live object, millions in a trace-sized run. Memory is still
+        freed as objects are dropped.
         """
         enabled = gc.isenabled()
         gc.disable()

@@ -411,11 +411,9 @@ class _DrfBase(Policy):
                     if known:
                         if best is not None and not valid(*best):
                             best = parked.best(free_res, self._slot_free(node), valid)
-                    else:
-                        low = parked.lowest()
-                        if low is not None and not (heap and heap[0] < low):
-                            best = parked.best(free_res, self._slot_free(node), valid)
-                            known = True
+                    elif self._parked_may_come_first(heap):
+                        best = parked.best(free_res, self._slot_free(node), valid)
+                        known = True
                 if heap and (best is None or heap[0] < best[0]):
                     entry = heapq.heappop(heap)
                 elif best is not None:
@@ -468,6 +466,11 @@ class _DrfBase(Policy):
         if declined:
             self._ask_check()
 
+    def _parked_may_come_first(self, heap: list[tuple[float, float, int, int]]) -> bool:
+        """Whether some parked entry may come before the heap's first (else the parked users need no look)."""
+        low = self._parked.lowest()
+        return low is not None and not (heap and heap[0] < low)
+
     def _parked_valid(self, entry: tuple[Any, ...], key: Any) -> bool:
         """Whether a parked ``entry`` is still its user's entry, parked under ``key``."""
         u = entry[2]
@@ -507,9 +510,8 @@ class _DrfBase(Policy):
             heapq.heappop(heap)
         rival: tuple[Any, ...] | None = heap[0][:3] if heap else None
         if best is _UNKNOWN:
-            low = self._parked.lowest()
             best = None
-            if low is not None and not (heap and heap[0] < low):
+            if self._parked_may_come_first(heap):
                 best = self._parked.best(sim.free_resources[node], self._slot_free(node), self._parked_valid)
         if best is not None and (rival is None or best[0][:3] < rival):
             rival = best[0][:3]
@@ -682,6 +684,11 @@ class Delay(_DrfBase):
 
     def _level(self, job: int) -> int:
         return ANY if self.skips[job] >= self.d else NODE
+
+    def _parked_may_come_first(self, heap: list[tuple[float, float, int, int]]) -> bool:
+        """Whether some parked entry may come before the heap's first (else the parked users need no look)."""
+        low = self._parked.lowest()
+        return low is not None and not (heap and heap[0] < low)
 
     def _parked_valid(self, entry: tuple[Any, ...], key: Any) -> bool:
         """Whether a parked ``entry`` is still its user's entry, parked under ``key``."""
