@@ -16,6 +16,7 @@ from mropt.sim.engine import Simulation
 from mropt.sim.policies.fair import Fair, compute_fair_shares, priority_factor
 from mropt.sim.policy import make_policy
 from mropt.sim.recorder import Recorder
+from mropt.sim.state import MAP, REDUCE
 
 from sim_helpers import map_job, starts, succeeded_once, workload
 
@@ -266,3 +267,32 @@ def test_preemption_timers_stop_when_nothing_can_run() -> None:
     rec, policy = run(w, {"preemption": True})
     assert not policy.timer_on
     assert math.isnan(rec.jobs_columns()["finish"][0])
+
+
+# -- the kept pool order (Fair.order, updated instead of sorted at every heartbeat) ----------------------
+
+
+@pytest.mark.parametrize("params", [{}, {"assign_multiple": False}, {"preemption": True, "min_share_timeout": 2.0}])
+def test_kept_pool_order_is_a_sort_at_every_heartbeat(monkeypatch: pytest.MonkeyPatch, params: dict[str, Any]) -> None:
+    # min shares, weights, fifo pools, maxRunning, preemption: every key input changes in this run
+    monkeypatch.setattr(Fair, "check_order", True)
+    rec, policy = run(mixed_workload(), params)
+    succeeded_once(rec)
+    # every pool left the order with its last candidate job (it is brought up to date when read)
+    assert policy._pool_order(MAP) == [] and policy._pool_order(REDUCE) == []
+    monkeypatch.setattr(Fair, "check_order", False)
+    assert run(mixed_workload(), params)[0].event_log_hash() == rec.event_log_hash()
+
+
+class _Forgetful(Fair):
+    """A Fair that forgets to move a pool after its launches: the check must notice."""
+
+    def _launched(self, pool: Any, job: int, stype: int) -> None:
+        super()._launched(pool, job, stype)
+        self.repool.discard(pool.name)
+
+
+def test_the_order_check_catches_a_pool_left_in_its_old_place(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(Fair, "check_order", True)
+    with pytest.raises(AssertionError, match="kept pool order"):
+        Simulation(mixed_workload(), _Forgetful()).run()

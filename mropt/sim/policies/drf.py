@@ -685,17 +685,6 @@ class Delay(_DrfBase):
     def _level(self, job: int) -> int:
         return ANY if self.skips[job] >= self.d else NODE
 
-    def _parked_may_come_first(self, heap: list[tuple[float, float, int, int]]) -> bool:
-        """Whether some parked entry may come before the heap's first (else the parked users need no look)."""
-        low = self._parked.lowest()
-        return low is not None and not (heap and heap[0] < low)
-
-    def _parked_valid(self, entry: tuple[Any, ...], key: Any) -> bool:
-        """Whether a parked ``entry`` is still its user's entry, parked under ``key``."""
-        u = entry[2]
-        keys = self._parked_at[u]
-        return entry[3] == self._ver[u] and keys is not None and key in keys
-
     def _run_level(self, job: int) -> int | None:
         # past its wait a job launches at any level, and a local launch would reset it: one at a time
         return NODE if self._level(job) == NODE else None

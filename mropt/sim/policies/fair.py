@@ -217,6 +217,8 @@ FAIR_PARAMS: dict[str, Param] = {
 )
 class Fair(Policy):
     mode = HEARTBEAT
+    #: check at every heartbeat that the kept pool order is what a sort would give (tests)
+    check_order = False
     #: False: Hadoop's order and shares (max(minShare, R weight)); True: HEI's, minShare plus a
     #: weighted part of what is left (pools over their minShare ordered by (running - minShare) / weight)
     additive = False
@@ -242,6 +244,12 @@ class Fair(Policy):
         #: per slot type, the pools with a candidate job (Hadoop keeps every pool it has seen; a
         #: replay with a pool per user would sort thousands of idle ones at every heartbeat)
         self.with_cand: tuple[dict[str, _Pool], dict[str, _Pool]] = ({}, {})
+        #: per slot type, the FairShareComparator keys of the pools with a candidate job, sorted:
+        #: kept up to date instead of sorted at every heartbeat (``_reorder``); ``placed``: each
+        #: pool's key in it; ``repool``: pools whose key or membership may have changed since
+        self.order: tuple[list[tuple[Any, ...]], list[tuple[Any, ...]]] = ([], [])
+        self.placed: tuple[dict[str, tuple[Any, ...]], dict[str, tuple[Any, ...]]] = ({}, {})
+        self.repool: set[str] = set()
         for spec in sim.workload.pools:
             self.pools[spec.id] = _Pool(spec, 0.0)
         n = len(sim.jobs)
@@ -292,6 +300,7 @@ class Fair(Policy):
         pool = self.pools[j.pool]
         pool.running[attempt.type] -= count
         self.running_total[attempt.type] -= count
+        self.repool.add(pool.name)
         self.dirty.add(attempt.job)
         self.demand_dirty.add(attempt.job)
 
@@ -351,6 +360,7 @@ class Fair(Policy):
             pool = self.pools[name]
             for stype in (MAP, REDUCE):
                 self.runnable_total[stype] += pool.demand(stype) - was[stype]
+        self.repool.update(before)  # a pool's demand is in its key (min(minShare, demand))
         self.total_slots_at_update = list(sim.total_slots)
 
     def _refresh_keys(self) -> None:
@@ -385,9 +395,11 @@ class Fair(Policy):
             insort(cand, key)
         self.key[job][stype] = key
         if cand:
-            self.with_cand[stype][pool.name] = pool
-        else:
-            self.with_cand[stype].pop(pool.name, None)
+            if pool.name not in self.with_cand[stype]:
+                self.with_cand[stype][pool.name] = pool
+                self.repool.add(pool.name)
+        elif self.with_cand[stype].pop(pool.name, None) is not None:
+            self.repool.add(pool.name)
 
     # -- fair shares -----------------------------------------------------------------------------
     def fair_shares(self, stype: int) -> dict[str, float]:
@@ -420,20 +432,48 @@ class Fair(Policy):
         return out
 
     # -- the heartbeat ---------------------------------------------------------------------------
+    def _pool_key(self, pool: _Pool, stype: int) -> tuple[Any, ...]:
+        """The pool's FairShareComparator key (pool start time 0 for every pool, then name)."""
+        running = pool.running[stype]
+        min_share = min(pool.min[stype], pool.demand(stype))
+        if running < min_share:
+            return (0, running / max(min_share, 1.0), pool.name)
+        if self.additive:
+            return (1, (running - min_share) / pool.weight, pool.name)
+        return (1, running / pool.weight, pool.name)
+
+    def pools_changed(self) -> None:
+        """Every pool's key may have changed (its minShare or weight was set: ``hei``)."""
+        self.repool.update(self.pools)
+
+    def _reorder(self) -> None:
+        """Bring ``order`` up to date for the pools in ``repool`` (their running counts, demands,
+        minShares, weights or candidate jobs changed): each moves to its new key's place."""
+        for name in self.repool:
+            pool = self.pools[name]
+            for stype in (MAP, REDUCE):
+                placed = self.placed[stype]
+                new = self._pool_key(pool, stype) if name in self.with_cand[stype] else None
+                old = placed.get(name)
+                if new == old:
+                    continue
+                order = self.order[stype]
+                if old is not None:
+                    del order[bisect_left(order, old)]
+                    del placed[name]
+                if new is not None:
+                    insort(order, new)
+                    placed[name] = new
+        self.repool.clear()
+        if self.check_order:
+            for stype in (MAP, REDUCE):
+                want = sorted(self._pool_key(pool, stype) for pool in self.with_cand[stype].values())
+                assert self.order[stype] == want, "fair: the kept pool order differs from a sort"
+
     def _pool_order(self, stype: int) -> list[_Pool]:
         """Pools with a candidate job, sorted by FairShareComparator (pool start time 0, then name)."""
-        keyed = []
-        for pool in self.with_cand[stype].values():
-            running = pool.running[stype]
-            min_share = min(pool.min[stype], pool.demand(stype))
-            if running < min_share:
-                keyed.append(((0, running / max(min_share, 1.0), pool.name), pool))
-            elif self.additive:
-                keyed.append(((1, (running - min_share) / pool.weight, pool.name), pool))
-            else:
-                keyed.append(((1, running / pool.weight, pool.name), pool))
-        keyed.sort(key=lambda item: item[0])
-        return [pool for _, pool in keyed]
+        self._reorder()
+        return [self.pools[key[-1]] for key in self.order[stype]]
 
     def job_order(self, stype: int) -> list[int]:
         """Jobs in heartbeat order: pools by FairShareComparator, then jobs by the pool's comparator.
@@ -535,6 +575,7 @@ class Fair(Policy):
         # cannot later in it either (the node's free capacity only shrinks, and a job's allowed
         # level and pending tasks change only when it launches), so later loops pass them by
         failed: tuple[set[int], set[int]] = (set(), set())
+        pools = self.pools
         visited: set[int] = set()
         launched_map: set[int] = set()
         launched = 0
@@ -555,7 +596,9 @@ class Fair(Policy):
             else:
                 stype = MAP if reported[MAP] <= reported[REDUCE] else REDUCE
             found = False
-            for pool in self._pool_order(stype):
+            self._reorder()
+            for pkey in self.order[stype]:
+                pool = pools[pkey[-1]]
                 if pool.running[stype] >= pool.max[stype]:
                     continue
                 cannot = failed[stype]
@@ -592,6 +635,7 @@ class Fair(Policy):
     def _launched(self, pool: _Pool, job: int, stype: int) -> None:
         pool.running[stype] += 1
         self.running_total[stype] += 1
+        self.repool.add(pool.name)
         j = self.sim.jobs[job]
         if j.runnable[stype] > 0:
             self._set_key(pool, job, stype, self._job_key(pool, job, stype))

@@ -173,6 +173,7 @@ class Hei(Fair):
         for name, pool in self.pools.items():
             if name in self.hour_mins:
                 pool.min = self.hour_mins[name]
+        self.pools_changed()
         mins = {name: (int(pool.min[MAP]), int(pool.min[REDUCE])) for name, pool in sorted(self.pools.items())}
         self.min_share_log.append((sim.now, hour, mins))
 
@@ -243,6 +244,7 @@ class Hei(Fair):
         weights = hei_weights({name: w for name, w in self.pool_work.items() if name in self.costs})
         for name, pool in self.pools.items():
             pool.weight = weights.get(name, self.base_weight.get(name, pool.weight))
+        self.pools_changed()
 
     def weights(self) -> dict[str, float]:
         """Each pool's current weight (the last update's)."""
