@@ -49,10 +49,11 @@ its wait goes on launching non-local tasks until it gets a local one).
 
 **Speed on a saturated cluster** (a replay of a trace's day; none of it changes a decision:
 ``tests/sim/test_sim_drf_blocking.py`` compares every table with it on and off, class attribute
-``blocking``): a node that no waiting task fits is *blocked* and offered afterwards only to the
-jobs that may have gained work (``assign``; :mod:`mropt.sim.policies.blocked_nodes`, with
+``blocking``): a node that no waiting task fits (or too full for any task of the workload)
+is *blocked* and offered afterwards only to the jobs that may have gained work (``assign``; :mod:`mropt.sim.policies.blocked_nodes`, with
 ``new_work_nodes`` telling the engine which nodes an arrival can concern); whether any waiting
-task fits a node is one bisection (:mod:`mropt.sim.demand_index`); users whose waiting
+task fits a node is one bisection (:mod:`mropt.sim.demand_index`); a job whose next maps
+are too big for the node is passed by without an offer call (what the offer would find); users whose waiting
 tasks are too big for a node are *parked* by demand, out of the way of offers they cannot take
 (:mod:`mropt.sim.policies.parked_users`); a user that stays first in the order after a launch
 gets its next tasks on the node in one ``sim.launch(count=k)`` (``_launch_run``); and a user
@@ -426,13 +427,27 @@ class _DrfBase(Policy):
                 has_work = False
                 user_declined = False
                 for job in jobs_of[u]:
-                    runnable = jobs[job].runnable
+                    j = jobs[job]
+                    runnable = j.runnable
                     if not (runnable[MAP] or runnable[REDUCE]):
                         continue
                     has_work = True
                     if job in offered:
                         user_declined = user_declined or job in declined
                         continue
+                    if not runnable[REDUCE]:
+                        # maps only, of the current stage: one demand too big for the node is what
+                        # ``_offer`` would find (no fit, no skip), without its calls
+                        demands = j.stages[j.cur].demands
+                        if len(demands) == 1:
+                            d = demands[0]
+                            if (
+                                d is not None
+                                and len(d) == 2
+                                and (d[0] > free_res[0] + _EPS or d[1] > free_res[1] + _EPS)
+                            ):
+                                offered.add(job)
+                                continue
                     result = self._offer(job, node)
                     if result == _LAUNCHED:
                         launcher = u
@@ -459,6 +474,8 @@ class _DrfBase(Policy):
                 exhausted = True
                 break
             self._push(launcher)  # the launching user's new share
+        else:
+            exhausted = True  # full: what is left is below every task's demand (no job fits)
         for entry in aside:
             heapq.heappush(heap, entry)
         if exhausted:
@@ -604,6 +621,8 @@ class _DrfBase(Policy):
             if not launched:
                 self._blocked.block(node, self._capacity(node), len(self._fresh), tuple(declined))
                 break
+        else:  # full (``assign``)
+            self._blocked.block(node, self._capacity(node), len(self._fresh), tuple(declined))
         if declined:
             self._ask_check()
 
