@@ -77,7 +77,7 @@ def lex_compare(a: np.ndarray, b: np.ndarray, rtol: float = OBJECTIVE_RTOL) -> i
 def significant(x: float, digits: int = 12) -> float:
     """``x`` rounded to ``digits`` significant digits: the same digits in any units
     (equal fractions computed two ways, 2/3 and 2/3, become the same number)."""
-    return float(f"{float(x):.{digits}g}")
+    return float(format(float(x), ".12g" if digits == 12 else f".{digits}g"))
 
 
 def _num(x: float) -> float | int:

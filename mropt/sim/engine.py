@@ -747,9 +747,14 @@ class Simulation:
                 task, got = take(node, rack, level, node_rack)
                 if task < 0:
                     break
-            demand = demands[0] if one_demand else stage.demand_of(task)
-            if demand is not None and not self._fits_demand(node, demand):
-                break
+            if one_demand:
+                demand = demands[0]  # (checked before the first task; a run checks each next one)
+                if launched and demand is not None and not self._fits_demand(node, demand):
+                    break
+            else:
+                demand = stage.demand_of(task)
+                if demand is not None and not self._fits_demand(node, demand):
+                    break
             state[task] = RUNNING
             stage.pending -= 1
             j.runnable[slot_type] -= 1

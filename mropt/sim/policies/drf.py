@@ -114,6 +114,8 @@ class _DrfBase(Policy):
         self._n_res = n_res
         self._totals = totals
         self._all_positive = all(t > 0 for t in totals)
+        # two resources (cpu and mem, or the two slot types), all present: ``_add`` spelled out
+        self._two = len(totals) == 2 and self._all_positive
         self._idle_tie = tie_key(0.0, self.tie_break)  # a user with no work
         # the smallest demand of any task, per node resource: a node below it fits nothing
         lows = [float("inf")] * n_res
@@ -209,7 +211,14 @@ class _DrfBase(Policy):
     def _add(self, u: int, demand: tuple[float, ...] | None, stype: int, count: float = 1.0) -> None:
         """``count`` more (negative: fewer) tasks of ``demand`` and slot type held by user ``u``."""
         use = self._use[u]
-        for k, x in enumerate(self._vector(demand, stype)[0]):
+        vec = self._vector(demand, stype)[0]
+        if self._two:
+            a = use[0] = use[0] + count * vec[0]
+            b = use[1] = use[1] + count * vec[1]
+            totals = self._totals
+            self._share[u] = max(a / totals[0], b / totals[1])
+            return
+        for k, x in enumerate(vec):
             if x:
                 use[k] += count * x
         self._share[u] = self._dominant(use)
@@ -375,7 +384,11 @@ class _DrfBase(Policy):
         if block is not None:
             then, epoch, decliners = block
             now_cap = self._capacity(node)
-            if all(c <= t + _EPS for c, t in zip(now_cap, then)):
+            if len(now_cap) == 2:
+                grew = now_cap[0] > then[0] + _EPS or now_cap[1] > then[1] + _EPS
+            else:
+                grew = any(c > t + _EPS for c, t in zip(now_cap, then))
+            if not grew:
                 self._assign_blocked(node, epoch, decliners)
                 return
         heap = self._heap
@@ -393,8 +406,9 @@ class _DrfBase(Policy):
         free_res = sim.free_resources[node]
 
         valid = self._parked_valid
+        room = self._room
 
-        while self._room(node):
+        while room(node):
             if index is not None and not index.any_fits(node):
                 exhausted = True  # the scan below would find every job too big for the node
                 break
@@ -457,7 +471,15 @@ class _DrfBase(Policy):
                         declined.append(job)
                         user_declined = True
                 if launcher >= 0:
-                    if parked is not None and self.trace is None:
+                    d = sim.launched_demand
+                    if (
+                        parked is not None
+                        and self.trace is None
+                        # (the usual case on a saturated cluster: the node holds no second such task)
+                        and not (
+                            d is not None and len(d) == 2 and (d[0] > free_res[0] + _EPS or d[1] > free_res[1] + _EPS)
+                        )
+                    ):
                         self._launch_run(u, job, node, heap, best if known else _UNKNOWN)
                     break
                 if has_work:
