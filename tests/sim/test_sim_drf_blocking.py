@@ -4,7 +4,9 @@ A node offered to every job without a launch is *blocked*: until its free capaci
 is offered only to the jobs that may have gained work since. These tests run saturated
 multi-resource workloads (several demand vectors, users with several jobs, map and reduce
 stages, a stage of two demands, input replicas, faults, slow-start) with blocking on and off
-and require identical tables and event logs, and that blocking did happen.
+and require identical tables and event logs, and that blocking did happen. On the same
+workloads, a tie key kept from an earlier end at the same instant must be what a fresh look
+gives.
 """
 
 from __future__ import annotations
@@ -92,3 +94,27 @@ def test_blocking_changes_no_decision(scenario: str, policy: str, params: dict[s
         assert on == off
         assert blocked_off == 0
         assert blocked_on > 0  # the saturated cluster did block nodes
+
+
+@pytest.mark.parametrize("scenario", sorted(SCENARIOS))
+def test_a_kept_tie_key_is_the_one_a_fresh_look_gives(scenario: str) -> None:
+    # on_attempts_end keeps the tie key of an earlier end at the same instant unless the user's
+    # jobs gained work since (_retie): after every end it must equal _next_tie now, which is what
+    # the push at that end would have used. Durations are whole seconds, so ends coincide.
+    kept = 0
+    for seed in (1, 2):
+        policy = make_policy("drf", {})
+        assert isinstance(policy, _DrfBase)
+        inner = policy.on_attempts_end
+
+        def check(attempt: Any, outcome: str, count: int, policy: _DrfBase = policy, inner: Any = inner) -> None:
+            nonlocal kept
+            u = policy._user_index[policy.sim.jobs[attempt.job].user]
+            kept += u in policy._later and u not in policy._retie
+            inner(attempt, outcome, count)
+            assert policy._later[u] == policy._next_tie(u)
+
+        policy.on_attempts_end = check  # type: ignore[method-assign]
+        rec = Simulation(saturated(seed, **SCENARIOS[scenario]), policy, seed=5).run()
+        assert verify_simulation(saturated(seed, **SCENARIOS[scenario]), rec.jobs_columns(), rec.tasks_columns()).ok
+    assert kept > 0  # the kept key was used

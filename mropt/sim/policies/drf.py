@@ -152,6 +152,7 @@ class _DrfBase(Policy):
         self._parked = ParkedUsers()
         self._parked_at: list[Any] = []  # per user: the keys it is parked under, or None
         self._later: dict[int, float] = {}  # users whose entry is pushed at the next offer -> tie key
+        self._retie: set[int] = set()  # users of ``_later`` whose jobs may have changed since its tie
 
     # -- shares ---------------------------------------------------------------------------
     def _vector(self, demand: tuple[float, ...] | None, stype: int) -> _Vector:
@@ -252,6 +253,9 @@ class _DrfBase(Policy):
         """``job`` may have gained pending tasks, or tasks of a new demand (see ``assign``)."""
         self._fresh.append(job)
         self._index.note(job)
+        u = self._user_of.get(job)
+        if u is not None:
+            self._retie.add(u)
 
     def on_stage_end(self, job: int, stage: int) -> None:
         self._gained(job)
@@ -272,14 +276,21 @@ class _DrfBase(Policy):
         if outcome != "succeeded" or (attempt.type == MAP and self.sim.slowstart is not None):
             self._gained(job)  # a task back to pending, or reduces that slow-start may open
         # the push is made before the next offer (``_flush``): the user's entry is then what its
-        # last push at this instant would have made (shares change only at ends until then)
-        self._later[u] = self._next_tie(u)
+        # last push at this instant would have made (shares change only at ends until then). The
+        # tie key of an earlier end at this instant still holds unless the user's jobs gained work
+        # (``_gained``: arrivals, new stages, tasks back to pending; a success changes no job's
+        # next task, and a job that ends had none)
+        later = self._later
+        if u not in later or u in self._retie:
+            later[u] = self._next_tie(u)
+            self._retie.discard(u)
 
     def _flush(self) -> None:
         """Push the entries of the users whose attempts ended since the last offer (``on_attempts_end``)."""
         later = self._later
         for u, tie in list(later.items()):
             self._push(u, tie)
+        self._retie.clear()
 
     def on_timer(self, tag: Any) -> None:
         """``check`` (same instant, after the pass): if nothing runs, ask for ``reoffer`` a heartbeat later.
