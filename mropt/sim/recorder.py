@@ -74,6 +74,7 @@ class Recorder:
         # -k - 1 the k-th batch row. The columns (a_job, ...) are built when first read.
         self._rows: list[tuple[Attempt, int, float, int]] = []
         self._one: dict[str, array[Any]] = {name: array(code) for name, code in _ONE_FIELDS}
+        self._appends = tuple(self._one[name].append for name, _ in _ONE_FIELDS)  # (in that order)
         self._one_demand: list[tuple[float, ...] | None] = []
         self._order = array("q")
         self._built = -1
@@ -103,20 +104,20 @@ class Recorder:
             self._order.append(-len(self._rows) - 1)
             self._rows.append((attempt, member, end, outcome))
         else:
-            one = self._one
             self._order.append(len(self._one_demand))
             i = max(member, 0)
-            one["job"].append(attempt.job)
-            one["stage"].append(attempt.stage)
-            one["type"].append(attempt.type)
-            one["task"].append(attempt.task if attempt.tasks is None else attempt.tasks[i])
-            one["id"].append(attempt.id + i)
-            one["node"].append(attempt.node if attempt.nodes is None else attempt.nodes[i])
-            one["start"].append(attempt.start)
-            one["end"].append(end)
-            one["level"].append(attempt.level)
-            one["spec"].append(attempt.speculative)
-            one["outcome"].append(outcome)
+            a_job, a_stage, a_type, a_task, a_id, a_node, a_start, a_end, a_level, a_spec, a_outcome = self._appends
+            a_job(attempt.job)
+            a_stage(attempt.stage)
+            a_type(attempt.type)
+            a_task(attempt.task if attempt.tasks is None else attempt.tasks[i])
+            a_id(attempt.id + i)
+            a_node(attempt.node if attempt.nodes is None else attempt.nodes[i])
+            a_start(attempt.start)
+            a_end(end)
+            a_level(attempt.level)
+            a_spec(attempt.speculative)
+            a_outcome(outcome)
             self._one_demand.append(attempt.demand)
         if self._utilisation:
             key = (self.pools[self.sim.jobs[attempt.job].pool], attempt.type)

@@ -50,15 +50,17 @@ its wait goes on launching non-local tasks until it gets a local one).
 **Speed on a saturated cluster** (a replay of a trace's day; none of it changes a decision:
 ``tests/sim/test_sim_drf_blocking.py`` compares every table with it on and off, class attribute
 ``blocking``): a node that no waiting task fits (or too full for any task of the workload)
-is *blocked* and offered afterwards only to the jobs that may have gained work (``assign``; :mod:`mropt.sim.policies.blocked_nodes`, with
-``new_work_nodes`` telling the engine which nodes an arrival can concern); whether any waiting
-task fits a node is one bisection (:mod:`mropt.sim.demand_index`); a job whose next maps
-are too big for the node is passed by without an offer call (what the offer would find); users whose waiting
-tasks are too big for a node are *parked* by demand, out of the way of offers they cannot take
+is *blocked* and offered afterwards only to the jobs that may have gained work (``assign``;
+:mod:`mropt.sim.policies.blocked_nodes`, with ``new_work_nodes`` telling the engine which
+nodes an arrival can concern); whether any waiting task fits a node is one bisection
+(:mod:`mropt.sim.demand_index`); a job whose next maps are too big for the node is passed by
+without an offer call (what the offer would find); users whose waiting tasks are too big for
+a node are *parked* by demand, out of the way of offers they cannot take
 (:mod:`mropt.sim.policies.parked_users`); a user that stays first in the order after a launch
 gets its next tasks on the node in one ``sim.launch(count=k)`` (``_launch_run``); and a user
 whose attempts end gets its new heap entry once, before the next offer (``_flush``), however
-many of its attempts ended at that instant.
+many of its attempts ended at that instant (and its tie key is looked up once, unless its jobs
+gained work in between).
 
 **drf**: DRF without delay (every launch at any level, node-local tasks first, as
 ``sim.launch`` picks the best task for the node).
@@ -418,8 +420,9 @@ class _DrfBase(Policy):
 
         valid = self._parked_valid
         room = self._room
+        low = self._low if len(self._low) == 2 and not self._slots else None  # (``_room`` spelled out)
 
-        while room(node):
+        while (free_res[0] + _EPS >= low[0] and free_res[1] + _EPS >= low[1]) if low is not None else room(node):
             if index is not None and not index.any_fits(node):
                 exhausted = True  # the scan below would find every job too big for the node
                 break

@@ -488,17 +488,7 @@ class Fair(Policy):
         The order speculation visits jobs in (mropt.sim.speculation); every pool with a job counts,
         pending tasks or not (a job with only running tasks is the one that may speculate).
         """
-        keyed = []
-        for pool in self.pools.values():
-            if not pool.members:
-                continue
-            running = pool.running[stype]
-            min_share = min(pool.min[stype], pool.demand(stype))
-            if running < min_share:
-                keyed.append(((0, running / max(min_share, 1.0), pool.name), pool))
-            else:
-                keyed.append(((1, running / pool.weight, pool.name), pool))
-        keyed.sort(key=lambda item: item[0])
+        keyed = sorted((self._pool_key(pool, stype), pool) for pool in self.pools.values() if pool.members)
         out: list[int] = []
         for _, pool in keyed:
             members = [job for _, _, job in pool.members if self.is_runnable[job]]
