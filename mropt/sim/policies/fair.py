@@ -82,8 +82,7 @@ Speed (no decision changes; the Alibaba day has 12 k pools): the pools' order is
 between heartbeats instead of sorted at every iteration; a pool moves when an input of its key
 changes (a launch or end of its tasks, its demand at update(), its minShare or weight: ``hei``
 calls :meth:`Fair.pools_changed`, its candidate jobs). ``check_order`` (tests) compares it with a
-sort at every heartbeat. A job visited whose next task does not fit the tracker is passed by
-without looking for a task at its allowed level (the launch would fail whatever the level).
+sort at every heartbeat.
 """
 
 from __future__ import annotations
@@ -605,10 +604,6 @@ class Fair(Policy):
                         continue
                     if stype == MAP:
                         visited.add(job)
-                    if self._too_big(job, stype, node):
-                        cannot.add(job)  # (what the launch would find, without looking for a task)
-                        continue
-                    if stype == MAP:
                         aid = sim.launch(job, node, MAP, self._allowed_level(job, pool))
                     else:
                         aid = sim.launch(job, node, REDUCE, ANY)
@@ -632,15 +627,6 @@ class Fair(Policy):
                 rejected[stype] = True
         if visited:
             self.skipped = sorted(visited - launched_map)
-
-    def _too_big(self, job: int, stype: int, node: int) -> bool:
-        """Whether the job's next task of ``stype`` does not fit the node (its stage has one demand:
-        the launch would return -1 whatever the level; a stage of several demands is not judged)."""
-        sim = self.sim
-        stage = sim.jobs[job].stages[sim.jobs[job].cur]
-        if stage.type != stype or len(stage.demands) != 1:
-            return False
-        return not sim.fits(job, stype, node)
 
     def _launched(self, pool: _Pool, job: int, stype: int) -> None:
         pool.running[stype] += 1
