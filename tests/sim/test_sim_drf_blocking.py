@@ -115,6 +115,8 @@ def test_a_kept_tie_key_is_the_one_a_fresh_look_gives(scenario: str) -> None:
             assert policy._later[u] == policy._next_tie(u)
 
         policy.on_attempts_end = check  # type: ignore[method-assign]
-        rec = Simulation(saturated(seed, **SCENARIOS[scenario]), policy, seed=5).run()
-        assert verify_simulation(saturated(seed, **SCENARIOS[scenario]), rec.jobs_columns(), rec.tasks_columns()).ok
+        w = saturated(seed, **SCENARIOS[scenario])
+        rec = Simulation(w, policy, seed=5).run()
+        verdict = verify_simulation(w, rec.jobs_columns(), rec.tasks_columns())
+        assert verdict.ok, verdict.problems
     assert kept > 0  # the kept key was used
