@@ -3,11 +3,12 @@
 The engine processes every event of an instant, then decides (``mropt.sim.engine``); events of
 one instant go by *class* (completions < kills < arrivals and recoveries < timers and
 heartbeats), and within a class in the order they were pushed. A trace's times are often
-whole seconds, so many events share an instant (the Alibaba 2017 day: about 8 million events at
-about 100,000 instants). The queue is therefore a binary heap of the distinct *times* and, per
-time, one list per class: a push is a dictionary look-up and an append (a heap push only for a
-new time), and the order of an instant's events costs no comparisons at all. This is what a
-calendar queue does for equal keys (Brown, CACM 31(10), 1988), kept simple.
+whole seconds, so many events share an instant (the Alibaba 2017 day under ``drf``: 7.9 million
+events, and at most one instant per second of its 104,117 s makespan). The queue is therefore a
+binary heap of the distinct *times* and, per time, one list per class: a push is a dictionary
+look-up and an append (a heap push only for a new time), and the order of an instant's events
+costs no comparisons at all. This is what a calendar queue does for equal keys (Brown, CACM
+31(10), 1988), kept simple.
 
 :class:`EventQueue` gives the instants in increasing time (:meth:`EventQueue.next_instant`);
 the engine drains an instant with :func:`drain`, which yields its events class by class and

@@ -69,6 +69,7 @@ gained work in between).
 from __future__ import annotations
 
 import heapq
+from collections.abc import Sequence
 from operator import truediv
 from typing import Any
 
@@ -89,6 +90,12 @@ _LAUNCHED, _DECLINED, _NO_FIT = 0, 1, 2
 _UNKNOWN: Any = object()
 #: a task's resource vector, its dominant share and its tie key (``_DrfBase._vector``)
 _Vector = tuple[list[float], float, float]
+
+
+def _over(demand: tuple[float, ...] | None, free: Sequence[float]) -> bool:
+    """Whether a two-resource ``demand`` exceeds ``free`` (False when it cannot tell: no demand or
+    another number of resources; the caller then looks the long way)."""
+    return demand is not None and len(demand) == 2 and (demand[0] > free[0] + _EPS or demand[1] > free[1] + _EPS)
 
 
 class _DrfBase(Policy):
@@ -467,15 +474,9 @@ class _DrfBase(Policy):
                         # maps only, of the current stage: one demand too big for the node is what
                         # ``_offer`` would find (no fit, no skip), without its calls
                         demands = j.stages[j.cur].demands
-                        if len(demands) == 1:
-                            d = demands[0]
-                            if (
-                                d is not None
-                                and len(d) == 2
-                                and (d[0] > free_res[0] + _EPS or d[1] > free_res[1] + _EPS)
-                            ):
-                                offered.add(job)
-                                continue
+                        if len(demands) == 1 and _over(demands[0], free_res):
+                            offered.add(job)
+                            continue
                     result = self._offer(job, node)
                     if result == _LAUNCHED:
                         launcher = u
@@ -485,15 +486,8 @@ class _DrfBase(Policy):
                         declined.append(job)
                         user_declined = True
                 if launcher >= 0:
-                    d = sim.launched_demand
-                    if (
-                        parked is not None
-                        and self.trace is None
-                        # (the usual case on a saturated cluster: the node holds no second such task)
-                        and not (
-                            d is not None and len(d) == 2 and (d[0] > free_res[0] + _EPS or d[1] > free_res[1] + _EPS)
-                        )
-                    ):
+                    # (not when the node holds no second such task: the usual case when saturated)
+                    if parked is not None and self.trace is None and not _over(sim.launched_demand, free_res):
                         self._launch_run(u, job, node, heap, best if known else _UNKNOWN)
                     break
                 if has_work:

@@ -247,12 +247,10 @@ class Fair(Policy):
 
         self.specs = {spec.id: spec for spec in sim.workload.pools}
         self.pools: dict[str, _Pool] = {}
-        #: per slot type, the pools with a candidate job (Hadoop keeps every pool it has seen; a
-        #: replay with a pool per user would sort thousands of idle ones at every heartbeat)
-        self.with_cand: tuple[dict[str, _Pool], dict[str, _Pool]] = ({}, {})
-        #: per slot type, the FairShareComparator keys of the pools with a candidate job, sorted:
-        #: kept up to date instead of sorted at every heartbeat (``_reorder``); ``placed``: each
-        #: pool's key in it; ``repool``: pools whose key or membership may have changed since
+        #: per slot type, the FairShareComparator keys of the pools with a candidate job, sorted
+        #: (Hadoop sorts every pool it has seen at every heartbeat; a replay with a pool per user
+        #: has thousands of idle ones): kept up to date (``_reorder``); ``placed``: each pool's key
+        #: in it; ``repool``: pools whose key or membership may have changed since
         self.order: tuple[list[tuple[Any, ...]], list[tuple[Any, ...]]] = ([], [])
         self.placed: tuple[dict[str, tuple[Any, ...]], dict[str, tuple[Any, ...]]] = ({}, {})
         self.repool: set[str] = set()
@@ -395,16 +393,13 @@ class Fair(Policy):
         if old == key:
             return
         cand = pool.cand[stype]
+        had = bool(cand)
         if old is not None:
             del cand[bisect_left(cand, old)]
         if key is not None:
             insort(cand, key)
         self.key[job][stype] = key
-        if cand:
-            if pool.name not in self.with_cand[stype]:
-                self.with_cand[stype][pool.name] = pool
-                self.repool.add(pool.name)
-        elif self.with_cand[stype].pop(pool.name, None) is not None:
+        if bool(cand) != had:  # the pool enters or leaves the order
             self.repool.add(pool.name)
 
     # -- fair shares -----------------------------------------------------------------------------
@@ -459,7 +454,7 @@ class Fair(Policy):
             pool = self.pools[name]
             for stype in (MAP, REDUCE):
                 placed = self.placed[stype]
-                new = self._pool_key(pool, stype) if name in self.with_cand[stype] else None
+                new = self._pool_key(pool, stype) if pool.cand[stype] else None
                 old = placed.get(name)
                 if new == old:
                     continue
@@ -473,7 +468,7 @@ class Fair(Policy):
         self.repool.clear()
         if self.check_order:
             for stype in (MAP, REDUCE):
-                want = sorted(self._pool_key(pool, stype) for pool in self.with_cand[stype].values())
+                want = sorted(self._pool_key(pool, stype) for pool in self.pools.values() if pool.cand[stype])
                 assert self.order[stype] == want, "fair: the kept pool order differs from a sort"
 
     def _pool_order(self, stype: int) -> list[_Pool]:
