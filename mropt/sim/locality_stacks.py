@@ -5,20 +5,29 @@ rack-local ones (Hadoop's ``JobInProgress`` caches ``nonRunningMapCache`` per no
 rack). :class:`PlaceStacks` holds one such stack per place (node or rack): the tasks with a
 replica there, lowest task id on top, lazily cleaned (a task no longer pending is skipped
 when met). All places share one flat list, sorted by place and then task id; each place has
-a read pointer into it, so building the stacks of a stage is a few numpy operations and two
-conversions to lists, whatever the number of places (a stage of a trace-sized job has replicas
-on every node). A task put back to pending (its attempt was killed) is pushed on top of its
-places' stacks (``push``), served before the rest, most recent first.
+a read pointer into it, so building the stacks of a stage is a few numpy operations and
+three byte copies into C-int arrays, whatever the number of places (a stage of a
+trace-sized job has replicas on every node). A task put back to pending (its attempt was
+killed) is pushed on top of its places' stacks (``push``), served before the rest, most
+recent first.
+
+A small stage (at most :data:`SMALL` replica entries; most stages of the Alibaba trace
+have a few tasks) gets :class:`PlaceLists` instead: a Python list per place that holds a
+replica, built without numpy, whose fixed cost per call is most of a small build. Both
+serve the same tasks in the same order.
 """
 
 from __future__ import annotations
 
+from array import array
 from collections.abc import Sequence
 
 import numpy as np
 
 #: ``Stage.state`` value of a pending task
 PENDING = 0
+#: a stage with at most this many replica entries (tasks x replicas) gets :class:`PlaceLists`
+SMALL = 200
 
 
 class PlaceStacks:
@@ -35,10 +44,10 @@ class PlaceStacks:
         keep = np.ones(len(ids), dtype=bool)  # a repeated (place, task) pair is kept once
         keep[1:] = (sorted_places[1:] != sorted_places[:-1]) | (ids[1:] != ids[:-1])
         sorted_places = sorted_places[keep]
-        self._ids: list[int] = ids[keep].tolist()
+        self._ids = _ints(ids[keep])
         bounds = np.searchsorted(sorted_places, np.arange(n_places + 1, dtype=np.int64))
-        self._cur: list[int] = bounds[:-1].tolist()
-        self._end: list[int] = bounds[1:].tolist()
+        self._cur = _ints(bounds[:-1])
+        self._end = _ints(bounds[1:])
         self._pushed: dict[int, list[int]] | None = None
 
     def pop(self, place: int, state: bytearray) -> int:
@@ -66,19 +75,78 @@ class PlaceStacks:
         self._pushed.setdefault(place, []).append(task)
 
 
-def build_stacks(
-    replicas: np.ndarray | Sequence[tuple[int, ...]], node_rack: Sequence[int]
-) -> tuple[PlaceStacks, PlaceStacks]:
+class PlaceLists:
+    """The stacks of the places that hold a replica, one list each, top at the end (module docstring)."""
+
+    __slots__ = ("_stacks",)
+
+    def __init__(self, stacks: dict[int, list[int]]) -> None:
+        """``stacks[place]``: the place's task ids in decreasing order (lowest on top)."""
+        self._stacks = stacks
+
+    def pop(self, place: int, state: bytearray) -> int:
+        """The top pending task of ``place`` (left on its stack), or -1 if it has none."""
+        stack = self._stacks.get(place)
+        while stack:
+            task = stack[-1]
+            if state[task] == PENDING:
+                return task
+            stack.pop()
+        return -1
+
+    def push(self, place: int, task: int) -> None:
+        """Put ``task`` (pending again) on top of the place's stack."""
+        self._stacks.setdefault(place, []).append(task)
+
+
+#: the stacks of one kind of place, either form
+Stacks = PlaceStacks | PlaceLists
+
+
+def _small_stacks(rows: Sequence[Sequence[int]], node_rack: Sequence[int]) -> tuple[PlaceLists, PlaceLists]:
+    """:func:`build_stacks` for a small stage, in plain Python (tasks last to first, so lowest on top)."""
+    by_node: dict[int, list[int]] = {}
+    by_rack: dict[int, list[int]] = {}
+    for task in range(len(rows) - 1, -1, -1):
+        for node in rows[task]:
+            if node < 0:
+                continue
+            stack = by_node.get(node)
+            if stack is None:
+                by_node[node] = [task]
+            elif stack[-1] != task:  # (a task twice in one place is kept once)
+                stack.append(task)
+            rack = node_rack[node]
+            stack = by_rack.get(rack)
+            if stack is None:
+                by_rack[rack] = [task]
+            elif stack[-1] != task:
+                stack.append(task)
+    return PlaceLists(by_node), PlaceLists(by_rack)
+
+
+def _ints(values: np.ndarray) -> array[int]:
+    """``values`` as a C-int ``array``: a copy of its bytes (``tolist`` would box every element)."""
+    out = array("i")
+    out.frombytes(values.astype(np.intc).tobytes())
+    return out
+
+
+def build_stacks(replicas: np.ndarray | Sequence[tuple[int, ...]], node_rack: Sequence[int]) -> tuple[Stacks, Stacks]:
     """The per-node and per-rack stacks of a stage's tasks from their replicas.
 
     ``replicas`` is an int array (tasks, R) (entries < 0: none) or a tuple of node indices
     per task. A task with two replicas in one rack appears once in that rack's stack.
     """
     if isinstance(replicas, np.ndarray):
+        if replicas.size <= SMALL:
+            return _small_stacks(replicas.tolist(), node_rack)
         width = replicas.shape[1] if replicas.ndim == 2 else 0
         tasks = np.repeat(np.arange(len(replicas), dtype=np.int64), width)
         nodes = replicas.reshape(-1).astype(np.int64)
     else:
+        if sum(map(len, replicas)) <= SMALL:
+            return _small_stacks(replicas, node_rack)
         tasks = np.fromiter((t for t, nodes in enumerate(replicas) for _ in nodes), dtype=np.int64)
         nodes = np.fromiter((n for nodes in replicas for n in nodes), dtype=np.int64)
     keep = nodes >= 0
@@ -88,4 +156,4 @@ def build_stacks(
     return PlaceStacks(nodes, tasks, len(rack_of)), PlaceStacks(rack_of[nodes], tasks, n_racks)
 
 
-__all__ = ["PlaceStacks", "build_stacks"]
+__all__ = ["SMALL", "PlaceLists", "PlaceStacks", "Stacks", "build_stacks"]

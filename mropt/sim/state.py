@@ -25,7 +25,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from mropt.model.workload import WorkloadInstance
-from mropt.sim.locality_stacks import PlaceStacks, build_stacks
+from mropt.sim.locality_stacks import Stacks, build_stacks
 
 #: replicas of a stage's tasks: a tuple of node indices per task, or an int32 array (tasks, R)
 Replicas = list[tuple[int, ...]] | np.ndarray
@@ -90,8 +90,8 @@ class Stage:
         self.state = bytearray(total)
         self.fresh = 0
         self.requeue: list[int] = []
-        self.node_q: PlaceStacks | None = None
-        self.rack_q: PlaceStacks | None = None
+        self.node_q: Stacks | None = None
+        self.rack_q: Stacks | None = None
         self.running = 0
         self.finished = 0
         self.pending = total  # tasks in state PENDING

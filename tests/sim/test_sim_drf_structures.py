@@ -1,8 +1,8 @@
 """The speed structures behind ``drf`` and ``Stage.take`` against brute force.
 
 ``ParkedUsers.best`` must name the smallest valid entry among the groups that fit a node, and
-``PlaceStacks`` must serve each place's pending tasks lowest id first, pushed ones before the
-rest: random sequences of operations are checked step by step against plain lists.
+the locality stacks (``PlaceStacks`` for large stages, ``PlaceLists`` for small ones) must
+serve each place's pending tasks lowest id first, pushed ones before the rest: random sequences of operations are checked step by step against plain lists.
 """
 
 from __future__ import annotations
@@ -12,7 +12,8 @@ import random
 import numpy as np
 import pytest
 
-from mropt.sim.locality_stacks import PENDING, build_stacks
+from mropt.sim import locality_stacks
+from mropt.sim.locality_stacks import PENDING, PlaceLists, PlaceStacks, build_stacks
 from mropt.sim.policies.parked_users import ParkedUsers
 from mropt.sim.state import PENDING as STAGE_PENDING
 from mropt.sim.state import RUNNING
@@ -63,14 +64,18 @@ def test_parked_best_is_the_smallest_valid_fitting_entry(seed: int) -> None:
             del live[entry]
 
 
+@pytest.mark.parametrize("small", [False, True])
 @pytest.mark.parametrize("listed", [False, True])
-def test_place_stacks_serve_lowest_pending_first(listed: bool) -> None:
+def test_place_stacks_serve_lowest_pending_first(listed: bool, small: bool, monkeypatch: pytest.MonkeyPatch) -> None:
     rng = np.random.default_rng(3)
     n_tasks, n_nodes = 40, 9
     node_rack = [k // 3 for k in range(n_nodes)]
     replicas = rng.integers(-1, n_nodes, size=(n_tasks, 3)).astype(np.int32)
     given = [tuple(int(x) for x in row if x >= 0) for row in replicas] if listed else replicas
+    monkeypatch.setattr(locality_stacks, "SMALL", 10**6 if small else 0)
     node_q, rack_q = build_stacks(given, node_rack)
+    assert isinstance(node_q, PlaceLists if small else PlaceStacks)
+    assert isinstance(rack_q, PlaceLists if small else PlaceStacks)
     state = bytearray(n_tasks)
     pushed: dict[tuple[str, int], list[int]] = {}
     for step in range(400):
