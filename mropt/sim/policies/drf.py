@@ -437,7 +437,8 @@ class _DrfBase(Policy):
             # the first parked user that fits (``best``, once ``known``); it changes only when
             # taken (users parked in this call do not fit, and the node's capacity changes only at
             # a launch). It is looked for only when the heap's first entry does not come before
-            # every parked entry.
+            # every parked entry, and once taken, only when needed again (the taker usually
+            # launches, and a launch that fills the node needs no next one).
             best = None
             known = False
             while True:
@@ -455,7 +456,8 @@ class _DrfBase(Policy):
                 elif best is not None:
                     entry = parked.pop(best[1])  # type: ignore[union-attr]
                     parked_at[entry[2]] = None
-                    best = parked.best(free_res, self._slot_free(node), valid)  # type: ignore[union-attr]
+                    best = None
+                    known = False
                 else:
                     break
                 u = entry[2]
