@@ -23,10 +23,14 @@ def test_pending_code_is_the_stages() -> None:
     assert PENDING == STAGE_PENDING
 
 
+@pytest.mark.parametrize("n_res", [2, 3])  # (two resources: the walk's fast path)
 @pytest.mark.parametrize("seed", range(20))
-def test_parked_best_is_the_smallest_valid_fitting_entry(seed: int) -> None:
+def test_parked_best_is_the_smallest_valid_fitting_entry(seed: int, n_res: int) -> None:
     rng = random.Random(seed)
-    demands = [(rng.choice([1.0, 2.0, 4.0]), rng.choice([0.1, 0.3, 0.5])) for _ in range(6)]
+    extra = n_res - 2  # a third resource, if any, drawn like the second
+    demands = [
+        (rng.choice([1.0, 2.0, 4.0]),) + tuple(rng.choice([0.1, 0.3, 0.5]) for _ in range(1 + extra)) for _ in range(6)
+    ]
     keys = [(d, rng.randrange(2)) for d in demands]
     parked = ParkedUsers()
     live: dict[tuple, set] = {}  # entry -> the keys it is validly parked under
@@ -43,7 +47,7 @@ def test_parked_best_is_the_smallest_valid_fitting_entry(seed: int) -> None:
             live[entry] = under
             for key in under:
                 parked.park(key, entry)
-        free = (rng.choice([0.5, 1.0, 2.0, 4.0]), rng.choice([0.05, 0.2, 0.4, 0.6]))
+        free = (rng.choice([0.5, 1.0, 2.0, 4.0]),) + tuple(rng.choice([0.05, 0.2, 0.4, 0.6]) for _ in range(1 + extra))
         slot_free = (rng.random() < 0.8, rng.random() < 0.8)
 
         def valid(entry: tuple, key: tuple) -> bool:

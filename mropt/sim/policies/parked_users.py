@@ -13,6 +13,8 @@ the node.
 Each group is a heap of entries; the groups' smallest entries (their *tops*) are kept in one
 sorted list, so :meth:`ParkedUsers.best` walks the groups in DRF's order and stops at the
 first that fits the node: it looks only at the groups whose top comes before the answer.
+Each item of that list carries its group's first two demand amounts and slot type beside
+(top, key), so the walk's fit test on a two-resource cluster reads no nested tuple.
 Entries are validated by the caller's ``valid(entry, key)`` (the user's entry is still its
 current one and the user is still parked under that key); a stale top met on the way is
 dropped and its group takes its next entry.
@@ -37,8 +39,9 @@ class ParkedUsers:
 
     def __init__(self) -> None:
         self._groups: dict[Key, list[Entry]] = {}
-        #: (top entry, key) of every group, in increasing entry order (entries are unique)
-        self._tops: list[tuple[Entry, Key]] = []
+        #: (top entry, key, first amount, second amount, slot type) of every group, in increasing
+        #: entry order (entries are unique, so the order is the (top, key) order)
+        self._tops: list[tuple[Entry, Key, float, float, int]] = []
 
     def __len__(self) -> int:
         return len(self._groups)
@@ -52,16 +55,16 @@ class ParkedUsers:
         group = self._groups.get(key)
         if group is None:
             self._groups[key] = [entry]
-            insort(self._tops, (entry, key))
+            insort(self._tops, _item(entry, key))
             return
         if entry < group[0]:
             self._untop(group[0], key)
-            insort(self._tops, (entry, key))
+            insort(self._tops, _item(entry, key))
         heapq.heappush(group, entry)
 
     def _untop(self, entry: Entry, key: Key) -> None:
         tops = self._tops
-        i = bisect_left(tops, (entry, key))
+        i = bisect_left(tops, (entry, key))  # (a prefix of its item: sorts just before it)
         del tops[i]
 
     def _pop_top(self, key: Key) -> Entry:
@@ -70,7 +73,7 @@ class ParkedUsers:
         entry = heapq.heappop(group)
         self._untop(entry, key)
         if group:
-            insort(self._tops, (group[0], key))
+            insort(self._tops, _item(group[0], key))
         else:
             del self._groups[key]
         return entry
@@ -84,28 +87,40 @@ class ParkedUsers:
         t may be used there. Stale tops met on the way are dropped.
         """
         tops = self._tops
-        cap = [x + _EPS for x in free]
-        two = len(cap) == 2
-        c0, c1 = (cap[0], cap[1]) if two else (0.0, 0.0)
+        two = len(free) == 2
+        if two:
+            c0, c1 = free[0] + _EPS, free[1] + _EPS
+        else:
+            cap = [x + _EPS for x in free]
         i = 0
-        while i < len(tops):
-            entry, key = tops[i]
-            demand, stype = key
+        while True:  # one pass per stale top met
             if two:
-                fits = demand[0] <= c0 and demand[1] <= c1 and slot_free[stype]
+                for i in range(i, len(tops)):  # (from where the last pass stopped)
+                    entry, key, d0, d1, stype = tops[i]
+                    if d0 <= c0 and d1 <= c1 and slot_free[stype]:
+                        break
+                else:
+                    return None
             else:
-                fits = slot_free[stype] and all(map(le, demand, cap))
-            if not fits:
-                i += 1
-                continue
+                for i in range(i, len(tops)):
+                    entry, key, _, _, stype = tops[i]
+                    if slot_free[stype] and all(map(le, key[0], cap)):
+                        break
+                else:
+                    return None
             if valid(entry, key):
                 return entry, key
             self._pop_top(key)  # the next top of the group sorts at i or later
-        return None
 
     def pop(self, key: Key) -> Entry:
         """Take the smallest entry of the group ``key`` (the one :meth:`best` returned)."""
         return self._pop_top(key)
+
+
+def _item(entry: Entry, key: Key) -> tuple[Entry, Key, float, float, int]:
+    """The ``_tops`` item of a group's top: (top, key) and the fit test's operands."""
+    demand = key[0]
+    return (entry, key, demand[0] if demand else 0.0, demand[1] if len(demand) > 1 else 0.0, key[1])
 
 
 __all__ = ["ParkedUsers"]
