@@ -44,6 +44,7 @@ import argparse
 import os
 import platform
 import resource
+import signal
 import subprocess
 import sys
 import time
@@ -381,6 +382,9 @@ def main() -> None:
     parser.add_argument("--swim-child", action="store_true", help=argparse.SUPPRESS)
     parser.add_argument("--alibaba-child", help=argparse.SUPPRESS)
     args = parser.parse_args()
+    # killed with SIGTERM, exit through Python (SystemExit): ``subprocess.run`` then kills the
+    # running child instead of leaving it to run on alone
+    signal.signal(signal.SIGTERM, lambda signum, frame: sys.exit(128 + signum))
     if args.swim_child:
         swim_child()
         return

@@ -24,8 +24,8 @@ from collections.abc import Sequence
 
 import numpy as np
 
-#: ``Stage.state`` value of a pending task
-PENDING = 0
+from mropt.sim.task_states import PENDING
+
 #: a stage with at most this many replica entries (tasks x replicas) gets :class:`PlaceLists`
 SMALL = 200
 

@@ -26,6 +26,7 @@ import numpy as np
 
 from mropt.model.workload import WorkloadInstance
 from mropt.sim.locality_stacks import Stacks, build_stacks
+from mropt.sim.task_states import DONE, PENDING, RUNNING  # noqa: F401 (also read from here)
 
 #: replicas of a stage's tasks: a tuple of node indices per task, or an int32 array (tasks, R)
 Replicas = list[tuple[int, ...]] | np.ndarray
@@ -36,8 +37,6 @@ SLOT_TYPES = ("map", "reduce")
 NODE, RACK, ANY, NONE = 0, 1, 2, -1
 LEVEL_NAMES = {NODE: "node", RACK: "rack", ANY: "any", NONE: None}
 
-#: task states in ``Stage.state``
-PENDING, RUNNING, DONE = 0, 1, 2
 
 #: job status
 WAITING, ACTIVE, FINISHED, REJECTED, DROPPED = "waiting", "active", "finished", "rejected", "dropped"

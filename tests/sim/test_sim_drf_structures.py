@@ -13,14 +13,9 @@ import numpy as np
 import pytest
 
 from mropt.sim import locality_stacks
-from mropt.sim.locality_stacks import PENDING, PlaceLists, PlaceStacks, build_stacks
+from mropt.sim.locality_stacks import PlaceLists, PlaceStacks, build_stacks
 from mropt.sim.policies.parked_users import ParkedUsers
-from mropt.sim.state import PENDING as STAGE_PENDING
-from mropt.sim.state import RUNNING
-
-
-def test_pending_code_is_the_stages() -> None:
-    assert PENDING == STAGE_PENDING
+from mropt.sim.state import PENDING, RUNNING
 
 
 @pytest.mark.parametrize("n_res", [2, 3])  # (two resources: the walk's fast path)
@@ -113,3 +108,20 @@ def test_place_stacks_serve_lowest_pending_first(listed: bool, small: bool, monk
                 for r in sorted(racks):
                     rack_q.push(r, t)
                     pushed.setdefault(("rack", r), []).append(t)
+
+
+@pytest.mark.parametrize("policy,params", [("ddrf", {"e1": 1, "e2": 2}), ("delay", {"d": 3})])
+def test_both_stack_forms_give_the_same_run(policy: str, params: dict, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A run's every event is the same whichever form (``PlaceStacks`` or ``PlaceLists``) serves locality."""
+    from mropt.instances.workload_gen import generate_workload
+    from mropt.sim.engine import Simulation
+    from mropt.sim.policy import make_policy
+
+    w = generate_workload("ddrf", 2, nodes=40, jobs=12)
+    hashes = []
+    for small in (0, 10**6):
+        monkeypatch.setattr(locality_stacks, "SMALL", small)
+        rec = Simulation(w, make_policy(policy, params)).run()
+        assert "node" in list(rec.tasks_columns()["locality"])  # (locality is in play)
+        hashes.append(rec.event_log_hash())
+    assert hashes[0] == hashes[1]

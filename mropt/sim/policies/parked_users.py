@@ -95,22 +95,23 @@ class ParkedUsers:
         i = 0
         while True:  # one pass per stale top met
             if two:
-                for i in range(i, len(tops)):  # (from where the last pass stopped)
-                    entry, key, d0, d1, stype = tops[i]
+                for k in range(i, len(tops)):  # (from where the last pass stopped)
+                    entry, key, d0, d1, stype = tops[k]
                     if d0 <= c0 and d1 <= c1 and slot_free[stype]:
                         break
                 else:
                     return None
             else:
-                for i in range(i, len(tops)):
-                    entry, key, _, _, stype = tops[i]
+                for k in range(i, len(tops)):
+                    entry, key, _, _, stype = tops[k]
                     if slot_free[stype] and all(map(le, key[0], cap)):
                         break
                 else:
                     return None
             if valid(entry, key):
                 return entry, key
-            self._pop_top(key)  # the next top of the group sorts at i or later
+            i = k
+            self._pop_top(key)  # the next top of the group sorts at k or later
 
     def pop(self, key: Key) -> Entry:
         """Take the smallest entry of the group ``key`` (the one :meth:`best` returned)."""
