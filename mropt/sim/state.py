@@ -37,7 +37,6 @@ SLOT_TYPES = ("map", "reduce")
 NODE, RACK, ANY, NONE = 0, 1, 2, -1
 LEVEL_NAMES = {NODE: "node", RACK: "rack", ANY: "any", NONE: None}
 
-
 #: job status
 WAITING, ACTIVE, FINISHED, REJECTED, DROPPED = "waiting", "active", "finished", "rejected", "dropped"
 
