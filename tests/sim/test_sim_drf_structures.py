@@ -2,7 +2,9 @@
 
 ``ParkedUsers.best`` must name the smallest valid entry among the groups that fit a node, and
 the locality stacks (``PlaceStacks`` for large stages, ``PlaceLists`` for small ones) must
-serve each place's pending tasks lowest id first, pushed ones before the rest: random sequences of operations are checked step by step against plain lists.
+serve each place's pending tasks lowest id first, pushed ones before the rest: random
+sequences of operations are checked step by step against plain lists. A whole run must not
+depend on which stack form serves it.
 """
 
 from __future__ import annotations
@@ -12,9 +14,12 @@ import random
 import numpy as np
 import pytest
 
+from mropt.instances.workload_gen import generate_workload
 from mropt.sim import locality_stacks
+from mropt.sim.engine import Simulation
 from mropt.sim.locality_stacks import PlaceLists, PlaceStacks, build_stacks
 from mropt.sim.policies.parked_users import ParkedUsers
+from mropt.sim.policy import make_policy
 from mropt.sim.state import PENDING, RUNNING
 
 
@@ -113,14 +118,10 @@ def test_place_stacks_serve_lowest_pending_first(listed: bool, small: bool, monk
 @pytest.mark.parametrize("policy,params", [("ddrf", {"e1": 1, "e2": 2}), ("delay", {"d": 3})])
 def test_both_stack_forms_give_the_same_run(policy: str, params: dict, monkeypatch: pytest.MonkeyPatch) -> None:
     """A run's every event is the same whichever form (``PlaceStacks`` or ``PlaceLists``) serves locality."""
-    from mropt.instances.workload_gen import generate_workload
-    from mropt.sim.engine import Simulation
-    from mropt.sim.policy import make_policy
-
     w = generate_workload("ddrf", 2, nodes=40, jobs=12)
     hashes = []
-    for small in (0, 10**6):
-        monkeypatch.setattr(locality_stacks, "SMALL", small)
+    for threshold in (0, 10**6):  # every stage large, then every stage small
+        monkeypatch.setattr(locality_stacks, "SMALL", threshold)
         rec = Simulation(w, make_policy(policy, params)).run()
         assert "node" in list(rec.tasks_columns()["locality"])  # (locality is in play)
         hashes.append(rec.event_log_hash())
