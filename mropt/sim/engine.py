@@ -917,10 +917,7 @@ class Simulation:
                 free = self.free_resources[node]
                 for k, amount in enumerate(demand):
                     free[k] += amount
-            if self.mode == EVENT:  # (``_freed``, inline: once per ended attempt)
-                self._dirty.add(node)
-            else:
-                self._schedule_heartbeat(node)
+            self._freed(node)
 
     def kill(self, attempt: int, outcome: str = "killed") -> None:
         """End a running attempt now; its task goes back to pending unless another attempt runs it.

@@ -11,8 +11,8 @@ trace-sized job has replicas on every node). A task put back to pending (its att
 killed) is pushed on top of its places' stacks (``push``), served before the rest, most
 recent first.
 
-A small stage (at most :data:`SMALL` replica entries; most stages of the Alibaba trace
-have a few tasks) gets :class:`PlaceLists` instead: a Python list per place that holds a
+A small stage (at most :data:`SMALL` replica entries; many stages of a trace have a few
+tasks) gets :class:`PlaceLists` instead: a Python list per place that holds a
 replica, built without numpy, whose fixed cost per call is most of a small build. Both
 serve the same tasks in the same order.
 """
@@ -28,6 +28,17 @@ from mropt.sim.task_states import PENDING
 
 #: a stage with at most this many replica entries (tasks x replicas) gets :class:`PlaceLists`
 SMALL = 200
+
+
+def top_pending(stack: list[int] | None, state: bytearray) -> int:
+    """The top (last) pending task of a lazily cleaned ``stack``, left on it; the entries above it,
+    no longer pending, are dropped. -1 if none (or no stack)."""
+    while stack:
+        task = stack[-1]
+        if state[task] == PENDING:
+            return task
+        stack.pop()
+    return -1
 
 
 class PlaceStacks:
@@ -54,12 +65,9 @@ class PlaceStacks:
         """The top pending task of ``place`` (left on its stack), or -1 if it has none."""
         pushed = self._pushed
         if pushed is not None:
-            stack = pushed.get(place)
-            while stack:
-                task = stack[-1]
-                if state[task] == PENDING:
-                    return task
-                stack.pop()
+            task = top_pending(pushed.get(place), state)
+            if task >= 0:
+                return task
         k = self._cur[place]
         end = self._end[place]
         ids = self._ids
@@ -86,13 +94,7 @@ class PlaceLists:
 
     def pop(self, place: int, state: bytearray) -> int:
         """The top pending task of ``place`` (left on its stack), or -1 if it has none."""
-        stack = self._stacks.get(place)
-        while stack:
-            task = stack[-1]
-            if state[task] == PENDING:
-                return task
-            stack.pop()
-        return -1
+        return top_pending(self._stacks.get(place), state)
 
     def push(self, place: int, task: int) -> None:
         """Put ``task`` (pending again) on top of the place's stack."""
@@ -156,4 +158,4 @@ def build_stacks(replicas: np.ndarray | Sequence[tuple[int, ...]], node_rack: Se
     return PlaceStacks(nodes, tasks, len(rack_of)), PlaceStacks(rack_of[nodes], tasks, n_racks)
 
 
-__all__ = ["SMALL", "PlaceLists", "PlaceStacks", "Stacks", "build_stacks"]
+__all__ = ["SMALL", "PlaceLists", "PlaceStacks", "Stacks", "build_stacks", "top_pending"]

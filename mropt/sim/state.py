@@ -25,7 +25,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from mropt.model.workload import WorkloadInstance
-from mropt.sim.locality_stacks import Stacks, build_stacks
+from mropt.sim.locality_stacks import Stacks, build_stacks, top_pending
 from mropt.sim.task_states import DONE, PENDING, RUNNING  # noqa: F401 (also read from here)
 
 #: replicas of a stage's tasks: a tuple of node indices per task, or an int32 array (tasks, R)
@@ -141,17 +141,6 @@ class Stage:
             for rack in sorted(racks):
                 self.rack_q.push(rack, task)
 
-    def _pop(self, stack: list[int] | None) -> int:
-        if not stack:
-            return -1
-        state = self.state
-        while stack:
-            task = stack[-1]
-            if state[task] == PENDING:
-                return task
-            stack.pop()
-        return -1
-
     def take(self, node: int, rack: int, level: int, node_rack: Sequence[int]) -> tuple[int, int]:
         """A pending task to run on ``node`` at locality ``level`` or better: (task, level got), or (-1, -1).
 
@@ -161,7 +150,7 @@ class Stage:
         if self.pending == 0:
             return -1, -1
         if self.replicas is None:
-            task = self._pop(self.requeue)
+            task = top_pending(self.requeue, self.state)
             if task < 0:
                 state, k = self.state, self.fresh
                 while state[k] != PENDING:
@@ -180,7 +169,7 @@ class Stage:
             if task >= 0:
                 return task, RACK
         if level >= ANY:
-            task = self._pop(self.requeue)
+            task = top_pending(self.requeue, self.state)
             if task < 0:
                 state, k = self.state, self.fresh
                 while k < self.n and state[k] != PENDING:

@@ -121,7 +121,7 @@ class ParkedUsers:
 def _item(entry: Entry, key: Key) -> tuple[Entry, Key, float, float, int]:
     """The ``_tops`` item of a group's top: (top, key) and the fit test's operands."""
     demand = key[0]
-    return (entry, key, demand[0] if demand else 0.0, demand[1] if len(demand) > 1 else 0.0, key[1])
+    return (entry, key, demand[0], demand[1] if len(demand) > 1 else 0.0, key[1])
 
 
 __all__ = ["ParkedUsers"]
