@@ -56,6 +56,15 @@ level 1 was read back as 0 and drf-milp claimed {A: 0, B: 3} optimal instead of
 {A: 1, B: 2}; with weights of 1e9, {A: 0, B: 0}. With B's task 0.99999997 and weights
 of 1e-8, level 1 (33333333.3) was read as 33333333, and {A: 2, B: 1}, 3e-8 (relative)
 lower at level 1, was claimed optimal (``tests/fairness/test_fairness_scale.py``).
+
+The defect of issue 27: with weights spanning many orders of magnitude (1e-8 and 1e8 on
+cpu 10) the share coefficients relative to the largest were 1e-16 and 1, every level
+sat below CBC's absolute tolerances and its cutoff increment (1e-5), and drf-milp and
+drf-lp claimed {A: 10, B: 0} optimal with objective 0 instead of {A: 1, B: 9}. Each
+level now has its own scale (:func:`_level_scale`: the power of two at or below the
+k-th smallest share coefficient), its ``r_k`` and ``d_k`` count units of it, and
+drf-milp caps the coefficients that exceed any ``r_k`` (:meth:`_PulpLeximin.add_level`),
+so every level is solved at magnitude 1 whatever the spread of the weights.
 """
 
 from __future__ import annotations
@@ -73,7 +82,7 @@ from mropt.backends.pulp import cbc_solver, solver_record
 from mropt.fairness.metrics import allocation_solution
 from mropt.model.fairness import FairnessInstance
 from mropt.model.solution import Solution
-from mropt.model.tolerance import OBJECTIVE_RTOL, capacity_limit
+from mropt.model.tolerance import OBJECTIVE_RTOL, capacity_limit, pow2_scale
 from mropt.registry import THREADS, register
 
 _LP_RTOL = 1e-7  # drf-lp: CBC prints 8 significant digits (and _values_pulp repairs them)
@@ -124,6 +133,23 @@ def _cbc(deadline: float | None, threads: int, integer: bool):
     if integer:
         options.append(f"integerT {OBJECTIVE_RTOL:g}")
     return cbc_solver(time_limit=_remaining(deadline), threads=threads, options=options)
+
+
+def _level_scale(c: np.ndarray, top_share: np.ndarray, k: int) -> tuple[float, float]:
+    """Level k's scale ``sigma`` and the largest ``r_k`` can be, in units of ``sigma``.
+
+    ``sigma`` is the power of two at or below the k-th smallest share coefficient among
+    the users who can hold a task (one task of that user is then 1 to 2 units, as it is
+    with equal weights). ``r_k`` is at most the k-th smallest share of the allocation,
+    so at most the k-th smallest of the users' largest shares alone (``top_share``).
+    """
+    able = top_share > 0
+    if not able.any():
+        return 1.0, 1.0
+    coef, tops = np.sort(c[able]), np.sort(top_share[able])
+    pick = min(k, coef.size) - 1
+    sigma = 1.0 / pow2_scale(float(coef[pick]))
+    return sigma, float(tops[pick]) / sigma
 
 
 def _levels(y: np.ndarray) -> np.ndarray:
@@ -228,7 +254,8 @@ class _PulpLeximin:
             if a[:, j].any():
                 prob += pulp.lpSum(float(a[i, j]) * x[i] for i in range(n) if a[i, j] > 0) <= capacity_limit(1.0)
         self.x = x
-        self.y = [float(c[i]) * x[i] for i in range(n)]
+        self.top_share = c * ub  # each user's largest share alone, in the unit of c
+        self.scales: list[float] = []  # each level's scale (_level_scale), in the unit of c
         # each level S_k* is computed from the allocation CBC returned (whole task counts, or
         # drf-lp's values as repaired by _values_pulp, which fit), so it is reachable; it is
         # fixed with a relative slack of OBJECTIVE_RTOL (PuLP writes 13 digits, and an exact
@@ -238,11 +265,26 @@ class _PulpLeximin:
         self.noise = 0.0 if integer else _LP_RTOL
 
     def add_level(self, k: int) -> Any:
+        """Level k's ``S_k`` in units of its own scale (:func:`_level_scale`).
+
+        ``r_k`` and ``d_k`` count units of the scale ``sigma``, so CBC's absolute
+        tolerances (and its cutoff increment) are relative to the level, whatever the
+        spread of the weights. In the MILP a share coefficient is capped at twice the
+        largest ``r_k``: a user holding a task then shows more than any ``r_k``, as it
+        does uncapped (the k smallest shares are below the cap, so ``S_k`` is
+        unchanged), while a task count within CBC's integrality tolerance of 0 cannot
+        pass for a large share.
+        """
         n, prob = self.instance.n, self.prob
+        sigma, r_max = _level_scale(self.c, self.top_share, k)
+        self.scales.append(sigma)
+        coef = self.c / sigma
+        if self.integer:
+            coef = np.minimum(coef, 2.0 * r_max)
         r = prob.add_variable(f"r_{k}")
         dev = [prob.add_variable(f"d_{k}_{i}", lowBound=0) for i in range(n)]
         for i in range(n):
-            prob += dev[i] >= r - self.y[i]
+            prob += dev[i] >= r - float(coef[i]) * self.x[i]
         return k * r - self.pulp.lpSum(dev)
 
     def maximise(self, k: int, s_k: Any, deadline: float | None, levels: list[float]) -> LevelResult:
@@ -267,7 +309,7 @@ class _PulpLeximin:
         lost = [
             j + 1
             for j, best in enumerate(levels)
-            if sums[j] < best - ((2 * self.slack + self.noise) * best + (n + 1) * OBJECTIVE_RTOL)
+            if sums[j] < best - ((2 * self.slack + self.noise) * best + (n + 1) * OBJECTIVE_RTOL * self.scales[j])
         ]
         usable = _fits(self.instance, *found) and not lost
         if not proven:
@@ -282,7 +324,8 @@ class _PulpLeximin:
         return LevelResult("proven", found, float(sums[k - 1]))
 
     def fix(self, s_k: Any, level: float, values: Values) -> None:
-        self.prob += s_k >= level - self.slack * level
+        scaled = level / self.scales[-1]  # s_k counts units of its level's scale
+        self.prob += s_k >= scaled - self.slack * scaled
 
 
 def _leximin_pulp(instance: FairnessInstance, *, integer: bool, time_limit: float | None, threads: int):

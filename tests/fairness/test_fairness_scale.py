@@ -353,3 +353,53 @@ def test_same_answer_in_any_units(case):
             assert tuple(_tasks(inst, a)) == tuple(_tasks(inst, b)) == ties[0], method
             if inst.nodes is not None and len(_placements(inst, ties[0])) == 1:
                 assert _placement(a) == _placement(b), (method, a.decision, b.decision)
+
+
+# -- weights spanning many orders of magnitude (issue 27) ---------------------------------
+def test_regression_weights_1e_minus_8_and_1e8():
+    # before issue 27: drf-milp gave {A: 10, B: 0} as optimal with objective 0, drf-lp
+    # an objective of 0: CBC's absolute tolerances and cutoff increment (1e-5) could not
+    # tell the level of B (a weighted share of 1e-16 of A's) from 0
+    inst = instance_from_dict(
+        {
+            "kind": "fairness",
+            "schema_version": 1,
+            "resources": {"cpu": 10},
+            "users": [
+                {"id": "A", "demand": {"cpu": 1}, "weight": 1e-8},
+                {"id": "B", "demand": {"cpu": 1}, "weight": 1e8},
+            ],
+        }
+    )
+    best, ties = brute_force(inst)
+    assert ties == [(1, 9)]
+    milp = run(inst, "drf-milp")
+    assert milp.status == "optimal" and milp.decision["allocation"] == {"A": 1, "B": 9}, milp.details
+    assert mropt.verify(inst, milp).ok
+    lp = run(inst, "drf-lp")  # continuous: B takes 10 / (1 + 1e-16) tasks, A the rest
+    assert lp.status == "optimal" and lp.objective >= 0.999999 * float(best[0]), lp.objective
+
+
+@st.composite
+def spread_weights(draw):
+    """A small instance whose users' weights are times 10^k_i (k_i in -8..8 each), and a common 10^k."""
+    inst = draw(fairness_instances(max_users=3, max_caps=4, with_nodes=draw(st.booleans()), min_resources=1))
+    data = inst.to_dict()
+    for u in data["users"]:
+        u["weight"] = u.get("weight", 1) * 10.0 ** draw(st.integers(-8, 8), label="k_i")
+    return instance_from_dict(data), draw(st.integers(-8, 8), label="k")
+
+
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(spread_weights())
+def test_exact_leximin_with_weights_spread_over_16_orders(case):
+    inst, k = case
+    best, ties = brute_force(inst)
+    a, b = run(inst, "drf-milp"), run(scaled(inst, dict.fromkeys(inst.resource_names, 0), k), "drf-milp")
+    for s in (a, b):
+        assert s.status == "optimal", s.details
+        assert _sorted_exact(inst, s) == best, (s.decision, best)
+        check_verify(inst if s is a else scaled(inst, dict.fromkeys(inst.resource_names, 0), k), s)
+    assert a.decision["allocation"] == b.decision["allocation"]
+    lp = run(inst, "drf-lp")  # a relaxation: its minimum share is at least the integer leximin's
+    assert lp.status == "optimal" and lp.objective >= float(best[0]) * (1 - 1e-6), (lp.objective, best)
