@@ -18,7 +18,7 @@ problem of the logic-based Benders decomposition of :mod:`mropt.admission.exact_
   With equal submit times the windows are one per deadline value; otherwise one per
   (submit value, deadline value) pair with a non-empty group, duplicates removed.
 
-Deadlines are the on-time limits ``deadline * (1 + TIME_RTOL)`` (the oracle's). The
+Deadlines are the on-time limits ``method_deadline_limit(deadline)`` (the oracle's). The
 rows are kept in the instance's units; :meth:`MasterData.scaled_rows` and
 :attr:`MasterData.benefit_unit` give every solver the same well-conditioned numbers in
 any unit of time or benefit (each row and the objective divided by a power of two,

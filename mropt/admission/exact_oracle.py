@@ -31,7 +31,7 @@ The oracle answers in three steps:
    completes is re-checked with :func:`mropt.admission.seq.evaluate` before it is
    returned.
 
-Deadlines here are the on-time limits ``deadline * (1 + TIME_RTOL)``
+Deadlines here are the on-time limits ``method_deadline_limit(deadline)``
 (``instance.deadline_limits``; docs/tolerances.md): one factor for every job keeps the
 deadlines' order and ties, so all of the above holds for the limits exactly and no
 absolute tolerance is used anywhere.
@@ -167,7 +167,8 @@ class SubsetOracle:
         inst = self.instance
         if not len(order):
             return True
-        return evaluate(inst.tcm, inst.tcr, inst.deadlines, np.asarray(order), inst.submit_times).valid
+        idx = np.asarray(order)
+        return evaluate(inst.tcm, inst.tcr, inst.deadlines, idx, inst.submit_times, inst.deadline_limits).valid
 
     def known(self, jobs: Iterable[int]) -> list[int] | None | bool:
         """Cached answer: an order, None (infeasible), or False when not known."""

@@ -13,7 +13,7 @@ deadline <= D (a release point of another job is beaten by the next such job), s
         C_k + TCr_k + sum_{j != k, d_j <= D} TCr_j * p[k, j]  <=  D
 
 Global dominance fixings of the oracle (equal submit times) are added as fixed
-literals. The deadlines given are the on-time limits ``deadline * (1 + TIME_RTOL)``.
+literals. The deadlines given are the on-time limits ``method_deadline_limit(deadline)``.
 Times are put on an integer grid whose unit is a power of two with the largest time
 at about ``2**bits`` units (:func:`mropt.model.tolerance.integer_grid`): integer and
 binary-fraction data up to ``2**(bits-1)`` stay exact, and the model is the same in

@@ -10,7 +10,7 @@ Why it is exact. Under SEQ the reduce stage is preemptive EDF on one machine wit
 release times COTm (seq.py), and EDF meets every deadline exactly when Horn's
 condition holds: for every release a and every deadline b, the reduce work of the
 jobs released at or after a with deadline <= b fits in ``b - a``. Callers pass the
-on-time limits ``deadline * (1 + TIME_RTOL)`` (``instance.deadline_limits``) as the
+on-time limits ``method_deadline_limit(deadline)`` (``instance.deadline_limits``) as the
 deadlines: inflating every deadline by one factor keeps their order, so the EDF
 schedule is unchanged and "on time" is Horn's condition on the limits (``eps``, an
 extra absolute slack, stays 0). COTm is strictly increasing (TCm > 0), so

@@ -23,7 +23,9 @@ def total_benefit(benefits: np.ndarray, on_time: np.ndarray, alpha: float) -> fl
 
 def evaluate_plan(instance: AdmissionInstance, order: np.ndarray) -> tuple[float, SeqSchedule]:
     """Eq. 1 objective and SEQ schedule of the accepted jobs run in map order ``order``."""
-    schedule = evaluate(instance.tcm, instance.tcr, instance.deadlines, order, instance.submit_times)
+    schedule = evaluate(
+        instance.tcm, instance.tcr, instance.deadlines, order, instance.submit_times, instance.deadline_limits
+    )
     return total_benefit(instance.benefits[schedule.order], schedule.on_time, instance.alpha), schedule
 
 

@@ -15,11 +15,12 @@ paper's static part has every job submitted at time 0, where this changes nothin
 
 A sequence is valid (Definition 2) when every job finishes by its deadline;
 Theorems 1-2 show that a set has a valid sequence exactly when some order is
-feasible for any strategy. A job is on time when ``COTr <= deadline * (1 + TIME_RTOL)``
-(:func:`mropt.model.tolerance.deadline_limit`, a relative tolerance of 1e-9): the
-verdict does not depend on the unit of time, and float rounding in the prefix sums
-(about ``n * 2**-53`` relative) flips it only for a plan whose exact lateness lies
-within that rounding of the limit (docs/tolerances.md states the guarantee).
+feasible for any strategy. A job is on time when its float ``COTr`` is at most
+:func:`mropt.model.tolerance.method_deadline_limit`, ``deadline * (1 + TIME_RTOL / 2)``
+rounded down: the verdict does not depend on the unit of time, and the other half of
+``TIME_RTOL`` covers the float rounding of the prefix sums (about ``n * 2**-53``
+relative), so a job called on time here meets ``COTr <= deadline * (1 + TIME_RTOL)``
+exactly, as ``verify`` checks it (docs/tolerances.md states the guarantee).
 
 The hot path of every admission method works on numpy arrays indexed like the
 instance's jobs; :func:`evaluate` takes an order of indices into those arrays.
@@ -32,7 +33,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from mropt.model.tolerance import deadline_limit
+from mropt.model.tolerance import method_deadline_limit
 
 
 @dataclass(frozen=True)
@@ -43,11 +44,13 @@ class SeqSchedule:
     cotm: np.ndarray
     cotr: np.ndarray
     deadlines: np.ndarray
+    limits: np.ndarray | None = None  # method_deadline_limit(deadlines), when the caller has them
 
     @property
     def on_time(self) -> np.ndarray:
-        """Boolean per position: COTr <= deadline * (1 + TIME_RTOL)."""
-        return self.cotr <= deadline_limit(self.deadlines)
+        """Boolean per position: COTr <= method_deadline_limit(deadline) (module docstring)."""
+        limits = method_deadline_limit(self.deadlines) if self.limits is None else self.limits
+        return self.cotr <= limits
 
     @property
     def valid(self) -> bool:
@@ -125,14 +128,18 @@ def evaluate(
     deadlines: np.ndarray,
     order: np.ndarray,
     release: np.ndarray | None = None,
+    limits: np.ndarray | None = None,
 ) -> SeqSchedule:
     """Evaluate a map order (indices into the per-job arrays) under SEQ.
 
     ``release`` (per job, optional) holds submit times; see :func:`map_completion_times`.
+    ``limits`` (per job, optional) are the on-time limits of the deadlines, when the
+    caller holds them (``AdmissionInstance.deadline_limits``): they spare recomputing them.
     """
     order = np.asarray(order, dtype=np.intp)
     d = np.asarray(deadlines, dtype=float)[order]
     r = None if release is None else np.asarray(release, dtype=float)[order]
     cotm = map_completion_times(np.asarray(tcm, dtype=float)[order], r)
     cotr = reduce_completion_times(cotm, np.asarray(tcr, dtype=float)[order], d)
-    return SeqSchedule(order=order, cotm=cotm, cotr=cotr, deadlines=d)
+    lim = None if limits is None else np.asarray(limits, dtype=float)[order]
+    return SeqSchedule(order=order, cotm=cotm, cotr=cotr, deadlines=d, limits=lim)

@@ -21,7 +21,7 @@ Model: one optional interval per task (present iff its job is accepted), a
 variable per job (>= every map end, <= every reduce start), deadlines and submit
 times as bounds, and start-order symmetry breaking among a job's identical tasks.
 Times go on an integer grid whose unit is a power of two, with the latest on-time
-limit ``deadline * (1 + TIME_RTOL)`` at about ``2**42`` units (finer than the tolerance, so a plan that is
+limit ``method_deadline_limit(deadline)`` at about ``2**42`` units (finer than the tolerance, so a plan that is
 tight in exact arithmetic survives the rounding) (integer and binary-fraction
 times stay exact; ``details["times_exact"]``). Where the grid is not exact the model is
 solved twice: rounded to a restriction (durations up, deadlines down: every schedule

@@ -30,7 +30,7 @@ from mropt.model.base import KeyedInstance, check_unique_ids, frozen_mapping, pl
 from mropt.model.errors import InputError
 from mropt.model.fields import read_int, read_number, read_str, require_mapping
 from mropt.model.sense import MAXIMISE
-from mropt.model.tolerance import deadline_limit
+from mropt.model.tolerance import method_deadline_limit
 
 KIND = "admission"
 SCHEMA_VERSION = 1
@@ -231,8 +231,13 @@ class AdmissionInstance(KeyedInstance):
 
     @cached_property
     def deadline_limits(self) -> np.ndarray:
-        """Latest on-time completion per job: ``deadline * (1 + TIME_RTOL)`` (docs/tolerances.md)."""
-        arr = deadline_limit(self.deadlines)
+        """Latest completion per job a method may call on time: ``method_deadline_limit`` (docs/tolerances.md).
+
+        ``deadline * (1 + TIME_RTOL / 2)`` rounded down: the other half of ``TIME_RTOL``
+        absorbs the float rounding of the methods' completion times, so ``verify`` (exact,
+        ``C <= deadline * (1 + TIME_RTOL)``) never finds late a job a method calls on time.
+        """
+        arr = method_deadline_limit(self.deadlines)
         arr.setflags(write=False)
         return arr
 

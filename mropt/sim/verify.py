@@ -22,7 +22,8 @@ the engine, its state or its recorder. What it checks:
   once a task succeeds nothing of it runs on (the first attempt to finish wins, the others
   end at that instant, killed); :func:`wasted_work` recomputes the slot time of those losers;
 * the job table: finish is the last success of the job's last stage, map end that of its
-  map phase, ``on_time`` is ``finish <= deadline * (1 + 1e-9)`` (``docs/tolerances.md``),
+  map phase, ``on_time`` is ``finish <= deadline * (1 + 1e-9)`` in exact arithmetic
+  (``docs/tolerances.md``: the recorder's float limit is that value rounded down),
   ``benefit`` is AMB eq. 1, and their sums.
 
 :func:`verify_simulation` returns a :class:`~mropt.model.solution.Verdict` whose
@@ -34,18 +35,29 @@ from __future__ import annotations
 import math
 from collections import defaultdict
 from collections.abc import Mapping
+from fractions import Fraction
 from typing import Any
 
 from mropt.model.solution import Verdict
 from mropt.model.workload import WorkloadInstance
 
 _RTOL = 1e-9
+_TIME_RTOL = Fraction(1, 10**9)  # TIME_RTOL exactly: the on-time rule, compared exactly (issue 27)
 _MAX_PROBLEMS = 20
 
 
 def _col(table: Any, name: str) -> list[Any]:
     values = table[name]
     return list(values.tolist() if hasattr(values, "tolist") else values)
+
+
+def _on_time(finish: float, deadline: float) -> bool:
+    """``finish <= deadline * (1 + 1e-9)`` in exact arithmetic (docs/tolerances.md), floats where they decide."""
+    if finish <= deadline:
+        return True
+    if deadline >= 0 and finish > deadline * (1 + 2 * _RTOL):
+        return False
+    return Fraction(finish) <= Fraction(deadline) + _TIME_RTOL * abs(Fraction(deadline))
 
 
 def _close(a: float, b: float) -> bool:
@@ -237,7 +249,7 @@ def verify_simulation(
         elif job.deadline is None:
             earned = value if finish_expected is not None else -workload.alpha * value
         else:
-            met = finish_expected is not None and finish_expected <= job.deadline * (1 + _RTOL)
+            met = finish_expected is not None and _on_time(finish_expected, job.deadline)
             if _has_value(j_ontime[r]) and bool(j_ontime[r]) != met:
                 fail(
                     f"job {jid!r}: on_time {j_ontime[r]} but finish {finish_expected} against deadline {job.deadline:g}"

@@ -5,8 +5,10 @@ Written plainly and independently of the exact methods, of
 permutation of it is a valid SEQ sequence (AMB Definition 2). Validity is checked
 with Horn's condition for the preemptive-EDF reduce stage, evaluated for all
 permutations of a subset at once in exact arithmetic: numpy int64 for integer data,
-exact fractions of the floats otherwise, against the on-time limit
-``d * (1 + 1e-9)`` of docs/tolerances.md (the same as ``d`` for integers below 10**9).
+exact fractions of the floats otherwise, against the methods' on-time limit
+``d * (1 + 1e-9 / 2)`` of docs/tolerances.md (the same as ``d`` for integers below 10**9;
+the methods round it down to a float, which changes a verdict only for a completion within
+one ulp of the limit).
 
 Horn's condition along a map order (positions k = 0..n-1, ``P_k`` = map completion
 of position k, nondecreasing): for every position k and every deadline value D,
@@ -34,11 +36,11 @@ def _exact(values: np.ndarray) -> np.ndarray:
 
 
 def _limits(deadlines: np.ndarray) -> np.ndarray:
-    """On-time limits ``d * (1 + 1e-9)``, exactly; integer deadlines below 10**9 keep d."""
+    """The methods' on-time limits ``d * (1 + 1e-9 / 2)``, exactly; integer deadlines below 10**9 keep d."""
     d = _exact(deadlines)
     if d.dtype == np.int64 and np.all(d < 10**9):
         return d
-    return np.array([Fraction(x) * (1 + Fraction(1, 10**9)) for x in np.asarray(deadlines, float)], dtype=object)
+    return np.array([Fraction(x) * (1 + Fraction(1, 2 * 10**9)) for x in np.asarray(deadlines, float)], dtype=object)
 
 
 def _valid_perms(a: np.ndarray, b: np.ndarray, d: np.ndarray, r: np.ndarray, subset: tuple[int, ...]) -> np.ndarray:
