@@ -31,10 +31,11 @@ job, stage and task indices and k instead, so runs whose launch orders differ (w
 without backups, or under two rules) meet the same stragglers).
 
 **Reduce slow-start** (off unless ``timing.reduce_slowstart`` is set): a reduce stage right
-after a map stage may launch once ``ceil(slowstart x maps)`` maps finished. An early reduce
-does its first third (the copy) while maps run and its last two thirds (sort, reduce) once
-the last map ends: it ends at ``max(launch + d/3, maps end) + 2d/3`` (Hadoop reports reduce
-progress in these thirds).
+after a map stage may launch once ``ceil(slowstart x maps)`` maps finished (slow-start 0: as
+soon as the map stage becomes current, as Hadoop's ``JobInProgress.scheduleReduces``). An
+early reduce does its first third (the copy) while maps run and its last two thirds (sort,
+reduce) once the last map ends: it ends at ``max(launch + d/3, maps end) + 2d/3`` (Hadoop
+reports reduce progress in these thirds).
 
 **Failures**: a node going down kills its running attempts (outcome ``failed``) and re-queues
 their tasks; its slots are gone until it comes back. Map outputs already written on it are
@@ -60,10 +61,12 @@ views), and the recorder writes one row per task (``tasks.parquet`` is unchanged
 ``launch(..., count=k)`` starts up to k tasks in one call (what k calls in a row would).
 ``events`` counts heap events, so a batched run counts fewer.
 
-**A run ends** when no event is left. Accepted jobs that could not finish (a policy that
-never launched them, or every node down) are reported unfinished; a heartbeat run whose
-policy keeps declining work while nothing else happens stops after ``stall_limit``
-heartbeats in a row and reports the same.
+**A run ends** when no event is left. Accepted jobs that could not finish are reported
+unfinished, with their cause in ``jobs.parquet``'s ``unfinished_cause``
+(:mod:`mropt.sim.unfinished`): ``no_node`` when no node up at the end can run a task of theirs
+(failed for good); a heartbeat run whose policy keeps declining work while nothing else
+happens stops after ``stall_limit`` heartbeats in a row (``stalled``); a policy that left
+runnable work unlaunched otherwise gets no cause, and verify rejects the run.
 """
 
 from __future__ import annotations
@@ -1003,13 +1006,21 @@ class Simulation:
         self._stage_ready(j)
 
     def _stage_ready(self, j: Job) -> None:
-        """Make the current stage's pending tasks runnable (and a slow-start reduce stage's)."""
+        """Make the current stage's pending tasks runnable (and a slow-start reduce stage's).
+
+        A map stage that becomes current has no map finished yet, so a threshold of 0 maps
+        (slow-start 0: ``ceil(0 x maps)``) is met now, not at a completion: the reduce stage
+        after it opens at once, as Hadoop's ``JobInProgress.scheduleReduces`` (finished maps
+        >= 0) lets reduces launch on the first heartbeat.
+        """
         stage = j.stages[j.cur]
         j.runnable[stage.type] += stage.pending
         self.runnable[stage.type] += stage.pending
         self._new_work = True
         if self._fit_index is not None:
             self._fit_index.note(j.index)
+        if self.slowstart is not None and stage.type == MAP:
+            self._maybe_open_reduces(j, stage)
 
     def _on_done(self, a: Attempt) -> None:
         if a is self._open:  # (a task of no time, ending at its start)
@@ -1114,6 +1125,8 @@ class Simulation:
             self._stage_done(j, stage)
 
     def _maybe_open_reduces(self, j: Job, stage: Any) -> None:
+        """Open the reduce stage after the current map stage when exactly its threshold of maps
+        has finished (``ceil(slowstart x maps)``; 0 when the map stage becomes current)."""
         nxt_index = stage.index + 1
         if nxt_index >= len(j.stages) or j.stages[nxt_index].type != REDUCE:
             return

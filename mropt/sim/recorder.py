@@ -4,7 +4,9 @@ Columns (the contract of ``jobs.parquet``, ``tasks.parquet`` and ``utilisation.p
 
 * jobs: ``job_id``, ``submit_time``, ``user``, ``pool``, ``queue``, ``priority``, ``decision``
   (``accepted``, ``rejected``; a dropped job was accepted), ``accepted``, ``reason``,
-  ``dropped``, ``first_start``, ``map_end``, ``finish``, ``deadline``, ``on_time``,
+  ``dropped``, ``first_start``, ``map_end``, ``finish``, ``unfinished_cause`` (why an accepted,
+  not dropped job has no ``finish``: ``no_node``, ``stalled``, or ``""``, which verify rejects;
+  ``""`` for every other job; :mod:`mropt.sim.unfinished`), ``deadline``, ``on_time``,
   ``lateness`` (finish - deadline; positive when late), ``benefit`` (earned under AMB eq. 1:
   the job's benefit when an accepted job ends by its deadline, ``-alpha`` times it when an
   accepted job ends late, is dropped or never finishes, 0 when rejected), ``job_benefit``
@@ -37,6 +39,7 @@ import numpy as np
 
 from mropt.model.tolerance import deadline_limit
 from mropt.sim.state import DROPPED, LEVEL_NAMES, REJECTED, SLOT_TYPES, Job
+from mropt.sim.unfinished import unfinished_causes
 
 if TYPE_CHECKING:
     from mropt.sim.engine import Attempt, Simulation
@@ -343,6 +346,7 @@ class Recorder:
             "first_start": np.array([np.nan if j.first_start is None else j.first_start for j in jobs], dtype=float),
             "map_end": np.array([np.nan if j.map_end is None else j.map_end for j in jobs], dtype=float),
             "finish": finish,
+            "unfinished_cause": unfinished_causes(sim),
             "deadline": deadline,
             "on_time": [None if np.isnan(v) else bool(v) for v in on_time],
             "lateness": finish - deadline,

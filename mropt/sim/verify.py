@@ -11,7 +11,13 @@ the engine, its state or its recorder. What it checks:
   its slot for a start at t);
 * a node that is down runs nothing: attempts on it end by its failure time and start no
   earlier than its recovery;
-* every task of an accepted job that was not dropped succeeds exactly once; a stage's
+* every task of an accepted job that was not dropped succeeds exactly once, unless the job
+  is left unfinished for a stated cause (``unfinished_cause`` of ``jobs.parquet``,
+  :mod:`mropt.sim.unfinished`): ``no_node``, checked here from the workload alone (some task
+  of the job that never succeeded fits no node that is up at the end, after the faults in
+  their order, with a slot of its type and the resources for its demand), or ``stalled`` (the
+  heartbeat run stopped early: its horizon); an unfinished job without one, or a table
+  without the column, is an error, and a task never succeeds twice; a stage's
   attempts end no earlier than the last success of the stage before (reduces launched early
   by slow-start included) and, without slow-start, start no earlier than it;
 * a succeeded attempt takes base duration / node speed x its locality factor, or that times
@@ -186,6 +192,8 @@ def verify_simulation(
     j_acc, j_fin, j_mapend = _col(jobs, "accepted"), _col(jobs, "finish"), _col(jobs, "map_end")
     j_ontime, j_benefit = _col(jobs, "on_time"), _col(jobs, "benefit")
     j_dropped = _col(jobs, "dropped") if _has(jobs, "dropped") else [False] * len(j_id)
+    j_cause = _col(jobs, "unfinished_cause") if _has(jobs, "unfinished_cause") else [""] * len(j_id)
+    up_at_end = _up_at_end(workload, slots)
     if sorted(j_id) != sorted(spec_by_id):
         fail("jobs table: its job ids are not the workload's")
     attempts_of: dict[str, list[int]] = defaultdict(list)
@@ -211,7 +219,7 @@ def verify_simulation(
                     wins = successes.get((jid, s, t), [])
                     if len(wins) != 1:
                         complete = False
-                        if not (j_fin[r] is None or (isinstance(j_fin[r], float) and math.isnan(j_fin[r]))):
+                        if len(wins) > 1 or _has_value(j_fin[r]):
                             fail(f"job {jid!r}: stage {s} task {t} succeeded {len(wins)} times")
                         break
                     ends.append(float(a_end[wins[0]]))
@@ -243,6 +251,18 @@ def verify_simulation(
                 finish_expected = prev_end
             if not _same(j_fin[r], finish_expected):
                 fail(f"job {jid!r}: finish {j_fin[r]} but its last task ends at {finish_expected}")
+            if not complete and not _has_value(j_fin[r]):
+                cause = j_cause[r] or ""
+                if cause == "no_node":
+                    if _stuck_task(job, successes, up_at_end, slots, capacity, slotted) is None:
+                        fail(f"job {jid!r}: unfinished for cause 'no_node', yet a node up at the end can run each task")
+                elif cause != "stalled":
+                    fail(
+                        f"job {jid!r}: accepted, not dropped, yet unfinished with no stated cause "
+                        f"(unfinished_cause {cause!r}; 'no_node' or 'stalled' expected)"
+                    )
+        if (j_cause[r] or "") and (finish_expected is not None or not accepted or dropped):
+            fail(f"job {jid!r}: unfinished_cause {j_cause[r]!r} for a job that is finished, rejected or dropped")
         value = job.benefit or 0.0
         if not accepted:
             earned = 0.0
@@ -285,6 +305,47 @@ def wasted_work(tasks: Mapping[str, Any] | Any) -> float:
         if _close(end, w_end) and start <= w_end and (w_start < end or start < w_end):
             total += end - start
     return total
+
+
+def _up_at_end(workload: WorkloadInstance, nodes: Mapping[str, Any]) -> set[str]:
+    """The nodes up after every fault, in time order (at one instant a failure before a recovery)."""
+    events = sorted(
+        [(f.down, 0, f.node) for f in workload.faults]
+        + [(f.up, 1, f.node) for f in workload.faults if f.up is not None]
+    )
+    up = set(nodes)
+    for _, recovery, node in events:
+        if recovery:
+            up.add(node)
+        else:
+            up.discard(node)
+    return up
+
+
+def _stuck_task(
+    job: Any,
+    successes: Mapping[tuple[str, int, int], list[int]],
+    up: set[str],
+    slots: Mapping[str, tuple[int, int]],
+    capacity: Mapping[str, Mapping[str, float]],
+    slotted: bool,
+) -> tuple[int, int] | None:
+    """(stage, task) of a task of ``job`` that never succeeded and that no node in ``up`` can run, or None."""
+    for s, stage in enumerate(job.stages):
+        kind = 0 if stage.type == "map" else 1
+        offset = 0
+        for group in stage.tasks:
+            task = next((t for t in range(offset, offset + group.count) if not successes.get((job.id, s, t))), -1)
+            offset += group.count
+            if task < 0:
+                continue
+            if not any(
+                (not slotted or slots[n][kind] > 0)
+                and all(a <= capacity[n].get(name, 0.0) * (1 + _RTOL) + _RTOL for name, a in group.demand.items())
+                for n in up
+            ):
+                return s, task
+    return None
 
 
 def _group_of(stage: Any, task: int) -> Any:
