@@ -15,12 +15,26 @@ simulated tasks (:mod:`mropt.model.workload`):
   a reduce stage likewise (no replicas: reduces have no input locality). Setup and
   cleanup tasks, failed and killed attempts and tasks that never succeeded are left out;
   a job without any succeeded map or reduce task (a failed job) is left out and counted.
+* **Reduce slow-start** (``timing.reduce_slowstart``), from the jobs that have both a map and
+  a reduce stage: the job configuration's value where the file carries it (Rumen
+  ``jobProperties``: ``mapreduce.job.reduce.slowstart.completedmaps``, else Hadoop 1's
+  ``mapred.reduce.slowstart.completed.maps``; a value that is not a number in [0, 1] is
+  ignored); else, where no such job carries one, what the attempts show: the fraction k / n of
+  the job's n maps whose successful attempt had finished when its first reduce attempt
+  started, written with 6 decimals rounded down so that Hadoop's threshold ``ceil(s x n)``
+  (``JobInProgress``) is k again. The workload holds one value: the smallest over those jobs
+  (a cluster's configured value is at most every job's observed fraction: reduces launch at
+  the threshold or later). Unset when no job has both stages (``.jhist`` files carry only the
+  configuration's path, so their value is always the observed one).
 
-``meta.source`` records the files, the counts kept and left out, and the time origin.
+``meta.source`` records the files, the counts kept and left out, the time origin and, when
+set, where the slow-start came from (``reduce_slowstart``: its value, ``from`` ``jobconf`` or
+``attempts``, and ``jobs``, how many jobs gave a value).
 """
 
 from __future__ import annotations
 
+import math
 from collections import defaultdict
 from collections.abc import Sequence
 from pathlib import Path
@@ -30,10 +44,12 @@ from mropt.history.importers import detect_kind
 from mropt.history.jhist import read_jhist
 from mropt.history.rumen import read_rumen
 from mropt.model.errors import InputError
-from mropt.model.workload import NodeSpec, Stage, TaskGroup, WorkloadInstance, WorkloadJob
+from mropt.model.workload import NodeSpec, Stage, TaskGroup, Timing, WorkloadInstance, WorkloadJob
 
 PRIORITIES = {"VERY_LOW": -2, "LOW": -1, "NORMAL": 0, "HIGH": 1, "VERY_HIGH": 2}
 MIN_DURATION = 0.001
+#: the job configuration's reduce slow-start keys: Hadoop 2's name, then Hadoop 1's
+SLOWSTART_KEYS = ("mapreduce.job.reduce.slowstart.completedmaps", "mapred.reduce.slowstart.completed.maps")
 
 
 def _max_concurrent(intervals: list[tuple[float, float]]) -> int:
@@ -62,12 +78,14 @@ def history_workload(paths: Sequence[str | Path], name: str | None = None) -> Wo
     jobs: list[dict[str, Any]] = []
     tasks: list[dict[str, Any]] = []
     attempts: list[dict[str, Any]] = []
+    conf: list[dict[str, Any]] = []
     for p in paths:
         rows = read_history_rows(Path(p))
         key = str(p)
         jobs += [{**j, "_file": key} for j in rows["jobs"]]
         tasks += [{**t, "_file": key} for t in rows["tasks"]]
         attempts += [{**a, "_file": key} for a in rows["attempts"]]
+        conf += [{**c, "_file": key} for c in rows.get("jobconf", ()) if c["key"] in SLOWSTART_KEYS]
     timed = [
         a for a in attempts if a.get("host") and a.get("start_time") is not None and a.get("finish_time") is not None
     ]
@@ -97,12 +115,22 @@ def history_workload(paths: Sequence[str | Path], name: str | None = None) -> Wo
     by_job: dict[tuple[str, str], list[dict[str, Any]]] = defaultdict(list)
     for t in tasks:
         by_job[(t["_file"], t["job_id"])].append(t)
+    first_reduce: dict[tuple[str, str], float] = {}
+    for a in attempts:
+        if a["type"] == "reduce" and a.get("start_time") is not None:
+            of_job = (a["_file"], a["job_id"])
+            first_reduce[of_job] = min(a["start_time"], first_reduce.get(of_job, a["start_time"]))
+    configured: dict[tuple[str, str], dict[str, str | None]] = defaultdict(dict)
+    for c in conf:
+        configured[(c["_file"], c["job_id"])][c["key"]] = c["value"]
+    slowstarts: dict[str, list[float]] = {"jobconf": [], "attempts": []}
     out: list[WorkloadJob] = []
     skipped_jobs: list[str] = []
     dropped_tasks = 0
     seen_ids: set[str] = set()
     for j in sorted(jobs, key=lambda j: (j.get("submit_time") or origin, j["job_id"])):
         stages = []
+        map_ends: list[float] = []
         for stype in ("map", "reduce"):
             groups = []
             for t in sorted(by_job[(j["_file"], j["job_id"])], key=lambda t: t["task_id"]):
@@ -114,12 +142,17 @@ def history_workload(paths: Sequence[str | Path], name: str | None = None) -> Wo
                     continue
                 duration = max(MIN_DURATION, round(best["finish_time"] - best["start_time"], 3))
                 replicas = ((best["host"],),) if stype == "map" else ()
+                if stype == "map":
+                    map_ends.append(best["finish_time"])
                 groups.append(TaskGroup(duration=duration, count=1, replicas=replicas))
             if groups:
                 stages.append(Stage(stype, tuple(groups)))
         if not stages:
             skipped_jobs.append(j["job_id"])
             continue
+        if len(stages) == 2 and stages[0].type == "map":
+            of_job = (j["_file"], j["job_id"])
+            _job_slowstart(configured.get(of_job, {}), map_ends, first_reduce.get(of_job), slowstarts)
         jid = j["job_id"] if j["job_id"] not in seen_ids else f"{j['job_id']}@{Path(j['_file']).name}"
         seen_ids.add(jid)
         submit = (j["submit_time"] - origin) if j.get("submit_time") is not None else 0.0
@@ -147,9 +180,47 @@ def history_workload(paths: Sequence[str | Path], name: str | None = None) -> Wo
         "tasks_left_out": dropped_tasks,
         "nodes": len(nodes),
     }
+    timing = Timing()
+    origin_of = "jobconf" if slowstarts["jobconf"] else "attempts"
+    if slowstarts[origin_of]:
+        value = min(slowstarts[origin_of])
+        timing = Timing(reduce_slowstart=value)
+        source["reduce_slowstart"] = {"value": value, "from": origin_of, "jobs": len(slowstarts[origin_of])}
     return WorkloadInstance(
         nodes=nodes,
         jobs=tuple(out),
+        timing=timing,
         name=name or Path(paths[0]).stem,
         meta={"source": source},
     )
+
+
+def _job_slowstart(
+    conf: dict[str, str | None], map_ends: list[float], first_reduce: float | None, out: dict[str, list[float]]
+) -> None:
+    """Append a job's slow-start to ``out["jobconf"]`` (its configuration's value) or, without one,
+    to ``out["attempts"]`` (the fraction of its maps done when its first reduce started)."""
+    for key in SLOWSTART_KEYS:
+        try:
+            value = float(conf.get(key) or "nan")
+        except ValueError:
+            continue
+        if 0.0 <= value <= 1.0:
+            out["jobconf"].append(value)
+            return
+    if first_reduce is not None and map_ends:
+        done = sum(1 for end in map_ends if end is not None and end <= first_reduce)
+        out["attempts"].append(threshold_fraction(done, len(map_ends)))
+
+
+def threshold_fraction(k: int, n: int) -> float:
+    """The fraction ``s`` (6 decimals, rounded down) whose slow-start threshold ``ceil(s x n)``
+    (Hadoop's ``JobInProgress``, and the simulator's) is ``k`` of ``n`` maps."""
+    top = math.floor(k / n * 1e6)
+    for m in (top, top - 1):  # the product may round just above k (7/25 = 0.28: 0.28 x 25 > 7)
+        if m >= 0 and math.ceil(m / 1e6 * n) == k:
+            return m / 1e6
+    s = k / n  # a million maps or more: 6 decimals cannot tell k from k - 1
+    while math.ceil(s * n) > k:
+        s = math.nextafter(s, 0.0)
+    return s
