@@ -151,6 +151,15 @@ def run_gap(args: argparse.Namespace) -> int:
             print(f"{earlier} of the failures are stored from an earlier invocation: --retry-failed runs them again")
         if summary.interrupted:
             print("runs not run are not stored: run the same command again to run them")
+    if summary.refuted:
+        print(
+            f"\nwarning: {len(summary.refuted)} run(s) claim a bound that a verified plan refutes (their method "
+            "is wrong; reference.solu ignores those bounds and optimality claims):"
+        )
+        for line in summary.refuted[:MAX_LISTED]:
+            print(f"  {line}")
+        if len(summary.refuted) > MAX_LISTED:
+            print(f"  ... and {len(summary.refuted) - MAX_LISTED} more (column bound_refuted of mropt results)")
     if args.strict and (summary.study_failures or summary.interrupted):
         return 1
     return 0

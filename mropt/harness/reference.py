@@ -32,6 +32,18 @@ the tighter bound; a value is ``=opt=`` when an exact method proved it (status
 ``optimal``, verified) or when it meets the best bound within the relative objective
 tolerance (``OBJECTIVE_RTOL``, :mod:`mropt.model.tolerance`).
 
+**A bound that a verified plan refutes is no bound** (issue 27, item 5). A bound below the
+best known value by more than the relative objective tolerance (above it, when
+minimising) proves its method wrong, and so does an exact method's ``optimal`` objective
+below it (an optimum is its own bound): e.g. an exact method that returns the valid empty
+plan as ``optimal`` with bound 0 while a heuristic's plan verifies at 42. The reference's
+bound is the tightest bound that no known value refutes (every bound learned is kept, so a
+value that arrives later refutes a bound that came first), and a value is ``=opt=`` only
+by a proof no value refutes: a refuted claim is never in the file. The row keeps its
+objective (its plan is still a plan, when it verifies: it may set the value) and gets
+``bound_refuted`` true (:meth:`Reference.refuted`); ``mropt gap`` and ``mropt report``
+warn, naming method and instance.
+
 **Relaxations are bounds.** A method that solves a relaxation (``register(...,
 relaxation=True)``, e.g. ``drf-lp``, continuous DRF for integer allocations; every
 ``bound=True`` method too) never provides a value: its proven optimum, or its proven
@@ -48,8 +60,10 @@ reference, as for bound methods.
                  = (objective - b) / max(|b|, 1e-9)          minimisation)
 
 A value within the relative objective tolerance of the reference has gap exactly 0 (never
-``-0`` or ``1e-16``); a bound on the wrong side of a verified value (solver noise of an LP
-bound) has gap 0 too. ``gap`` is measured against the optimum when the tag is
+``-0`` or ``1e-16``); a bound on the wrong side of a verified value has gap 0 too (and,
+beyond the tolerance, ``bound_refuted``). ``gap_to_bound`` is measured against the
+reference's bound (never a refuted one), or a proven optimum, and is missing without
+either. ``gap`` is measured against the optimum when the tag is
 ``optimal`` and against the best known value otherwise (the row's ``reference_tag`` says
 which); it is missing for runs without an objective (errors, kills), for answers
 ``verify`` rejected, and for infeasible instances.
@@ -66,7 +80,7 @@ from __future__ import annotations
 import math
 import re
 import sys
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -110,8 +124,14 @@ class Entry:
     name: str = ""
     tag: str | None = None  # optimal | best_known | infeasible
     value: float | None = None
-    bound: float | None = None
+    bound: float | None = None  # the tightest bound that no known value refutes
     sense: str = MAXIMISE
+    #: every bound learned, refuted ones included (a later, better value may refute more of them)
+    offered: list[float] = field(default_factory=list, repr=False)
+
+    def __post_init__(self) -> None:
+        if self.bound is not None and self.bound not in self.offered:
+            self.offered.append(self.bound)
 
     def add_value(self, value: float, proven: bool) -> None:
         if self.tag == "infeasible":
@@ -123,12 +143,22 @@ class Entry:
         self._settle()
 
     def add_bound(self, bound: float) -> None:
-        if self.bound is None or tighter(self.sense, bound, self.bound):
-            self.bound = bound
+        if bound not in self.offered:
+            self.offered.append(bound)
         self._settle()
 
+    def refutes(self, bound: float) -> bool:
+        """The best known value lies beyond ``bound`` by more than the relative objective
+        tolerance (above it when maximising), so ``bound`` is no bound: its method is wrong."""
+        return self.value is not None and self.tag != "infeasible" and better(self.sense, self.value, bound)
+
     def _settle(self) -> None:
-        """A value the best bound does not beat (within the tolerance) is optimal."""
+        """The tightest bound not refuted; a value that bound does not beat (within the tolerance) is optimal."""
+        kept = [b for b in self.offered if not self.refutes(b)]
+        self.bound = None
+        for b in kept:
+            if self.bound is None or tighter(self.sense, b, self.bound):
+                self.bound = b
         if (
             self.value is not None
             and self.bound is not None
@@ -166,26 +196,17 @@ class Reference:
         """Learn from one stored row (a dict or a pandas row): verified values and bounds."""
         get = row.get
         e = self.entry(get("instance_hash"), get("instance_id") or "", _row_sense(row))
-        status, obj, bound = get("status"), _num(get("objective")), _num(get("bound"))
-        verified, exact = _true(get("verified")), _true(get("exact"))
-        if status == "bound":
-            value = bound if bound is not None else obj
-            if value is not None:
-                e.add_bound(value)
-            return
+        status, obj = get("status"), _num(get("objective"))
+        exact = _true(get("exact"))
         if status == "infeasible" and exact and e.value is None:
             e.tag = "infeasible"  # a relaxation proven infeasible proves the problem infeasible too
             return
-        if is_relaxation(row):
-            # its optimum is a bound of the problem, never a value of it (and so is its proven bound)
-            value = obj if status == "optimal" and obj is not None else bound
-            if value is not None and status in _FEASIBLE:
-                e.add_bound(value)
-            return
-        if status in _FEASIBLE and obj is not None and verified:
-            e.add_value(obj, proven=status == "optimal" and exact)
-        if bound is not None and exact and status in _FEASIBLE:
+        for bound in row_bounds(row):
             e.add_bound(bound)
+        if status == "bound" or is_relaxation(row):
+            return  # a relaxation's optimum is a bound of the problem, never a value of it
+        if status in _FEASIBLE and obj is not None and _true(get("verified")):
+            e.add_value(obj, proven=status == "optimal" and exact)
 
     def merge(self, other: Reference, source: str = "") -> None:
         for digest, o in other.entries.items():
@@ -197,14 +218,32 @@ class Reference:
             if o.bound is not None:
                 e.add_bound(o.bound)
 
+    def refuted(self, row: Any) -> tuple[float, float] | None:
+        """``(claim, value)`` when the best known value of the row's instance, ``value``,
+        refutes a bound the row claims (:func:`claimed_bounds`); None otherwise."""
+        e = self.entries.get(row.get("instance_hash"))
+        if e is None:
+            return None
+        for claim in claimed_bounds(row):
+            if e.value is not None and e.refutes(claim):
+                return claim, e.value
+        return None
+
     # -- gaps -------------------------------------------------------------------------------
     def gaps(self, row: Any) -> dict[str, Any]:
-        """``reference``, ``reference_tag``, ``gap`` and ``gap_to_bound`` of one row."""
+        """``reference``, ``reference_tag``, ``gap``, ``gap_to_bound`` and ``bound_refuted`` of one row."""
         e = self.entries.get(row.get("instance_hash"))
-        out: dict[str, Any] = {"reference": None, "reference_tag": None, "gap": None, "gap_to_bound": None}
+        out: dict[str, Any] = {
+            "reference": None,
+            "reference_tag": None,
+            "gap": None,
+            "gap_to_bound": None,
+            "bound_refuted": False,
+        }
         if e is None:
             return out
         out["reference"], out["reference_tag"] = e.value, e.tag
+        out["bound_refuted"] = self.refuted(row) is not None
         status, obj, bound = row.get("status"), _num(row.get("objective")), _num(row.get("bound"))
         if status == "bound" or is_relaxation(row):
             if status == "bound":
@@ -308,6 +347,31 @@ class Reference:
     def save(self, path: str | Path) -> None:
         """Write the file atomically (:func:`mropt.model.files.write_text`)."""
         write_text(path, self.text())
+
+
+def row_bounds(row: Any) -> list[float]:
+    """The bounds of its instance that a row gives the reference: a bound method's value, a
+    relaxation's optimum (or its proven bound), an exact method's proven bound."""
+    status, obj, bound = row.get("status"), _num(row.get("objective")), _num(row.get("bound"))
+    if status == "bound":
+        value = bound if bound is not None else obj
+    elif status not in _FEASIBLE:
+        value = None
+    elif is_relaxation(row):
+        value = obj if status == "optimal" and obj is not None else bound
+    else:
+        value = bound if _true(row.get("exact")) else None
+    return [] if value is None else [value]
+
+
+def claimed_bounds(row: Any) -> list[float]:
+    """What a row claims no plan of its instance beats: :func:`row_bounds`, and an exact
+    method's ``optimal`` objective (an optimum is its own bound), verified or not."""
+    claims = row_bounds(row)
+    obj = _num(row.get("objective"))
+    if row.get("status") == "optimal" and _true(row.get("exact")) and obj is not None and not is_relaxation(row):
+        claims.append(obj)
+    return claims
 
 
 def is_relaxation(row: Any) -> bool:

@@ -12,12 +12,14 @@ rounded as the page shows it, :mod:`mropt.harness.formatting`):
   standard deviation, bootstrap 95 % interval of the mean, median and max of the **gap %**
   (how far a plan is worse than the reference), proven optimal %, at optimum % (the plan
   equals a proven optimum within the objective tolerance, proven or not), verified %,
-  failed runs, mean and max time;
+  failed runs, refuted runs (a verified plan beats the bound or optimum they claim: such a
+  claim proves nothing, so proven optimal % leaves it out), mean and max time;
 * ``gaps`` -- the same per method and instance group (groups in natural order: N = 8 before 40);
 * ``bounds`` -- bound methods per group: the **bound gap %** (how far the bound lies beyond
   the reference), never in a column or on an axis with plan gaps;
 * ``instances`` -- instance x method: instance name, group, N, method, seed, status,
-  objective, bound, reference and its tag, gap %, gap to bound %, bound gap %, time;
+  objective, bound, reference and its tag, gap %, gap to bound %, bound gap %, bound
+  refuted, time;
 * ``win_tie_loss`` -- every pair of plan methods over the same (instance, seed) problems;
   ties within :data:`mropt.model.tolerance.OBJECTIVE_RTOL`;
 * ``time_to_optimality`` -- exact methods per N: proven optimal %, median time of the proven
@@ -38,6 +40,8 @@ a constant series is drawn as points on a sensible range. Plot data: ``performan
 
 ``report.md`` and ``report.html`` (self-contained: inline PNG) hold every table, plot, the
 notes, the experiment files' text and the provenance. Statistics: :mod:`mropt.harness.stats`.
+Runs whose bound a verified plan refutes are named in a warning at the top of both pages and
+of the text returned (:func:`refuted_warning`).
 """
 
 from __future__ import annotations
@@ -113,12 +117,17 @@ class Notes:
 def prepare(df: pd.DataFrame) -> pd.DataFrame:
     """The results frame with the columns the tables use: ``mkey`` (the method as tables name it:
     its label, plus ``[profile]`` where a label ran under several profiles), ``role``
-    (``plan`` or ``bound``), ``pct`` (the gap in %), ``at_reference`` and ``at_optimum``."""
+    (``plan`` or ``bound``), ``pct`` (the gap in %), ``at_reference``, ``at_optimum``,
+    ``refuted`` (``bound_refuted``, False where missing) and ``proven`` (status ``optimal``
+    and not refuted: a proof a verified plan contradicts proves nothing)."""
     d = df.copy()
     if d.empty:
-        for col in ("mkey", "role", "pct", "at_reference", "at_optimum"):
+        for col in ("mkey", "role", "pct", "at_reference", "at_optimum", "refuted", "proven"):
             d[col] = pd.Series(dtype=object)
         return d
+    refuted = d["bound_refuted"] if "bound_refuted" in d else pd.Series(False, index=d.index)
+    d["refuted"] = refuted.fillna(False).astype(bool)
+    d["proven"] = (d["status"] == "optimal") & ~d["refuted"]
     profile = d["profile"].fillna("-").astype(str)
     several = d.groupby("method")["profile"].transform("nunique") > 1
     d["mkey"] = np.where(several, d["method"].astype(str) + " [" + profile + "]", d["method"].astype(str))
@@ -188,6 +197,7 @@ PLAN_COLUMNS = [
     "at optimum %",
     "verified %",
     "failed",
+    "refuted",
     "mean time s",
     "max time s",
 ]
@@ -203,6 +213,7 @@ BOUND_COLUMNS = [
     "median bound gap %",
     "max bound gap %",
     "failed",
+    "refuted",
     "mean time s",
     "max time s",
 ]
@@ -238,10 +249,11 @@ def _plan_rows(d: pd.DataFrame, seed: int, resamples: int) -> list[list[Any]]:
                 group,
                 len(g),
                 *_gap_stats(g["pct"].dropna(), seed, f"gap|{method}|{group}", resamples),
-                100.0 * (g["status"] == "optimal").mean(),
+                100.0 * g["proven"].mean(),
                 100.0 * g["at_optimum"].mean(),
                 100.0 * g["verified"].fillna(False).astype(bool).mean(),
                 _failed(g),
+                int(g["refuted"].sum()),
                 g["wall_time"].mean(),
                 g["wall_time"].max(),
             ]
@@ -275,6 +287,7 @@ def bound_table(df: pd.DataFrame, *, seed: int = 0, resamples: int = stats.RESAM
                 len(g),
                 *_gap_stats(g["pct"].dropna(), seed, f"bound|{method}|{group}", resamples),
                 _failed(g),
+                int(g["refuted"].sum()),
                 g["wall_time"].mean(),
                 g["wall_time"].max(),
             ]
@@ -362,6 +375,7 @@ INSTANCE_COLUMNS = [
     "gap %",
     "gap to bound %",
     "bound gap %",
+    "bound refuted",
     "time s",
 ]
 
@@ -413,6 +427,7 @@ def instance_table(df: pd.DataFrame) -> Table:
             "gap %": d["pct"].where(plan),
             "gap to bound %": (d["gap_to_bound"].astype(float) * 100.0).where(plan),
             "bound gap %": d["pct"].where(~plan),
+            "bound refuted": d["refuted"],
             "time s": d["wall_time"],
         }
     )
@@ -421,7 +436,8 @@ def instance_table(df: pd.DataFrame) -> Table:
         "Instances x methods (every run)",
         frame,
         "instances",
-        "gap %: plans; bound gap %: bounds; gap to bound %: the plan against the best known bound.",
+        "gap %: plans; bound gap %: bounds; gap to bound %: the plan against the best known bound; "
+        "bound refuted: a verified plan of the instance beats the bound (or optimum) the run claims.",
     )
 
 
@@ -471,7 +487,7 @@ def time_to_optimality(df: pd.DataFrame) -> Table:
     exact = d[d["exact"].fillna(False).astype(bool)]
     rows = []
     for (method, n), g in _grouped(exact.dropna(subset=["jobs"]), ["mkey", "jobs"]):
-        solved = (g["status"] == "optimal").to_numpy()
+        solved = g["proven"].to_numpy(dtype=bool)
         opt = g[solved]
         times, limits = _floats(g["wall_time"]), _floats(g["time_limit"])
         rows.append(
@@ -695,7 +711,7 @@ def _solve_curves(d: pd.DataFrame, out: Path, notes: Notes) -> Figure | None:
         return None
     curves = []
     for (method,), g in _grouped(exact, ["mkey"]):
-        c = stats.solve_curve(_floats(g["wall_time"]), (g["status"] == "optimal").to_numpy())
+        c = stats.solve_curve(_floats(g["wall_time"]), g["proven"].to_numpy(dtype=bool))
         curves.append((method, g, c.assign(method=method)))
     data = pd.concat([c for _, _, c in curves], ignore_index=True) if curves else pd.DataFrame()
     data = data.assign(**{"solved %": data["share"] * 100.0}).rename(columns={"time": "time s"})
@@ -819,7 +835,9 @@ INTRO = (
     "without a plan and answers verify rejected, have no gap). std: sample standard deviation over runs; "
     "CI: percentile bootstrap 95 % interval of the mean ({resamples} resamples, seed {seed}). "
     "proven optimal %: the method proved its plan optimal; at optimum %: the plan equals a proven optimum "
-    "within the relative tolerance {rtol:g}, whoever proved it. A problem of the paired comparisons and "
+    "within the relative tolerance {rtol:g}, whoever proved it. refuted (bound refuted): runs claiming a "
+    "bound, or an optimum, that a verified plan of the instance beats beyond that tolerance: their method is "
+    "wrong, and the claim counts neither as a bound nor as a proof. A problem of the paired comparisons and "
     "profiles is an (instance, method seed)."
 )
 
@@ -861,11 +879,28 @@ def write_report(result_dir: str | Path, out: str | Path, *, seed: int = 0, resa
     head = f"Study {experiments}: {len(df)} runs ({n_failed} failed), {n_instances} instances." + (
         f" Objective sense: {senses}." if senses else ""
     )
+    warning = refuted_warning(d)
+    head += f" {warning}" if warning else ""
     intro = INTRO.format(resamples=resamples, seed=seed, rtol=OBJECTIVE_RTOL)
     shown = [t for t in tables if len(t.frame)]
     _write_markdown(out, head, intro, shown, figures, notes, records)
     _write_html(out, head, intro, shown, figures, notes, records)
-    return "\n\n".join(t.to_markdown_text() for t in (kinds, headline, bounds, by_group, tto) if len(t.frame))
+    text = "\n\n".join(t.to_markdown_text() for t in (kinds, headline, bounds, by_group, tto) if len(t.frame))
+    return f"{warning}\n\n{text}" if warning else text
+
+
+def refuted_warning(d: pd.DataFrame) -> str:
+    """One sentence naming the runs (method on instance) whose bound, or optimum, a verified plan
+    of their instance refutes (:meth:`mropt.harness.reference.Reference.refuted`); '' when none."""
+    rows = d[d["refuted"]] if "refuted" in d and len(d) else d.iloc[0:0]
+    if rows.empty:
+        return ""
+    runs = sorted(set(f"{m} on {n}" for m, n in zip(rows["mkey"], instance_names(d).loc[rows.index])))
+    shown = ", ".join(runs[:10]) + (f" and {len(runs) - 10} more" if len(runs) > 10 else "")
+    return (
+        f"Warning: {len(rows)} run(s) claim a bound that a verified plan refutes, so their method is wrong: "
+        f"{shown}. Those bounds and optimality claims are not references (column 'bound refuted')."
+    )
 
 
 def _configuration(records: list[Any]) -> list[tuple[str, str]]:

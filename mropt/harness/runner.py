@@ -68,6 +68,7 @@ class StudySummary:
     interrupted: int = 0  # of the runs run now, those not stored (interrupted, or no worker could start)
     study_failures: int = 0  # failed runs of the whole study as stored now (earlier invocations' too)
     problems: list[str] = field(default_factory=list)  # one line per failed or unstored run, for people
+    refuted: list[str] = field(default_factory=list)  # one line per run whose bound a verified plan refutes
 
 
 class StudyInterrupted(KeyboardInterrupt):
@@ -278,10 +279,11 @@ def run_study(
             bar.close()
     if stopped is not None:
         raise StudyInterrupted(stopped, len(runs) - len(todo) + written, len(runs), store.root) from None
-    update_reference(store, exp)
+    ref = update_reference(store, exp)
     if compact:
         store.compact()
     study_failures, problems = _study_problems(store, runs)
+    refuted = refuted_bounds(store, ref, runs)
     return StudySummary(
         len(runs),
         len(runs) - len(todo),
@@ -292,6 +294,7 @@ def run_study(
         len(interrupted),
         study_failures,
         [*problems, *interrupted],
+        refuted,
     )
 
 
@@ -324,6 +327,34 @@ def _study_problems(store: Store, runs: list[RunSpec]) -> tuple[int, list[str]]:
         for r in rows
     ]
     return len(rows), lines
+
+
+#: what :func:`refuted_bounds` reads of every stored row
+_CLAIM_COLUMNS = [*_RESUME_COLUMNS, "kind", "instance_hash", "exact", "relaxation", "bound"]
+
+
+def refuted_bounds(store: Store, ref: Reference, runs: list[RunSpec] | None = None) -> list[str]:
+    """One line per stored run (of ``runs``, when given) claiming a bound, or an optimum, that a
+    verified plan of its instance refutes (:meth:`mropt.harness.reference.Reference.refuted`)."""
+    keys = None if runs is None else {r.slot: r.key for r in runs}
+    lines = []
+    for r in store.read_table(_CLAIM_COLUMNS).to_pylist():
+        if keys is not None and keys.get(row_slot(r)) != stored_run_key(r):
+            continue
+        found = ref.refuted(r)
+        if found is not None:
+            claim, value = found
+            lines.append(
+                run_line(
+                    r.get("method"),
+                    r.get("instance_id"),
+                    r.get("profile"),
+                    r.get("seed"),
+                    f"{r.get('status')} with bound {claim:.10g}, refuted by a verified plan worth {value:.10g}: "
+                    "used neither as a bound nor as a proof",
+                )
+            )
+    return sorted(lines)
 
 
 class _Stop(BaseException):

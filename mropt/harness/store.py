@@ -64,6 +64,7 @@ SCHEMA = pa.schema(
         ("reference_tag", pa.string()),
         ("gap", pa.float64()),
         ("gap_to_bound", pa.float64()),
+        ("bound_refuted", pa.bool_()),  # a verified plan refutes a bound the run claims (mropt.harness.reference)
         ("time_limit", pa.float64()),
         ("wall_time", pa.float64()),
         ("run_time", pa.float64()),
@@ -83,6 +84,8 @@ SCHEMA = pa.schema(
     ]
 )
 COLUMNS = SCHEMA.names
+#: what a file written before a column existed reads in it (null where not named here)
+DEFAULTS = {"bound_refuted": False}
 
 
 #: the columns naming a row's slot, in the order of :func:`row_slot`
@@ -249,12 +252,14 @@ def _read(path: Path, columns: list[str] | None = None) -> pa.Table | None:
 
 
 def _conform(table: pa.Table, columns: list[str] | None = None) -> pa.Table:
-    """Files of an older schema: missing columns as nulls, in SCHEMA's order (or ``columns``')."""
+    """Files of an older schema: missing columns as nulls (or their :data:`DEFAULTS`), in SCHEMA's order (or ``columns``')."""
     schema = SCHEMA if columns is None else pa.schema([SCHEMA.field(c) for c in columns])
     cols = []
     for f in schema:
         if f.name in table.column_names:
             cols.append(table.column(f.name).cast(f.type))
+        elif f.name in DEFAULTS:
+            cols.append(pa.array([DEFAULTS[f.name]] * table.num_rows, f.type))
         else:
             cols.append(pa.nulls(table.num_rows, f.type))
     return pa.Table.from_arrays(cols, schema=schema)
