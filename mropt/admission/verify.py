@@ -14,6 +14,13 @@ when its exact ``COTr <= deadline * (1 + 10**-9)``, and a claimed objective must
 the recomputed one within a relative 1e-9, or within 1e-12 of the total benefit of
 the instance when the objective is near 0 (no absolute constant: the check is the
 same in every unit of benefit).
+
+What the solution claims besides its decision follows :mod:`mropt.model.claims`, as for
+every kind: with nothing accepted, status ``bound`` is a bound-only result (``ideal``,
+``bound-lp``, ``bound-energy``; its objective need only be a finite number, nothing is
+recomputed) and ``error``, ``infeasible`` or ``time_limit`` may claim no objective or 0;
+otherwise the claimed objective is eq. 1 of the decision, whatever the status, and the
+bound lies at or above it (maximisation), equal under ``optimal``.
 """
 
 from __future__ import annotations
@@ -25,6 +32,7 @@ from fractions import Fraction
 from typing import Any
 
 from mropt.model.admission import AdmissionInstance, Job
+from mropt.model.claims import bound_problems, without_decision
 from mropt.model.solution import Solution
 from mropt.model.solution import Verdict as BaseVerdict
 
@@ -106,15 +114,17 @@ def verify(instance: AdmissionInstance, solution: Solution, *, allow_late: bool 
 
     Problems reported: unknown or repeated job ids, a sequence that is not an order of
     exactly the accepted set, a missing sequence when jobs are accepted, a job finishing
-    after its deadline (unless ``allow_late``, when eq. 1's penalty applies instead), and
-    an objective that differs from the recomputed one.
+    after its deadline (unless ``allow_late``, when eq. 1's penalty applies instead), an
+    objective that differs from the recomputed one, a bound below it, and the claims of a
+    solution that accepts nothing (module docstring).
     """
     verdict = Verdict()
-    if solution.status == "bound":
-        verdict.objective = solution.objective
-        return verdict  # a bound has no decision to check
-    if solution.status in ("error", "infeasible") and not solution.accepted:
-        return verdict
+    atol = _OBJECTIVE_ATOL_FACTOR * sum(abs(job.benefit) for job in instance.jobs)
+    if not solution.accepted and not solution.sequence:
+        undecided = without_decision(solution, empty_value=0.0, atol=atol)
+        if undecided is not None:  # a bound-only result, or nothing decided: nothing to recompute
+            verdict.problems.extend(undecided)
+            return verdict
     jobs = {job.id: job for job in instance.jobs}
     accepted = list(solution.accepted)
     unknown = [j for j in accepted if j not in jobs]
@@ -154,18 +164,14 @@ def verify(instance: AdmissionInstance, solution: Solution, *, allow_late: bool 
             verdict.late.append(job_id)
             if not allow_late:
                 verdict.problems.append(
-                    f"sequence is not valid: job {job_id!r} finishes at {float(cotr):g} s, "
-                    f"after its deadline {job.deadline:g} s"
+                    f"sequence is not valid: job {job_id!r} finishes at {float(cotr):.12g} s, "
+                    f"after its deadline {job.deadline:.12g} s"
                 )
     verdict.objective = float(total)
     claimed = solution.objective
     if claimed is None:
         verdict.problems.append(f"solution gives no objective; recomputed {verdict.objective:g}")
-    elif not math.isclose(
-        claimed,
-        verdict.objective,
-        rel_tol=_OBJECTIVE_RTOL,
-        abs_tol=_OBJECTIVE_ATOL_FACTOR * sum(abs(job.benefit) for job in instance.jobs),
-    ):
+    elif not math.isclose(claimed, verdict.objective, rel_tol=_OBJECTIVE_RTOL, abs_tol=atol):
         verdict.problems.append(f"objective {claimed:g} claimed, {verdict.objective:g} recomputed (eq. 1)")
+    verdict.problems.extend(bound_problems(instance.SENSE, solution, verdict.objective, atol=atol))
     return verdict

@@ -128,10 +128,18 @@ def run_verify(args: argparse.Namespace) -> int:
             )
         )
     elif verdict.ok:
-        what = "decision valid, " if verdict.checked_schedule else "nothing to check, "
-        objective = "-" if verdict.objective is None else f"{verdict.objective:g}"
-        print(f"ok: {what}objective {objective} recomputed")
+        print(f"ok: {_verified_what(solution, verdict)}")
     else:
         for problem in verdict.problems:
             print(f"mropt verify: {problem}", file=sys.stderr)
     return 0 if verdict.ok else 1
+
+
+def _verified_what(solution: Solution, verdict: Any) -> str:
+    """What an accepted verdict rests on; "recomputed" only when the objective was (issue 27)."""
+    if verdict.checked_schedule and verdict.objective is not None:
+        return f"decision valid, objective {verdict.objective:g} recomputed"
+    claimed = "none" if solution.objective is None else f"{solution.objective:g}"
+    if solution.status == "bound":
+        return f"bound-only result with no decision, objective {claimed} (a bound: nothing to recompute)"
+    return f"no decision (status {solution.status}), objective {claimed}: nothing to recompute"

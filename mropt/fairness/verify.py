@@ -22,6 +22,12 @@ alike); a claimed share, utilisation or objective ``v`` matches the recomputed `
 when ``|v - e| <= 1e-9 * max(|v|, |e|)`` (``OBJECTIVE_RTOL``; so a recomputed 0 must
 be claimed as 0). Task counts are unit-free: a placement must add up to the allocation
 within 1e-9 of the count (at least of one task).
+
+What the solution claims besides its decision follows :mod:`mropt.model.claims`, as for
+every kind: without an allocation, ``error``, ``infeasible`` and ``time_limit`` may claim
+no objective or 0 (no tasks: every share is 0) and ``bound`` only a finite number; with
+one, the claimed objective is the recomputed minimum whatever the status, and a bound
+lies at or above it (maximisation), equal under ``optimal``.
 """
 
 from __future__ import annotations
@@ -33,6 +39,7 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Any
 
+from mropt.model.claims import bound_problems, without_decision
 from mropt.model.fairness import FairnessInstance
 from mropt.model.solution import Solution, Verdict
 
@@ -80,8 +87,11 @@ def _f(value: Fraction) -> float:
 def verify(instance: FairnessInstance, solution: Solution, *, continuous: bool | None = None) -> FairnessVerdict:
     """Recompute the allocation's feasibility, shares and objective; see the module docstring."""
     verdict = FairnessVerdict()
-    if solution.status in ("error", "infeasible") and "allocation" not in solution.decision:
-        return verdict
+    if not solution.decision.get("allocation"):  # none, or {} (a solution file read without one)
+        undecided = without_decision(solution, empty_value=0.0)
+        if undecided is not None:  # a bound-only result, or nothing decided: nothing to recompute
+            verdict.problems.extend(undecided)
+            return verdict
     if continuous is None:
         continuous = solution.method in _CONTINUOUS
     problems = verdict.problems
@@ -192,4 +202,5 @@ def verify(instance: FairnessInstance, solution: Solution, *, continuous: bool |
         problems.append(
             f"objective {solution.objective:g} claimed, {verdict.objective:g} recomputed (min weighted dominant share)"
         )
+    problems.extend(bound_problems(instance.SENSE, solution, verdict.objective))
     return verdict

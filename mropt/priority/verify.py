@@ -18,7 +18,9 @@ It then checks the decision alone: every priority allocated non-negative integer
 slots, both slot totals (eq. 17), ``shared`` = the remainder, each reported sojourn,
 ``infeasible`` = exactly the priorities that miss their deadline, the routing, a and b,
 the objective (total reserved slots, an integer: compared exactly) and that a bound does
-not exceed it (:func:`~mropt.model.tolerance.within`).
+not exceed it (equal under ``optimal``). Without an allocation, ``error``,
+``infeasible`` and ``time_limit`` may claim no objective or 0 (nothing reserved) and
+``bound`` only a finite number (:mod:`mropt.model.claims`, the same for every kind).
 
 Tolerances (relative, unit-free; ``docs/tolerances.md``), the methods' documented values
 applied here to exact numbers: T_i is late when T_i > deadline (1 + TIME_RTOL)
@@ -42,10 +44,11 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Any
 
+from mropt.model.claims import bound_problems, without_decision
 from mropt.model.priority import PriorityInstance
 from mropt.model.solution import Solution
 from mropt.model.solution import Verdict as BaseVerdict
-from mropt.model.tolerance import TIME_RTOL, within
+from mropt.model.tolerance import TIME_RTOL
 
 _R = Fraction(TIME_RTOL)  # the deadline and stability tolerance, as an exact number
 _U = 2.0**-53  # unit roundoff of binary64
@@ -146,9 +149,11 @@ def _number(value: Any) -> bool:
 def verify(instance: PriorityInstance, solution: Solution) -> Verdict:
     """Check an allocation solution against the instance; see the module docstring."""
     verdict = Verdict()
-    if solution.status in ("error", "bound", "time_limit") and not solution.decision.json_fields().get("allocation"):
-        verdict.objective = solution.objective
-        return verdict
+    if not solution.decision.json_fields().get("allocation"):
+        undecided = without_decision(solution, empty_value=0.0)
+        if undecided is not None:  # a bound-only result, or nothing decided: nothing to recompute
+            verdict.problems.extend(undecided)
+            return verdict
     d = solution.decision.json_fields()  # the claimed decision as plain data, checked field by field
     missing = [k for k in ("allocation", "shared", "infeasible", "routing", "a", "b") if k not in d]
     if missing:
@@ -235,6 +240,5 @@ def verify(instance: PriorityInstance, solution: Solution) -> Verdict:
         verdict.problems.append(
             f"objective {solution.objective!r} claimed, {verdict.objective:g} recomputed (slots reserved)"
         )
-    if solution.bound is not None and not (_number(solution.bound) and within(verdict.objective, solution.bound)):
-        verdict.problems.append(f"bound {solution.bound!r} exceeds the objective {verdict.objective:g}")
+    verdict.problems.extend(bound_problems(instance.SENSE, solution, verdict.objective))
     return verdict
