@@ -7,8 +7,11 @@ that write the files it reads (``paper.json`` before ``mropt solve paper.json ..
 command runs alone (``pytest -k gap-studies``).
 
 Commands that name ``../shared`` (the traces beside the clone, absent from the repository) skip with
-the reason when that folder is absent. It is the repository's parent folder + ``shared``;
-``MROPT_SHARED=/path/to/shared`` points elsewhere (a git worktree whose parent has none).
+the reason when that folder is absent, and so does every command that reads a file one of them
+writes, directly or through other commands (``history query history.duckdb`` after ``history
+import history.duckdb ... ../shared/...``): a fresh clone without ``../shared`` skips them, it does
+not fail them. It is the repository's parent folder + ``shared``; ``MROPT_SHARED=/path/to/shared``
+points elsewhere (a git worktree whose parent has none).
 """
 
 from __future__ import annotations
@@ -31,6 +34,8 @@ SHARED = Path(os.environ.get("MROPT_SHARED") or ROOT.parent / "shared")
 REPO_FOLDERS = ("benchmarks/", "instances/", "solvers/")
 #: options after which a README command names a file or folder it writes
 OUTPUT_OPTIONS = ("-o", "--out", "--output")
+#: commands that write a file named by a positional argument: their first words -> the argument's index after them
+POSITIONAL_OUTPUTS = {("history", "import"): 0}  # history import DB FILE...: writes DB
 TIMEOUT = 600
 
 
@@ -58,6 +63,23 @@ class Command:
     def outputs(self) -> list[str]:
         args = self.args
         return [args[i + 1] for i, a in enumerate(args[:-1]) if a in OUTPUT_OPTIONS]
+
+    @property
+    def writes(self) -> list[str]:
+        """Every file or folder it writes: its outputs, and the database of ``history import DB ...``."""
+        args = self.args
+        written = list(self.outputs)
+        for words, index in POSITIONAL_OUTPUTS.items():
+            positional = [a for a in args[len(words) :] if not a.startswith("-")]
+            if tuple(args[: len(words)]) == words and len(positional) > index:
+                written.append(positional[index])
+        return written
+
+    @property
+    def reads(self) -> list[str]:
+        """The arguments that may name a file it reads: each one, and the value of a ``name=value`` one
+        (``--param history=history.duckdb``)."""
+        return [part for a in self.args for part in dict.fromkeys((a, a.partition("=")[2])) if part]
 
     @property
     def where(self) -> str:
@@ -136,7 +158,7 @@ def run_mropt(command: Command, cwd: Path) -> subprocess.CompletedProcess:
 
 def skip_without_shared(command: Command, needed_by: Command | None = None) -> None:
     if command.needs_shared and not SHARED.exists():
-        why = f" (it writes a file that `mropt {needed_by.text}` reads)" if needed_by else ""
+        why = f" (it writes a file that `mropt {needed_by.text}` needs)" if needed_by else ""
         pytest.skip(f"{SHARED} is absent: {command.where} needs it{why}")
 
 
@@ -156,17 +178,31 @@ class Workspace:
 
     def __init__(self, path: Path):
         self.path = path
-        self.producers = {out: c for c in commands() for out in c.outputs}
+        self.producers = {out: c for c in commands() for out in c.writes}
         self.results: dict[Command, Result] = {}
 
-    def prepare(self, command: Command) -> None:
-        """Skip when the command needs ``../shared``; run the producers of its missing inputs."""
-        skip_without_shared(command)
-        for arg in command.args:
+    def missing_producers(self, command: Command) -> list[Command]:
+        """The commands that write the files ``command`` reads and this workspace lacks."""
+        out: dict[Command, None] = {}
+        for arg in command.reads:
             producer = self.producers.get(arg)
-            if producer is None or producer == command or (self.path / arg).exists():
-                continue
-            skip_without_shared(producer, needed_by=command)
+            if producer is not None and producer != command and not (self.path / arg).exists():
+                out[producer] = None
+        return list(out)
+
+    def prepare(self, command: Command) -> None:
+        """Skip when the command, or a command that writes a missing input of it (at any depth),
+        needs an absent ``../shared``, before running anything; else run the producers of its
+        missing inputs."""
+        skip_without_shared(command)
+        todo, seen = [command], {command}
+        while todo:
+            for producer in self.missing_producers(todo.pop()):
+                if producer not in seen:
+                    skip_without_shared(producer, needed_by=command)
+                    seen.add(producer)
+                    todo.append(producer)
+        for producer in self.missing_producers(command):
             self.run(producer)
 
     def run(self, command: Command) -> Result:

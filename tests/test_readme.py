@@ -12,7 +12,8 @@ import re
 
 import pytest
 
-from readme_examples import ROOT, Block, Workspace, blocks, session_workspace
+import readme_examples
+from readme_examples import ROOT, Block, Workspace, blocks, commands, session_workspace
 
 
 @pytest.fixture(scope="session")
@@ -23,6 +24,25 @@ def readme_workspace(tmp_path_factory) -> Workspace:
 def test_readme_has_examples():
     assert blocks("python"), "README.md has no python example"
     assert any(b.commands for b in blocks("sh")), "README.md has no mropt example"
+
+
+def test_without_shared_a_command_that_reads_what_a_shared_command_writes_skips(tmp_path, monkeypatch):
+    """Issue 28, part 8: ``history import history.duckdb ... ../shared/...`` skips without ``../shared``,
+    and so do the commands reading ``history.duckdb`` (as an argument or in ``--param history=...``),
+    before anything runs; they used to run and fail on the missing database."""
+    monkeypatch.setattr(readme_examples, "SHARED", tmp_path / "no-shared")
+    (importer,) = [c for c in commands() if c.text.startswith("history import ")]
+    assert "history.duckdb" in importer.writes and "history.duckdb" not in importer.outputs  # no golden of it
+    readers = [c for c in commands() if c != importer and "history.duckdb" in c.reads]
+    assert len(readers) >= 3, [c.text for c in readers]  # query, report, simulate --policy hei
+    workspace = Workspace(tmp_path / "work")
+    for command in readers:
+        with pytest.raises(pytest.skip.Exception, match="history import history.duckdb"):
+            workspace.prepare(command)
+    assert workspace.results == {}  # nothing ran
+    # with the folder present, the reader's missing input is the importer's to write
+    monkeypatch.setattr(readme_examples, "SHARED", tmp_path)
+    assert importer in workspace.missing_producers(readers[0])
 
 
 @pytest.mark.slow
