@@ -70,14 +70,13 @@ def _master(threads: int, weight_bits: int, seed: int):  # noqa: ANN202
         for j, v in x.items():
             model.add_hint(v, j in hint_set)
         res = cpsat_backend.solve(model, threads=threads, seed=seed, time_limit=time_left, min_time=0.05)
-        if not res.has_solution:  # stopped before a first solution: its proven bound still counts
-            raw = res.solver.best_objective_bound if res.status == "unknown" else math.inf
-            bound = (raw + slack) / unit if math.isfinite(raw) else None
+        # only a bound CP-SAT proved (status optimal or feasible; issue 27)
+        bound = None if res.proven_bound is None else (res.proven_bound + slack) / unit
+        if not res.has_solution:  # stopped before a first solution: no solution, no bound
             return MasterResult(None, None, bound, False, res.message)
         chosen = [j for j, v in x.items() if res.solver.value(v)]
         obj = float(sum(data.benefits[j] for j in chosen))
-        bound = max(obj, (res.solver.best_objective_bound + slack) / unit)
-        return MasterResult(chosen, obj, bound, res.status == "optimal")
+        return MasterResult(chosen, obj, None if bound is None else max(obj, bound), res.status == "optimal")
 
     return solve_master
 

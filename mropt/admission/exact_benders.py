@@ -25,8 +25,13 @@ value of ``bound-lp``, solved by HiGHS on the master just built, before the warm
 it costs 0.01 s at N = 30 and 0.15 s at N = 200, see :data:`LP_SHARE`). Every master
 optimum is an upper bound too (the master is a relaxation; each master hands back a
 bound that already covers its own rounding), and a master stopped by the time limit
-hands back its proven bound when it has one, so the best bound is the smallest seen: a
-time-limited run never reports a bound weaker than ``bound-lp``. A warm start (the
+hands back its proven bound when its solver proved one (the back ends' status guard,
+:mod:`mropt.backends`; a master stopped before it proved anything hands back none and
+the last proven bound stays), so the best bound is the smallest seen: a time-limited
+run never reports a bound weaker than ``bound-lp``. A bound below a valid order
+already found contradicts the relaxation (issue 27: a CP-SAT master stopped early once
+handed back its unproven 0, and the run ended ``optimal`` below the true optimum): it
+never tightens the bound, and ``details["bounds_rejected"]`` records it. A warm start (the
 better of edf-greedy and the beam variant amb-beam16) gives the first incumbent;
 infeasible master sets are repaired (drop the least-benefit job of each core) to
 improve it. The search stops, with status ``optimal``, once the bound is within
@@ -51,7 +56,7 @@ from mropt.admission.exact_oracle import OracleTimeout, SubsetOracle
 from mropt.admission.objective import solution_from_order
 from mropt.model.admission import AdmissionInstance
 from mropt.model.solution import Solution
-from mropt.model.tolerance import within
+from mropt.model.tolerance import same_value, within
 
 
 @dataclass
@@ -109,23 +114,30 @@ def benders(
     def time_left() -> float | None:
         return None if deadline is None else deadline - time.perf_counter()
 
+    best_order: list[int] = []
+    rejected: list[dict] = []
+
     def tighten(new: float | None, source: str) -> None:
         nonlocal bound, bound_from
-        if new is not None and new < bound:
-            bound, bound_from = new, source
+        if new is None or new >= bound:
+            return
+        if new < value(best_order) and not same_value(new, value(best_order)):
+            # below a valid order: a relaxation cannot prove that; never a bound (defence in depth)
+            rejected.append({"from": source, "bound": float(new), "plan": value(best_order)})
+            return
+        bound, bound_from = new, source
 
     lp_bound = None
     if data.candidates and bound > 0:  # before the warm start: the bound is part of every answer
         left = time_left()
         lp_limit = None if left is None else max(left, LP_SHARE * time_limit, LP_MIN_SECONDS)
         lp_bound, _, _ = master_value(data, relax=True, time_limit=lp_limit)  # None unless solved to optimality
-        tighten(lp_bound, "LP relaxation of the master (bound-lp)")
 
-    best_order: list[int] = []
     best_source = "empty"
     for name, order in warm_start_orders(instance).items():
         if oracle.valid(order) and value(order) > value(best_order):
             best_order, best_source = list(order), name
+    tighten(lp_bound, "LP relaxation of the master (bound-lp)")
 
     try:
         while not within(value(best_order), bound):
@@ -177,6 +189,8 @@ def benders(
         "bound_from": bound_from,
         "lp_bound": lp_bound,
     }
+    if rejected:
+        details["bounds_rejected"] = rejected
     if message:
         details["master_message"] = message
     sol = solution_from_order(

@@ -143,16 +143,17 @@ def slots_cpsat(
         instance, tasks, s, weights, relax=False, threads=threads, seed=seed, time_limit=time_limit
     )
     details: dict = {"model": "slot-level", "tasks": total, "time_scale": s, "times_exact": exact_times}
-    # the restricted model's bound bounds the true problem only on an exact grid
+    # the restricted model's bound bounds the true problem only on an exact grid; only a
+    # bound CP-SAT proved counts (status optimal or feasible; issue 27)
     bound = None
-    if exact_times and res.status in ("optimal", "feasible", "unknown"):
-        bound = (res.solver.best_objective_bound + slack) / unit
+    if exact_times and res.proven_bound is not None:
+        bound = (res.proven_bound + slack) / unit
     if not exact_times and res.status in ("optimal", "feasible", "infeasible"):
         # a relaxation (durations down, deadlines up) bounds the true optimum
         left = None if time_limit is None else max(0.05, time_limit - (time.perf_counter() - start))
         relaxed, _, _ = _solve(instance, tasks, s, weights, relax=True, threads=threads, seed=seed, time_limit=left)
-        if relaxed.status in ("optimal", "feasible", "unknown"):
-            bound = (relaxed.solver.best_objective_bound + slack) / unit
+        if relaxed.proven_bound is not None:
+            bound = (relaxed.proven_bound + slack) / unit
         details["relaxation"] = relaxed.status
     if not res.has_solution:
         details["message"] = res.message

@@ -7,10 +7,13 @@ solver record every CP-SAT method reports.
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from importlib import metadata
 
 from ortools.sat.python import cp_model
+
+from mropt.backends.starve import starve_call
 
 #: CP-SAT status -> mropt's word for it
 STATUS = {
@@ -24,11 +27,17 @@ STATUS = {
 
 @dataclass
 class CpResult:
-    """One CP-SAT solve: mropt's status word, the solver (for values and bounds), a message."""
+    """One CP-SAT solve: mropt's status word, the solver (for values), a message, the proven bound.
+
+    ``proven_bound``: a bound on the objective in the model's own sense and units,
+    proven by CP-SAT (None when it proved none: no objective, or a status other than
+    ``optimal`` and ``feasible``); ``optimal`` gives the objective itself.
+    """
 
     status: str
     solver: cp_model.CpSolver
     message: str = ""
+    proven_bound: float | None = None
 
     @property
     def has_solution(self) -> bool:
@@ -49,10 +58,31 @@ def solve(
     solver.parameters.random_seed = int(seed)
     if time_limit is not None:
         solver.parameters.max_time_in_seconds = max(min_time, float(time_limit))
+    if starve_call("cpsat"):  # test support (mropt.backends.starve): stop before the search
+        solver.parameters.max_time_in_seconds = 0.0
+        solver.parameters.max_deterministic_time = 0.0
     try:
         code = solver.solve(model)
     except Exception as exc:  # noqa: BLE001 - a solver failure, reported, not raised
         return CpResult("error", solver, f"CP-SAT failed: {' '.join(str(exc).split())}")
     status = STATUS.get(code, "unknown")
     message = "" if status in ("optimal", "feasible") else f"CP-SAT: {solver.status_name(code)}"
-    return CpResult(status, solver, message)
+    return CpResult(status, solver, message, _proven_bound(model, solver, status))
+
+
+def _proven_bound(model: cp_model.CpModel, solver: cp_model.CpSolver, status: str) -> float | None:
+    """CP-SAT's bound where its status proves one (module docstring), else None."""
+    proto = model.proto
+    if status not in ("optimal", "feasible") or not (proto.has_objective() or proto.has_floating_point_objective()):
+        return None
+    value = float(solver.objective_value)
+    if status == "optimal":
+        return value
+    bound = float(solver.best_objective_bound)
+    if proto.has_floating_point_objective():
+        maximise = bool(proto.floating_point_objective.maximize)
+    else:
+        maximise = proto.objective.scaling_factor < 0
+    if not math.isfinite(bound) or (bound < value if maximise else bound > value):
+        return None
+    return bound

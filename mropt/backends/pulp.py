@@ -9,7 +9,12 @@
   ``threads`` threads and the time left;
 * :func:`solve_pulp` maps the outcome to (has a solution, proven optimal, proven bound,
   message) and never raises for a solver failure; the bound is read in the problem's
-  own sense (:func:`highs_mip_bound`: PuLP hands HiGHS a maximisation negated);
+  own sense (:func:`highs_mip_bound`: PuLP hands HiGHS a maximisation negated), and only
+  where it is proven (issue 27): CBC through ``COIN_CMD`` reports no bound, so its bound
+  is the objective at a proven optimum and None otherwise; HiGHS's ``mip_dual_bound`` is
+  taken under a model status of :data:`HIGHS_BOUND_STATUSES` only, when it is finite and
+  on the right side of the solution found (a time limit reached in presolve leaves it
+  infinite or meaningless); an LP's bound is its optimum, nothing else;
 * HiGHS's global thread pool keeps the thread count of the first solve of the process,
   and HiGHS refuses (model status "Not Set", a dual bound of 0) every later solve that
   asks for another count: :func:`solve_pulp` restarts the pool when the count changes,
@@ -29,6 +34,9 @@ from collections.abc import Iterator
 
 import pulp
 from pulp.apis import coin_api
+
+from mropt.backends.starve import starvable
+from mropt.model.tolerance import OBJECTIVE_RTOL
 
 #: PuLP back ends by name
 BACKENDS = ("cbc", "highs")
@@ -75,12 +83,12 @@ def cbc_solver(*, time_limit: float | None, threads: int, **options: object) -> 
     if threads != 1:  # CBC's default is one thread; "-threads 1" was seen to stall CBC 2.10.3
         kwargs["threads"] = threads
     kwargs.update(options)
-    return pulp.COIN_CMD(**kwargs)
+    return starvable(pulp.COIN_CMD(**kwargs), "cbc")
 
 
 def highs_solver(*, time_limit: float | None, threads: int, mip: bool = True) -> pulp.HiGHS:
     """HiGHS in-process, both gaps 0 for a MIP, seed 0."""
-    return pulp.HiGHS(
+    solver = pulp.HiGHS(
         mip=mip,
         msg=False,
         timeLimit=time_limit,
@@ -89,6 +97,7 @@ def highs_solver(*, time_limit: float | None, threads: int, mip: bool = True) ->
         gapAbs=0.0 if mip else None,
         random_seed=0,
     )
+    return starvable(solver, "highs")
 
 
 @contextlib.contextmanager
@@ -161,10 +170,23 @@ def solve_pulp(
             bound = highs_mip_bound(prob)
         if not optimal:
             message = f"HiGHS: {model.modelStatusToString(model.getModelStatus())}"
+    maximise = prob.sense == pulp.LpMaximize
     if optimal:
         value = float(pulp.value(prob.objective) or 0.0)
-        bound = value if bound is None else max(value, bound)
+        bound = value if bound is None else (max if maximise else min)(value, bound)
+    elif bound is not None and has_solution:
+        bound = _bound_past(bound, float(pulp.value(prob.objective) or 0.0), maximise)
     return has_solution, optimal, bound, message
+
+
+def _bound_past(bound: float, value: float, maximise: bool) -> float | None:
+    """``bound`` if it is on the right side of a solution of value ``value`` (within
+    OBJECTIVE_RTOL, then moved onto it), else None: a bound that cuts off a solution
+    the solver found proves nothing."""
+    short = (value - bound) if maximise else (bound - value)
+    if short > OBJECTIVE_RTOL * max(abs(value), abs(bound)):
+        return None
+    return (max if maximise else min)(value, bound)
 
 
 @functools.cache

@@ -515,7 +515,7 @@ class _CpsatLeximin:
             if self.per_node is None
             else np.array([[float(solver.value(e)) for e in row] for row in self.per_node]),
         )
-        return LevelResult("proven", values, float(int(solver.objective_value)))
+        return LevelResult("proven", values, float(int(res.proven_bound)))  # optimal: the bound is the optimum
 
     def fix(self, s_k: Any, level: float, values: Values) -> None:
         self.model.add(s_k >= int(level))
