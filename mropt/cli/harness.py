@@ -195,8 +195,9 @@ def run_report(args: argparse.Namespace) -> int:
     if args.resamples < 1:
         raise InputError(f"--resamples must be >= 1, got {args.resamples}")
     out = Path(args.out) if args.out else Path(args.dir) / "report"
-    from mropt.sim.outputs import is_simulation_folder
+    from mropt.sim.outputs import is_simulation_folder, settle_outputs
 
+    settle_outputs(args.dir)  # a `mropt simulate --out DIR` killed mid-swap: finish it
     if is_simulation_folder(args.dir):  # `mropt simulate --out DIR`
         from mropt.harness.sim_report import write_simulation_report
 

@@ -1,13 +1,14 @@
 """``mropt simulate`` and ``mropt policies``: run a scheduling policy on a workload (issue 15).
 
 ``mropt simulate FILE --policy NAME [--plan SOLUTION.json] [--param K=V]... [--seed S]
-[--out DIR] [--json] [--mode event|heartbeat] [--speculation RULE [--speculation-param K=V]...]``
-(a contract). ``--speculation`` (``none``, ``hadoop-0.20``, ``late``, ``late-percentile``,
+[--out DIR [--force]] [--json] [--mode event|heartbeat] [--speculation RULE [--speculation-param K=V]...]``
+(a contract; ``-o`` is ``--out``). ``--speculation`` (``none``, ``hadoop-0.20``, ``late``, ``late-percentile``,
 ``clairvoyant``; default ``none``) adds backup attempts under any policy
 (:mod:`mropt.sim.speculation`); with a rule the summary has ``backups`` and ``wasted_work``. FILE is a workload or an
 admission instance (converted on the fly, :mod:`mropt.sim.run`); ``--param`` values are read
 as ``mropt solve --param`` reads them (:func:`mropt.cli.common.parse_param`); ``--out DIR``
-writes the Parquet tables and ``summary.json`` (:mod:`mropt.sim.outputs`). Without
+writes the Parquet tables and ``summary.json`` into a new folder swapped in whole, and refuses a
+``DIR`` that is not an earlier run's output unless ``--force`` (:mod:`mropt.sim.outputs`). Without
 ``--json`` a one-screen summary is printed. Bad input is one line on stderr, exit 2.
 """
 
@@ -64,7 +65,18 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:
         help="straggler draws: one stream in launch order (default without --speculation) or per task attempt "
         "(default with one; give it to a run without speculation to compare on the same stragglers)",
     )
-    p.add_argument("--out", metavar="DIR", help="write the tables (Parquet) and summary.json into DIR")
+    p.add_argument(
+        "--out",
+        "-o",
+        metavar="DIR",
+        help="write the tables (Parquet) and summary.json into DIR, replacing an earlier run's DIR whole",
+    )
+    p.add_argument(
+        "--force",
+        action="store_true",
+        help="write the files into an --out folder that is not an earlier run's output (refused otherwise; "
+        "the rest of it is kept)",
+    )
     p.add_argument(
         "--history",
         metavar="DB",
@@ -95,13 +107,19 @@ def run_policies(args: argparse.Namespace) -> int:
 
 
 def run_simulate(args: argparse.Namespace) -> int:
-    from mropt.sim.outputs import summary_json, write_outputs
+    from mropt.sim.outputs import prepare_out, summary_json, write_outputs
     from mropt.sim.policy import policy_info
     from mropt.sim.run import read_plan, simulate
 
     if args.seed < 0:
         raise InputError(f"--seed must be >= 0, got {args.seed}")
     policy_info(args.policy)  # an unknown name before the file is read
+    if args.out is not None:
+        if not args.out:
+            raise InputError("option '--out' must name a folder, got ''")
+        prepare_out(args.out, args.force)  # a folder it would refuse, before the run
+    elif args.force:
+        raise InputError("option '--force' needs --out")
     params = dict(parse_param(p) for p in args.param)
     instance = load_instance(args.instance)
     plan = read_plan(read_json(args.plan), args.plan) if args.plan else None
@@ -118,7 +136,7 @@ def run_simulate(args: argparse.Namespace) -> int:
         straggler_draws=args.straggler_draws,
     )
     if args.out:
-        write_outputs(run, args.out)
+        write_outputs(run, args.out, args.force)
     if args.history:
         _record_history(run, args)
     elif args.history_source:

@@ -17,7 +17,9 @@
   slots).
 
 and ``report.md`` and a self-contained ``report.html`` (inline PNG) with the summary table,
-a table of the jobs (for at most 200 jobs) and the plots.
+a table of the jobs (for at most 200 jobs) and the plots. A folder whose files are not one
+run's is refused (:func:`mropt.sim.outputs.check_outputs`), and so is a ``report`` entry of
+the folder that is a symlink when the report would go there (it would write outside the folder).
 """
 
 from __future__ import annotations
@@ -26,6 +28,7 @@ import base64
 import html
 import io
 import json
+import os
 from pathlib import Path
 from typing import Any
 
@@ -56,26 +59,24 @@ def _save(fig: Any, out: Path, stem: str) -> str:
 
 
 def read_simulation(folder: str | Path) -> tuple[dict[str, Any], pd.DataFrame, pd.DataFrame, pd.DataFrame]:
-    """The summary and the three tables of a simulation folder; InputError naming what is missing."""
+    """The summary and the three tables of a simulation folder; InputError (one line) naming what is wrong.
+
+    :func:`mropt.sim.outputs.check_outputs` first: a folder whose files are of different runs,
+    or whose tables are under each other's names, is refused.
+    """
+    import pyarrow.parquet as pq
+
+    from mropt.sim.outputs import check_outputs
+
     folder = Path(folder)
+    summary = check_outputs(folder)
     tables = []
     for name in ("jobs", "tasks", "utilisation"):
         path = folder / f"{name}.parquet"
-        if not path.is_file():
-            raise InputError(f"{folder}: not a simulation folder ({name}.parquet is missing)")
-        import pyarrow.parquet as pq
-
         try:
             tables.append(pq.read_table(path).to_pandas())
         except Exception as exc:  # noqa: BLE001 - a damaged file, in one line
             raise InputError(f"{path}: cannot read ({type(exc).__name__}: {' '.join(str(exc).split())})") from None
-    summary: dict[str, Any] = {}
-    path = folder / "summary.json"
-    if path.is_file():
-        try:
-            summary = json.loads(path.read_text(encoding="utf-8"))
-        except (OSError, ValueError) as exc:
-            raise InputError(f"{path}: cannot read ({exc})") from None
     return summary, tables[0], tables[1], tables[2]
 
 
@@ -202,6 +203,9 @@ def write_simulation_report(folder: str | Path, out: str | Path) -> str:
     """Write the plots, ``report.md`` and ``report.html`` of a simulation folder; return the summary as text."""
     summary, jobs, tasks, util = read_simulation(folder)
     out = Path(out)
+    entry = Path(folder) / "report"
+    if entry.is_symlink() and os.path.abspath(out) == os.path.abspath(entry):
+        raise InputError(f"{entry}: is a symlink, not a report folder: remove it, or give --out")
     make_folder(out)
     horizon = float(tasks["end"].max()) if len(tasks) else 0.0
     figures: list[tuple[str, str, str]] = []  # (title, stem, png base64)

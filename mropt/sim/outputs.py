@@ -13,26 +13,62 @@
   with ``"kind": "simulation"`` and the workload's name added, so ``mropt report DIR``
   knows the folder.
 
-Every file is written to a temporary name in ``DIR`` and renamed into place
-(:func:`mropt.model.files.write_bytes`): a reader sees a whole file or none, and a run
-killed midway leaves no partial file under a final name. The summary is written last, so
-a folder with ``summary.json`` holds all four files.
+Every file carries the run's id (a random hex string): the Parquet files in their schema's
+key-value metadata (``mropt.run_id``, with ``mropt.table``, the table's name), ``summary.json``
+as ``run_id``. :func:`check_outputs` refuses a folder whose files disagree (files of two runs,
+tables under each other's names): ``mropt report DIR`` reads no such folder.
+
+**Kill safety (issue 28, part 4).** The run is written into a new folder beside ``DIR`` and
+swapped in whole (:func:`mropt.model.folders.replacing_folder`): a run killed at any moment
+leaves ``DIR`` holding the earlier run whole (with its ``report/``) or this one whole; a
+kill between the swap's two renames is finished by the next ``mropt simulate --out DIR`` or
+``mropt report DIR`` (:func:`settle_outputs`), which also remove what killed runs left
+beside ``DIR``. So that no one's files are lost, an existing ``DIR`` is replaced only when
+it is empty or an earlier simulation's output (:data:`FILES`, ``report``, the temporaries of
+a killed per-file write, nothing else; :func:`prepare_out`); any other folder is refused,
+and with ``force`` the run's files are written into it one by one (each atomically,
+:mod:`mropt.model.files`, the summary last; the rest of the folder kept), as they are into a
+folder that holds the working folder (which a swap would pull from under the shell). A kill
+during such a write leaves files of two runs, which :func:`check_outputs` refuses.
+
+The environment variable ``MROPT_SIM_OUT_HOLD=STEP`` makes the writer pause
+:data:`HOLD_SECONDS` after STEP (a file's name, ``moved aside`` or ``swapped``), telling
+stderr it does: the hook the kill-safety test uses to kill a writer surely at that step.
 """
 
 from __future__ import annotations
 
 import json
+import os
+import re
+import sys
+import time
+import uuid
 from pathlib import Path
 from typing import Any
 
 import pyarrow as pa
 import pyarrow.parquet as pq
 
+from mropt.model.errors import InputError
 from mropt.model.files import make_folder, write_bytes, write_text
+from mropt.model.folders import holds_working_folder, replacing_folder, resolve_folder, settle
 from mropt.sim.run import SimRun
 
 FILES = ("jobs.parquet", "tasks.parquet", "utilisation.parquet", "summary.json")
 SUMMARY = "summary.json"
+#: Parquet key-value metadata of every table: the run's id and the table's name
+RUN_ID_KEY, TABLE_KEY = b"mropt.run_id", b"mropt.table"
+#: the columns each table must have (what ``mropt report`` reads; the rest: mropt.sim.recorder)
+REQUIRED = {
+    "jobs.parquet": ("job_id", "submit_time", "accepted", "finish", "deadline"),
+    "tasks.parquet": ("job_id", "node", "stage_type", "start", "end", "outcome"),
+    "utilisation.parquet": ("time", "slot_type", "pool", "busy", "capacity"),
+}
+#: what an earlier simulation's folder may hold besides FILES: its report, a killed write's temporaries
+_EARLIER = re.compile(r"report|\.(?:jobs\.parquet|tasks\.parquet|utilisation\.parquet|summary\.json)\.[0-9a-f]{8}\.tmp")
+HOLD_ENV = "MROPT_SIM_OUT_HOLD"
+HOLD_SECONDS = 60.0
 
 
 def _table(columns: dict[str, Any]) -> pa.Table:
@@ -55,10 +91,55 @@ def _nan_free(value: Any) -> Any:  # pragma: no cover - summaries hold plain val
     return str(value)
 
 
-def write_outputs(run: SimRun, out: str | Path) -> list[Path]:
-    """Write the four files of ``run`` into ``out`` (module docstring); return their paths."""
-    folder = Path(out)
-    make_folder(folder)
+def prepare_out(out: str | os.PathLike[str], force: bool = False) -> bool:
+    """Check the output folder before a run (module docstring); True: its files are to be written in place.
+
+    Finishes a swap a kill interrupted first (:func:`settle_outputs`). InputError (one line)
+    for an empty name, a file, or a folder that is not an earlier simulation's output
+    (unless ``force``).
+    """
+    folder = resolve_folder(out)
+    settle(folder)
+    if not folder.exists():
+        return False
+    foreign = _foreign(folder)
+    if foreign is None:
+        return holds_working_folder(folder)
+    if force:
+        return True
+    raise InputError(
+        f"{os.fspath(out)}: {foreign}, not an earlier `mropt simulate --out` folder: give another --out, "
+        "or --force to write the run's files into it (the rest is kept)"
+    )
+
+
+def _foreign(folder: Path) -> str | None:
+    """Why ``folder`` is not an empty folder or an earlier simulation's output (None: it is one)."""
+    try:
+        names = sorted(os.listdir(folder))
+    except OSError as exc:
+        raise InputError(f"{folder}: cannot list the folder ({exc.strerror})") from None
+    other = [n for n in names if n not in FILES and not _EARLIER.fullmatch(n)]
+    if other:
+        return f"it holds {other[0]!r}"
+    if names and not is_simulation_folder(folder):
+        return "it holds no summary.json of kind simulation"
+    return None
+
+
+def write_outputs(run: SimRun, out: str | os.PathLike[str], force: bool = False) -> list[Path]:
+    """Write the four files of ``run`` into ``out``, swapped in whole (module docstring); return their paths."""
+    run_id = uuid.uuid4().hex
+    if prepare_out(out, force):
+        folder = make_folder(out)
+        return _write_files(run, folder, run_id)
+    with replacing_folder(out, step=_hold) as new:
+        _write_files(run, new, run_id)
+    return [Path(out) / name for name in FILES]
+
+
+def _write_files(run: SimRun, folder: Path, run_id: str) -> list[Path]:
+    """The tables, then the summary, each atomically, each marked with ``run_id``."""
     rec = run.recorder
     paths = []
     for name, columns in (
@@ -67,8 +148,11 @@ def write_outputs(run: SimRun, out: str | Path) -> list[Path]:
         ("utilisation.parquet", rec.utilisation_columns()),
     ):
         path = folder / name
-        write_bytes(path, _parquet_bytes(_table(columns)))
+        table = _table(columns)
+        meta = {RUN_ID_KEY: run_id.encode(), TABLE_KEY: name.removesuffix(".parquet").encode()}
+        write_bytes(path, _parquet_bytes(table.replace_schema_metadata(meta)))
         paths.append(path)
+        _hold(name)
     record = {
         **run.summary,
         "kind": "simulation",
@@ -78,11 +162,72 @@ def write_outputs(run: SimRun, out: str | Path) -> list[Path]:
             "map": sum((spec.map_slots or 0) * spec.count for spec in run.workload.nodes),
             "reduce": sum((spec.reduce_slots or 0) * spec.count for spec in run.workload.nodes),
         },
+        "run_id": run_id,
     }
     path = folder / SUMMARY
     write_text(path, json.dumps(record, indent=2, allow_nan=False) + "\n")
     paths.append(path)
+    _hold(SUMMARY)
     return paths
+
+
+def _hold(step: str) -> None:
+    """The kill-safety test's hook: pause after ``step`` when ``MROPT_SIM_OUT_HOLD`` names it."""
+    if os.environ.get(HOLD_ENV) == step:
+        print(f"mropt: simulate: holding {HOLD_SECONDS:g} s after {step}", file=sys.stderr, flush=True)
+        time.sleep(HOLD_SECONDS)
+
+
+def settle_outputs(path: str | os.PathLike[str]) -> None:
+    """Finish a ``--out`` swap a kill interrupted, remove killed writers' leftovers (:func:`mropt.model.folders.settle`)."""
+    settle(path)
+
+
+def check_outputs(path: str | os.PathLike[str]) -> dict[str, Any]:
+    """Refuse (one line) a folder whose files are not one run's; return its summary ({} when it has none).
+
+    Each table must be there, carry the columns :data:`REQUIRED` names and, when it names its
+    table (``mropt.table``), be that table; every file must carry the same run id, or none
+    (a folder written before run ids).
+    """
+    import pyarrow.parquet as pq
+
+    folder = Path(path)
+    ids: dict[str, str | None] = {}
+    for name, columns in REQUIRED.items():
+        file = folder / name
+        if not file.is_file():
+            raise InputError(f"{folder}: not a simulation folder ({name} is missing)")
+        try:
+            schema = pq.read_schema(file)
+        except Exception as exc:  # noqa: BLE001 - a damaged file, in one line
+            raise InputError(f"{file}: cannot read ({type(exc).__name__}: {' '.join(str(exc).split())})") from None
+        meta = schema.metadata or {}
+        table = meta.get(TABLE_KEY)
+        if table is not None and table != name.removesuffix(".parquet").encode():
+            raise InputError(f"{file}: holds the table {table.decode(errors='replace')!r}, not {name}")
+        missing = [c for c in columns if c not in schema.names]
+        if missing:
+            raise InputError(f"{file}: column {missing[0]!r} is missing (not a simulation's {name})")
+        ids[name] = meta[RUN_ID_KEY].decode(errors="replace") if RUN_ID_KEY in meta else None
+    summary: dict[str, Any] = {}
+    file = folder / SUMMARY
+    if file.is_file():
+        try:
+            summary = json.loads(file.read_text(encoding="utf-8"))
+        except (OSError, ValueError) as exc:
+            raise InputError(f"{file}: cannot read ({' '.join(str(exc).split())})") from None
+        if not isinstance(summary, dict):
+            raise InputError(f"{file}: not a simulation summary (not a JSON object)")
+        ids[SUMMARY] = summary.get("run_id") if isinstance(summary.get("run_id"), str) else None
+    elif any(ids.values()):
+        ids[SUMMARY] = None
+    if len(set(ids.values())) > 1:
+        told = ", ".join(f"{name} {'none' if v is None else repr(v[:12])}" for name, v in ids.items())
+        raise InputError(
+            f"{folder}: its files are of different runs (run ids: {told}): write it again with `mropt simulate --out`"
+        )
+    return summary
 
 
 def is_simulation_folder(path: str | Path) -> bool:

@@ -101,3 +101,39 @@ def test_simulate_api_refuses_bad_input_in_one_line():
         simulate(w, "fifo", seed=-2)
     with pytest.raises(InputError, match="workload or an admission instance"):
         simulate(object(), "fifo")
+
+
+@pytest.mark.parametrize("option", ["--out", "-o"])
+def test_an_empty_out_name_is_one_line_exit_2(tmp_path, tiny, option, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    r = run_cli("simulate", tiny, "--policy", "fifo", option, "")  # before: no --out, exit 0
+    assert r.code == 2 and r.err_lines == ["mropt: error: option '--out' must name a folder, got ''"], r.err
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["tiny.json"]
+
+
+def test_a_folder_not_of_an_earlier_run_is_refused_unless_force(tmp_path, tiny):
+    out = tmp_path / "mine"
+    out.mkdir()
+    (out / "notes.txt").write_text("keep me")
+    r = run_cli("simulate", tiny, "--policy", "fifo", "-o", out)
+    assert r.code == 2 and len(r.err_lines) == 1 and "'notes.txt'" in r.err and "--force" in r.err, r.err
+    assert [p.name for p in out.iterdir()] == ["notes.txt"]  # before: the run written beside it
+    assert run_cli("simulate", tiny, "--policy", "fifo", "-o", out, "--force").code == 0
+    assert sorted(p.name for p in out.iterdir()) == sorted([*FILES, "notes.txt"])
+    assert (out / "notes.txt").read_text() == "keep me"
+    assert run_cli("report", out, "-o", tmp_path / "r").code == 0
+    r = run_cli("simulate", tiny, "--policy", "fifo", "--force")
+    assert r.code == 2 and r.err_lines == ["mropt: error: option '--force' needs --out"]
+
+
+def test_every_file_carries_the_run_id_and_a_link_to_the_folder_stays_a_link(tmp_path, tiny):
+    real = tmp_path / "real"
+    link = tmp_path / "link"
+    link.symlink_to(real)  # dangling: the folder is made where it leads
+    for seed in (0, 1):
+        assert run_cli("simulate", tiny, "--policy", "fifo", "--seed", seed, "--out", link).code == 0
+    assert link.is_symlink() and sorted(p.name for p in tmp_path.iterdir()) == ["link", "real", "tiny.json"]
+    run_id = json.loads((real / "summary.json").read_text())["run_id"]
+    for name in FILES[:3]:
+        meta = pq.read_schema(real / name).metadata
+        assert meta[b"mropt.run_id"].decode() == run_id and meta[b"mropt.table"] == name.split(".")[0].encode()
