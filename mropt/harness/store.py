@@ -20,6 +20,14 @@ leaves one file; readers keep one row per slot, the newest (a run file beats a
 compacted copy).
 :meth:`Store.compact` merges everything into one new file, and deletes the files it merged
 only after the merged file is in place; a lock file serialises compactions.
+
+A writer of the store (:meth:`Store.create`, :meth:`Store.write_row`) holds a shared lock on
+``DIR/.writers.lock`` while its Store lives. The first writer of a folder no live process
+writes (it gets the lock exclusively) removes the temporaries killed writers left in
+``runs/`` and ``instances/`` -- only names of the store's own pattern, ``.<digest>.parquet.
+<8 hex>.tmp`` and ``.<sha256>.json.<8 hex>.tmp`` -- so a study resumed after a SIGKILL leaves
+none behind (issue 28, part 7); compaction removes those of ``compacted/``, which only a
+compaction, under its lock, writes.
 """
 
 from __future__ import annotations
@@ -27,6 +35,7 @@ from __future__ import annotations
 import fcntl
 import hashlib
 import json
+import re
 import time
 import uuid
 from collections.abc import Iterator
@@ -90,6 +99,12 @@ DEFAULTS = {"bound_refuted": False}
 
 #: the columns naming a row's slot, in the order of :func:`row_slot`
 SLOT_COLUMNS = ("experiment", "instance_hash", "method", "profile", "seed")
+#: the temporary names mropt.model.files gives the store's files (``.NAME.<8 hex>.tmp``), per folder
+_TEMPORARIES = {
+    "runs": re.compile(r"\.[0-9a-f]{40}\.parquet\.[0-9a-f]{8}\.tmp"),
+    "instances": re.compile(r"\.[0-9a-f]{64}\.json\.[0-9a-f]{8}\.tmp"),
+    "compacted": re.compile(r"\.[0-9]{20}-[0-9a-f]{32}\.parquet\.[0-9a-f]{8}\.tmp"),
+}
 
 
 def key_digest(run_key: str) -> str:
@@ -125,6 +140,7 @@ class Store:
         self.runs = self.root / "runs"
         self.compacted = self.root / "compacted"
         self.instances = self.root / "instances"
+        self._writer_lock: Any = None  # the open .writers.lock while this Store writes
 
     @property
     def reference_path(self) -> Path:
@@ -133,6 +149,28 @@ class Store:
     def create(self) -> None:
         for d in (self.runs, self.compacted, self.instances):
             make_folder(d)
+        self._register_writer()
+
+    def _register_writer(self) -> None:
+        """Take the shared writers' lock (module docstring), removing dead writers' temporaries when alone."""
+        if self._writer_lock is not None or not self.root.is_dir():
+            return
+        try:
+            lock = open(self.root / ".writers.lock", "a+")  # noqa: SIM115 - held while this Store lives
+        except OSError:
+            return  # a folder it cannot lock: its writes fail (or not) on their own
+        try:
+            fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            pass  # another writer is live: the temporaries may be its own
+        else:
+            for folder in (self.runs, self.instances):
+                pattern = _TEMPORARIES[folder.name]
+                for stale in folder.glob(".*.tmp"):
+                    if pattern.fullmatch(stale.name):
+                        stale.unlink(missing_ok=True)
+        fcntl.flock(lock, fcntl.LOCK_SH)
+        self._writer_lock = lock
 
     def exists(self) -> bool:
         return self.runs.is_dir() or self.compacted.is_dir()
@@ -141,6 +179,7 @@ class Store:
     def write_row(self, row: dict[str, Any]) -> None:
         """One finished run, atomically (temporary file, then rename), replacing its slot's row."""
         table = pa.Table.from_pylist([{c: row.get(c) for c in COLUMNS}], schema=SCHEMA)
+        self._register_writer()
         target = self.runs / f"{key_digest(row_slot(row))}.parquet"
         self._write_atomic(table, target)
 
@@ -230,11 +269,12 @@ class Store:
             return table.num_rows
 
     def _remove_stale(self, age: float = 3600.0) -> None:
-        """Temporary files left by killed writers (an hour old: a live writer renames within ms)."""
+        """Temporary files left by killed writers: compacted/'s (compactions hold the lock we hold), others an hour old."""
         now = time.time()
         for stale in [*self.runs.glob(".*.tmp"), *self.compacted.glob(".*.tmp")]:
             try:
-                if now - stale.stat().st_mtime > age:
+                ours = stale.parent == self.compacted and _TEMPORARIES["compacted"].fullmatch(stale.name)
+                if ours or now - stale.stat().st_mtime > age:
                     stale.unlink()
             except FileNotFoundError:
                 pass

@@ -78,6 +78,30 @@ def test_temporary_files_are_ignored(tmp_path):
     assert not list(store.runs.glob(".*.tmp"))
 
 
+def test_a_resume_removes_the_temporaries_a_killed_writer_left_and_only_those(tmp_path):
+    """Issue 28, part 7: a study SIGKILLed mid-write leaves a fresh ``.<digest>.parquet.<8 hex>.tmp`` in
+    runs/; the hour rule kept it from every resume that came sooner. The next writer alone removes it."""
+    killed = Store(tmp_path)
+    killed.create()
+    killed.write_row(row("k1"))
+    dead_run = killed.runs / f".{key_digest('x')}.parquet.0123abcd.tmp"  # as mropt.model.files names them
+    dead_instance = killed.instances / f".{'0' * 64}.json.89abcdef.tmp"
+    dead_compaction = killed.compacted / f".{'1' * 20}-{'2' * 32}.parquet.01234567.tmp"
+    not_ours = [killed.runs / ".notes.tmp", killed.runs / ".x.parquet.0123abcd.tmp"]
+    for path in [dead_run, dead_instance, dead_compaction, *not_ours]:
+        path.write_bytes(b"PAR1 half")  # fresh: written a moment ago
+    other = Store(tmp_path)
+    other.create()  # `killed` still holds its lock: a live writer, whose temporaries these may be
+    assert dead_run.exists() and dead_instance.exists()
+    del killed, other  # the writers are gone (a SIGKILL releases the lock as well)
+    resumed = Store(tmp_path)
+    resumed.create()
+    assert not dead_run.exists() and not dead_instance.exists()
+    assert all(p.exists() for p in not_ours)
+    resumed.compact()  # compacted/'s temporaries: only a compaction, under its lock, writes them
+    assert not dead_compaction.exists() and list(resumed.read()["run_key"]) == ["k1"]
+
+
 def _writer(root: str, start: int) -> None:
     store = Store(root)
     for k in range(start, start + 30):
