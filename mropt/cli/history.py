@@ -9,7 +9,8 @@ import sys
 
 import duckdb
 
-from mropt.history.analyses import views
+from mropt.history.analyses import create_views
+from mropt.history.guard import one_select
 from mropt.history.importers import read_batches
 from mropt.history.report import report_lines
 from mropt.history.store import DEFAULT_WAIT, connect, import_batches
@@ -57,8 +58,16 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:
     imp.set_defaults(handler=_import)
     q = hs.add_parser(
         "query",
-        help="run one SQL query, print CSV",
-        description="Run SQL (read-only) over DB and its views; print CSV.",
+        help="run one read-only SELECT, print CSV",
+        description="Run one SELECT statement over DB and its views; print CSV. SQL is one statement that DuckDB "
+        "parses as a plain SELECT (WITH, FROM-first, VALUES, UNION, subqueries, DESCRIBE, SHOW, SUMMARIZE, "
+        "PIVOT ... IN (...), PRAGMA table_info(...)) whose table functions are generators or the read-only catalog (range, "
+        "generate_series, unnest, repeat, json_each, json_tree, duckdb_tables() and the other duckdb_*() views, "
+        "pragma_table_info, ...). Anything else is refused with exit 2 before it runs: two statements, EXPLAIN, "
+        "CALL, other PRAGMAs, SET/RESET, CREATE/ALTER/DROP, INSERT/UPDATE/DELETE, COPY, EXPORT, ATTACH, INSTALL/LOAD, "
+        "BEGIN, CHECKPOINT, and table functions with effects (checkpoint, enable_logging, query, read_csv, ...). "
+        "The query sees DB's tables, the views and the catalog only: it reads no other file or URL, writes "
+        "nothing, loads no extension and changes no setting (SECURITY.md).",
     )
     q.add_argument("db", metavar="DB")
     q.add_argument("sql", metavar="SQL")
@@ -97,9 +106,11 @@ def _import(args: argparse.Namespace) -> int:
 
 
 def _query(args: argparse.Namespace) -> int:
-    with connect(args.db, wait=args.wait) as con, views(con):
+    with connect(args.db, wait=args.wait) as con:
+        statement = one_select(con, args.sql)  # refused before the views are made
+        create_views(con)
         try:
-            cur = con.execute(args.sql)
+            cur = con.execute(statement)
             header = [d[0] for d in cur.description or []]
             rows = cur.fetchall()
         except duckdb.Error as exc:

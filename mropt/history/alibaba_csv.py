@@ -2,9 +2,10 @@
 
 The columns are :data:`mropt.instances.alibaba.COLUMNS` (the trace's schema; see
 ``mropt.instances.alibaba`` and the trace's README). The whole file is read and checked
-inside DuckDB (its parallel CSV reader, then SQL), never row by row in Python, so the
-80,553 rows (11.9 million task instances) of the published day import in well under a
-second (benchmarks/bench_history.py).
+inside DuckDB (its parallel CSV reader, then SQL, on a connection that may read this one
+file and nothing else: :func:`mropt.history.guard.reader_connection`), never row by row
+in Python, so the 80,553 rows (11.9 million task instances) of the published day import
+in well under a second (benchmarks/bench_history.py).
 
 Rows:
 
@@ -39,6 +40,7 @@ from typing import Any
 import duckdb
 
 from mropt.history.batch import Batch, conform_table
+from mropt.history.guard import reader_connection
 from mropt.instances.alibaba import COLUMNS, MAX_INSTANCES
 from mropt.model.errors import InputError
 
@@ -117,7 +119,7 @@ def read_alibaba_tables(path: Path, con: duckdb.DuckDBPyConnection | None = None
         raise InputError(f"{path}: no such file")
     header = _has_header(path)
     own = con is None
-    con = con or duckdb.connect()
+    con = con or reader_connection([path])
     try:
         columns = {f"c{i}": ("DOUBLE" if i in _NUMERIC else "VARCHAR") for i in range(len(COLUMNS))}
         try:

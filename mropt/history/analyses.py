@@ -150,7 +150,8 @@ def create_views(con: duckdb.DuckDBPyConnection, k: float = OUTLIER_SD) -> None:
 
 @contextmanager
 def views(db: str | Path | duckdb.DuckDBPyConnection, k: float = OUTLIER_SD) -> Iterator[duckdb.DuckDBPyConnection]:
-    """A connection to ``db`` (a path, opened read-only, or an open connection) with the views created."""
+    """A connection to ``db`` with the views created: a path is opened read-only by
+    :func:`mropt.history.store.connect` (locked and checked); an open connection is used as given."""
     if isinstance(db, duckdb.DuckDBPyConnection):
         create_views(db, k)
         yield db

@@ -1,7 +1,8 @@
 """Importer of a simulation's output folder (``mropt simulate ... --out DIR``, :mod:`mropt.sim.outputs`).
 
 The folder's ``jobs.parquet`` and ``tasks.parquet`` (one row per attempt) are read by
-DuckDB. A map task's ``input_bytes`` comes from the attempt table's ``input_mb`` (MB of 10^6
+DuckDB, on a connection that may read these two files and nothing else
+(:func:`mropt.history.guard.reader_connection`). A map task's ``input_bytes`` comes from the attempt table's ``input_mb`` (MB of 10^6
 bytes; folders written before that column existed leave it null).
 
 * ``jobs``: ``job_id``, ``user``, ``user_group`` = the job's Fair Scheduler pool (else its
@@ -26,6 +27,7 @@ import duckdb
 import pyarrow as pa
 
 from mropt.history.batch import Batch, conform_table
+from mropt.history.guard import reader_connection
 from mropt.model.errors import InputError
 
 KIND = "simulation"
@@ -64,7 +66,7 @@ def simulation_batch(path: str | Path, source: str | None = None) -> Batch:
     if not is_simulation_folder(folder):
         raise InputError(f"{folder}: not a simulation output folder (no {JOBS} and {TASKS})")
     source = source or folder.resolve().name
-    con = duckdb.connect()
+    con = reader_connection([folder / JOBS, folder / TASKS])
     try:
         try:
             _check_columns(con, folder / JOBS, _JOB_COLUMNS)

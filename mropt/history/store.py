@@ -15,9 +15,14 @@ that won (``os.link`` never replaces a file).
 **Two writers.** DuckDB lets one process at a time hold a database file for writing
 (a file lock). :func:`connect` retries while another process holds it, up to ``wait``
 seconds, so two importers started together both land, one after the other; past the
-wait it is a one-line :class:`~mropt.model.errors.InputError`. A source already in the
-database (by its ``source`` name) is refused, so the same file imported twice, even at
-once, lands once.
+wait it is a one-line :class:`~mropt.model.errors.InputError`. Only DuckDB's lock error
+itself is waited on: a corrupt or truncated file is refused at once, in one line. A
+source already in the database (by its ``source`` name) is refused, so the same file
+imported twice, even at once, lands once.
+
+**No SQL reaches past the file.** Every connection is opened with
+:data:`mropt.history.guard.LOCKED` and every database checked by
+:func:`mropt.history.guard.check_database` before use (SECURITY.md).
 
 The environment variable ``MROPT_HISTORY_HOLD_BEFORE_COMMIT`` (seconds) makes an import
 pause after writing its rows and before ``COMMIT``, telling stderr it does: the hook the
@@ -38,6 +43,7 @@ from pathlib import Path
 import duckdb
 
 from mropt.history.batch import Batch
+from mropt.history.guard import LOCKED, check_database
 from mropt.history.schema import TABLES, create_tables
 from mropt.model.errors import InputError
 
@@ -46,10 +52,14 @@ DEFAULT_WAIT = 60.0
 HOLD_ENV = "MROPT_HISTORY_HOLD_BEFORE_COMMIT"
 #: bytes 8-11 of every DuckDB database file
 DUCKDB_MAGIC = b"DUCK"
+#: the start of DuckDB's error when another process holds the file's lock
+LOCK_ERROR = "Could not set lock on file"
 
 
 def _is_lock_error(exc: Exception) -> bool:
-    return "lock" in str(exc).lower()
+    """DuckDB's error for a file another process holds (``Could not set lock on file ...: Conflicting
+    lock is held in ...``); a corrupt file's (``Corrupt database file: ... in block at ...``) is not."""
+    return isinstance(exc, duckdb.IOException) and LOCK_ERROR in str(exc)
 
 
 def _open(path: Path, read_only: bool, wait: float) -> duckdb.DuckDBPyConnection:
@@ -57,7 +67,7 @@ def _open(path: Path, read_only: bool, wait: float) -> duckdb.DuckDBPyConnection
     pause = 0.02
     while True:
         try:
-            return duckdb.connect(str(path), read_only=read_only)
+            return duckdb.connect(str(path), read_only=read_only, config=LOCKED)
         except duckdb.Error as exc:
             if not _is_lock_error(exc):
                 reason = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
@@ -81,7 +91,7 @@ def create_database(path: str | Path) -> Path:
         raise InputError(f"{path}: cannot create the history database: no folder {path.parent}")
     tmp = path.with_name(f".{path.name}.{uuid.uuid4().hex}.tmp")
     try:
-        con = duckdb.connect(str(tmp))
+        con = duckdb.connect(str(tmp), config=LOCKED)
         try:
             create_tables(con)
             con.execute("CHECKPOINT")
@@ -101,7 +111,12 @@ def create_database(path: str | Path) -> Path:
 def connect(
     path: str | Path, *, read_only: bool = True, wait: float = DEFAULT_WAIT
 ) -> Iterator[duckdb.DuckDBPyConnection]:
-    """An open connection to an existing history database, closed at the end of the block."""
+    """An open connection to an existing history database, closed at the end of the block.
+
+    Opened with :data:`~mropt.history.guard.LOCKED` (no file, network or extension access from
+    SQL; configuration locked) and refused in one line unless
+    :func:`~mropt.history.guard.check_database` finds the four tables and no SQL of the file's own.
+    """
     path = Path(path)
     if not path.is_file():
         raise InputError(f"{path}: no such history database (create one with `mropt history import`)")
@@ -111,19 +126,10 @@ def connect(
         raise InputError(f"{path}: not a history database (not a DuckDB file)")
     con = _open(path, read_only, wait)
     try:
-        missing = [t for t in TABLES if not _has_table(con, t)]
-        if missing:
-            raise InputError(f"{path}: not a history database (no table {missing[0]!r})")
+        check_database(con, path)
         yield con
     finally:
         con.close()
-
-
-def _has_table(con: duckdb.DuckDBPyConnection, table: str) -> bool:
-    row = con.execute(
-        "SELECT count(*) FROM information_schema.tables WHERE table_name = ? AND table_schema = 'main'", [table]
-    ).fetchone()
-    return bool(row and row[0])
 
 
 def sources_present(con: duckdb.DuckDBPyConnection, sources: Sequence[str]) -> dict[str, int]:
