@@ -12,6 +12,7 @@ from typing import Any
 
 from mropt.model import files
 from mropt.model.errors import InputError
+from mropt.model.fields import INT64_MAX, show_value
 from mropt.model.io import parse_json
 
 
@@ -43,6 +44,38 @@ def parse_param(text: str) -> tuple[str, Any]:
     return name.strip().replace("-", "_"), value
 
 
+# -- integer options: bounded at parse time (issue 28, part 7) ------------------------------
+def _show_bound(bound: int) -> str:
+    return {INT64_MAX: "2^63 - 1", -INT64_MAX - 1: "-2^63"}.get(bound, f"{bound:,}")
+
+
+def int_type(minimum: int = -INT64_MAX - 1, maximum: int = INT64_MAX) -> Callable[[str], int]:
+    """The argparse ``type`` of an integer option in [minimum, maximum] (default: the 64-bit range of
+    integer fields, :data:`mropt.model.fields.INT64_MAX`).
+
+    Every integer option of ``mropt`` goes through one: a value out of range is the one-line
+    ``argument --NAME: must be an integer in [LOW, HIGH], got VALUE`` (exit 2) when the command
+    line is parsed, before a seed reaches numpy or a count a loop (``--seed -1``, ``--monte-carlo
+    2**70`` were tracebacks).
+    """
+
+    def parse(text: str) -> int:
+        try:
+            value = int(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"must be an integer, got {show_value(text)}") from None
+        if not minimum <= value <= maximum:
+            rule = f"must be an integer in [{_show_bound(minimum)}, {_show_bound(maximum)}]"
+            raise argparse.ArgumentTypeError(f"{rule}, got {show_value(value)}")
+        return value
+
+    return parse
+
+
+#: a seed: numpy's are non-negative, and the files that record one hold 64-bit integers
+SEED = int_type(0)
+
+
 # -- options built from a parameter dataclass (issue 12, item 7) ----------------------------
 def param_fields(cls: type) -> list[dataclasses.Field]:
     """The fields of ``cls`` that are command-line options (all but ``metadata["cli"] = False``)."""
@@ -59,14 +92,17 @@ def add_param_options(parser: argparse.ArgumentParser, cls: type, *, first: tupl
     (a switch), ``tuple[float, ...]`` (``600,1200``), ``Mapping[str, float]`` (``a=1,b=2``;
     unset: the field's default) and ``Mapping[str, SomeDataclass]`` (repeated
     ``NAME=v1,v2,...`` added to the default table). Options come in field order, after
-    the names in ``first`` (``"seed"`` there is the generator's ``--seed``).
+    the names in ``first`` (``"seed"`` there is the generator's ``--seed``, in [0, 2^63 - 1]).
+    An integer option is one of the 64-bit range (:func:`int_type`, as the generators' ``check_types``
+    and the readers' integer fields); the generator's ``check`` holds the finer rules (counts at most
+    :data:`mropt.instances.params.MAX_ITEMS`).
     """
     fields = {f.name: f for f in param_fields(cls)}
     hints = typing.get_type_hints(cls)
     order = [*first, *(name for name in fields if name not in first)]
     for name in order:
         if name == "seed":
-            parser.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
+            parser.add_argument("--seed", type=SEED, default=0, help="random seed (default 0)")
             continue
         f = fields[name]
         default = _field_default(f)
@@ -77,8 +113,10 @@ def add_param_options(parser: argparse.ArgumentParser, cls: type, *, first: tupl
         extra: dict[str, Any] = {"metavar": f.metadata["metavar"]} if "metavar" in f.metadata else {}
         if kind is bool and default is False:
             parser.add_argument(*flags, dest=name, action="store_true", help=text)
-        elif kind in (int, float):
-            parser.add_argument(*flags, dest=name, type=kind, default=default, help=text, **extra)
+        elif kind is int:
+            parser.add_argument(*flags, dest=name, type=int_type(), default=default, help=text, **extra)
+        elif kind is float:
+            parser.add_argument(*flags, dest=name, type=float, default=default, help=text, **extra)
         elif typing.get_origin(kind) is tuple:
             parser.add_argument(*flags, dest=name, type=_floats, default=default, help=text, **extra)
         elif typing.get_origin(kind) is Mapping and typing.get_args(kind)[1] is float:

@@ -13,6 +13,7 @@ import argparse
 import tempfile
 from pathlib import Path
 
+from mropt.cli.common import int_type
 from mropt.registry import methods
 
 #: (method, profile or None) of the demo study, in the order of the table.
@@ -21,11 +22,11 @@ DEMO_METHODS = (("amb", None), ("edf-greedy", None), ("ideal", None), ("cpsat", 
 
 def add_parsers(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("demo", help="a small gap study: AMB against the exact optimum and Ideal (paper defaults)")
-    p.add_argument("--jobs", "-n", type=int, default=30, help="N (default 30)")
-    p.add_argument("--seeds", type=int, default=10, help="instance seeds 1..K (default 10)")
+    p.add_argument("--jobs", "-n", type=int_type(1), default=30, help="N (default 30)")
+    p.add_argument("--seeds", type=int_type(1), default=10, help="instance seeds 1..K (default 10)")
     p.add_argument("--time-limit", type=float, default=30.0, help="seconds per exact run (default 30)")
     p.add_argument("--out", "-o", help="result folder (default results/demo-nN-sK)")
-    p.add_argument("--workers", "-j", type=int, default=None, help="parallel runs (default: CPU count)")
+    p.add_argument("--workers", "-j", type=int_type(1), default=None, help="parallel runs (default: CPU count)")
     p.set_defaults(handler=run_demo)
 
 

@@ -6,18 +6,25 @@ import argparse
 import json
 import math
 
-from mropt.cli.common import add_param_options, params_from_args, write_text
+from mropt.cli.common import SEED, add_param_options, int_type, params_from_args, write_text
+from mropt.fairness.locality import MAX_TASKS, MC_MAX_DRAWS_PER_K
 from mropt.harness.table import render
 from mropt.model import files
 from mropt.model.errors import InputError
 from mropt.model.io import instance_to_json
 
+#: the integer options of ``mropt locality``, bounded when parsed (issue 28, part 7): delays, skip
+#: counts and free slots (>= 0); replicas, nodes, rack sizes, slots per node (>= 1); a job's tasks
+#: N (``locality.MAX_TASKS``); Monte Carlo trials (its draws' cap)
+_DELAY = int_type(0)
+_COUNT = int_type(1)
+_TASKS = int_type(1, MAX_TASKS)
+_TRIALS = int_type(0, MC_MAX_DRAWS_PER_K)
+
 
 def _ints(text: str) -> list[int]:
-    try:
-        return [int(v) for v in text.split(",") if v.strip()]
-    except ValueError:
-        raise InputError(f"expected comma-separated integers, got {text!r}") from None
+    """``2,6,10`` -> [2, 6, 10]: comma-separated integers >= 0."""
+    return [_DELAY(v) for v in text.split(",") if v.strip()]
 
 
 def add_parsers(sub: argparse._SubParsersAction) -> None:
@@ -31,12 +38,12 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:
         "whole D whose exact L(D) reaches lambda, and L(D) there (bound and exact).",
     )
     p.add_argument("--locality", type=float, default=0.95, help="lambda, target locality (default 0.95)")
-    p.add_argument("--tasks", type=int, default=20, help="N, tasks of the job (default 20)")
-    p.add_argument("--replicas", type=int, default=3, help="R, replicas (default 3)")
-    p.add_argument("--nodes", type=int, default=100, help="M, nodes (default 100)")
+    p.add_argument("--tasks", type=_TASKS, default=20, help="N, tasks of the job (default 20; at most 100,000)")
+    p.add_argument("--replicas", type=_COUNT, default=3, help="R, replicas (default 3)")
+    p.add_argument("--nodes", type=_COUNT, default=100, help="M, nodes (default 100)")
     p.add_argument(
         "--slots-per-node",
-        type=int,
+        type=_COUNT,
         default=8,
         help="L, slots per node, for the wait D/(L M) in task lengths (default 8)",
     )
@@ -52,13 +59,19 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:
     )
     p.add_argument("--e1", type=_ints, default=[2, 6, 10], help="E1 values, comma-separated (default 2,6,10)")
     p.add_argument("--e2", type=_ints, default=[10, 20, 40], help="E2 values, comma-separated (default 10,20,40)")
-    p.add_argument("--tasks", type=int, default=20, help="N (default 20)")
-    p.add_argument("--replicas", type=int, default=3, help="R (default 3)")
-    p.add_argument("--nodes", type=int, default=100, help="M (default 100)")
-    p.add_argument("--rack-size", type=int, default=5, help="G, nodes per rack (default 5)")
+    p.add_argument("--tasks", type=_TASKS, default=20, help="N (default 20; at most 100,000)")
+    p.add_argument("--replicas", type=_COUNT, default=3, help="R (default 3)")
+    p.add_argument("--nodes", type=_COUNT, default=100, help="M (default 100)")
+    p.add_argument("--rack-size", type=_COUNT, default=5, help="G, nodes per rack (default 5)")
     p.add_argument("--theta", type=float, default=0.05, help="contribution of a rack-local task (default 0.05)")
-    p.add_argument("--monte-carlo", type=int, default=0, metavar="TRIALS", help="also simulate with this many trials")
-    p.add_argument("--seed", type=int, default=0, help="Monte Carlo seed (default 0)")
+    p.add_argument(
+        "--monte-carlo",
+        type=_TRIALS,
+        default=0,
+        metavar="TRIALS",
+        help="also simulate with this many trials (at most 1e7 trials x E2 x R x M/G draws per K, 2e8 in all)",
+    )
+    p.add_argument("--seed", type=SEED, default=0, help="Monte Carlo seed (default 0)")
     p.add_argument("--json", action="store_true", help="print JSON")
     p.set_defaults(handler=run_ddrf)
 
@@ -77,13 +90,16 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:
         "rule, beside the Quincy-style min-cost flow (the locality optimum) of the same round.",
     )
     p.add_argument("instance", help="fairness instance with nodes and task_inputs")
-    p.add_argument("--e1", type=int, default=3, help="DDRF node-level delay E1 (default 3)")
-    p.add_argument("--e2", type=int, default=8, help="DDRF rack-level delay E2 (default 8)")
-    p.add_argument("--delay", type=int, default=5, help="delay scheduling's D (default 5)")
+    p.add_argument("--e1", type=_DELAY, default=3, help="DDRF node-level delay E1 (default 3)")
+    p.add_argument("--e2", type=_DELAY, default=8, help="DDRF rack-level delay E2 (default 8)")
+    p.add_argument("--delay", type=_DELAY, default=5, help="delay scheduling's D (default 5)")
     p.add_argument(
-        "--slots-per-node", type=int, default=None, help="free slots per node (default: largest tasks that fit)"
+        "--slots-per-node",
+        type=_DELAY,
+        default=None,
+        help="free slots per node (default: largest tasks that fit; at most 1,000,000 slots in all)",
     )
-    p.add_argument("--seed", type=int, default=0, help="offer order seed (default 0)")
+    p.add_argument("--seed", type=SEED, default=0, help="offer order seed (default 0)")
     p.add_argument("--json", action="store_true")
     p.set_defaults(handler=run_round)
 
@@ -106,27 +122,34 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:
     )
     p.add_argument(
         "--machines",
-        type=int,
+        type=int_type(),
         default=None,
         help="cluster machines of 64 CPUs (default 100; with --workload 1300, the traced cluster)",
     )
-    p.add_argument("--max-users", type=int, default=None, help="keep the first N users by create time (default 0: all)")
+    p.add_argument(
+        "--max-users", type=int_type(), default=None, help="keep the first N users by create time (default 0: all)"
+    )
     p.add_argument("--group", choices=("job", "task"), default=None, help="one user per job (default) or per task row")
     p.add_argument("--with-nodes", action="store_true", help="list the machines as nodes")
     p.add_argument(
-        "--rack-size", type=int, default=20, help="machines per rack with --with-nodes or --workload (default 20)"
+        "--rack-size",
+        type=int_type(),
+        default=20,
+        help="machines per rack with --with-nodes or --workload (default 20)",
     )
     wl = p.add_argument_group("workload (with --workload)")
     wl.add_argument("--workload", action="store_true", help="write a simulator workload (kind 'workload')")
-    wl.add_argument("--jobs", type=int, default=None, help="keep the rows of the first N trace jobs (default 0: all)")
+    wl.add_argument(
+        "--jobs", type=int_type(), default=None, help="keep the rows of the first N trace jobs (default 0: all)"
+    )
     wl.add_argument(
         "--replicas",
-        type=int,
+        type=int_type(),
         default=None,
         help="synthetic HDFS replicas of each task, placed by the simulator (the trace has none); 0 = no locality "
         "(default 3)",
     )
-    wl.add_argument("--seed", type=int, default=None, help="seed of the replica placement (default 0)")
+    wl.add_argument("--seed", type=SEED, default=None, help="seed of the replica placement (default 0)")
     wl.add_argument(
         "--rack-factor", type=float, default=None, help="time factor of a rack-local task (default 1: real durations)"
     )
@@ -135,7 +158,7 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:
     )
     wl.add_argument(
         "--slots",
-        type=int,
+        type=int_type(),
         default=None,
         help="map slots per machine besides its CPUs and memory, for slot schedulers such as fair (default 0: none)",
     )
@@ -168,8 +191,6 @@ def run_generate_fairness(args: argparse.Namespace) -> int:
 def run_delay_bound(args: argparse.Namespace) -> int:
     from mropt.fairness.locality import delay_locality_bound, delay_locality_exact, min_delay, min_delay_exact
 
-    if args.slots_per_node < 1:
-        raise InputError(f"--slots-per-node must be >= 1, got {args.slots_per_node}")
     lam, n, r, m = args.locality, args.tasks, args.replicas, args.nodes
     d = min_delay(lam, n, r, m)
     d_exact = min_delay_exact(lam, n, r, m)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+import typing
 from collections.abc import Sequence
 
 from mropt._version import __version__
@@ -14,8 +15,21 @@ from mropt.model.errors import InputError
 COMMAND_MODULES = (generate, swim, fairness, solve, simulate, history, harness, demo)
 
 
+class _Parser(argparse.ArgumentParser):
+    """argparse's parser, with its errors on one line as :class:`InputError`'s (README, "Input errors").
+
+    ``mropt: error: generate admission: argument --seed: must be ..., got -1`` and exit 2, rather
+    than the usage text and then the error; ``--help`` still shows the usage. Subparsers are of
+    this class too (``add_subparsers`` makes its parsers of the parent's class).
+    """
+
+    def error(self, message: str) -> typing.NoReturn:
+        where = self.prog.partition(" ")[2]
+        self.exit(2, f"mropt: error: {where + ': ' if where else ''}{' '.join(message.split())}\n")
+
+
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
+    parser = _Parser(
         prog="mropt",
         description="Optimisation research on cluster (MapReduce) scheduling: paper heuristics, "
         "exact baselines and their gaps.",

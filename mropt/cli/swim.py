@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import argparse
 
-from mropt.cli.common import write_text
+from mropt.cli.common import SEED, int_type, write_text
 from mropt.instances.swim import (
     DEFAULT_JOBS,
     DEFAULT_RACK_SIZE,
@@ -42,7 +42,7 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:
     win.add_argument(
         "--jobs",
         "-n",
-        type=int,
+        type=int_type(),
         default=None,
         help=f"take the first N jobs submitted at or after S (default {DEFAULT_JOBS} unless --duration is given; "
         "with --workload: every job)",
@@ -53,42 +53,45 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:
         default=None,
         help="take the jobs submitted in [S, S+T) (with --jobs: at most N of them)",
     )
-    p.add_argument("--seed", type=int, default=0, help="seed of deadlines and benefits (default 0)")
+    p.add_argument("--seed", type=SEED, default=0, help="seed of deadlines and benefits (default 0)")
     cl = p.add_argument_group("cluster")
     cl.add_argument(
         "--nodes",
-        type=int,
+        type=int_type(),
         default=None,
         help=f"target cluster nodes (default {d.nodes}, AMB paper; with --workload {SOURCE_MACHINES}, the source cluster)",
     )
     cl.add_argument(
-        "--map-slots-per-node", type=int, default=d.map_slots_per_node, help=f"default {d.map_slots_per_node}"
+        "--map-slots-per-node", type=int_type(), default=d.map_slots_per_node, help=f"default {d.map_slots_per_node}"
     )
     cl.add_argument(
-        "--reduce-slots-per-node", type=int, default=d.reduce_slots_per_node, help=f"default {d.reduce_slots_per_node}"
+        "--reduce-slots-per-node",
+        type=int_type(),
+        default=d.reduce_slots_per_node,
+        help=f"default {d.reduce_slots_per_node}",
     )
     cl.add_argument(
         "--source-machines",
-        type=int,
+        type=int_type(),
         default=d.source_machines,
         help=f"machines of the traced cluster; bytes scale by nodes / this (default {d.source_machines})",
     )
     tasks = p.add_argument_group("tasks")
     tasks.add_argument(
         "--partition-size",
-        type=int,
+        type=int_type(),
         default=d.partition_bytes,
         help=f"bytes per map task (default {d.partition_bytes // MIB} MiB)",
     )
     tasks.add_argument(
         "--min-input",
-        type=int,
+        type=int_type(),
         default=d.min_input_bytes,
         help=f"minimum input bytes of a job (default {d.min_input_bytes // MIB} MiB)",
     )
     tasks.add_argument(
         "--bytes-per-reduce",
-        type=int,
+        type=int_type(),
         default=d.bytes_per_reduce,
         help=f"shuffle+output bytes per reduce task (default {d.bytes_per_reduce // MIB} MiB)",
     )
@@ -139,17 +142,20 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:
     )
     w = SwimWorkloadParams()
     wl.add_argument(
-        "--rack-size", type=int, default=None, help=f"nodes per rack (default {DEFAULT_RACK_SIZE}: 600 nodes, 30 racks)"
+        "--rack-size",
+        type=int_type(),
+        default=None,
+        help=f"nodes per rack (default {DEFAULT_RACK_SIZE}: 600 nodes, 30 racks)",
     )
     wl.add_argument(
         "--replicas",
-        type=int,
+        type=int_type(),
         default=None,
         help=f"HDFS replicas of each map input, placed by the simulator; 0 = no locality (default {w.replicas})",
     )
     wl.add_argument(
         "--users",
-        type=int,
+        type=int_type(),
         default=None,
         help=f"users (Fair pools) drawn uniformly per job; 1 = every job in 'default' (default {w.users})",
     )

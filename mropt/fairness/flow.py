@@ -57,14 +57,22 @@ class SchedulingRound:
         return "any"
 
 
+#: the most free slots of a round: each is one offer of the skip rules' loop (:mod:`mropt.fairness.ddrf`)
+#: and one unit of the flow's capacity; a million take seconds
+MAX_ROUND_SLOTS = 1_000_000
+
+
 def round_from_instance(instance: FairnessInstance, slots_per_node: int | None = None) -> SchedulingRound:
     """A round on an empty cluster: every task with ``task_inputs`` pending (up to ``max_tasks``).
 
     Slots: ``slots_per_node`` per node, by default the number of the largest task (per
-    resource, over users) that fit in the node, so that any slot holds any task.
+    resource, over users) that fit in the node, so that any slot holds any task; at most
+    :data:`MAX_ROUND_SLOTS` in all (``--slots-per-node 2**70`` listed 2^70 offers).
     """
     if instance.nodes is None:
         raise InputError("round: the instance has no 'nodes'")
+    if slots_per_node is not None and slots_per_node < 0:
+        raise InputError(f"round: slots per node must be >= 0, got {slots_per_node}")
     biggest = instance.demands.max(axis=0)
     slots = {}
     for v, node in enumerate(instance.nodes):
@@ -73,6 +81,14 @@ def round_from_instance(instance: FairnessInstance, slots_per_node: int | None =
             slots[node.id] = int(min(fit) + 1e-9) if fit else 0
         else:
             slots[node.id] = int(slots_per_node)
+    total = sum(slots.values())
+    if total > MAX_ROUND_SLOTS:
+        per_node = f"{slots_per_node:,} per node" if slots_per_node is not None else "the largest tasks that fit"
+        shown = f"{total:,}" if total < 10**15 else f"{float(total):.3g}"
+        raise InputError(
+            f"round: {shown} free slots in all ({per_node}, on {len(slots):,} nodes); a round offers at most "
+            f"{MAX_ROUND_SLOTS:,}: give fewer slots per node"
+        )
     tasks = []
     for user in instance.users:
         inputs = user.task_inputs or ()

@@ -40,10 +40,20 @@ import numpy as np
 
 from mropt.model.errors import InputError
 
+#: the most tasks N of a job: the exact values sum over K = 1..N, a Python loop (N = 1e5: about 1 s per
+#: (E1, E2) pair); the papers' jobs have 20
+MAX_TASKS = 100_000
+#: Monte Carlo's draws (of replica places, K by K): per K, trials x E2 x R x M/G numbers at once (about
+#: 40 bytes each at the peak: 0.5 GB at the cap), and N times as many in all (about 2 s of CPU per 1e8)
+MC_MAX_DRAWS_PER_K = 10_000_000
+MC_MAX_DRAWS = 200_000_000
+
 
 def _check(N: int, R: int, M: int, G: int = 1) -> None:
     if not (N >= 1 and R >= 1 and M >= 1 and G >= 1):
         raise InputError(f"locality: N, R, M and G must be >= 1, got N={N}, R={R}, M={M}, G={G}")
+    if N > MAX_TASKS:
+        raise InputError(f"locality: a job of N={N} tasks is more than this analysis takes (at most {MAX_TASKS:,})")
     if N > M:
         raise InputError(f"locality: a job of N={N} tasks needs at least N nodes, got M={M}")
 
@@ -129,9 +139,9 @@ def ddrf_locality_bound(E1: float, E2: float, N: int, R: int, M: int, theta: flo
     L(E2) = 1 - (1/N) sum_K e^(-R (E2 - E1) K (E1 + 1) theta / M).
     """
     _check(N, R, M)
-    ks = np.arange(1, N + 1)
-    l1 = 1.0 - float(np.mean(np.exp(-R * E1 * ks / M)))
-    l2 = 1.0 - float(np.mean(np.exp(-R * (E2 - E1) * ks * (E1 + 1) * theta / M)))
+    ks = np.arange(1, N + 1)  # R E1 and R (E2 - E1) as floats: any Python ints (not int64's range)
+    l1 = 1.0 - float(np.mean(np.exp(-float(R * E1) * ks / M)))
+    l2 = 1.0 - float(np.mean(np.exp(-float(R * (E2 - E1)) * ks * (E1 + 1) * theta / M)))
     return {"L_E1": l1, "L_E2": l2, "L": l1 + l2}
 
 
@@ -195,6 +205,7 @@ def monte_carlo(
 
     ``redraw="offer"``: replicas redrawn at every offer (the formulas' independence);
     ``redraw="task"``: drawn once per task. Seeded by ``numpy.random.default_rng(seed)``.
+    At most :data:`MC_MAX_DRAWS_PER_K` draws per K and :data:`MC_MAX_DRAWS` in all (memory, time).
     """
     _check(N, R, M, G)
     if M % G:
@@ -206,6 +217,17 @@ def monte_carlo(
         raise InputError(f"locality: redraw must be 'offer' or 'task', got {redraw!r}")
     if not (0 <= E1 <= E2 and E2 >= 1):
         raise InputError(f"locality: need 0 <= E1 <= E2 and E2 >= 1, got E1={E1}, E2={E2}")
+    if trials < 1:
+        raise InputError(f"locality: Monte Carlo needs trials >= 1, got {trials}")
+    per_k = trials * E2 * R * racks
+    if per_k > MC_MAX_DRAWS_PER_K or N * per_k > MC_MAX_DRAWS:
+        raise InputError(
+            f"locality: a Monte Carlo of {trials} trials draws trials x E2 x R x M/G = {per_k:.3g} numbers per K, "
+            f"{N * per_k:.3g} in all (E2={E2}, R={R}, M/G={racks}, N={N}); at most {MC_MAX_DRAWS_PER_K:.0e} "
+            f"and {MC_MAX_DRAWS:.0e}: take fewer trials"
+        )
+    if isinstance(seed, bool) or not 0 <= seed < 2**63:
+        raise InputError(f"locality: the Monte Carlo seed must be an integer in [0, 2^63 - 1], got {seed!r}")
     rng = np.random.default_rng(seed)
     levels = np.zeros((trials, N))  # 1 node, theta rack, 0 any
     counts = np.zeros(3)

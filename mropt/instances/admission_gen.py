@@ -13,7 +13,8 @@ model (``model_version`` 1), every number of which can be overridden:
   mean map task time per 64 MB split, the reduce fan-out (reduce tasks per split,
   at least one reduce task) and the mean reduce task time (:data:`PAPER_JOB_TYPES`);
 * task times are the type's means times a factor uniform in
-  [1 - jitter, 1 + jitter] (``task_time_jitter`` = 0.2), rounded to 0.1 s;
+  [1 - jitter, 1 + jitter] (``task_time_jitter`` = 0.2), rounded to 0.1 s, at least 0.1 s
+  (as the workload generator's; a type's times are in (0, 1e9], ``check_job_types``);
 * the job then has ``map_tasks`` = splits and ``reduce_tasks`` = ceil(fan-out x
   splits), so TCm = ceil(splits / M) x map task time (sec. 4.1);
 * deadlines are relative to the submit time: ``deadline = submit + U[0.5 D, 1.5 D]``,
@@ -38,9 +39,10 @@ from typing import Any
 
 import numpy as np
 
-from mropt.instances.params import check_counts, check_types
+from mropt.instances.params import check_counts, check_seed, check_types, check_written
 from mropt.model.admission import AdmissionInstance, Cluster, Job
 from mropt.model.errors import InputError
+from mropt.model.fields import magnitude_problem
 
 MODEL_NAME = "amb-paper"
 MODEL_VERSION = 1
@@ -112,33 +114,30 @@ class AdmissionParams:
         if self.jobs < 1:
             raise bad("jobs", "must be >= 1")
         check_counts(self, ("jobs", "nodes"))
-        for name in ("size", "deadline", "nodes", "map_slots_per_node", "reduce_slots_per_node", "rho"):
-            if not (math.isfinite(getattr(self, name)) and getattr(self, name) > 0):
+        for name in ("nodes", "map_slots_per_node", "reduce_slots_per_node"):
+            if not getattr(self, name) > 0:
                 raise bad(name, "must be > 0")
+        for name in ("map_slots_per_node", "reduce_slots_per_node"):
+            if getattr(self, name) > MAX_SLOTS_PER_NODE:
+                raise bad(name, f"must be <= {MAX_SLOTS_PER_NODE}")
+        for name in ("size", "deadline"):  # the splits are drawn as 64-bit integers; deadlines sum with submits
+            if not 0 < getattr(self, name) <= MAX_MEAN:
+                raise bad(name, f"must be in (0, {MAX_MEAN:g}]")
         if not 0 <= self.benefit_min <= self.benefit_max:
             raise bad("benefit_min", f"must be in [0, benefit_max = {self.benefit_max}]")
         if not 0 <= self.alpha <= 1:
             raise bad("alpha", "must be in [0, 1]")
         if not self.beta > 1:
             raise bad("beta", "must be > 1")
+        if not self.rho > 0:
+            raise bad("rho", "must be > 0")
+        for name in ("alpha", "beta", "rho"):  # written as they are
+            check_written(self, name)
         if not 0 <= self.task_time_jitter < 1:
             raise bad("task_time_jitter", "must be in [0, 1)")
-        if not (math.isfinite(self.mean_interarrival) and self.mean_interarrival >= 0):
-            raise bad("mean_interarrival", "must be >= 0")
-        unknown = sorted(set(self.mix) - set(self.job_types))
-        if unknown:
-            raise InputError(
-                f"generator: parameter 'mix' names unknown job type {unknown[0]!r} "
-                f"(known: {', '.join(sorted(self.job_types))})"
-            )
-        if any(w < 0 for w in self.mix.values()) or not sum(self.mix.values()) > 0:
-            raise bad("mix", "must have non-negative weights with a positive sum")
-        for name, jt in self.job_types.items():
-            if not (jt.map_task_time > 0 and jt.reduce_task_time > 0 and jt.reduce_fanout >= 0):
-                raise InputError(
-                    f"generator: job type {name!r} needs map_task_time > 0, reduce_task_time > 0 "
-                    f"and reduce_fanout >= 0, got {jt}"
-                )
+        if not 0 <= self.mean_interarrival <= MAX_MEAN:
+            raise bad("mean_interarrival", f"must be in [0, {MAX_MEAN:g}]")
+        check_job_types(self.job_types, self.mix, "generator")
 
     def record(self) -> dict[str, Any]:
         """The parameters as written into the instance file."""
@@ -146,6 +145,38 @@ class AdmissionParams:
         out["mix"] = dict(self.mix)
         out["job_types"] = {name: asdict(jt) for name, jt in self.job_types.items()}
         return out
+
+
+#: the largest mean size (splits), mean relative deadline and mean gap between submissions (s) a
+#: generator takes: a million jobs of them stay far inside the readers' magnitudes (1e100)
+MAX_MEAN = 1e9
+#: the most map or reduce slots per node a generator takes
+MAX_SLOTS_PER_NODE = 1000
+
+
+def check_job_types(job_types: Mapping[str, JobType], mix: Mapping[str, float], who: str) -> None:
+    """Refuse a job type or a ``mix`` the generators (this one, ``workload_gen``) cannot draw from.
+
+    A job type's task times are in (0, :data:`MAX_MEAN`] and its reduce fan-out in [0, 1000];
+    ``mix`` names known types, with weights 0 or of magnitude in [1e-100, 1e100] (their sum
+    stays finite) and a positive sum.
+    """
+    unknown = sorted(set(mix) - set(job_types))
+    if unknown:
+        raise InputError(
+            f"{who}: parameter 'mix' names unknown job type {unknown[0]!r} (known: {', '.join(sorted(job_types))})"
+        )
+    if any(w < 0 or magnitude_problem(w) for w in mix.values()) or not sum(mix.values()) > 0:
+        raise InputError(
+            f"{who}: parameter 'mix' must have weights 0 or in [1e-100, 1e100] with a positive sum, got {dict(mix)}"
+        )
+    for name, jt in job_types.items():
+        times = (jt.map_task_time, jt.reduce_task_time)
+        if not (all(0 < t <= MAX_MEAN for t in times) and 0 <= jt.reduce_fanout <= 1e3):
+            raise InputError(
+                f"{who}: job type {name!r} needs map_task_time and reduce_task_time in (0, {MAX_MEAN:g}] "
+                f"and reduce_fanout in [0, 1000], got {jt}"
+            )
 
 
 def draw_jobs(
@@ -189,6 +220,7 @@ def generate_admission(seed: int = 0, params: AdmissionParams | None = None, **o
 
     Same seed and parameters, same instance (and the same file, byte for byte).
     """
+    seed = check_seed(seed)
     params = params or AdmissionParams()
     if overrides:
         unknown = sorted(set(overrides) - set(AdmissionParams.__dataclass_fields__))
@@ -220,8 +252,8 @@ def generate_admission(seed: int = 0, params: AdmissionParams | None = None, **o
                 id=f"j{k}",
                 map_tasks=splits,
                 reduce_tasks=max(1, math.ceil(jt.reduce_fanout * splits)),
-                map_task_time=round(jt.map_task_time * float(jitter[0]), 1),
-                reduce_task_time=round(jt.reduce_task_time * float(jitter[1]), 1),
+                map_task_time=max(0.1, round(jt.map_task_time * float(jitter[0]), 1)),
+                reduce_task_time=max(0.1, round(jt.reduce_task_time * float(jitter[1]), 1)),
                 deadline=submit + max(1, relative_deadline),
                 benefit=benefit,
                 submit_time=submit,

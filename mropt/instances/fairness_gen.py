@@ -27,7 +27,7 @@ from typing import Any
 
 import numpy as np
 
-from mropt.instances.params import check_counts, check_types
+from mropt.instances.params import check_counts, check_seed, check_types
 from mropt.model.errors import InputError
 from mropt.model.fairness import FairnessInstance, FairNode, User
 
@@ -86,6 +86,7 @@ class FairnessParams:
 
 def generate_fairness(seed: int = 0, params: FairnessParams | None = None, **overrides: Any) -> FairnessInstance:
     """A seeded fairness instance; keyword overrides set fields of :class:`FairnessParams`."""
+    seed = check_seed(seed)
     params = params or FairnessParams()
     if overrides:
         unknown = sorted(set(overrides) - set(FairnessParams.__dataclass_fields__))

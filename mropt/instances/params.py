@@ -16,18 +16,27 @@ compares it (issue 14, items 5 and 6: ``jobs = "x"`` was a ``TypeError`` traceba
 :data:`MAX_ITEMS` caps the counts of generated things (jobs, users, nodes): a
 generator asked for more would need memory beyond any instance mropt can solve, and
 is refused up front.
+
+A generator writes only what the readers accept (issue 28, part 7): :func:`check_seed` takes
+the seeds numpy takes and a file records (integers in [0, 2^63 - 1]), and
+:func:`check_written` refuses a parameter whose number in the file (itself, or one made
+from it) breaks the instance fields' magnitude rule (:func:`mropt.model.fields.magnitude_problem`:
+``--map-task-time 1e-320`` wrote a task time that ``mropt simulate`` refused).
 """
 
 from __future__ import annotations
 
 import dataclasses
+import math
 import types
 import typing
 from collections.abc import Mapping
 from typing import Any
 
+import numpy as np
+
 from mropt.model.errors import InputError
-from mropt.model.fields import INT64_MAX, number_problem, show_value
+from mropt.model.fields import INT64_MAX, magnitude_problem, number_problem, show_value
 
 #: the most jobs, users, nodes or priorities a generator makes (memory: about 1 KiB each in Python)
 MAX_ITEMS = 1_000_000
@@ -57,6 +66,33 @@ def check_counts(params: Any, names: tuple[str, ...], who: str = "generator") ->
                 f"{who}: parameter '{name}' must be <= {MAX_ITEMS:,} (more would not fit in "
                 f"memory as an instance), got {show_value(value)}"
             )
+
+
+def check_seed(seed: Any, who: str = "generator") -> int:
+    """``seed`` as an int, or ``<who>: parameter 'seed' must be an integer in [0, 2^63 - 1], got VALUE``."""
+    if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or not 0 <= seed <= INT64_MAX:
+        raise InputError(f"{who}: parameter 'seed' must be an integer in [0, 2^63 - 1], got {show_value(seed)}")
+    return int(seed)
+
+
+def check_written(params: Any, name: str, who: str = "generator", *, makes: tuple[str, float] | None = None) -> None:
+    """Refuse parameter ``name`` when the number it writes breaks the readers' magnitude rule.
+
+    The number is the parameter's value, or with ``makes = (what, value)`` the ``value`` the
+    generator makes from it (``("the reduce task time", work / tasks)``); the rule is every
+    instance reader's (0 or of magnitude in [1e-100, 1e100], :func:`mropt.model.fields.magnitude_problem`).
+    """
+    value = getattr(params, name)
+    written = value if makes is None else makes[1]
+    problem = magnitude_problem(written) if math.isfinite(written) else "must be a finite number"
+    if problem is None:
+        return
+    if makes is None:
+        raise InputError(f"{who}: parameter '{name}' {problem} (the readers' rule), got {show_value(value)}")
+    raise InputError(
+        f"{who}: parameter '{name}' = {show_value(value)} makes {makes[0]} {written:g}, which the reader "
+        f"refuses (it {problem})"
+    )
 
 
 def _rule(kind: Any, value: Any) -> str | None:

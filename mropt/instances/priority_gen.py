@@ -31,7 +31,7 @@ from typing import Any
 
 import numpy as np
 
-from mropt.instances.params import MAX_ITEMS, check_counts, check_types
+from mropt.instances.params import MAX_ITEMS, check_counts, check_seed, check_types
 from mropt.model.errors import InputError
 from mropt.model.priority import PATTERNS, Priority, PriorityInstance
 
@@ -125,6 +125,7 @@ def generate_priority(seed: int = 0, params: PriorityParams | None = None, **ove
 
     Same seed and parameters, same instance (and the same file, byte for byte).
     """
+    seed = check_seed(seed)
     params = params or PriorityParams()
     if overrides:
         unknown = sorted(set(overrides) - set(PriorityParams.__dataclass_fields__))

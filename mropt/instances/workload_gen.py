@@ -94,13 +94,8 @@ from typing import Any
 import numpy as np
 
 from mropt.instances.admission_gen import draw_jobs
-from mropt.instances.workload_params import (
-    DDRF_PLACES,
-    PRESETS,
-    WHO,
-    WorkloadParams,
-    preset_params,
-)
+from mropt.instances.params import check_seed
+from mropt.instances.workload_params import PRESETS, WHO, WorkloadParams, ddrf_gap, preset_params
 from mropt.model.errors import InputError
 from mropt.model.workload import (
     NodeSpec,
@@ -188,9 +183,7 @@ def generate_workload(
     :class:`WorkloadParams` over the preset's (or over ``params``). Same arguments, same
     workload, byte for byte as JSON.
     """
-    if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or not 0 <= seed < 2**63:
-        raise InputError(f"{WHO}: parameter 'seed' must be a non-negative integer, got {seed!r}")
-    seed = int(seed)
+    seed = check_seed(seed, WHO)
     if params is None:
         params = preset_params(preset, **overrides)
     else:
@@ -375,7 +368,7 @@ def generate_mpsa(seed: int = 0, **overrides: Any) -> WorkloadInstance:
 def _generate_ddrf(seed: int, params: WorkloadParams) -> WorkloadInstance:
     """The ``ddrf`` preset: the DDRF paper's locality setting (module docstring)."""
     n_tasks, t = params.tasks_per_job, params.map_task_time
-    gap = n_tasks * t / (params.load * params.nodes * DDRF_PLACES)
+    gap = ddrf_gap(params)
     submits = _submit_times(seed, replace(params, mean_interarrival=gap))
     jobs: list[WorkloadJob] = []
     for k in range(1, params.jobs + 1):

@@ -2,6 +2,12 @@
 
 :class:`WorkloadParams` holds every parameter, :data:`PRESETS` what each preset changes, and
 :meth:`WorkloadParams.check` the ranges. (Split from ``workload_gen``, which re-exports them.)
+Besides each parameter's own range, a parameter that puts a number in the file (a task time, a
+node speed, a straggler rate) or makes one (the mpsa preset's reduce task time) is refused when
+that number breaks the reader's magnitude rule (:func:`mropt.instances.params.check_written`), and
+the mean gap between submissions is at most 1e9 s in every preset (``mean_interarrival``, the mpsa
+preset's ``60 / arrival_rate``, the ddrf preset's :func:`ddrf_gap`): the generator writes only
+files that ``mropt simulate`` reads (issue 28, part 7).
 """
 
 from __future__ import annotations
@@ -11,8 +17,8 @@ from collections.abc import Mapping
 from dataclasses import asdict, dataclass, field, fields, replace
 from typing import Any
 
-from mropt.instances.admission_gen import PAPER_JOB_TYPES, JobType
-from mropt.instances.params import check_counts, check_types
+from mropt.instances.admission_gen import MAX_MEAN, PAPER_JOB_TYPES, JobType, check_job_types
+from mropt.instances.params import check_counts, check_types, check_written
 from mropt.model.errors import InputError
 
 WHO = "generate workload"
@@ -148,8 +154,10 @@ class WorkloadParams:
             raise bad("benefit_min", f"must be in [0, benefit_max = {self.benefit_max}]")
         if not 0 <= self.alpha <= 1:
             raise bad("alpha", "must be in [0, 1]")
-        if not (math.isfinite(self.arrival_rate) and 0 < self.arrival_rate <= 1e6):
-            raise bad("arrival_rate", "must be in (0, 1e6]")
+        if not 60 / MAX_MEAN <= self.arrival_rate <= 1e6:  # the mpsa preset's mean gap: 60 s / rate
+            raise bad("arrival_rate", f"must be in [{60 / MAX_MEAN:g}, 1e6] (a mean gap of at most {MAX_MEAN:g} s)")
+        if not ddrf_gap(self) <= MAX_MEAN:
+            raise bad("load", f"makes the ddrf preset's mean gap {ddrf_gap(self):g} s, above {MAX_MEAN:g} s")
         if not 1 <= self.map_tasks <= 100_000:
             raise bad("map_tasks", "must be in [1, 100000]")
         if not 0 <= self.reduce_tasks <= 100_000:
@@ -157,6 +165,10 @@ class WorkloadParams:
         for name in ("map_task_time", "reduce_work"):
             if not (math.isfinite(getattr(self, name)) and 0 < getattr(self, name) <= 1e9):
                 raise bad(name, "must be in (0, 1e9]")
+        reduce_tasks = self.reduce_tasks or self.nodes * self.reduce_slots_per_node
+        check_written(
+            self, "reduce_work", WHO, makes=("the mpsa preset's reduce task time", self.reduce_work / reduce_tasks)
+        )
         if not 0 <= self.slow_fraction <= 1:
             raise bad("slow_fraction", "must be in [0, 1]")
         if not (math.isfinite(self.slow_speed) and 0 < self.slow_speed <= 1):
@@ -167,19 +179,9 @@ class WorkloadParams:
             raise bad("straggler_slowdown", "must be in [1, 1000]")
         if not 0 <= self.task_time_jitter < 1:
             raise bad("task_time_jitter", "must be in [0, 1)")
-        unknown = sorted(set(self.mix) - set(self.job_types))
-        if unknown:
-            raise InputError(
-                f"{WHO}: parameter 'mix' names unknown job type {unknown[0]!r} (known: {', '.join(sorted(self.job_types))})"
-            )
-        if any(w < 0 for w in self.mix.values()) or not sum(self.mix.values()) > 0:
-            raise bad("mix", "must have non-negative weights with a positive sum")
-        for name, jt in self.job_types.items():
-            if not (0 < jt.map_task_time <= 1e9 and 0 < jt.reduce_task_time <= 1e9 and 0 <= jt.reduce_fanout <= 1e3):
-                raise InputError(
-                    f"{WHO}: job type {name!r} needs map_task_time and reduce_task_time in (0, 1e9] "
-                    f"and reduce_fanout in [0, 1000], got {jt}"
-                )
+        for name in ("alpha", "map_task_time", "slow_speed", "straggler_rate"):  # written as they are
+            check_written(self, name, WHO)
+        check_job_types(self.job_types, self.mix, WHO)
 
     def record(self, preset: str) -> dict[str, Any]:
         """The parameters as written into the workload file: those the preset's generator reads."""
@@ -214,6 +216,12 @@ PRESETS: Mapping[str, Mapping[str, Any]] = {
 
 #: task places of a ddrf node: 4 of either demand (module docstring of workload_gen)
 DDRF_PLACES = 4
+
+
+def ddrf_gap(params: WorkloadParams) -> float:
+    """The ddrf preset's mean gap between submissions, ``N T / (load M L)``: an offered load of
+    ``load`` of the M L task places (module docstring of :mod:`mropt.instances.workload_gen`)."""
+    return params.tasks_per_job * params.map_task_time / (params.load * params.nodes * DDRF_PLACES)
 
 
 def preset_params(preset: str, **overrides: Any) -> WorkloadParams:

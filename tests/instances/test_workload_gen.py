@@ -168,7 +168,7 @@ def test_bad_parameters_are_one_line_errors(overrides, words):
         (("--jobs", "0"), "parameter 'jobs' must be >= 1"),
         (("--preset", "amb-dynamic", "--deadline-spread", "1.5"), "'deadline_spread'"),
         (("--replicas", "-1"), "'replicas'"),
-        (("--seed", "-3"), "'seed'"),
+        (("--seed", "-3"), "argument --seed: must be an integer in [0, 2^63 - 1], got -3"),
         (("--mix", "nope=1"), "unknown job type 'nope'"),
     ],
 )
