@@ -15,9 +15,10 @@ A reader sees the old folder whole or the new one whole, except between the two 
 ``DIR`` is missing. A writer killed there leaves both folders, of one token. The choice for that
 case is to *finish* the swap: :func:`settle`, which the next writer calls and readers may call
 (``mropt report DIR`` does), renames the new folder to ``DIR`` (it is whole: the first rename
-comes only once every file of it is written and synced) and deletes the old one. :func:`settle`
-also deletes what killed writers left beside ``DIR``: an old folder whose deletion was cut
-short, and a new folder whose writer is gone (a kill before the swap: ``DIR`` stays as it was).
+comes only once every file of it is written and synced) and deletes the old one (were the new
+one gone, it would put the old one back). :func:`settle` also deletes what killed writers left
+beside ``DIR``: an old folder whose deletion was cut short (``DIR`` in place), and a new folder
+whose writer is gone (a kill before the swap: ``DIR`` stays as it was).
 
 Locks (``flock``): a swap and :func:`settle` hold an exclusive lock on the parent folder, so they
 never interleave; a writer locks its new folder when it makes it (under the parent's lock) and
@@ -157,10 +158,13 @@ def _leftovers(target: Path) -> tuple[dict[str, Path], dict[str, Path]]:
 def _settle_locked(target: Path) -> None:
     """:func:`settle` under the parent's lock."""
     new, old = _leftovers(target)
-    if not os.path.lexists(target):
+    if not os.path.lexists(target) and old:
         token = next((t for t in old if t in new), None)
         if token is not None:  # killed between the two renames: the new folder is whole
             os.rename(new.pop(token), target)  # an error leaves both folders as they are
+        else:  # the new folder is gone (a swap whose roll-back failed): the old one back
+            token = max(old, key=lambda t: old[t].stat().st_mtime)
+            os.rename(old.pop(token), target)
     for folder in old.values():
         shutil.rmtree(folder, ignore_errors=True)
     for folder in new.values():
