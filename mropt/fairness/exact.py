@@ -86,7 +86,7 @@ from mropt.model.tolerance import OBJECTIVE_RTOL, capacity_limit, pow2_scale
 from mropt.registry import THREADS, register
 
 _LP_RTOL = 1e-7  # drf-lp: CBC prints 8 significant digits (and _values_pulp repairs them)
-_LP_ZERO = 1e-9  # drf-lp: per-node task counts below this are CBC's noise
+_LP_ZERO = 1e-9  # drf-lp: per-node task counts below this share of the user's total are CBC's noise
 _COEF_LIMIT = 10**5
 
 
@@ -139,15 +139,17 @@ def _level_scale(c: np.ndarray, top_share: np.ndarray, k: int) -> tuple[float, f
     """Level k's scale ``sigma`` and the largest ``r_k`` can be, in units of ``sigma``.
 
     ``sigma`` is the power of two at or below the k-th smallest share coefficient among
-    the users who can hold a task (one task of that user is then 1 to 2 units, as it is
-    with equal weights). ``r_k`` is at most the k-th smallest share of the allocation,
-    so at most the k-th smallest of the users' largest shares alone (``top_share``).
+    the users who can hold a task, counted after those who cannot (one task of that user
+    is then 1 to 2 units, as it is with equal weights). ``r_k`` is at most the k-th
+    smallest share of the allocation, so at most the k-th smallest of the users' largest
+    shares alone (``top_share``).
     """
     able = top_share > 0
     if not able.any():
         return 1.0, 1.0
     coef, tops = np.sort(c[able]), np.sort(top_share[able])
-    pick = min(k, coef.size) - 1
+    # the users who can hold no share take the lowest levels, at 0 (any scale serves there)
+    pick = min(max(k - int((~able).sum()), 1), coef.size) - 1
     sigma = 1.0 / pow2_scale(float(coef[pick]))
     return sigma, float(tops[pick]) / sigma
 
@@ -350,7 +352,7 @@ def _values_pulp(instance: FairnessInstance, x, per_node, integer: bool, ub: np.
 
     Integer values are rounded. CBC writes values with 8 significant digits, so an LP
     value may pass a bound or a capacity by about 1e-8 relative: continuous values are
-    clipped to [0, max_tasks] (per-node values below 1e-9 tasks set to 0), with nodes
+    clipped to [0, max_tasks] (per-node values below 1e-9 of the user's total set to 0), with nodes
     the totals are the per-node sums (rows scaled down onto the cap), and the whole
     allocation is then scaled down by the largest relative excess over a capacity, so
     that it fits within CAPACITY_RTOL as ``verify`` checks.
@@ -368,7 +370,8 @@ def _values_pulp(instance: FairnessInstance, x, per_node, integer: bool, ub: np.
         tasks = np.minimum(np.array([val(e) for e in x]), ub)
     else:
         ncap = instance.node_capacity
-        nodes[nodes < _LP_ZERO] = 0.0
+        # relative to the user's total: with weights far apart a user may hold 1e-9 of a task
+        nodes[nodes < _LP_ZERO * nodes.sum(axis=1, keepdims=True)] = 0.0
         # a node without some resource holds no task that needs it (CBC's noise there is 0)
         nodes[(instance.demands > 0).astype(float) @ (ncap <= 0).T.astype(float) > 0] = 0.0
         total = nodes.sum(axis=1)
