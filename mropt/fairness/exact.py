@@ -8,9 +8,9 @@ cumulative-sum method (Ogryczak and Sliwinski 2006): the sorted vector is leximi
 optimal iff the sums ``S_k`` of its k smallest entries are lexicographically largest,
 and ``S_k = max_{r, d >= 0} k r - sum_i d_i`` with ``d_i >= r - y_i`` is linear. So for
 k = 1..n: maximise ``S_k``, then add ``S_k >= S_k*`` and go on (n solves). That loop is
-written once (:func:`_leximin`) over a small back-end protocol (:class:`_LeximinModel`:
+written once (:func:`mropt.fairness.leximin._leximin`) over a small back-end protocol (``_LeximinModel``:
 add a level, maximise it, fix it), implemented for PuLP/CBC (:class:`_PulpLeximin`) and
-CP-SAT (:class:`_CpsatLeximin`).
+CP-SAT (``_CpsatLeximin``, :mod:`mropt.fairness.leximin_cpsat`).
 
 * ``drf-lp``: continuous DRF (real ``x_i``; with nodes, tasks may be split across
   nodes), CBC (its LP code, CLP) through PuLP;
@@ -69,33 +69,26 @@ so every level is solved at magnitude 1 whatever the spread of the weights.
 
 from __future__ import annotations
 
-import math
 import time
-from dataclasses import dataclass, replace
-from fractions import Fraction
-from typing import Any, Protocol
+from dataclasses import replace
+from typing import Any
 
 import numpy as np
 
 from mropt.backends import cpsat as cpsat_backend
 from mropt.backends.pulp import cbc_solver, solver_record
+from mropt.fairness.leximin import LevelResult, Values, _levels, _leximin, _remaining, _upper_bounds
+from mropt.fairness.leximin_cpsat import _leximin_cpsat, integer_data
 from mropt.fairness.metrics import allocation_solution
 from mropt.model.fairness import FairnessInstance
 from mropt.model.solution import Solution
 from mropt.model.tolerance import OBJECTIVE_RTOL, capacity_limit, pow2_scale
 from mropt.registry import THREADS, register
 
+__all__ = ["integer_data", "solve_cpsat", "solve_lp", "solve_milp"]
+
 _LP_RTOL = 1e-7  # drf-lp: CBC prints 8 significant digits (and _values_pulp repairs them)
 _LP_ZERO = 1e-9  # drf-lp: per-node task counts below this share of the user's total are CBC's noise
-_COEF_LIMIT = 10**5
-
-
-def _remaining(deadline: float | None) -> float | None:
-    return None if deadline is None else max(0.01, deadline - time.perf_counter())
-
-
-def _upper_bounds(instance: FairnessInstance) -> np.ndarray:
-    return instance.task_bound()
 
 
 # -- PuLP (LP and MILP) -----------------------------------------------------------------
@@ -152,71 +145,6 @@ def _level_scale(c: np.ndarray, top_share: np.ndarray, k: int) -> tuple[float, f
     pick = min(max(k - int((~able).sum()), 1), coef.size) - 1
     sigma = 1.0 / pow2_scale(float(coef[pick]))
     return sigma, float(tops[pick]) / sigma
-
-
-def _levels(y: np.ndarray) -> np.ndarray:
-    """Cumulative sums ``S_k`` of the sorted shares (``S_k``: sum of the k smallest)."""
-    return np.cumsum(np.sort(y))
-
-
-Values = tuple[np.ndarray, np.ndarray | None]  # (tasks per user, tasks per user and node or None)
-
-
-@dataclass
-class LevelResult:
-    """One level's solve. ``outcome``: ``proven`` (values and their level ``S_k``),
-    ``unproven`` (stopped with a feasible solution: ``values`` if usable), ``unusable``
-    (proven, but its solution breaks a capacity or an earlier level), ``timeout`` or
-    ``error``."""
-
-    outcome: str
-    values: Values | None = None
-    level: float = 0.0
-    message: str = ""
-
-
-class _LeximinModel(Protocol):
-    """What :func:`_leximin` needs from a solver back end."""
-
-    def add_level(self, k: int) -> Any:
-        """Add ``r_k`` and ``d_k`` and return the expression ``S_k = k r_k - sum_i d_ki``."""
-
-    def maximise(self, k: int, s_k: Any, deadline: float | None, levels: list[float]) -> LevelResult:
-        """Maximise ``S_k`` under the levels fixed so far (``levels``: their values)."""
-
-    def fix(self, s_k: Any, level: float, values: Values) -> None:
-        """Add ``S_k >= level`` (and whatever the back end carries to the next level)."""
-
-
-def _leximin(model: _LeximinModel, n: int, deadline: float | None) -> tuple[str, Values | None, list[float], int, str]:
-    """The cumulative-sum leximin loop (module docstring): (status, values, levels, solves, message)."""
-    status, levels, solves, message = "optimal", [], 0, ""
-    values: Values | None = None
-    for k in range(1, n + 1):
-        s_k = model.add_level(k)
-        res = model.maximise(k, s_k, deadline, levels)
-        if res.outcome == "error":
-            status, message = "error", res.message
-            break
-        solves += 1
-        if res.outcome == "timeout":
-            status, message = "time_limit", res.message
-            break
-        if res.outcome == "unproven":
-            values = res.values if res.values is not None else values  # feasible, this level not proven
-            status, message = "time_limit", res.message
-            break
-        if res.outcome == "unusable":
-            status, message = ("feasible" if values is not None else "error"), res.message
-            break
-        values = res.values
-        levels.append(res.level)
-        assert values is not None
-        model.fix(s_k, res.level, values)
-        if deadline is not None and time.perf_counter() >= deadline and k < n:
-            status, message = "time_limit", f"stopped after level {k} of {n}"
-            break
-    return status, values, levels, solves, message
 
 
 class _PulpLeximin:
@@ -387,159 +315,6 @@ def _values_pulp(instance: FairnessInstance, x, per_node, integer: bool, ub: np.
         tasks = tasks / worst
         nodes = None if nodes is None else nodes / worst
     return tasks, nodes
-
-
-# -- CP-SAT -----------------------------------------------------------------------------
-def _decimal(value: float) -> Fraction:
-    """A number as the data mean it: its decimal to 15 significant digits.
-
-    A unit conversion leaves float noise in the 16th and 17th digits (``3 * 1e-7`` is
-    ``3.0000000000000004e-07``); reading 15 digits drops it, so the same data in other
-    units give the same integers, at a change of 5e-16 relative at most (far below
-    CAPACITY_RTOL).
-    """
-    return Fraction(f"{float(value):.15g}")
-
-
-def _primitive(values: list[Fraction]) -> list[int]:
-    """The integers proportional to ``values`` with no common divisor.
-
-    The same for ``values`` times any positive factor, so the CP-SAT model does not
-    depend on the data's units.
-    """
-    den = 1
-    for v in values:
-        den = math.lcm(den, v.denominator)
-    ints = [int(v * den) for v in values]
-    g = math.gcd(*ints)
-    return [k // g for k in ints] if g > 1 else ints
-
-
-def integer_data(instance: FairnessInstance) -> dict[str, Any]:
-    """Demands, capacities (aggregate and per node) and share coefficients as integers for CP-SAT.
-
-    Each resource's column (demands, total, node capacities) and the share coefficients
-    ``dom_i / w_i`` become the smallest proportional integers (:func:`_primitive`):
-    exact, and the same in any units, when they stay below 2**50 / (tasks + 1) (and the
-    coefficients below 1e5); else the rounded grids of the module docstring.
-    """
-    n, m = instance.n, len(instance.resource_names)
-    bound = int(_upper_bounds(instance).sum()) + 1
-    d = [[0] * m for _ in range(n)]
-    cap, ncap, scaling = [0] * m, [[0] * m for _ in instance.node_ids], "exact"
-    for j, name in enumerate(instance.resource_names):
-        col = [_decimal(u.demand.get(name, 0.0)) for u in instance.users]
-        caps = [_decimal(instance.resources[name])] + [
-            _decimal(nd.capacity.get(name, 0.0)) for nd in instance.nodes or ()
-        ]
-        ints = _primitive(col + caps)
-        if max(ints) * bound < 2**50:
-            for i in range(n):
-                d[i][j] = ints[i]
-            cap[j] = ints[n]
-            for k in range(len(instance.node_ids)):
-                ncap[k][j] = ints[n + 1 + k]
-        else:  # demands up, capacities down on a grid of 1e-6 of the total: every scaled-feasible allocation is feasible
-            scaling = "rounded"
-            q = 1e6 / float(caps[0])
-            for i in range(n):
-                d[i][j] = math.ceil(float(col[i]) * q - 1e-9)
-            cap[j] = math.floor(float(caps[0]) * q + 1e-9)
-            for k in range(len(instance.node_ids)):
-                ncap[k][j] = math.floor(float(caps[1 + k]) * q + 1e-9)
-    coef = []
-    for u in instance.users:
-        coef.append(
-            max(_decimal(u.demand.get(r, 0.0)) / _decimal(instance.resources[r]) for r in instance.resource_names)
-            / _decimal(u.weight)
-        )
-    ints = _primitive(coef)
-    if max(ints) > _COEF_LIMIT:
-        # CP-SAT 9.15 was seen to ignore its time limit and grow to gigabytes on the last
-        # leximin levels with share coefficients of 1e6 and more (Alibaba's 9-decimal
-        # memory requests); such instances get shares on a 1e5 grid and status feasible
-        scaling = "rounded"
-        top = float(max(coef))
-        ints = [max(1, round(float(cf) / top * _COEF_LIMIT)) for cf in coef]
-    return {"demand": d, "capacity": cap, "node_capacity": ncap, "coef": ints, "scaling": scaling}
-
-
-class _CpsatLeximin:
-    """The leximin model in CP-SAT on the integers of :func:`integer_data` (``drf-cpsat``)."""
-
-    def __init__(self, instance: FairnessInstance, data: dict[str, Any], *, threads: int, seed: int) -> None:
-        from ortools.sat.python import cp_model
-
-        self.threads, self.seed, self.n = threads, seed, instance.n
-        n, m = instance.n, len(instance.resource_names)
-        ub = _upper_bounds(instance)
-        model = self.model = cp_model.CpModel()
-        self.per_node = None
-        if instance.nodes is not None:
-            v = len(instance.node_ids)
-            xv = [[model.new_int_var(0, int(ub[i]), f"x_{i}_{k}") for k in range(v)] for i in range(n)]
-            x = [model.new_int_var(0, int(ub[i]), f"x_{i}") for i in range(n)]
-            for i in range(n):
-                model.add(x[i] == sum(xv[i]))
-            for k in range(v):
-                for j in range(m):
-                    terms = [data["demand"][i][j] * xv[i][k] for i in range(n) if data["demand"][i][j] > 0]
-                    if terms:
-                        model.add(sum(terms) <= data["node_capacity"][k][j])
-            self.per_node = xv
-        else:
-            x = [model.new_int_var(0, int(ub[i]), f"x_{i}") for i in range(n)]
-        for j in range(m):
-            terms = [data["demand"][i][j] * x[i] for i in range(n) if data["demand"][i][j] > 0]
-            if terms:
-                model.add(sum(terms) <= data["capacity"][j])
-        coef = data["coef"]
-        self.ymax = max(coef[i] * int(ub[i]) for i in range(n))
-        self.x = x
-        self.y = [coef[i] * x[i] for i in range(n)]
-
-    def add_level(self, k: int) -> Any:
-        model, n = self.model, self.n
-        r = model.new_int_var(0, self.ymax, f"r_{k}")
-        dev = [model.new_int_var(0, self.ymax, f"d_{k}_{i}") for i in range(n)]
-        for i in range(n):
-            model.add(dev[i] >= r - self.y[i])
-        return k * r - sum(dev)
-
-    def maximise(self, k: int, s_k: Any, deadline: float | None, levels: list[float]) -> LevelResult:
-        self.model.maximize(s_k)
-        res = cpsat_backend.solve(self.model, threads=self.threads, seed=self.seed, time_limit=_remaining(deadline))
-        if res.status != "optimal":
-            return LevelResult("timeout" if res.status in ("feasible", "unknown") else "error", message=res.message)
-        solver = res.solver
-        values = (
-            np.array([float(solver.value(e)) for e in self.x]),
-            None
-            if self.per_node is None
-            else np.array([[float(solver.value(e)) for e in row] for row in self.per_node]),
-        )
-        return LevelResult("proven", values, float(int(res.proven_bound)))  # optimal: the bound is the optimum
-
-    def fix(self, s_k: Any, level: float, values: Values) -> None:
-        self.model.add(s_k >= int(level))
-        self.model.clear_hints()
-        for i in range(self.n):
-            self.model.add_hint(self.x[i], int(values[0][i]))
-
-
-def _leximin_cpsat(instance: FairnessInstance, *, time_limit: float | None, threads: int, seed: int):
-    deadline = None if time_limit is None else time.perf_counter() + time_limit
-    data = integer_data(instance)
-    model = _CpsatLeximin(instance, data, threads=threads, seed=seed)
-    status, values, levels, _, _ = _leximin(model, instance.n, deadline)
-    info: dict[str, Any] = {"solves": len(levels), "scaling": data["scaling"]}
-    if status == "optimal" and data["scaling"] == "rounded":
-        # optimal for the rounded data only: a feasible allocation of the real one
-        status, info["message"] = (
-            "feasible",
-            "data or share coefficients rounded to integers: optimal for the rounded data only",
-        )
-    return status, values, info
 
 
 def _solution(
