@@ -18,11 +18,13 @@ from hypothesis import strategies as st
 from mropt.admission.verify import verify
 from mropt.model import AdmissionInstance, Cluster, Job
 from mropt.model.solution import Solution
-from mropt.registry import solve
+from mropt.registry import methods, solve
 
 from brute_force import brute_force
+from exact_methods import seq_exact_methods
 
-EXACT = ("milp-cbc", "milp-highs", "cpsat", "slots-cpsat")
+#: every exact admission method of the registry (slots-cpsat too: these instances are on one slot per phase)
+EXACT = tuple(m.name for m in methods("admission") if m.exact)
 BOUNDS = ("ideal", "bound-lp", "bound-energy")
 HEURISTICS = ("amb", "edf-greedy", "amb-online")
 RTOL = 1e-9
@@ -120,7 +122,7 @@ def test_same_optimum_with_ties_in_every_unit(inst: AdmissionInstance, k: int, m
     """Equal benefits (several optimal sets): the same status and optimum at every scale."""
     big = scaled(inst, k, m)
     optimum, _ = brute_force(inst)
-    for method in ("milp-cbc", "milp-highs", "cpsat"):
+    for method in seq_exact_methods():
         sol = solve(big, method)
         assert sol.status == "optimal", (method, dict(sol.details))
         assert math.isclose(sol.objective, optimum * 10.0**k, rel_tol=RTOL), (method, sol.objective, optimum)
@@ -129,7 +131,7 @@ def test_same_optimum_with_ties_in_every_unit(inst: AdmissionInstance, k: int, m
 
 
 def test_tiny_benefits_are_not_a_zero_optimum() -> None:
-    """Benefits of about 1e-8: all three methods once proved "optimal 0" (absolute tolerances)."""
+    """Benefits of about 1e-8: the exact methods once proved "optimal 0" (absolute tolerances)."""
     inst = AdmissionInstance(
         Cluster(1, 1),
         tuple(
@@ -139,7 +141,7 @@ def test_tiny_benefits_are_not_a_zero_optimum() -> None:
     )
     best, _ = brute_force(inst)
     assert best > 0
-    for method in ("milp-cbc", "milp-highs", "cpsat", "slots-cpsat"):
+    for method in EXACT:
         sol = solve(inst, method)
         assert sol.status == "optimal" and math.isclose(sol.objective, best, rel_tol=RTOL), (method, sol.objective)
         assert verify(inst, sol).ok
@@ -159,7 +161,7 @@ def test_times_beyond_2_to_the_53() -> None:
     big = scaled(base, 0, 16)
     best, _ = brute_force(big)  # exact fractions of the scaled floats
     assert best == brute_force(base)[0]
-    for method in ("milp-cbc", "milp-highs", "cpsat", "slots-cpsat"):
+    for method in EXACT:
         sol = solve(big, method)
         assert (sol.status, sol.objective) == ("optimal", best), method
         assert verify(big, sol).ok
@@ -168,7 +170,7 @@ def test_times_beyond_2_to_the_53() -> None:
 def test_tiny_times_late_plans_are_late() -> None:
     """Times of about 1e-7 s: a plan late by 1e-8 s (10 % of the deadline) is late for everyone."""
     inst = AdmissionInstance(Cluster(1, 1), (_job(0, 6e-8, 5e-8, 1.0e-7, 1, 0),))
-    for method in ("milp-cbc", "milp-highs", "cpsat", "slots-cpsat", "amb", "edf-greedy"):
+    for method in (*EXACT, "amb", "edf-greedy"):
         sol = solve(inst, method)
         assert sol.accepted == () and sol.objective == 0, method
     late = Solution(method="", status="feasible", objective=1.0, bound=None, accepted=("j0",), sequence=("j0",))

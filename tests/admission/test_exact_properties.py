@@ -20,9 +20,10 @@ from mropt.model.solution import Solution
 from mropt.registry import solve
 
 from brute_force import brute_force, feasible_sets
+from exact_methods import seq_exact_methods
 from small_jobs import job
 
-EXACT = ("milp-cbc", "milp-highs", "cpsat")
+EXACT = seq_exact_methods()
 
 
 def _instance(rows: list[tuple[int, int, int, int, int]]) -> AdmissionInstance:
