@@ -9,7 +9,9 @@ admission instance (converted on the fly, :mod:`mropt.sim.run`); ``--param`` val
 as ``mropt solve --param`` reads them (:func:`mropt.cli.common.parse_param`); ``--out DIR``
 writes the Parquet tables and ``summary.json`` into a new folder swapped in whole, and refuses a
 ``DIR`` that is not an earlier run's output unless ``--force`` (:mod:`mropt.sim.outputs`). Without
-``--json`` a one-screen summary is printed. Bad input is one line on stderr, exit 2.
+``--json`` a one-screen summary is printed. Bad input is one line on stderr, exit 2; so is a
+policy that cannot run on the workload (what it needs: ``mropt policies`` lists it), before the
+run.
 """
 
 from __future__ import annotations
@@ -98,7 +100,8 @@ def run_policies(args: argparse.Namespace) -> int:
     width = max((len(p.name) for p in found), default=0)
     for info in found:
         params = f" [params: {', '.join(info.params)}]" if info.params else ""
-        plan = " (needs --plan)" if info.needs_plan else ""
+        needs = ["--plan"] * info.needs_plan + list(info.needs)
+        plan = f" (needs {', '.join(needs)})" if needs else ""
         print(f"{info.name.ljust(width)}  {info.cls.mode:<9}  {info.summary}{plan}{params}")
         if args.params:
             for name, decl in info.params.items():

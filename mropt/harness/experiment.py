@@ -43,12 +43,14 @@ workloads or admission instances (converted to the SEQ model's idealised cluster
 
     policies = [
       "fifo",
-      {name = "fair", label = "fair-nodelay", params = {node_wait = 0}},
+      {name = "fair", label = "fair-nodelay", params = {node_delay = 0}},
       {name = "fifo", label = "fifo-event", mode = "event"},   # assignment mode override
     ]
 
 Labels (the row's ``method``) must differ across methods and policies. A policy that
-executes a plan (``seq``) cannot be listed (studies give no plans). A simulation's time
+executes a plan (``seq``) cannot be listed (studies give no plans). Every policy must be able
+to run on every instance (what it declared it needs: slots, deadlines, the admission model;
+``hei``'s history file, read then): checked with the instances, before anything runs. A simulation's time
 limit is the experiment's ``time_limit`` (or the policy's own ``time_limit``).
 """
 
@@ -187,14 +189,38 @@ class Experiment:
         """
         seen: set[str] = set()
         out = []
+        made: dict[str, Any] = {}  # policy label -> its policy, made once (hei reads its history once)
         for k, block in enumerate(self.blocks):
             for entry in sets.expand_block(block, f"instances[{k}]", self.base):
                 digest = entry.instance.content_hash()
                 self._check_kind(entry, f"instances[{k}]")
                 if digest not in seen:
                     seen.add(digest)
+                    self._check_policy_input(entry, f"instances[{k}]", made)
                     out.append(entry)
         return out
+
+    def _check_policy_input(self, entry: InstanceEntry, where: str, made: dict[str, Any]) -> None:
+        """Every policy can run on the instance (``Policy.check_input``: its declared needs, ``hei``'s
+        history), else an InputError naming the file, the policy, what is missing and the instance
+        block, before anything runs (``mropt gap --check`` says so too)."""
+        policies = [m for m in self.methods if m.policy]
+        if not policies:
+            return
+        from mropt.sim.policy import make_policy
+        from mropt.sim.run import as_workload
+
+        workload = as_workload(entry.instance)
+        for method in policies:
+            label = "" if method.label == method.name else f" (label {method.label!r})"
+            try:
+                if method.label not in made:
+                    made[method.label] = make_policy(method.name, method.params)
+                made[method.label].check_input(workload)
+            except InputError as exc:
+                raise in_file(
+                    self.path, InputError(f"key 'policies'{label}: {exc} ({where}, instance {entry.id!r})")
+                ) from None
 
     def _check_kind(self, entry: InstanceEntry, where: str) -> None:
         from mropt.registry import get_method

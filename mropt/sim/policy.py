@@ -24,6 +24,16 @@ capacity and work is pending: for rules stated per heartbeat). ``mropt simulate 
 overrides it.
 
 Policies register with :func:`register_policy`; ``mropt policies`` lists them.
+
+**What a policy needs of its workload** (issue 28): each registration declares ``needs``, names
+of :data:`NEEDS` (``slots``: nodes with map and reduce slots; ``deadlines``: at least one job
+with a deadline; ``admission``: a workload of the admission model, every job with a deadline and
+a benefit on a homogeneous slot cluster), ``()`` for a policy that runs on any workload (``drf``
+schedules resource vectors, slots, or both). :meth:`Policy.check_input` refuses a workload that
+lacks one with an :class:`InputError` naming the policy and what is missing, before the run
+(``simulate``) and before a study runs (``mropt gap --check``); a policy whose parameters name
+more input (``hei``'s history) extends it. Pools and queues are no need: without them ``fair``
+and ``hei`` give each user a pool, ``capacity`` has one queue.
 """
 
 from __future__ import annotations
@@ -36,6 +46,7 @@ from mropt.model.errors import InputError
 from mropt.registry import Param
 
 if TYPE_CHECKING:
+    from mropt.model.workload import WorkloadInstance
     from mropt.sim.view import SimView
 
 EVENT, HEARTBEAT = "event", "heartbeat"
@@ -118,6 +129,75 @@ class Policy:
         """Predicted (map end, finish) per accepted job id, for policies that plan (SEQ, AMB)."""
         return None
 
+    def check_input(self, workload: WorkloadInstance) -> None:
+        """Refuse, before the run, a workload this policy cannot run (module docstring).
+
+        The default checks the needs the policy registered (:func:`check_needs`); an unregistered
+        subclass has none. Called by :func:`mropt.sim.run.simulate` and the study's checks.
+        """
+        info = _POLICIES.get(type(self).name)
+        if info is not None:
+            check_needs(info, workload)
+
+
+@dataclass(frozen=True)
+class Need:
+    """A property of the workload a policy cannot run without: ``missing(workload)`` says what lacks, or None."""
+
+    what: str
+    missing: Callable[[WorkloadInstance], str | None]
+    hint: str
+
+
+def _no_slots(workload: WorkloadInstance) -> str | None:
+    if workload.uses_slots:
+        return None
+    resources = sorted({r for spec in workload.nodes for r in spec.resources})
+    return f"the workload's nodes give resources ({', '.join(resources)}), not slots"
+
+
+def _no_deadline(workload: WorkloadInstance) -> str | None:
+    return None if any(job.deadline is not None for job in workload.jobs) else "no job of the workload has a deadline"
+
+
+def _not_admission(workload: WorkloadInstance) -> str | None:
+    from mropt.instances.workload_convert import to_admission
+
+    try:
+        to_admission(workload)
+    except InputError as exc:
+        return str(exc)
+    return None
+
+
+#: the needs a policy may declare (``register_policy(needs=...)``), by name
+NEEDS: dict[str, Need] = {
+    "slots": Need(
+        "map and reduce slots on the nodes",
+        _no_slots,
+        "give the nodes map_slots and reduce_slots (import-alibaba --slots N), or run a policy without this need",
+    ),
+    "deadlines": Need(
+        "jobs with deadlines", _no_deadline, "give jobs a 'deadline' (the policy rejects a job without one)"
+    ),
+    "admission": Need(
+        "a workload of the admission model (mropt.instances.workload_convert.to_admission)",
+        _not_admission,
+        "give every job a deadline and a benefit, on nodes of one shape",
+    ),
+}
+
+
+def check_needs(info: PolicyInfo, workload: WorkloadInstance) -> None:
+    """InputError naming the policy, the first need ``workload`` lacks and what lacks; nothing if none."""
+    for name in info.needs:
+        need = NEEDS[name]
+        problem = need.missing(workload)
+        if problem is not None:
+            others = [p.name for p in _POLICIES.values() if name not in p.needs and not p.needs_plan]
+            hint = need.hint + (f" ({', '.join(others)})" if name == "slots" and others else "")
+            raise InputError(f"policy {info.name!r} needs {need.what}, but {problem}; {hint}")
+
 
 @dataclass(frozen=True)
 class PolicyInfo:
@@ -129,21 +209,34 @@ class PolicyInfo:
     params: Mapping[str, Param]
     source: str
     needs_plan: bool = False
+    needs: tuple[str, ...] = ()  # names of NEEDS
 
 
 _POLICIES: dict[str, PolicyInfo] = {}
 
 
 def register_policy(
-    name: str, *, summary: str, source: str, params: Mapping[str, Param] | None = None, needs_plan: bool = False
+    name: str,
+    *,
+    summary: str,
+    source: str,
+    needs: tuple[str, ...],
+    params: Mapping[str, Param] | None = None,
+    needs_plan: bool = False,
 ) -> Callable[[type[Policy]], type[Policy]]:
-    """Class decorator: register a policy under ``name`` (a contract: scripts use the names)."""
+    """Class decorator: register a policy under ``name`` (a contract: scripts use the names).
+
+    ``needs``: what the policy needs of its workload, names of :data:`NEEDS` (``()``: nothing).
+    """
+    unknown = [n for n in needs if n not in NEEDS]
+    if unknown:
+        raise ValueError(f"policy {name!r}: unknown need {unknown[0]!r} (known: {', '.join(NEEDS)})")
 
     def wrap(cls: type[Policy]) -> type[Policy]:
         if name in _POLICIES:
             raise ValueError(f"policy {name!r} is registered twice")
         cls.name = name
-        _POLICIES[name] = PolicyInfo(name, cls, summary, dict(params or {}), source, needs_plan)
+        _POLICIES[name] = PolicyInfo(name, cls, summary, dict(params or {}), source, needs_plan, tuple(needs))
         return cls
 
     return wrap

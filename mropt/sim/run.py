@@ -17,6 +17,9 @@ writes it) are handed to the policy as its attribute ``plan`` before the run sta
 run without one. A plan that records another instance's hash, or names jobs the workload
 lacks, is an :class:`InputError`.
 
+**Before the run** (issue 28): the policy checks that it can run on the workload
+(:meth:`mropt.sim.policy.Policy.check_input`: the needs it declared, ``hei``'s history).
+
 **The summary** (the ``mropt simulate --json`` object; a contract for its first eight
 keys): ``policy``, ``jobs``, ``accepted``, ``on_time``, ``benefit``, ``makespan``,
 ``events``, ``wall_time``, then ``seed``, ``mode``, ``params``, ``rejected``, ``dropped``
@@ -183,7 +186,8 @@ def simulate(
 
     See the module docstring for plans, conversion and the summary. Bad input (an unknown
     policy or parameter, a mode not ``event``/``heartbeat``, a plan for another instance,
-    a policy that needs a plan without one) is a one-line :class:`InputError`.
+    a policy that needs a plan without one, a workload the policy cannot run,
+    :meth:`Policy.check_input`) is a one-line :class:`InputError`.
     """
     if not isinstance(seed, int) or isinstance(seed, bool) or seed < 0:
         raise InputError(f"simulate: seed must be an integer >= 0, got {seed!r}")
@@ -200,6 +204,7 @@ def simulate(
         )
     rule = make_speculation(speculation, speculation_params)
     pol = make_policy(policy, params)
+    pol.check_input(workload)
     if the_plan is not None:
         pol.plan = the_plan  # type: ignore[attr-defined]  # read by the policy in start()
     start = time.perf_counter()

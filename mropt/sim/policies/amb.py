@@ -98,6 +98,7 @@ def planned_map_window(instance: AdmissionInstance, order: list[int], job: int) 
     summary="AMB: static plan (Algorithm 1) run as SEQ, later arrivals inserted online, timeout handling "
     "(Algorithm 2) on a re-estimated miss",
     source="AMB sec. 4.1-4.3 (Algorithms 1 and 2)",
+    needs=("slots", "admission"),
     params={
         "timeout_handling": Param(
             bool, True, "run Algorithm 2 when a re-estimate shows a miss, dropping the jobs it names"

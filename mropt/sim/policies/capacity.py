@@ -91,6 +91,7 @@ def user_limit(occupied: int, capacity_slots: int, active_users: int, ul_min_per
     "capacity",
     summary="Hadoop 1.0.3 Capacity Scheduler: queues by occupied/capacity, user limits, one off-switch map per heartbeat",
     source="Hadoop 1.0.3 contrib/capacity-scheduler (CapacityTaskScheduler, CapacitySchedulerQueue)",
+    needs=("slots",),
     params={
         "locality_wait_factor": Param(
             float,

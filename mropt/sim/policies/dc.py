@@ -79,6 +79,7 @@ def edf_key(job: Job) -> tuple[float, float, int]:
     summary="Deadline Constraint scheduler (Kc & Anyanwu 2010): fixed map-slot count n_m^min, all reduce slots "
     "assumed, EDF",
     source="Kc & Anyanwu, CloudCom 2010 (as AMB sec. 2.2 describes it)",
+    needs=("slots", "deadlines"),
     params={
         "availability": Param(
             str,

@@ -693,6 +693,7 @@ def _int_param(name: str, value: Any) -> int:
     "drf",
     summary="Dominant Resource Fairness: users in increasing dominant share, no delay (DDRF paper sec. 3.1)",
     source="DDRF paper sec. 3.1 (progressive filling, Table 1)",
+    needs=(),
 )
 class Drf(_DrfBase):
     pass
@@ -702,6 +703,7 @@ class Drf(_DrfBase):
     "ddrf",
     summary="DRF with two-level delay: node-local until E1 skips, rack-local until E2, then any (DDRF sec. 4.1)",
     source="DDRF paper sec. 4.1 listing",
+    needs=(),
     params={
         "e1": Param(int, 0, "E1: skips before a job accepts a rack-local node"),
         "e2": Param(int, 0, "E2 (>= E1): skips before a job accepts any node"),
@@ -726,6 +728,7 @@ class Ddrf(_DrfBase):
     "delay",
     summary="DRF with single-level delay scheduling: node-local until D skips, then any (Zaharia et al. 2010)",
     source="Zaharia et al., EuroSys 2010, Algorithm 1 (skip counts); DDRF paper sec. 3.2",
+    needs=(),
     params={"d": Param(int, 0, "D: skips before a job accepts a non-local node")},
 )
 class Delay(_DrfBase):

@@ -219,6 +219,7 @@ FAIR_PARAMS: dict[str, Param] = {
     "fair",
     summary="Hadoop 1.0.3 Fair Scheduler: pools, computeFairShares, needy-first order, delay scheduling",
     source="Hadoop 1.0.3 contrib/fairscheduler (FairScheduler, SchedulingAlgorithms, PoolSchedulable)",
+    needs=("slots",),
     params=FAIR_PARAMS,
 )
 class Fair(Policy):

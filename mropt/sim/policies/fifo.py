@@ -31,6 +31,7 @@ from mropt.sim.view import SimView
     "fifo",
     summary="Hadoop 1.0.3 FIFO (JobQueueTaskScheduler): priority, then submit order; one off-switch map per heartbeat",
     source="Hadoop 1.0.3 JobQueueTaskScheduler",
+    needs=("slots",),
 )
 class Fifo(Policy):
     mode = HEARTBEAT

@@ -31,7 +31,12 @@ are user groups (a job's ``pool``, by default its user).
 **History parameters.** ``history``: a JSON file of :class:`HeiHistory` (name ending
 ``.json``; :meth:`HeiHistory.save`), else a job-history database (``mropt history``,
 :meth:`HeiHistory.from_db`); empty (default): no history, and ``hei`` is ``fair`` with
-additive shares, which with the default minShares of 0 is ``fair`` exactly. In Python,
+additive shares, which with the default minShares of 0 is ``fair`` exactly. The file is read
+before the run (:meth:`Hei.check_input`, also at ``mropt gap --check``): a missing or bad one
+is an InputError, and so is one that gives nothing to schedule by (no demand in any hour, no
+D, no reduce cost: a database of a SWIM import, whose jobs have no task rows), with which
+``hei`` would be ``fair`` exactly (issue 28: refused rather than run as ``fair`` under
+another name). In Python,
 :meth:`Hei.with_history` takes a :class:`HeiHistory` (e.g. from :func:`history_frames` of an
 earlier run). ``start_hour``: the hour of day at simulation time 0 (hour h of the run's
 clock is ``floor(t / 3600 + start_hour) mod 24``).
@@ -55,6 +60,8 @@ from typing import Any
 
 import numpy as np
 
+from mropt.model.errors import InputError
+from mropt.model.workload import WorkloadInstance
 from mropt.registry import Param
 from mropt.sim.policies.fair import FAIR_PARAMS, Fair
 from mropt.sim.policies.hei_history import HOURS, HeiHistory
@@ -107,6 +114,7 @@ HEI_PARAMS: dict[str, Param] = {
     "hei",
     summary="HEI: Fair Scheduler with hourly minShares from historical demand and weights from estimated remaining work",
     source="HEI paper sec. 2.2-2.3 on Hadoop 1.0.3 contrib/fairscheduler",
+    needs=("slots",),
     params=HEI_PARAMS,
 )
 class Hei(Fair):
@@ -124,11 +132,34 @@ class Hei(Fair):
         policy.history_data = history
         return policy
 
+    def check_input(self, workload: WorkloadInstance) -> None:
+        """Fair's needs, then the ``history`` parameter read now (:meth:`load_history`), so that a
+        missing, bad or empty history is an InputError before the run and at ``mropt gap --check``."""
+        super().check_input(workload)
+        self.load_history()
+
+    def load_history(self) -> HeiHistory:
+        """The history scheduled by: :meth:`with_history`'s, else the ``history`` parameter's (kept).
+
+        A history file that gives nothing to schedule by (:attr:`HeiHistory.no_task_data`: a
+        job-history database of a SWIM import, whose jobs have no task rows) is refused: ``hei``
+        would be ``fair`` exactly. An empty parameter is no history, documented as ``fair``.
+        """
+        if self.history_data is None:
+            given = str(self.params.get("history", ""))
+            history = HeiHistory.from_param(given)
+            if given and history.no_task_data:
+                raise InputError(
+                    f"policy 'hei': the history {given!r} gives no demand, map cost (D) or reduce cost for any "
+                    "group (its jobs have no task rows, as a SWIM import's), so hei would be fair exactly; "
+                    "give a history with task rows, or run fair"
+                )
+            self.history_data = history
+        return self.history_data
+
     def start(self, sim: SimView) -> None:
         p = self.params
-        if self.history_data is None:
-            self.history_data = HeiHistory.from_param(str(p.get("history", "")))
-        self.history: HeiHistory = self.history_data
+        self.history: HeiHistory = self.load_history()
         self.fraction = float(p.get("min_share_fraction", 1.0))
         self.start_hour = float(p.get("start_hour", 0.0))
         h = self.history

@@ -85,6 +85,12 @@ class HeiHistory:
     def empty(self) -> bool:
         return not (self.demand or self.D or self.reduce_cost)
 
+    @property
+    def no_task_data(self) -> bool:
+        """No positive demand in any hour, and no D or reduce cost for any group: HEI has nothing to
+        schedule by (what the analyses give for jobs without task rows, a SWIM import's)."""
+        return not (self.D or self.reduce_cost or any(v > 0 for hours in self.demand.values() for v in hours))
+
     # -- from the history database's analyses ----------------------------------------------------
     @classmethod
     def from_frames(cls, demand: pd.DataFrame, map_cost: pd.DataFrame, reduce_cost: pd.DataFrame) -> HeiHistory:

@@ -74,6 +74,7 @@ def aria_terms(job: Job, bound: str) -> tuple[float, float, float]:
     "minedf-wc",
     summary="MinEDF-WC (ARIA): minimal (m*, r*) from the ARIA bound, EDF, spare slots handed out and reclaimed",
     source="Verma, Cherkasova, Campbell: ARIA (ICAC 2011), NOMS 2012",
+    needs=("slots", "deadlines"),
     params={
         "bound": Param(str, "low", "ARIA estimate the minimum is computed from", choices=BOUNDS),
         "commit": Param(

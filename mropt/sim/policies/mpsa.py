@@ -104,6 +104,7 @@ def algorithm2_order(
     "mpsa",
     summary="MPSA sec. 4.4: Algorithm 1's slots per priority, hunger degree (eqs. 19-20), Algorithm 2's locality",
     source="MPSA paper (004) sec. 4.2-4.4, eqs. 14-15, 19-20, Algorithms 1-2",
+    needs=("slots",),
     params={
         "interval": Param(
             float, 600.0, "seconds between recomputations of the allocation (one AR(1) time slice)", minimum=1e-3

@@ -132,6 +132,7 @@ class SeqExecutor(Policy):
     "seq",
     summary="executes an admission plan (--plan): maps to the first job of the sequence, reduces EDF",
     source="AMB sec. 4.1 (SEQ strategy, Definition 1, Theorem 1)",
+    needs=("slots",),
     params={
         "plan": Param(
             str, "", "a solution file of an admission method (mropt solve --json): its accepted jobs and sequence"
