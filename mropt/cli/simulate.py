@@ -1,8 +1,8 @@
 """``mropt simulate`` and ``mropt policies``: run a scheduling policy on a workload (issue 15).
 
 ``mropt simulate FILE --policy NAME [--plan SOLUTION.json] [--param K=V]... [--seed S]
-[--out DIR [--force]] [--json] [--mode event|heartbeat] [--speculation RULE [--speculation-param K=V]...]``
-(a contract; ``-o`` is ``--out``). ``--speculation`` (``none``, ``hadoop-0.20``, ``late``, ``late-percentile``,
+[--out DIR [--force]] [--json] [--mode event|heartbeat] [--speculation RULE [--speculation-param K=V]...]
+[--max-memory GIB]`` (a contract; ``-o`` is ``--out``). ``--speculation`` (``none``, ``hadoop-0.20``, ``late``, ``late-percentile``,
 ``clairvoyant``; default ``none``) adds backup attempts under any policy
 (:mod:`mropt.sim.speculation`); with a rule the summary has ``backups`` and ``wasted_work``. FILE is a workload or an
 admission instance (converted on the fly, :mod:`mropt.sim.run`); ``--param`` values are read
@@ -10,8 +10,9 @@ as ``mropt solve --param`` reads them (:func:`mropt.cli.common.parse_param`); ``
 writes the Parquet tables and ``summary.json`` into a new folder swapped in whole, and refuses a
 ``DIR`` that is not an earlier run's output unless ``--force`` (:mod:`mropt.sim.outputs`). Without
 ``--json`` a one-screen summary is printed. Bad input is one line on stderr, exit 2; so is a
-policy that cannot run on the workload (what it needs: ``mropt policies`` lists it), before the
-run.
+policy that cannot run on the workload (what it needs: ``mropt policies`` lists it) and a run
+whose memory estimate is above ``--max-memory GIB`` (16 GiB by default, :mod:`mropt.sim.memory`),
+both before the run.
 """
 
 from __future__ import annotations
@@ -89,6 +90,12 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:
         metavar="NAME",
         help="the run's source name in --history (default: the --out folder's name, else FILE-POLICY-seedN)",
     )
+    p.add_argument(
+        "--max-memory",
+        type=float,
+        metavar="GIB",
+        help="refuse a run whose memory estimate exceeds GIB gibibytes (default 16; see mropt.sim.memory)",
+    )
     p.add_argument("--json", action="store_true", help="print the summary as one JSON object")
     p.set_defaults(handler=run_simulate)
 
@@ -116,6 +123,8 @@ def run_simulate(args: argparse.Namespace) -> int:
 
     if args.seed < 0:
         raise InputError(f"--seed must be >= 0, got {args.seed}")
+    if args.max_memory is not None and not 0 < args.max_memory < float("inf"):
+        raise InputError(f"--max-memory must be a number of GiB > 0, got {args.max_memory}")
     policy_info(args.policy)  # an unknown name before the file is read
     if args.out is not None:
         if not args.out:
@@ -137,6 +146,7 @@ def run_simulate(args: argparse.Namespace) -> int:
         speculation=args.speculation,
         speculation_params=spec_params,
         straggler_draws=args.straggler_draws,
+        max_memory=None if args.max_memory is None else int(args.max_memory * (1 << 30)),
     )
     if args.out:
         write_outputs(run, args.out, args.force)

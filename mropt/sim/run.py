@@ -17,8 +17,10 @@ writes it) are handed to the policy as its attribute ``plan`` before the run sta
 run without one. A plan that records another instance's hash, or names jobs the workload
 lacks, is an :class:`InputError`.
 
-**Before the run** (issue 28): the policy checks that it can run on the workload
-(:meth:`mropt.sim.policy.Policy.check_input`: the needs it declared, ``hei``'s history).
+**Before the run** (issue 28): the run's memory is estimated from the workload
+(:func:`mropt.sim.memory.check_memory`: tasks, attempts kept, jobs, nodes, replicas) and a run
+above ``max_memory`` (default 16 GiB) is refused; the policy checks that it can run on the
+workload (:meth:`mropt.sim.policy.Policy.check_input`: the needs it declared, ``hei``'s history).
 
 **The summary** (the ``mropt simulate --json`` object; a contract for its first eight
 keys): ``policy``, ``jobs``, ``accepted``, ``on_time``, ``benefit``, ``makespan``,
@@ -68,6 +70,7 @@ from mropt.model.errors import InputError
 from mropt.model.solution import Solution
 from mropt.model.workload import WorkloadInstance
 from mropt.sim.engine import Simulation
+from mropt.sim.memory import check_memory
 from mropt.sim.policy import MODES, make_policy, policy_info
 from mropt.sim.recorder import Recorder
 from mropt.sim.speculation import make_speculation
@@ -181,13 +184,16 @@ def simulate(
     speculation: str | None = None,
     speculation_params: Mapping[str, Any] | None = None,
     straggler_draws: str | None = None,
+    max_memory: int | None = None,
 ) -> SimRun:
     """Run ``policy`` (a registered name, ``mropt policies``) on a workload or an admission instance.
 
     See the module docstring for plans, conversion and the summary. Bad input (an unknown
     policy or parameter, a mode not ``event``/``heartbeat``, a plan for another instance,
     a policy that needs a plan without one, a workload the policy cannot run,
-    :meth:`Policy.check_input`) is a one-line :class:`InputError`.
+    :meth:`Policy.check_input`) is a one-line :class:`InputError`, and so is a run whose
+    memory estimate exceeds ``max_memory`` bytes (default 16 GiB, :mod:`mropt.sim.memory`),
+    refused before the run builds anything.
     """
     if not isinstance(seed, int) or isinstance(seed, bool) or seed < 0:
         raise InputError(f"simulate: seed must be an integer >= 0, got {seed!r}")
@@ -195,6 +201,7 @@ def simulate(
         raise InputError(f"simulate: mode must be one of {', '.join(MODES)}, got {mode!r}")
     info = policy_info(policy)
     workload = as_workload(instance)
+    check_memory(workload, max_memory, speculation=speculation not in (None, "none"))
     the_plan = None if plan is None else read_plan(plan)
     if the_plan is not None:
         check_plan(the_plan, instance, workload)
