@@ -2,8 +2,8 @@
 
 ``mropt simulate FILE --policy NAME [--plan SOLUTION.json] [--param K=V]... [--seed S]
 [--out DIR [--force]] [--json] [--mode event|heartbeat] [--speculation RULE [--speculation-param K=V]...]
-[--max-memory GIB]`` (a contract; ``-o`` is ``--out``). ``--speculation`` (``none``, ``hadoop-0.20``, ``late``, ``late-percentile``,
-``clairvoyant``; default ``none``) adds backup attempts under any policy
+[--max-memory GIB]`` (a contract; ``-o`` is ``--out``). ``--speculation`` (``none``, ``hadoop-0.20``,
+``late``, ``late-percentile``, ``clairvoyant``; default ``none``) adds backup attempts under any policy
 (:mod:`mropt.sim.speculation`); with a rule the summary has ``backups`` and ``wasted_work``. FILE is a workload or an
 admission instance (converted on the fly, :mod:`mropt.sim.run`); ``--param`` values are read
 as ``mropt solve --param`` reads them (:func:`mropt.cli.common.parse_param`); ``--out DIR``
