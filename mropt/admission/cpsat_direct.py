@@ -70,161 +70,33 @@ warm start with the LP bound, status ``time_limit``), and CP-SAT gets the time l
 
 from __future__ import annotations
 
-import math
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
-from fractions import Fraction
 
 import numpy as np
-import pulp
 from ortools.sat.python import cp_model
 
 from mropt.admission.amb import BEAM_VARIANT, DEFAULT_BEAM, amb_static
 from mropt.admission.baselines import edf_greedy_order
 from mropt.admission.exact_oracle import OracleTimeout, SubsetOracle
 from mropt.admission.objective import solution_from_order
+from mropt.admission.time_grid import TimeGrid, energy_rows, groups_by, lp_bound, time_grid
 from mropt.backends import cpsat as cpsat_backend
-from mropt.backends.pulp import solve_pulp
 from mropt.model.admission import AdmissionInstance
 from mropt.model.solution import Solution
-from mropt.model.tolerance import integer_grid, pow2_scale, same_value, within
+from mropt.model.tolerance import integer_grid, same_value, within
 from mropt.registry import THREADS, register
 
 #: share of the time limit the amb-beam16 warm start may use
 WARM_SHARE = 0.2
 #: the LP bound gets the time left or this, whichever is longer
 LP_MIN_SECONDS = 0.05
-_DECADES = 9  # powers of ten tried as the time unit, from the largest time's down
-_TIME_BITS = 40  # the binary grid: the largest time at about 2**40 units
 _WEIGHT_BITS = 40  # benefits: the largest at most about 2**40 units
 _CLOCK_EVERY = 4  # jobs of a build loop between two looks at the clock
 
 
 class _OutOfTime(Exception):
     """The time limit passed while the model was being built."""
-
-
-@dataclass(frozen=True)
-class TimeGrid:
-    """Times in integer units of ``unit`` seconds, and deadlines rounded both ways (module docstring)."""
-
-    unit: Fraction
-    tcm: list[int]
-    tcr: list[int]
-    submit: list[int]
-    relaxed: list[int]  # floor((L + Delta) / u): the model is a relaxation
-    restricted: list[int]  # floor((L - Delta) / u): the model is a restriction
-
-    @property
-    def exact(self) -> bool:
-        """The two roundings agree: the model is exact."""
-        return self.relaxed == self.restricted
-
-
-def _units(top: float) -> list[Fraction]:
-    """Candidate time units, coarsest first: powers of ten, then the binary grid's."""
-    units: list[Fraction] = []
-    if top > 0:
-        e = math.floor(math.log10(top))
-        units = [Fraction(10) ** k for k in range(e, e - _DECADES, -1)]
-    s, _ = integer_grid([top], _TIME_BITS)
-    return [*units, 1 / Fraction(s)]
-
-
-def time_grid(instance: AdmissionInstance) -> TimeGrid:
-    """The time grid of the module docstring: the first exact unit, else the binary one."""
-    arrays = [np.asarray(v, dtype=float) for v in (instance.tcm, instance.tcr, instance.submit_times)]
-    limits = [Fraction(float(v)) for v in instance.deadline_limits]
-    top = max(float(np.max(arrays[0] + arrays[1] + arrays[2])), float(np.max(np.abs(instance.deadline_limits))))
-    float_slack = [Fraction(16 * (instance.n + 2)) * abs(v) / 2**53 for v in limits]  # SEQ's float sums
-    units = _units(top)
-    for k, unit in enumerate(units):
-        last = k == len(units) - 1
-        with np.errstate(all="ignore"):  # a cheap float test first: near-integers on this unit
-            near = all(np.all(np.abs(v / float(unit) - np.round(v / float(unit))) <= 1e-6) for v in arrays)
-        if not (near or last):
-            continue
-        exact = [[Fraction(float(x)) for x in v] for v in arrays]
-        ints = [[round(x / unit) for x in v] for v in exact]
-        errors = [[abs(x - q * unit) for x, q in zip(v, iv, strict=True)] for v, iv in zip(exact, ints, strict=True)]
-        delta = sum(errors[0]) + sum(errors[1]) + max(errors[2])
-        relaxed = [math.floor((lim + delta + fs) / unit) for lim, fs in zip(limits, float_slack, strict=True)]
-        restricted = [math.floor((lim - delta - fs) / unit) for lim, fs in zip(limits, float_slack, strict=True)]
-        if relaxed == restricted or last:
-            return TimeGrid(unit, ints[0], ints[1], ints[2], relaxed, restricted)
-    raise AssertionError("unreachable: the binary unit is always taken")
-
-
-def _groups(key: list[int] | dict[int, int], jobs: list[int]) -> list[list[int]]:
-    """``jobs`` in ``key`` order (deadlines, say), in groups of equal keys."""
-    out: list[list[int]] = []
-    for j in sorted(jobs, key=lambda j: (key[j], j)):
-        if out and key[out[-1][0]] == key[j]:
-            out[-1].append(j)
-        else:
-            out.append([j])
-    return out
-
-
-def _running(groups: list[list[int]], value: Callable[[int], int], pick: Callable) -> list[int]:
-    """``pick`` (min or max) of ``value`` over each prefix of ``groups``."""
-    out: list[int] = []
-    for members in groups:
-        v = pick(value(j) for j in members)
-        out.append(v if not out else pick(out[-1], v))
-    return out
-
-
-Family = tuple[list[list[int]], list[int], list[int]]
-
-
-def energy_rows(grid: TimeGrid, d: list[int], jobs: list[int]) -> list[Family]:
-    """The energy rows as nested prefixes: (groups, coefficient per job, right side per prefix).
-
-    Each row says ``sum over the prefix of coef_j x_j <= right side``: the reduces of the
-    jobs of a deadline prefix run between its first possible map end and its deadline;
-    their maps end by the latest ``d_j - TCr_j`` of the prefix; and the maps of the jobs
-    with ``d_j - TCr_j <= theta`` end by theta (every map after the earliest submit).
-    """
-    a, b, r = grid.tcm, grid.tcr, grid.submit
-    latest = {j: d[j] - b[j] for j in jobs}
-    by_deadline, by_latest = _groups(d, jobs), _groups(latest, jobs)
-    release = _running(by_deadline, lambda j: r[j] + a[j], min)
-    submit = _running(by_deadline, r.__getitem__, min)
-    last_map = _running(by_deadline, latest.__getitem__, max)
-    return [
-        (by_deadline, b, [d[g[0]] - x for g, x in zip(by_deadline, release, strict=True)]),
-        (by_deadline, a, [x - y for x, y in zip(last_map, submit, strict=True)]),
-        (
-            by_latest,
-            a,
-            [latest[g[0]] - x for g, x in zip(by_latest, _running(by_latest, r.__getitem__, min), strict=True)],
-        ),
-    ]
-
-
-def lp_bound(
-    grid: TimeGrid, deadlines: list[int], jobs: list[int], benefits: np.ndarray, time_limit: float | None
-) -> float | None:
-    """LP relaxation of the energy rows (chained, O(n) nonzeros), by HiGHS; None if not solved."""
-    if not jobs:
-        return 0.0
-    families = energy_rows(grid, deadlines, jobs)
-    ft = pow2_scale(max([1, *(abs(v) for _, _, rhs in families for v in rhs)]))
-    fw = pow2_scale(max(float(benefits[j]) for j in jobs))
-    prob = pulp.LpProblem("energy_lp", pulp.LpMaximize)
-    x = {j: prob.add_variable(f"x_{j}", lowBound=0, upBound=1) for j in jobs}
-    prob += pulp.lpSum(float(benefits[j]) * fw * x[j] for j in jobs)
-    for f, (groups, coef, rhs) in enumerate(families):
-        previous: pulp.LpAffineExpression | int = 0
-        for g, members in enumerate(groups):
-            total = prob.add_variable(f"e{f}_{g}", lowBound=0)
-            prob += total == previous + pulp.lpSum(coef[j] * ft * x[j] for j in members), f"chain{f}_{g}"
-            prob += total <= rhs[g] * ft, f"energy{f}_{g}"
-            previous = total
-    _, optimal, bound, _ = solve_pulp(prob, "highs", time_limit=time_limit, threads=1, mip=False)
-    return float(bound) / fw if optimal and bound is not None else None
 
 
 class DirectModel:
@@ -255,12 +127,15 @@ class DirectModel:
         # after[k, h]: h counts in k's Horn sums (h's map ends after k's, both accepted); None: never
         self.after: dict[tuple[int, int], cp_model.LiteralT | None] = {}
         self.pairs: list[tuple[int, int, cp_model.IntVar]] = []
+        self.dominates = dominates
+        # the chain variables, each the weighted sum of earlier ones and literals (for complete hints)
+        self.sums: list[tuple[cp_model.IntVar, list, list[int]]] = []
         for p, i in enumerate(self.jobs):
             if p % _CLOCK_EVERY == 0:
                 stop()
             for j in self.jobs[p + 1 :]:
                 self._pair(i, j, b, d, dominates)
-        groups = _groups(d, self.jobs)
+        groups = groups_by(d, self.jobs)
         self._horn(groups, b, d, stop)
         self._energy(grid, d)
         m.maximize(sum(weights[j] * self.x[j] for j in self.jobs))
@@ -324,6 +199,7 @@ class DirectModel:
                     continue
                 w = m.new_int_var(0, int(caps[g]), f"w{g}_{k}")
                 m.add(w == cp_model.LinearExpr.weighted_sum(terms, coefs))
+                self.sums.append((w, terms, coefs))
                 m.add(s[k] + a[k] + w <= d[groups[g][0]]).only_enforce_if(x[k])
                 terms, coefs = [w], [1]
 
@@ -337,23 +213,48 @@ class DirectModel:
                 total += sum(coef[j] for j in members)
                 chain = m.new_int_var(0, total, f"e{f}_{g}")
                 m.add(chain == previous + sum(coef[j] * x[j] for j in members))
+                self.sums.append((chain, [previous, *(x[j] for j in members)], [1, *(coef[j] for j in members)]))
                 if total > rhs[g]:
                     m.add(chain <= rhs[g])
                 previous = chain
 
     def hint(self, order: list[int]) -> None:
-        """A plan as the solution hint: its jobs, their left-justified map starts, the pair order."""
+        """A plan as a complete solution hint: its jobs, their left-justified map starts, the
+        pair order, every chain sum (an incomplete hint sends CP-SAT into a long search to
+        complete it: at N = 150 it found no solution in 20 s). With equal submit times the
+        plan is first put in an order the dominance fixings allow (:func:`dominance_order`)."""
         if not all(j in self.x for j in order):
             return
+        if self.dominates is not None:
+            order = dominance_order(order, self.dominates)
         m, pos, clock = self.model, {j: t for t, j in enumerate(order)}, 0
+        m.clear_hints()
+        value: dict[int, int] = {}
+
+        def put(var: cp_model.IntVar, v: int) -> None:
+            value[var.index] = int(v)
+            m.add_hint(var, int(v))
+
+        def val(term: object) -> int:
+            if isinstance(term, int):
+                return term
+            index = term.index  # type: ignore[attr-defined]
+            return value[index] if index >= 0 else 1 - value[-index - 1]
+
+        for j in self.jobs:
+            if j in pos:
+                continue
+            put(self.start[j], self.r[j])
         for j in order:
             clock = max(clock, self.r[j])
-            m.add_hint(self.start[j], min(clock, self.latest[j]))
+            put(self.start[j], min(clock, self.latest[j]))
             clock += self.a[j]
         for j, v in self.x.items():
-            m.add_hint(v, j in pos)
+            put(v, j in pos)
         for i, j, lit in self.pairs:  # as _pair's clauses set it when one of the two is absent
-            m.add_hint(lit, pos[i] < pos[j] if i in pos and j in pos else j in pos)
+            put(lit, pos[i] < pos[j] if i in pos and j in pos else j in pos)
+        for var, terms, coefs in self.sums:
+            put(var, sum(c * val(t) for t, c in zip(terms, coefs, strict=True)))
 
     def order(self, solver: cp_model.CpSolver) -> list[int]:
         """The accepted jobs by map end (then start): the sequence."""
@@ -361,7 +262,26 @@ class DirectModel:
         return sorted(chosen, key=lambda j: (solver.value(self.start[j]) + self.a[j], solver.value(self.start[j]), j))
 
 
-def _weights(benefits: np.ndarray, jobs: list[int]) -> tuple[dict[int, int], float, float]:
+def dominance_order(order: list[int], dominates: Callable[[int, int], bool]) -> list[int]:
+    """``order`` with every pair the dominance rule fixes put its way (equal submit times).
+
+    Swapping a pair the rule inverts keeps a valid order valid and strictly reduces the
+    inversions of the oracle's total order (:mod:`mropt.admission.exact_oracle`, "Why the
+    order rules are sound together"), so the loop ends, in a valid order if ``order`` was.
+    """
+    out = list(order)
+    changed = True
+    while changed:
+        changed = False
+        for p in range(len(out)):
+            for q in range(p + 1, len(out)):
+                if dominates(out[q], out[p]):
+                    out[p], out[q] = out[q], out[p]
+                    changed = True
+    return out
+
+
+def benefit_weights(benefits: np.ndarray, jobs: list[int]) -> tuple[dict[int, int], float, float]:
     """(integer weights, unit, rounding slack in units): the coarsest exact power-of-two grid, else 2**40."""
     values = np.asarray([float(benefits[j]) for j in jobs])
     unit, exact = integer_grid(values, _WEIGHT_BITS)
@@ -429,7 +349,7 @@ class _Run:
         lp = lp_bound(grid, grid.relaxed, self.jobs, inst.benefits, None if left is None else max(left, LP_MIN_SECONDS))
         self.details["lp_bound"] = lp
         self.tighten(lp, "LP relaxation of the energy rows")
-        weights = _weights(inst.benefits, self.jobs)
+        weights = benefit_weights(inst.benefits, self.jobs)
         label = "exact" if grid.exact else "relaxed"
         if not self.proved():
             self.cp_solve(grid, grid.relaxed, weights, label)

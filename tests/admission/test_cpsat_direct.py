@@ -15,7 +15,7 @@ from fractions import Fraction
 import numpy as np
 import pytest
 
-from mropt.admission.cpsat_direct import DirectModel, _weights, time_grid
+from mropt.admission.cpsat_direct import DirectModel, benefit_weights, time_grid
 from mropt.admission.exact_oracle import SubsetOracle
 from mropt.admission.verify import verify
 from mropt.backends import cpsat as cpsat_backend
@@ -55,7 +55,7 @@ def model_optimum(inst: AdmissionInstance) -> float:
     grid = time_grid(inst)
     assert grid.exact
     jobs = [j for j in range(inst.n) if oracle.alone_ok[j]]
-    weights, unit, _ = _weights(inst.benefits, jobs)
+    weights, unit, _ = benefit_weights(inst.benefits, jobs)
     dominates = oracle.dominates if oracle.equal_release else None
     model = DirectModel(grid, grid.relaxed, jobs, weights, dominates, lambda: None)
     res = cpsat_backend.solve(model.model)
