@@ -21,11 +21,12 @@ set is given to CP-SAT as a solution hint.
 from __future__ import annotations
 
 import math
+import time
 
 from ortools.sat.python import cp_model
 
 from mropt.admission.exact_benders import MasterResult, benders
-from mropt.admission.exact_master import MasterData
+from mropt.admission.exact_master import MasterData, MasterOutOfTime, out_of_time
 from mropt.backends import cpsat as cpsat_backend
 from mropt.model.admission import AdmissionInstance
 from mropt.model.solution import Solution
@@ -44,20 +45,48 @@ _PARAMS = {
 }
 
 
-def _rows(data: MasterData, x: dict[int, cp_model.IntVar], model: cp_model.CpModel) -> None:
+def integer_rows(data: MasterData) -> list[tuple[list[int], list[int], int]]:
+    """The energy rows on their integer grids (module docstring): (jobs, coefficients, right side)."""
+    out = []
+    candidates = set(data.candidates)
     for coefs, rhs in data.rows:
         s, _ = integer_grid([*coefs.values(), rhs], 30)
-        terms = [(math.floor(c * s), x[j]) for j, c in coefs.items() if j in x]
-        model.add(sum(c * v for c, v in terms if c) <= math.ceil(rhs * s))
+        terms = [(j, math.floor(c * s)) for j, c in coefs.items() if j in candidates]
+        terms = [(j, c) for j, c in terms if c]
+        out.append(([j for j, _ in terms], [c for _, c in terms], math.ceil(rhs * s)))
+    return out
 
 
-def _master(threads: int, weight_bits: int, seed: int):  # noqa: ANN202
+def _rows(
+    rows: list[tuple[list[int], list[int], int]],
+    x: dict[int, cp_model.IntVar],
+    model: cp_model.CpModel,
+    deadline: float | None,
+) -> None:
+    """Add the integer rows to ``model``; :class:`MasterOutOfTime` when ``deadline`` passes."""
+    for k, (jobs, coefs, rhs) in enumerate(rows):
+        if k % 16 == 0:
+            out_of_time(deadline)
+        model.add(cp_model.LinearExpr.weighted_sum([x[j] for j in jobs], coefs) <= rhs)
+
+
+def cp_master(threads: int, weight_bits: int, seed: int, budget: cpsat_backend.DtimeBudget | None = None):  # noqa: ANN202
+    """The CP-SAT master; with ``budget`` every solve is capped by, and spends, its deterministic time."""
+    cache: dict[int, tuple[MasterData, list]] = {}  # the integer rows of the master data in use
+
     def solve_master(data: MasterData, cuts: list[list[int]], time_left: float | None, hint: list[int]) -> MasterResult:
         if not data.candidates:
             return MasterResult([], 0.0, 0.0, True)
+        deadline = None if time_left is None else time.perf_counter() + time_left
+        if id(data) not in cache or cache[id(data)][0] is not data:
+            cache.clear()
+            cache[id(data)] = (data, integer_rows(data))
         model = cp_model.CpModel()
         x = {j: model.new_bool_var(f"x_{j}") for j in data.candidates}
-        _rows(data, x, model)
+        try:
+            _rows(cache[id(data)][1], x, model, deadline)
+        except MasterOutOfTime:
+            return MasterResult(None, None, None, False, "out of time while building the master")
         for i, j in data.conflicts:
             model.add_bool_or([x[i].Not(), x[j].Not()])
         for cut in cuts:
@@ -69,7 +98,11 @@ def _master(threads: int, weight_bits: int, seed: int):  # noqa: ANN202
         hint_set = set(hint)
         for j, v in x.items():
             model.add_hint(v, j in hint_set)
-        res = cpsat_backend.solve(model, threads=threads, seed=seed, time_limit=time_left, min_time=0.05)
+        left = None if deadline is None else deadline - time.perf_counter()
+        dtime = None if budget is None else budget.left()
+        res = cpsat_backend.solve(model, threads=threads, seed=seed, time_limit=left, min_time=0.05, dtime_limit=dtime)
+        if budget is not None:
+            budget.spend(res.dtime)
         # only a bound CP-SAT proved (status optimal or feasible; issue 27)
         bound = None if res.proven_bound is None else (res.proven_bound + slack) / unit
         if not res.has_solution:  # stopped before a first solution: no solution, no bound
@@ -98,5 +131,5 @@ def cpsat(
 ) -> Solution:
     """Registered method ``cpsat`` (AMB eq. 1 under SEQ, sec. 4.1; see the module docstring)."""
     return benders(
-        instance, _master(int(threads), int(weight_bits), seed), time_limit=time_limit, solver=cpsat_backend.record()
+        instance, cp_master(int(threads), int(weight_bits), seed), time_limit=time_limit, solver=cpsat_backend.record()
     )

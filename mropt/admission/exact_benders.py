@@ -20,9 +20,12 @@ at N = 30; the two halves of the problem are easy apart, hard together. So:
   makes it valid, and minimality makes it cut off every superset of C at once.
 
 Bounds. The search starts from the best of the cheap bounds it could report without
-searching: the sum of the candidates' benefits, and the master's LP relaxation (the
-value of ``bound-lp``, solved by HiGHS on the master just built, before the warm start;
-it costs 0.01 s at N = 30 and 0.15 s at N = 200, see :data:`LP_SHARE`). Every master
+searching: the sum of the candidates' benefits, the LP of the energy rows written as
+chains (:func:`~mropt.admission.time_grid.lp_bound`, O(n) nonzeros: 0.14 s at N = 1000,
+``details["energy_lp_bound"]``), and the master's LP relaxation (the value of
+``bound-lp``, ``details["lp_bound"]``: 0.15 s at N = 200 but 3-5 s at N = 1000, where
+the master has about 650,000 nonzeros; skipped when the time is up, see
+:data:`LP_MIN_SECONDS`). Every master
 optimum is an upper bound too (the master is a relaxation; each master hands back a
 bound that already covers its own rounding), and a master stopped by the time limit
 hands back its proven bound when its solver proved one (the back ends' status guard,
@@ -39,6 +42,13 @@ improve it. The search stops, with status ``optimal``, once the bound is within
 tolerance, so tiny or huge benefits are treated alike (docs/tolerances.md). On time out
 the best valid order and the smallest proven bound (never below its objective) are
 returned with status ``time_limit``; ``details["bound_from"]`` says which bound it is.
+
+Time (issue 29, item 4). Every step looks at the clock: edf-greedy and the energy LP
+first (a valid plan and a proven bound), then amb-beam16 (stopped at the limit), the
+master's rows and pair conflicts (:func:`~mropt.admission.exact_master.build_master`,
+cut short at the limit, ``details["master_complete"]`` False: still a relaxation), its
+LP, the master models' builds and solves, the oracle (which stops shrinking a core once
+the time is up); at N = 1000 a 1 s limit ends within a few hundredths of a second of it.
 """
 
 from __future__ import annotations
@@ -54,6 +64,7 @@ from mropt.admission.baselines import edf_greedy_order
 from mropt.admission.exact_master import MasterData, build_master, master_value
 from mropt.admission.exact_oracle import OracleTimeout, SubsetOracle
 from mropt.admission.objective import solution_from_order
+from mropt.admission.time_grid import lp_bound, time_grid
 from mropt.model.admission import AdmissionInstance
 from mropt.model.solution import Solution
 from mropt.model.tolerance import same_value, within
@@ -70,21 +81,192 @@ class MasterResult:
     message: str = ""
 
 
-#: The LP relaxation bound at the start may run for the time left, or this share of the
-#: time limit, or :data:`LP_MIN_SECONDS`, whichever is longest (it is solved even when the
-#: time is already up: without it a stopped run would report the sum of the benefits).
-LP_SHARE = 0.25
+#: The master's LP relaxation (``bound-lp``) may run until the time limit; when the cheap
+#: LP of the energy rows found no bound it may run for :data:`LP_MIN_SECONDS` past it
+#: (without an LP a stopped run would report the sum of the benefits). Its model is built
+#: with an eye on the clock (at N = 1000 it has about 650,000 nonzeros).
 LP_MIN_SECONDS = 1.0
 
 MasterSolver = Callable[[MasterData, list[list[int]], "float | None", list[int]], MasterResult]
 
 
-def warm_start_orders(instance: AdmissionInstance) -> dict[str, list[int]]:
-    """Heuristic orders to start from: edf-greedy and the beam variant amb-beam16 (bounded work, no time limit)."""
-    return {
-        "edf-greedy": edf_greedy_order(instance),
-        BEAM_VARIANT: [int(j) for j in amb_static(instance, beam=DEFAULT_BEAM).order],
-    }
+def amb_order(instance: AdmissionInstance, deadline: float | None = None) -> list[int]:
+    """The warm start's plan of the beam variant amb-beam16 (bounded work).
+
+    ``deadline`` (a ``time.perf_counter`` value) stops the beam, which then keeps the
+    plan it has (:func:`~mropt.admission.amb.amb_static`).
+    """
+    return [int(j) for j in amb_static(instance, beam=DEFAULT_BEAM, deadline=deadline).order]
+
+
+class BendersRun:
+    """The state of one decomposition run: oracle, master data, cuts, incumbent, bound and clock.
+
+    :func:`benders` runs it start to end; the portfolio (:mod:`mropt.admission.portfolio`)
+    runs it in phases (:meth:`iterate` with a stop test) and shares plans and bounds
+    with the direct model through :meth:`offer` and :meth:`tighten`.
+    """
+
+    def __init__(self, instance: AdmissionInstance, master: MasterSolver, *, time_limit: float | None) -> None:
+        self.instance, self.master = instance, master
+        self.started = time.perf_counter()
+        self.time_limit = time_limit
+        self.deadline = None if time_limit is None else self.started + time_limit
+        self.oracle = SubsetOracle(instance)
+        self.cuts: list[list[int]] = []
+        self.iterations = 0
+        self.message = ""
+        self.timed_out = False
+        self.best_order: list[int] = []
+        self.best_source = "empty"
+        self.rejected: list[dict] = []
+        self.lp_bound: float | None = None
+        self.energy_lp_bound: float | None = None
+        candidates = [j for j in range(instance.n) if self.oracle.alone_ok[j]]
+        self.bound = float(sum(instance.benefits[j] for j in candidates))
+        self.bound_from = "sum of the candidates' benefits"
+        self.data = MasterData([float(x) for x in instance.benefits], candidates)
+
+    def value(self, order: list[int]) -> float:
+        return float(sum(self.instance.benefits[j] for j in order))
+
+    def time_left(self) -> float | None:
+        return None if self.deadline is None else self.deadline - time.perf_counter()
+
+    def offer(self, order: list[int], source: str) -> None:
+        """Keep ``order`` as the incumbent if it is better and the oracle finds it valid."""
+        if self.value(order) > self.value(self.best_order) and self.oracle.valid(order):
+            self.best_order, self.best_source = [int(j) for j in order], source
+
+    def tighten(self, new: float | None, source: str) -> None:
+        """Take ``new`` as the bound if it is smaller, never below a valid order (defence in depth)."""
+        if new is None or new >= self.bound:
+            return
+        plan = self.value(self.best_order)
+        if new < plan and not same_value(new, plan):
+            # below a valid order: a relaxation cannot prove that; never a bound
+            self.rejected.append({"from": source, "bound": float(new), "plan": plan})
+            return
+        self.bound, self.bound_from = new, source
+
+    def proved(self) -> bool:
+        return within(self.value(self.best_order), self.bound)
+
+    def start(self) -> None:
+        """Cheap bounds and plans first, then the master (module docstring, "Bounds" and "Time").
+
+        edf-greedy; the LP of the energy rows (:func:`~mropt.admission.time_grid.lp_bound`,
+        O(n) nonzeros); amb-beam16; the master's rows and pair conflicts; ``bound-lp``:
+        each stops at the time limit.
+        """
+        inst, deadline = self.instance, self.deadline
+        self.offer(edf_greedy_order(inst), "edf-greedy")
+        if not self.data.candidates or self.bound <= 0:
+            self.data = build_master(self.oracle, deadline=deadline)
+            return
+        grid = time_grid(inst)
+        left = self.time_left()
+        self.energy_lp_bound = lp_bound(
+            grid, grid.relaxed, self.data.candidates, inst.benefits, None if left is None else max(left, LP_MIN_SECONDS)
+        )
+        self.tighten(self.energy_lp_bound, "LP relaxation of the energy rows")
+        self.offer(amb_order(inst, deadline), BEAM_VARIANT)
+        self.data = build_master(self.oracle, deadline=deadline)
+        lp_until = deadline
+        if deadline is not None and self.energy_lp_bound is None:
+            lp_until = max(deadline, time.perf_counter() + LP_MIN_SECONDS)
+        # None unless solved to optimality
+        self.lp_bound, _, _ = master_value(self.data, relax=True, deadline=lp_until)
+        self.tighten(self.lp_bound, "LP relaxation of the master (bound-lp)")
+
+    def iterate(self, stop: Callable[[], bool] = lambda: False) -> bool:
+        """Master, oracle, cut, until proven, out of time (``timed_out``) or ``stop()``; True when stopped.
+
+        ``stop`` is asked before each master solve and after a master that did not prove
+        its optimum: True ends this phase (the portfolio's deterministic budget) rather
+        than the run.
+        """
+        oracle, deadline = self.oracle, self.deadline
+        try:
+            while not self.proved():
+                left = self.time_left()
+                if left is not None and left <= 0:
+                    self.timed_out = True
+                    return False
+                if stop():
+                    return True
+                self.iterations += 1
+                res = self.master(self.data, self.cuts, left, self.best_order)
+                self.tighten(res.bound, "master" if res.optimal else "master stopped early (its proven bound)")
+                if res.message:
+                    self.message = res.message
+                if self.proved():
+                    return False
+                phase_over = not res.optimal and stop()  # the master stopped on the phase's budget
+                if res.chosen is None:
+                    self.timed_out = not phase_over
+                    return phase_over
+                chosen = sorted(res.chosen)
+                order = oracle.check(chosen, deadline)
+                if order is not None:
+                    if self.value(order) > self.value(self.best_order):
+                        self.best_order, self.best_source = order, "master"
+                    # a feasible master optimum attains the master's bound (up to the master's
+                    # own rounding slack, which the status below accounts for); an early stop
+                    # of the master proves nothing
+                    self.timed_out = not (res.optimal or phase_over)
+                    return phase_over
+                self._cut(chosen)
+                if phase_over:
+                    return True
+        except OracleTimeout:
+            self.timed_out = True
+        return False
+
+    def _cut(self, chosen: list[int]) -> None:
+        """The no-good cut of a minimal infeasible subset of ``chosen``, and the repair of the set."""
+        core = self.oracle.minimal_infeasible(chosen, self.deadline)
+        self.cuts.append(sorted(core))
+        _repair(self.oracle, chosen, core, self.deadline, self.instance.benefits, self.cuts)
+        rep = getattr(self.oracle, "last_repair", None)
+        if rep is not None and self.value(rep) > self.value(self.best_order):
+            self.best_order, self.best_source = rep, "repair"
+
+    def details(self) -> dict:
+        """What the run did: the decomposition's counters, where plan and bound came from."""
+        data, oracle = self.data, self.oracle
+        details = {
+            "formulation": "logic-based Benders: set master + SEQ order oracle with no-good cuts",
+            "iterations": self.iterations,
+            "cuts": len(self.cuts),
+            "oracle_searches": oracle.searches,
+            "oracle_nodes": oracle.nodes,
+            "energy_rows": len(data.rows),
+            "pair_conflicts": len(data.conflicts),
+            "incumbent_from": self.best_source,
+            "stopped_early": self.timed_out,
+            "bound_from": self.bound_from,
+            "lp_bound": self.lp_bound,
+            "energy_lp_bound": self.energy_lp_bound,
+        }
+        if not data.complete:
+            details["master_complete"] = False  # the time limit cut its rows or pair conflicts short
+        if self.rejected:
+            details["bounds_rejected"] = self.rejected
+        if self.message:
+            details["master_message"] = self.message
+        return details
+
+    def solution(self, solver: dict[str, str], details: dict) -> Solution:
+        """The incumbent as a Solution: ``optimal`` when the bound meets it, else ``time_limit``."""
+        value = self.value(self.best_order)
+        status = "optimal" if within(value, self.bound) else "time_limit"
+        # an optimum's bound is its value; otherwise the bound is never below the plan (float noise of a solver)
+        bound = value if status == "optimal" else max(self.bound, value)
+        order = np.asarray(self.best_order, dtype=np.intp)
+        return solution_from_order(
+            self.instance, order, status=status, bound=float(bound), solver=solver, details=details
+        )
 
 
 def benders(
@@ -95,113 +277,10 @@ def benders(
     solver: dict[str, str],
 ) -> Solution:
     """Run the decomposition of the module docstring with ``master`` as the set chooser."""
-    start = time.perf_counter()
-    deadline = None if time_limit is None else start + time_limit
-    oracle = SubsetOracle(instance)
-    benefits = instance.benefits
-
-    def value(order: list[int]) -> float:
-        return float(sum(benefits[j] for j in order))
-
-    data = build_master(oracle)
-    bound = float(sum(benefits[j] for j in data.candidates))
-    bound_from = "sum of the candidates' benefits"
-    cuts: list[list[int]] = []
-    iterations = 0
-    message = ""
-    timed_out = False
-
-    def time_left() -> float | None:
-        return None if deadline is None else deadline - time.perf_counter()
-
-    best_order: list[int] = []
-    rejected: list[dict] = []
-
-    def tighten(new: float | None, source: str) -> None:
-        nonlocal bound, bound_from
-        if new is None or new >= bound:
-            return
-        if new < value(best_order) and not same_value(new, value(best_order)):
-            # below a valid order: a relaxation cannot prove that; never a bound (defence in depth)
-            rejected.append({"from": source, "bound": float(new), "plan": value(best_order)})
-            return
-        bound, bound_from = new, source
-
-    lp_bound = None
-    if data.candidates and bound > 0:  # before the warm start: the bound is part of every answer
-        left = time_left()
-        lp_limit = None if left is None else max(left, LP_SHARE * time_limit, LP_MIN_SECONDS)
-        lp_bound, _, _ = master_value(data, relax=True, time_limit=lp_limit)  # None unless solved to optimality
-
-    best_source = "empty"
-    for name, order in warm_start_orders(instance).items():
-        if oracle.valid(order) and value(order) > value(best_order):
-            best_order, best_source = list(order), name
-    tighten(lp_bound, "LP relaxation of the master (bound-lp)")
-
-    try:
-        while not within(value(best_order), bound):
-            left = time_left()
-            if left is not None and left <= 0:
-                timed_out = True
-                break
-            iterations += 1
-            res = master(data, cuts, left, best_order)
-            tighten(res.bound, "master" if res.optimal else "master stopped early (its proven bound)")
-            if res.message:
-                message = res.message
-            if within(value(best_order), bound):
-                break
-            if res.chosen is None:
-                timed_out = True
-                break
-            chosen = sorted(res.chosen)
-            order = oracle.check(chosen, deadline)
-            if order is not None:
-                if value(order) > value(best_order):
-                    best_order, best_source = order, "master"
-                # a feasible master optimum attains the master's bound (up to the master's
-                # own rounding slack, which the status below accounts for); an early stop
-                # of the master proves nothing
-                timed_out = not res.optimal
-                break
-            core = oracle.minimal_infeasible(chosen, deadline)
-            cuts.append(sorted(core))
-            _repair(oracle, chosen, core, deadline, benefits, cuts)
-            rep = getattr(oracle, "last_repair", None)
-            if rep is not None and value(rep) > value(best_order):
-                best_order, best_source = rep, "repair"
-    except OracleTimeout:
-        timed_out = True
-    status = "optimal" if within(value(best_order), bound) else "time_limit"
-    # an optimum's bound is its value; otherwise the bound is never below the plan (float noise of a solver)
-    bound = value(best_order) if status == "optimal" else max(bound, value(best_order))
-    details = {
-        "formulation": "logic-based Benders: set master + SEQ order oracle with no-good cuts",
-        "iterations": iterations,
-        "cuts": len(cuts),
-        "oracle_searches": oracle.searches,
-        "oracle_nodes": oracle.nodes,
-        "energy_rows": len(data.rows),
-        "pair_conflicts": len(data.conflicts),
-        "incumbent_from": best_source,
-        "stopped_early": timed_out,
-        "bound_from": bound_from,
-        "lp_bound": lp_bound,
-    }
-    if rejected:
-        details["bounds_rejected"] = rejected
-    if message:
-        details["master_message"] = message
-    sol = solution_from_order(
-        instance,
-        np.asarray(best_order, dtype=np.intp),
-        status=status,
-        bound=float(bound),
-        solver=solver,
-        details=details,
-    )
-    return sol
+    run = BendersRun(instance, master, time_limit=time_limit)
+    run.start()
+    run.iterate()
+    return run.solution(solver, run.details())
 
 
 def _repair(oracle, chosen, core, deadline, benefits, cuts) -> None:  # noqa: ANN001

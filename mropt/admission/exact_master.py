@@ -32,6 +32,7 @@ starts (:mod:`mropt.admission.exact_benders`).
 
 from __future__ import annotations
 
+import time
 from dataclasses import dataclass, field
 
 import pulp
@@ -39,6 +40,8 @@ import pulp
 from mropt.admission.exact_oracle import SubsetOracle, pair_conflicts
 from mropt.backends.pulp import solve_pulp
 from mropt.model.tolerance import pow2_scale
+
+_CLOCK_EVERY = 16  # rows of a master model built between two looks at the clock
 
 
 @dataclass
@@ -49,6 +52,7 @@ class MasterData:
     candidates: list[int]  # jobs that are feasible alone; the others are fixed to 0
     rows: list[tuple[dict[int, float], float]] = field(default_factory=list)  # sum coef x <= rhs
     conflicts: list[tuple[int, int]] = field(default_factory=list)
+    complete: bool = True  # False: the time limit cut the rows or the pair conflicts short (build_master)
 
     @property
     def benefit_unit(self) -> float:
@@ -64,8 +68,14 @@ class MasterData:
         return out
 
 
-def energy_rows(oracle: SubsetOracle, candidates: list[int]) -> list[tuple[dict[int, float], float]]:
-    """The map- and reduce-energy rows of the module docstring (only binding-capable ones)."""
+def energy_rows(
+    oracle: SubsetOracle, candidates: list[int], deadline: float | None = None
+) -> list[tuple[dict[int, float], float]]:
+    """The map- and reduce-energy rows of the module docstring (only binding-capable ones).
+
+    When ``deadline`` (a ``time.perf_counter`` value) passes, the rows found so far are
+    returned (every row is valid on its own); :func:`build_master` notes it.
+    """
     a, b, d, r = oracle.a, oracle.b, oracle.d, oracle.r
     releases = sorted(set(r[j] for j in candidates)) if not oracle.equal_release else [min(r)]
     deadlines = sorted(set(d[j] for j in candidates))
@@ -73,8 +83,12 @@ def energy_rows(oracle: SubsetOracle, candidates: list[int]) -> list[tuple[dict[
     loose = 1e-12 * max((abs(d[j]) + abs(r[j]) for j in candidates), default=0.0)
     seen: set[frozenset[int]] = set()
     rows: list[tuple[dict[int, float], float]] = []
+    windows = 0
     for rel in releases:
         for dl in deadlines:
+            windows += 1
+            if windows % _CLOCK_EVERY == 0 and deadline is not None and time.perf_counter() > deadline:
+                return rows
             group = [j for j in candidates if r[j] >= rel and d[j] <= dl]
             key = frozenset(group)
             if not group or key in seen:
@@ -89,25 +103,38 @@ def energy_rows(oracle: SubsetOracle, candidates: list[int]) -> list[tuple[dict[
     return rows
 
 
-def build_master(oracle: SubsetOracle, *, conflicts: bool = True) -> MasterData:
-    """The relaxation of the module docstring for the oracle's instance."""
+def build_master(oracle: SubsetOracle, *, conflicts: bool = True, deadline: float | None = None) -> MasterData:
+    """The relaxation of the module docstring for the oracle's instance.
+
+    ``deadline`` (a ``time.perf_counter`` value): the rows and the pair conflicts stop
+    when it passes, and those found so far are kept (``complete`` False: still a
+    relaxation, every row and pair is valid on its own).
+    """
     candidates = [j for j in range(oracle.n) if oracle.alone_ok[j]]
     data = MasterData(
         benefits=[float(x) for x in oracle.instance.benefits],
         candidates=candidates,
-        rows=energy_rows(oracle, candidates),
+        rows=energy_rows(oracle, candidates, deadline),
     )
-    if conflicts:
-        data.conflicts = pair_conflicts(oracle, candidates)
+    data.complete = deadline is None or time.perf_counter() <= deadline
+    if conflicts and data.complete:
+        data.conflicts, data.complete = pair_conflicts(oracle, candidates, deadline)
     return data
 
 
-def build_pulp_model(data: MasterData, cuts: list[list[int]], *, relax: bool = False) -> tuple[pulp.LpProblem, dict]:
+class MasterOutOfTime(Exception):
+    """The time limit passed while a master model was being built."""
+
+
+def build_pulp_model(
+    data: MasterData, cuts: list[list[int]], *, relax: bool = False, deadline: float | None = None
+) -> tuple[pulp.LpProblem, dict]:
     """The master as a PuLP problem (LP if ``relax``), with no-good ``cuts``.
 
     Normalised (exactly, by powers of two): the objective is in units of
     ``1 / data.benefit_unit`` (divide its value by the unit), rows as
-    :meth:`MasterData.scaled_rows`.
+    :meth:`MasterData.scaled_rows`. Raises :class:`MasterOutOfTime` when ``deadline`` (a
+    ``time.perf_counter`` value) passes during the build.
     """
     prob = pulp.LpProblem("seq_admission_master", pulp.LpMaximize)
     cat = pulp.LpContinuous if relax else pulp.LpBinary
@@ -115,6 +142,8 @@ def build_pulp_model(data: MasterData, cuts: list[list[int]], *, relax: bool = F
     unit = data.benefit_unit
     prob += pulp.lpSum(data.benefits[j] * unit * x[j] for j in data.candidates)
     for k, (coefs, rhs) in enumerate(data.scaled_rows()):
+        if k % _CLOCK_EVERY == 0:
+            out_of_time(deadline)
         prob += pulp.lpSum(c * x[j] for j, c in coefs.items() if j in x) <= rhs, f"energy_{k}"
     for k, (i, j) in enumerate(data.conflicts):
         prob += x[i] + x[j] <= 1, f"pair_{k}"
@@ -123,17 +152,31 @@ def build_pulp_model(data: MasterData, cuts: list[list[int]], *, relax: bool = F
     return prob, x
 
 
+def out_of_time(deadline: float | None) -> None:
+    """Raise :class:`MasterOutOfTime` when ``deadline`` (a ``time.perf_counter`` value) has passed."""
+    if deadline is not None and time.perf_counter() > deadline:
+        raise MasterOutOfTime
+
+
 def master_value(
-    data: MasterData, *, relax: bool, time_limit: float | None, threads: int = 1
+    data: MasterData, *, relax: bool, time_limit: float | None = None, threads: int = 1, deadline: float | None = None
 ) -> tuple[float | None, bool, str]:
     """HiGHS on the master without cuts (its LP relaxation if ``relax``): (proven bound, optimal, message).
 
     The bound is in the instance's benefit unit, None when HiGHS proved none. With no
-    candidates the value is 0.
+    candidates the value is 0. ``deadline`` (a ``time.perf_counter`` value) limits the
+    model's build and the solve, as ``time_limit`` (seconds) the solve alone.
     """
     if not data.candidates:
         return 0.0, True, ""
-    prob, _ = build_pulp_model(data, [], relax=relax)
+    try:
+        out_of_time(deadline)
+        prob, _ = build_pulp_model(data, [], relax=relax, deadline=deadline)
+    except MasterOutOfTime:
+        return None, False, "out of time while building the master"
+    if deadline is not None:
+        left = max(0.0, deadline - time.perf_counter())
+        time_limit = left if time_limit is None else min(time_limit, left)
     _, optimal, bound, message = solve_pulp(prob, "highs", time_limit=time_limit, threads=threads, mip=not relax)
     if bound is not None:
         bound = float(bound) / data.benefit_unit  # the model is normalised

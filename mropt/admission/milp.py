@@ -13,8 +13,10 @@ found), never as a traceback.
 
 from __future__ import annotations
 
+import time
+
 from mropt.admission.exact_benders import MasterResult, benders
-from mropt.admission.exact_master import MasterData, build_pulp_model
+from mropt.admission.exact_master import MasterData, MasterOutOfTime, build_pulp_model
 from mropt.backends.pulp import solve_pulp, solver_record
 from mropt.model.admission import AdmissionInstance
 from mropt.model.solution import Solution
@@ -27,8 +29,13 @@ def _master(backend: str, threads: int):  # noqa: ANN202
     def solve_master(data: MasterData, cuts: list[list[int]], time_left: float | None, hint: list[int]) -> MasterResult:
         if not data.candidates:
             return MasterResult([], 0.0, 0.0, True)
-        prob, x = build_pulp_model(data, cuts)
-        has_solution, optimal, bound, message = solve_pulp(prob, backend, time_limit=time_left, threads=threads)
+        deadline = None if time_left is None else time.perf_counter() + time_left
+        try:
+            prob, x = build_pulp_model(data, cuts, deadline=deadline)
+        except MasterOutOfTime:
+            return MasterResult(None, None, None, False, "out of time while building the master")
+        left = None if deadline is None else deadline - time.perf_counter()
+        has_solution, optimal, bound, message = solve_pulp(prob, backend, time_limit=left, threads=threads)
         if bound is not None:
             bound /= data.benefit_unit
         if not has_solution:
