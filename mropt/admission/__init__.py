@@ -7,7 +7,7 @@ independent ``verify``.
 # The import order is the order `mropt methods` lists the methods in (a contract): keep it.
 # isort: off
 from mropt.admission import amb, baselines, online  # noqa: F401  (registers methods)
-from mropt.admission import milp, bounds, cpsat, cpsat_direct, slots  # noqa: F401  (registers methods)
+from mropt.admission import milp, bounds, cpsat, cpsat_direct, portfolio, slots  # noqa: F401  (registers methods)
 from mropt.admission import report_panels  # noqa: F401  (registers the report panels)
 
 # isort: on

@@ -5,9 +5,10 @@ and a time limit, and maps CP-SAT's status to mropt's words; :func:`record` is t
 solver record every CP-SAT method reports.
 
 Deterministic budgets. ``dtime_limit`` caps CP-SAT's deterministic time
-(``max_deterministic_time``: a count of work, about a second per unit, the same on
-every machine and under any load), while ``time_limit`` stays the wall-clock limit
-(the outer safety). With one worker the search is a fixed sequence, so a solve that
+(``max_deterministic_time``: a count of work that CP-SAT scales to about a second on
+its reference machine, whatever the load; a unit took 3-10 s of wall time on a loaded
+2-core machine, issue 29), while ``time_limit`` stays the wall-clock limit (the outer
+safety). With one worker the search is a fixed sequence, so a solve that
 stops on its deterministic budget gives the same answer on every run; with more
 workers the solve is made deterministic by ``interleave_search`` (CP-SAT's
 deterministic parallel loop, set only when a deterministic budget is asked for, since
