@@ -296,7 +296,7 @@ def test_optimal_runs_keep_bound_equal_to_objective() -> None:
         assert sol.details["lp_bound"] >= sol.objective * (1 - OBJECTIVE_RTOL)
 
 
-@pytest.mark.parametrize("method", ["cpsat", "milp-cbc", "milp-highs"])
+@pytest.mark.parametrize("method", ["cpsat", "milp-cbc", "milp-highs", "cpsat-portfolio"])
 def test_time_limit_is_honoured_at_1000_jobs(method: str) -> None:
     """Issue 29, item 4: N = 1000, 1 s. ``cpsat`` once took 21 s (the pair conflicts 9 s, bound-lp
     4.4 s, amb-beam16 7.6 s); now the cheap LP of the energy rows comes first, and every later
