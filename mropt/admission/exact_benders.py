@@ -35,7 +35,7 @@ run never reports a bound weaker than ``bound-lp``. A bound below a valid order
 already found contradicts the relaxation (issue 27: a CP-SAT master stopped early once
 handed back its unproven 0, and the run ended ``optimal`` below the true optimum): it
 never tightens the bound, and ``details["bounds_rejected"]`` records it. A warm start (the
-better of edf-greedy and the beam variant amb-beam16) gives the first incumbent;
+best of edf-greedy, ``amb`` and the beam variant amb-beam16) gives the first incumbent;
 infeasible master sets are repaired (drop the least-benefit job of each core) to
 improve it. The search stops, with status ``optimal``, once the bound is within
 :data:`~mropt.model.tolerance.OBJECTIVE_RTOL` (relative) of the incumbent: no absolute
@@ -59,7 +59,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from mropt.admission.amb import BEAM_VARIANT, DEFAULT_BEAM, amb_static
+from mropt.admission.amb import BEAM_VARIANT, DEFAULT_BEAM, amb_oracle, amb_static
 from mropt.admission.baselines import edf_greedy_order
 from mropt.admission.exact_master import MasterData, build_master, master_value
 from mropt.admission.exact_oracle import OracleTimeout, SubsetOracle
@@ -156,8 +156,9 @@ class BendersRun:
         """Cheap bounds and plans first, then the master (module docstring, "Bounds" and "Time").
 
         edf-greedy; the LP of the energy rows (:func:`~mropt.admission.time_grid.lp_bound`,
-        O(n) nonzeros); amb-beam16; the master's rows and pair conflicts; ``bound-lp``:
-        each stops at the time limit.
+        O(n) nonzeros); ``amb`` (Algorithm 1 with phi kept implicitly: 0.1 s at N = 1000)
+        and amb-beam16; the master's rows and pair conflicts; ``bound-lp``: each stops at
+        the time limit.
         """
         inst, deadline = self.instance, self.deadline
         self.offer(edf_greedy_order(inst), "edf-greedy")
@@ -170,6 +171,7 @@ class BendersRun:
             grid, grid.relaxed, self.data.candidates, inst.benefits, None if left is None else max(left, LP_MIN_SECONDS)
         )
         self.tighten(self.energy_lp_bound, "LP relaxation of the energy rows")
+        self.offer([int(j) for j in amb_oracle(inst, deadline=deadline).order], "amb")
         self.offer(amb_order(inst, deadline), BEAM_VARIANT)
         self.data = build_master(self.oracle, deadline=deadline)
         lp_until = deadline

@@ -72,13 +72,13 @@ def test_no_false_optimum_or_bound_when_any_solver_call_stops(method: str) -> No
 
 def test_issue_27_case_a_stopped_master_is_no_proof() -> None:
     """N = 60, seed 2 (``mropt generate admission --jobs 60 --seed 2``), the second master
-    solve (the run's 5th solver call: the energy rows' LP, bound-lp's LP, master, order
-    oracle, master) stopped at once: the old loop returned "optimal" 13380 with the bound
-    "master stopped early (its proven bound)"."""
+    solve (the run's 6th solver call: the energy rows' LP, amb's order oracle, bound-lp's
+    LP, master, order oracle, master) stopped at once: the old loop returned "optimal"
+    13380 with the bound "master stopped early (its proven bound)"."""
     inst = generate_admission(2, jobs=60)
-    with starved({5}) as run:
+    with starved({6}) as run:
         sol = solve(inst, "cpsat", time_limit=60)
-    assert run.starved == [(5, "cpsat")]
+    assert run.starved == [(6, "cpsat")]
     assert sol.status == "time_limit" and sol.details["master_message"] == "CP-SAT: UNKNOWN"
     assert sol.bound >= 13461  # a plan of 13461 passes mropt verify (issue 27)
     assert sol.details["bound_from"] != "master stopped early (its proven bound)"
