@@ -20,10 +20,13 @@ install: $(STAMP)
 demo: $(STAMP)
 	$(BIN)/mropt demo
 
-# lint (not formatting, not types: those are `make lint`) runs first, so CI enforces it
+# lint (not formatting, not types: those are `make lint`) runs first, so CI enforces it;
+# the tests run in TEST_WORKERS processes (pytest-xdist): CI has 2 cores, and the suite took
+# 307 s in one process there against 175 s in two (2026-11-25)
+TEST_WORKERS ?= 2
 test: $(STAMP)
 	$(BIN)/ruff check $(LINT_PATHS)
-	$(BIN)/python -m pytest -q
+	$(BIN)/python -m pytest -q -n $(TEST_WORKERS)
 
 # all three run; the target fails if any of them does
 lint: $(STAMP)
