@@ -225,7 +225,7 @@ class _PulpLeximin:
         return k * r - self.pulp.lpSum(dev)
 
     def maximise(self, k: int, s_k: Any, deadline: float | None, levels: list[float]) -> LevelResult:
-        pulp, prob, n = self.pulp, self.prob, self.instance.n
+        pulp, prob = self.pulp, self.prob
         prob.setObjective(s_k)
         try:
             prob.solve(_cbc(deadline, self.threads, self.integer))
@@ -243,14 +243,8 @@ class _PulpLeximin:
             return LevelResult("timeout" if timed_out else "error", message=message)
         found = _values_pulp(self.instance, self.x, self.per_node, self.integer, self.ub.astype(float))
         sums = _levels(self.c * found[0])
-        # CBC's solution, rounded to whole tasks, must fit the capacities and keep every
-        # fixed level: within twice the slack it was fixed with, drf-lp's noise and CBC's
-        # feasibility tolerance on the unit-free model
-        lost = [
-            j + 1
-            for j, best in enumerate(levels)
-            if sums[j] < best - ((2 * self.slack + self.noise) * best + (n + 1) * OBJECTIVE_RTOL * self.scales[j])
-        ]
+        # CBC's solution, rounded to whole tasks, must fit the capacities and keep every fixed level
+        lost = self._lost(sums, levels)
         usable = _fits(self.instance, *found) and not lost
         if not proven:
             return LevelResult(
@@ -264,6 +258,16 @@ class _PulpLeximin:
         if self.integer:
             return self._beyond_increment(k, s_k, deadline, levels, found)
         return LevelResult("proven", found, float(sums[k - 1]))
+
+    def _lost(self, sums: np.ndarray, levels: list[float]) -> list[int]:
+        """The fixed levels (1-based) that ``sums`` gives up: below each by more than twice
+        the slack it was fixed with, drf-lp's noise and CBC's feasibility tolerance."""
+        n = self.instance.n
+        return [
+            j + 1
+            for j, best in enumerate(levels)
+            if sums[j] < best - ((2 * self.slack + self.noise) * best + (n + 1) * OBJECTIVE_RTOL * self.scales[j])
+        ]
 
     def _beyond_increment(
         self, k: int, s_k: Any, deadline: float | None, levels: list[float], found: Values
@@ -294,10 +298,7 @@ class _PulpLeximin:
                 break  # stopped: this level is not proven
             better = _values_pulp(self.instance, self.x, self.per_node, True, self.ub.astype(float))
             sums = _levels(self.c * better[0])
-            if not (_fits(self.instance, *better) and sums[k - 1] > level) or any(
-                sums[j] < best * (1 - 2 * self.slack) - (self.instance.n + 1) * OBJECTIVE_RTOL * self.scales[j]
-                for j, best in enumerate(levels)
-            ):
+            if not (_fits(self.instance, *better) and sums[k - 1] > level) or self._lost(sums, levels):
                 return LevelResult("proven", found, level)  # within CBC's tolerances of this one
             found = better
         return LevelResult("unproven", found, message=f"level {k}: CBC stopped before proving the level")
