@@ -89,109 +89,21 @@ from __future__ import annotations
 
 import math
 from bisect import bisect_left, insort
-from collections.abc import Sequence
 from typing import Any
 
 from mropt.model.workload import PoolSpec
 from mropt.registry import Param
+from mropt.sim.policies.fair_preemption import FairPreemption
+from mropt.sim.policies.fair_shares import _Pool, compute_fair_shares, priority_factor
 from mropt.sim.policy import ACCEPT, HEARTBEAT, Admission, Policy, register_policy
 from mropt.sim.state import ACTIVE, ANY, MAP, NODE, NONE, RACK, REDUCE
 from mropt.sim.view import SimView
 
-#: SchedulingAlgorithms.COMPUTE_FAIR_SHARES_ITERATIONS
-FAIR_SHARE_ITERATIONS = 25
 #: FairScheduler.MAX_AUTOCOMPUTED_LOCALITY_DELAY (ms in Hadoop)
 MAX_AUTO_DELAY = 15.0
 #: FairScheduler.preemptionInterval
 PREEMPTION_INTERVAL = 15.0
 _INF = math.inf
-
-
-def priority_factor(priority: int) -> float:
-    """FairScheduler.getPriorityFactor: VERY_HIGH 4, HIGH 2, NORMAL 1, LOW 0.5, VERY_LOW 0.25 (priority 2..-2)."""
-    return 2.0 ** max(-2, min(2, priority))
-
-
-def compute_fair_shares(
-    demands: Sequence[float],
-    min_shares: Sequence[float],
-    weights: Sequence[float],
-    total_slots: float,
-    *,
-    additive: bool = False,
-) -> list[float]:
-    """SchedulingAlgorithms.computeFairShares (Hadoop 1.0.3), exactly.
-
-    share_i(R) = min(demand_i, max(minShare_i, R weight_i)); R is bracketed by doubling from
-    1 until sum_i share_i(R) >= min(total demand, total slots), then bisected 25 times; the
-    shares are taken at the bracket's right end. ``additive`` (HEI sec. 2.3, step 2: the
-    slots left after the minShares are split by weight): share_i(R) = min(demand_i,
-    minShare_i + R weight_i), found the same way.
-    """
-    n = len(demands)
-
-    def share(i: int, ratio: float) -> float:
-        if additive:
-            return min(demands[i], min_shares[i] + ratio * weights[i])
-        return min(demands[i], max(min_shares[i], ratio * weights[i]))
-
-    def used(ratio: float) -> float:
-        return sum(share(i, ratio) for i in range(n))
-
-    cap = min(float(sum(demands)), float(total_slots))
-    r_max = 1.0
-    while used(r_max) < cap:
-        r_max *= 2.0
-    left, right = 0.0, r_max
-    for _ in range(FAIR_SHARE_ITERATIONS):
-        mid = (left + right) / 2.0
-        if used(mid) < cap:
-            left = mid
-        else:
-            right = mid
-    return [share(i, right) for i in range(n)]
-
-
-class _Pool:
-    """A pool's settings and its two schedulables' counters (PoolSchedulable)."""
-
-    __slots__ = (
-        "name",
-        "min",
-        "max",
-        "weight",
-        "max_running",
-        "fifo",
-        "running",
-        "demand_raw",
-        "cand",
-        "members",
-        "last_at_min",
-        "last_at_half",
-        "share",
-    )
-
-    def __init__(self, spec: PoolSpec, now: float) -> None:
-        self.name = spec.id
-        self.min = (spec.min_maps, spec.min_reduces)
-        self.max = (
-            spec.max_maps if spec.max_maps is not None else _INF,
-            spec.max_reduces if spec.max_reduces is not None else _INF,
-        )
-        self.weight = spec.weight
-        self.max_running = spec.max_running
-        self.fifo = spec.mode == "fifo"
-        self.running = [0, 0]  # live running attempts per type
-        self.demand_raw = [0, 0]  # sum of the jobs' demands at the last update
-        # per type: the sorted keys of the runnable jobs with pending tasks of the type
-        self.cand: tuple[list[tuple[Any, ...]], list[tuple[Any, ...]]] = ([], [])
-        self.members: list[tuple[int, float, int]] = []  # (-priority, submit, job): FIFO order
-        self.last_at_min = [now, now]
-        self.last_at_half = [now, now]
-        self.share = [0.0, 0.0]
-
-    def demand(self, stype: int) -> float:
-        return min(self.demand_raw[stype], self.max[stype])
 
 
 _DELAY_HELP = "seconds; -1: auto, min(15 s, 1.5 x heartbeat interval), as Hadoop 1.0.3"
@@ -222,7 +134,7 @@ FAIR_PARAMS: dict[str, Param] = {
     needs=("slots",),
     params=FAIR_PARAMS,
 )
-class Fair(Policy):
+class Fair(FairPreemption, Policy):
     mode = HEARTBEAT
     #: check at every heartbeat that the kept pool order is what a sort would give (tests)
     check_order = False
@@ -655,51 +567,3 @@ class Fair(Policy):
         if up and self.preemption and not self.timer_on and self.sim.active:
             self.timer_on = True
             self.sim.wake_at(self._next_tick(self.sim.now), "update")
-
-    def _update_preemption_variables(self) -> None:
-        """FairScheduler.updatePreemptionVariables (isStarvedForMinShare, isStarvedForFairShare)."""
-        now = self.sim.now
-        for stype in (MAP, REDUCE):
-            shares = self.fair_shares(stype)
-            for name, pool in self.pools.items():
-                pool.share[stype] = shares[name]
-                demand = pool.demand(stype)
-                running = pool.running[stype]
-                if not running < min(pool.min[stype], demand):
-                    pool.last_at_min[stype] = now
-                if not running < math.floor(min(pool.share[stype] / 2.0, demand)):
-                    pool.last_at_half[stype] = now
-
-    def _preempt(self) -> None:
-        """FairScheduler.preemptTasksIfNecessary, tasksToPreempt and preemptTasks."""
-        sim = self.sim
-        now = sim.now
-        for stype in (MAP, REDUCE):
-            due = 0
-            for pool in self.pools.values():
-                demand = pool.demand(stype)
-                running = pool.running[stype]
-                by_min = by_fair = 0
-                if now - pool.last_at_min[stype] > self.min_share_timeout:
-                    by_min = max(0, int(min(pool.min[stype], demand)) - running)
-                if now - pool.last_at_half[stype] > self.fair_share_timeout:
-                    by_fair = max(0, int(min(pool.share[stype], demand)) - running)
-                due += max(by_min, by_fair)
-            if due <= 0:
-                continue
-            over = {name for name, pool in self.pools.items() if pool.running[stype] > pool.share[stype]}
-            victims = [
-                a
-                for a in sim.running.values()
-                if a.type == stype and sim.jobs[a.job].pool in over and not a.speculative
-            ]
-            victims.sort(key=lambda a: (-a.start, -a.id))
-            left = {name: self.pools[name].running[stype] for name in over}
-            for attempt in victims:
-                name = sim.jobs[attempt.job].pool
-                if left[name] > self.pools[name].share[stype]:
-                    sim.kill(attempt.id, "killed")
-                    due -= 1
-                    if due == 0:
-                        break
-                    left[name] -= 1
