@@ -2,7 +2,8 @@
 
 SWIM (Statistical Workload Injector for MapReduce, UC Berkeley) publishes workloads
 synthesised from a 2009 trace of a 600-machine Facebook Hadoop cluster. A trace file
-has one job per row, six tab-separated columns and no header::
+has one job per row, six tab-separated columns and no header (read and checked by
+:mod:`mropt.instances.swim_trace`, whose names this module re-exports)::
 
     job_id  submit_time_seconds  inter_job_gap_seconds  map_input_bytes  shuffle_bytes  reduce_output_bytes
 
@@ -115,9 +116,7 @@ layout under ``source.workload``.
 
 from __future__ import annotations
 
-import hashlib
 import math
-import re
 from dataclasses import asdict, dataclass, fields, replace
 from pathlib import Path
 from typing import Any
@@ -125,9 +124,15 @@ from typing import Any
 import numpy as np
 
 from mropt.instances.params import check_counts
+from mropt.instances.swim_trace import (
+    COLUMNS,  # noqa: F401  (re-exported)
+    MAX_BYTES,
+    SwimRow,
+    read_swim_rows,
+)
 from mropt.instances.workload_gen import mapreduce_job, rack_nodes
 from mropt.model.admission import AdmissionInstance, Cluster, Job
-from mropt.model.errors import InputError, read_input_file
+from mropt.model.errors import InputError
 from mropt.model.workload import DEFAULT_USER, Placement, WorkloadInstance
 
 MODEL_NAME = "swim-bytes"
@@ -138,38 +143,12 @@ DEFAULT_JOBS = 30
 SOURCE_MACHINES = 600
 #: nodes per rack of an imported workload's cluster
 DEFAULT_RACK_SIZE = 20
-#: Byte counts must fit in a Java ``long``, as in SWIM's own tools.
-MAX_BYTES = 2**63 - 1
 #: Parameter ranges (MB/s per slot; a factor such as slack or rho; seconds; the exponent).
 RATE_RANGE = (1e-6, 1e9)
 MAX_FACTOR = 1e6
 MAX_OVERHEAD = 1e9
 MAX_BENEFIT_REF = 1e15
 MAX_EXPONENT = 4.0
-
-COLUMNS = (
-    "job_id",
-    "submit_time_seconds",
-    "inter_job_gap_seconds",
-    "map_input_bytes",
-    "shuffle_bytes",
-    "reduce_output_bytes",
-)
-_UINT = re.compile(r"[0-9]+")
-
-
-@dataclass(frozen=True)
-class SwimRow:
-    """One data row of a SWIM trace file, as read (bytes unscaled)."""
-
-    index: int  # position among the file's data rows, 0-based
-    line: int  # 1-based line number in the file
-    job_id: str
-    submit_time: int
-    gap: int
-    input_bytes: int
-    shuffle_bytes: int
-    output_bytes: int
 
 
 @dataclass(frozen=True)
@@ -317,57 +296,6 @@ class SwimParams:
 
 def _tenths(seconds: float) -> float:
     return max(0.1, round(seconds, 1))
-
-
-# -- reading the trace ----------------------------------------------------------------
-def read_swim_rows(path: str | Path) -> tuple[list[SwimRow], str]:
-    """All data rows of a trace file, validated, and the file's SHA-256.
-
-    Blank lines, a trailing newline and CRLF line ends are accepted; anything else
-    that is not six tab-separated fields (a non-empty job id and five non-negative
-    integers) is an :class:`InputError` naming the file and the line.
-    """
-    path = Path(path)
-    data = read_input_file(path)
-    digest = hashlib.sha256(data).hexdigest()
-    name = path.name
-    try:
-        text = data.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        line = data[: exc.start].count(b"\n") + 1
-        raise InputError(f"{name} line {line}: not UTF-8 text") from None
-
-    rows: list[SwimRow] = []
-    seen: dict[str, int] = {}
-    for lineno, raw in enumerate(text.split("\n"), start=1):
-        line = raw.rstrip("\r")
-        if not line.strip():
-            continue
-        where = f"{name} line {lineno}"
-        parts = line.split("\t")
-        if len(parts) != len(COLUMNS):
-            raise InputError(
-                f"{where}: expected {len(COLUMNS)} tab-separated columns ({', '.join(COLUMNS)}), got {len(parts)}"
-            )
-        job_id = parts[0].strip()
-        if not job_id:
-            raise InputError(f"{where}: column 1 (job_id) must not be empty")
-        if job_id in seen:
-            raise InputError(f"{where}: column 1 (job_id) {job_id!r} repeats the job id of line {seen[job_id]}")
-        seen[job_id] = lineno
-        values = []
-        for col in range(1, len(COLUMNS)):
-            field = parts[col].strip()
-            label = f"column {col + 1} ({COLUMNS[col]})"
-            shown = field if len(field) <= 40 else field[:37] + "..."
-            if not _UINT.fullmatch(field):
-                raise InputError(f"{where}: {label} must be a non-negative integer, got {shown!r}")
-            if len(field) > 25 or int(field) > MAX_BYTES:
-                raise InputError(f"{where}: {label} must be below 2^63, got {shown}")
-            value = int(field)
-            values.append(value)
-        rows.append(SwimRow(len(rows), lineno, job_id, *values))
-    return rows, digest
 
 
 def select_window(rows: list[SwimRow], params: SwimParams) -> list[SwimRow]:
