@@ -96,7 +96,7 @@ def solution_text(s: Solution, instance: Any) -> str:
     Only the instance's kind's decision fields are shown (an ``error`` on a fairness
     instance has no admission rows).
     """
-    rows = [["method", s.method], ["status", s.status], ["objective", s.objective], ["bound", s.bound]]
+    rows: list[list[Any]] = [["method", s.method], ["status", s.status], ["objective", s.objective], ["bound", s.bound]]
     if s.typed_decision.kind == instance.kind:
         rows += [list(row) for row in s.typed_decision.text_rows(instance)]
     rows.append(["wall time (s)", round(s.wall_time, 4)])

@@ -402,6 +402,7 @@ def _solution(
     if status == "optimal":
         sol = replace(sol, bound=sol.objective)
     elif status == "time_limit" and info.get("cumulative_sums"):  # level 1 proven: S_1* bounds the minimum share
+        assert sol.objective is not None  # an allocation has a minimum share
         sol = replace(sol, bound=max(sol.objective, float(info["cumulative_sums"][0])))
     return sol
 

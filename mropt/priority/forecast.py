@@ -86,7 +86,7 @@ class PlanningLoad:
 
 def planning_load(instance: PriorityInstance) -> PlanningLoad:
     """Explicit values where given, else the AR(1) forecast of the history (sec. 4.2)."""
-    values = {key: [] for key in SERIES}
+    values: dict[str, list[float]] = {key: [] for key in SERIES}
     forecast: list[tuple[str, ...]] = []
     for p in instance.priorities:
         used: list[str] = []
