@@ -21,7 +21,6 @@ DEFAULT_REMOTE_FACTOR = 3.0
 DEFAULT_STRAGGLER_SLOWDOWN = 3.0
 
 _TIMING_FIELDS = ("rack_factor", "remote_factor", "straggler_rate", "straggler_slowdown", "reduce_slowstart")
-_FAULT_FIELDS = ("node", "down", "up")
 
 
 @dataclass(frozen=True)
