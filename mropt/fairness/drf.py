@@ -177,12 +177,13 @@ def progressive_filling(
         i = entry[-1]
         result.decisions += 1
         d = demands[i]
-        node = None
-        if with_nodes:
+        node: int | None = None
+        level = ""
+        if free is not None:  # the instance has nodes
             preferred = where.levels(i, int(tasks[i])) if where is not None else None
             choice = choose_node(free, d, cap, placement, preferred, capacity=instance.node_capacity)
             fits = choice is not None
-            if fits:
+            if choice is not None:
                 node, level = choice
         else:
             with np.errstate(over="ignore"):  # used + d beyond the float range: it does not fit
@@ -195,7 +196,8 @@ def progressive_filling(
         used += d
         tasks[i] += 1
         result.order.append(i)
-        if with_nodes:
+        if node is not None:
+            assert free is not None and per_node is not None  # both built when the instance has nodes
             free[node] -= d
             per_node[i, node] += 1
             result.nodes_used.append(node)

@@ -89,7 +89,7 @@ def round_from_instance(instance: FairnessInstance, slots_per_node: int | None =
             f"round: {shown} free slots in all ({per_node}, on {len(slots):,} nodes); a round offers at most "
             f"{MAX_ROUND_SLOTS:,}: give fewer slots per node"
         )
-    tasks = []
+    tasks: list[tuple[str, int, tuple[str, ...]]] = []
     for user in instance.users:
         inputs = user.task_inputs or ()
         limit = len(inputs) if user.max_tasks is None else min(len(inputs), user.max_tasks)

@@ -29,6 +29,9 @@ from mropt.model.tolerance import CAPACITY_RTOL
 PLACEMENT_RULES = ("first-fit", "best-fit")
 LEVELS = ("node", "rack", "any")
 
+#: Node indices (into the instance's node order): a list, or an array for "any node".
+NodeIndices = Sequence[int] | np.ndarray
+
 
 class LocalityMap:
     """Node indices of each locality level for the k-th task of each user."""
@@ -43,7 +46,7 @@ class LocalityMap:
             self.rack_nodes.setdefault(rack, []).append(k)
         self.all_nodes = np.arange(len(col))
 
-    def levels(self, user: int, k: int) -> list[tuple[str, Sequence[int]]] | None:
+    def levels(self, user: int, k: int) -> list[tuple[str, NodeIndices]] | None:
         """[("node", idx), ("rack", idx), ("any", idx)] for task k of ``user``; None: no input known."""
         inputs = self.instance.users[user].task_inputs
         if inputs is None or k >= len(inputs) or not inputs[k]:
@@ -59,7 +62,7 @@ def choose_node(
     demand: np.ndarray,
     total: np.ndarray,
     rule: str,
-    preferred: list[tuple[str, Sequence[int]]] | None = None,
+    preferred: list[tuple[str, NodeIndices]] | None = None,
     capacity: np.ndarray | None = None,
 ) -> tuple[int, str] | None:
     """(node index, locality level) for a task of ``demand``, or None when no node holds it.

@@ -121,7 +121,7 @@ def verify(instance: FairnessInstance, solution: Solution, *, continuous: bool |
     if problems:
         return verdict
     for r, total in instance.resources.items():
-        need = sum(tasks[u] * _q(users[u].demand.get(r, 0)) for u in users)
+        need = sum((tasks[u] * _q(users[u].demand.get(r, 0)) for u in users), Fraction(0))
         if not _fits(need, _q(total)):
             problems.append(f"resource {r!r}: allocation uses {_f(need):g} of capacity {total:g}")
     if instance.nodes is not None and any(tasks.values()):
@@ -151,18 +151,18 @@ def verify(instance: FairnessInstance, solution: Solution, *, continuous: bool |
                     placed += count
                     for r, amount in users[uid].demand.items():
                         load[v][r] = load[v].get(r, Fraction(0)) + count * _q(amount)
-                if abs(placed - tasks[uid]) > _CAPACITY_RTOL * max(1, tasks[uid]):
+                if abs(placed - tasks[uid]) > _CAPACITY_RTOL * max(Fraction(1), tasks[uid]):
                     problems.append(
                         f"user {uid!r}: placement holds {_f(placed):g} tasks, allocation says {_f(tasks[uid]):g}"
                     )
             for uid in users:
                 if tasks[uid] > 0 and uid not in placement:
                     problems.append(f"user {uid!r}: {_f(tasks[uid]):g} tasks allocated but none placed")
-            for v, used in load.items():
-                for r, amount in used.items():
+            for v, node_load in load.items():
+                for r, node_use in node_load.items():
                     cap = _q(nodes[v].capacity.get(r, 0))
-                    if not _fits(amount, cap):
-                        problems.append(f"node {v!r}: resource {r!r} used {_f(amount):g} over capacity {_f(cap):g}")
+                    if not _fits(node_use, cap):
+                        problems.append(f"node {v!r}: resource {r!r} used {_f(node_use):g} over capacity {_f(cap):g}")
     order = solution.decision.get("order")
     if order is not None and (not isinstance(order, (list, tuple)) or not all(isinstance(u, str) for u in order)):
         problems.append(f"'order' must be a list of user ids, got {order!r:.60}")
@@ -190,9 +190,9 @@ def verify(instance: FairnessInstance, solution: Solution, *, continuous: bool |
         problems.append(f"'utilisation' must be an object resource -> fraction, got {util!r:.40}")
         util = {}
     for r, total in instance.resources.items():
-        used = sum(tasks[u] * _q(users[u].demand.get(r, 0)) for u in users) / _q(total)
-        if r in util and not _close(util[r], used):
-            problems.append(f"resource {r!r}: utilisation {util[r]} claimed, {_f(used):.12g} recomputed")
+        fraction = sum((tasks[u] * _q(users[u].demand.get(r, 0)) for u in users), Fraction(0)) / _q(total)
+        if r in util and not _close(util[r], fraction):
+            problems.append(f"resource {r!r}: utilisation {util[r]} claimed, {_f(fraction):.12g} recomputed")
     lowest = min(weighted)
     verdict.objective = _f(lowest)
     verdict.checked_schedule = True

@@ -62,7 +62,7 @@ import json
 import os
 import re
 import sys
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -253,9 +253,11 @@ class Experiment:
     def worst_case_seconds(self, runs: list[RunSpec], workers: int) -> float | None:
         """Wall time if every run used its whole limit plus ``kill_grace``: their sum over ``workers``
         (at least the longest one); None when a run has no limit."""
-        if any(r.time_limit is None for r in runs):
-            return None
-        each = [r.time_limit + self.kill_grace for r in runs]
+        each = []
+        for r in runs:
+            if r.time_limit is None:
+                return None
+            each.append(r.time_limit + self.kill_grace)
         return max(sum(each) / max(1, workers), max(each, default=0.0))
 
     def runs(self, entries: list[InstanceEntry] | None = None) -> Iterator[RunSpec]:
@@ -372,7 +374,7 @@ def stored_run_key(row: Mapping[str, Any]) -> str | None:
         return None
 
 
-def import_modules(names: list[str], paths: list[str] = ()) -> None:
+def import_modules(names: Sequence[str], paths: Sequence[str] = ()) -> None:
     """Import the modules an experiment names in ``imports`` (issue 14, item 3).
 
     Only the named modules run, and never ahead of the standard library or the

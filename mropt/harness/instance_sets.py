@@ -52,7 +52,7 @@ from __future__ import annotations
 import functools
 import math
 from collections.abc import Callable, Iterator, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import Any
 
@@ -178,7 +178,7 @@ def check_block(block: Any, where: str, base: Path, depth: int = 0) -> None:
         sweep = need(block, "sweep", dict, where, {})
         params_class, _ = GENERATORS[gen].load()
         defaults = _preset_defaults(GENERATORS[gen], params_class, block, where)
-        known = set(params_class.__dataclass_fields__)
+        known = {f.name for f in fields(params_class)}
         for table, keys in (("params", params), ("sweep", sweep)):
             for key in keys:
                 if key not in known:
@@ -315,7 +315,8 @@ def _typed(defaults: Any, key: str, value: Any) -> Any:
     as a float (1000 and 1000.0 must give the same instance), a list for a tuple field as a tuple."""
     import typing
 
-    hint = _field_types(type(defaults)).get(key)
+    params_class: type = type(defaults)  # typed: mypy does not take type(Any) as Hashable (the cache key)
+    hint = _field_types(params_class).get(key)
     if hint is float and _number(value):
         return float(value)
     if typing.get_origin(hint) is tuple and isinstance(value, list):
@@ -328,7 +329,8 @@ def _check_value(defaults: Any, key: str, value: Any, where: str) -> None:
     """``value`` of the generator field ``key``'s annotated type, or InputError naming the key."""
     import typing
 
-    hint = _field_types(type(defaults))[key]
+    params_class: type = type(defaults)  # typed: mypy does not take type(Any) as Hashable (the cache key)
+    hint = _field_types(params_class)[key]
     origin, args = typing.get_origin(hint), typing.get_args(hint)
     if hint is bool:
         ok, rule = isinstance(value, bool), "true or false"

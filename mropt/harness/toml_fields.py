@@ -25,7 +25,7 @@ import math
 import tomllib
 from collections.abc import Iterator, Mapping
 from pathlib import Path
-from typing import Any
+from typing import Any, overload
 
 from mropt.model.errors import InputError, read_input_file
 from mropt.model.fields import number_problem, show_value
@@ -203,6 +203,18 @@ def _number_rule(minimum: float | None, maximum: float | None, above: float | No
     if maximum is not None:
         return f"a finite number in {low}, {_limit(maximum)}]"
     return f"a finite number {'>' if above is not None else '>='} {low[1:]}"
+
+
+@overload
+def seconds(
+    table: Mapping[str, Any], key: str, where: str, default: float = ..., *, zero: bool = ..., also: str = ...
+) -> float: ...
+
+
+@overload
+def seconds(
+    table: Mapping[str, Any], key: str, where: str, default: None, *, zero: bool = ..., also: str = ...
+) -> float | None: ...
 
 
 def seconds(

@@ -38,7 +38,7 @@ import subprocess
 import sys
 import threading
 import time
-from typing import Any, BinaryIO
+from typing import IO, Any, BinaryIO
 
 _HEADER = struct.Struct("!Q")
 START_TIMEOUT = 120.0
@@ -64,7 +64,7 @@ _BOOT = (
 
 
 # -- wire format ----------------------------------------------------------------------------
-def _send(stream: BinaryIO, obj: Any) -> None:
+def _send(stream: IO[bytes], obj: Any) -> None:
     data = pickle.dumps(obj, protocol=pickle.HIGHEST_PROTOCOL)
     stream.write(_HEADER.pack(len(data)) + data)
     stream.flush()
@@ -160,9 +160,11 @@ class WorkerProcess:
         """
         if self.proc is None or self.proc.poll() is not None:
             self._start()
+        proc = self.proc
+        assert proc is not None and proc.stdin is not None  # _start made it, with a pipe to its input
         start = time.monotonic()
         try:
-            _send(self.proc.stdin, task)
+            _send(proc.stdin, task)
             answer = self._receive(None if limit is None else start + limit)
         except TimeoutError:
             self.kill()
@@ -180,7 +182,7 @@ class WorkerProcess:
         else:
             why = ""
         if answer is None:
-            code = self.proc.wait(timeout=10) if self.proc.poll() is None else self.proc.returncode
+            code = proc.wait(timeout=10) if proc.poll() is None else proc.returncode
             self.proc = None
             signum = -code if code is not None and code < 0 else None
             if signum is not None:
@@ -221,11 +223,13 @@ class WorkerProcess:
 
     def close(self) -> None:
         """Ask the worker to exit (end of input), kill it if it does not."""
-        if self.proc is None:
+        proc = self.proc
+        if proc is None:
             return
         try:
-            self.proc.stdin.close()
-            self.proc.wait(timeout=5)
+            if proc.stdin is not None:
+                proc.stdin.close()
+            proc.wait(timeout=5)
         except (OSError, subprocess.TimeoutExpired):
             self.kill()
         self.proc = None

@@ -106,10 +106,11 @@ def generate_fairness(seed: int = 0, params: FairnessParams | None = None, **ove
         weight = int(rng.integers(1, params.weight_max + 1))
         inputs = None
         if params.replicas:
-            inputs = [
-                [node_ids[v] for v in sorted(rng.choice(params.nodes, params.replicas, replace=False))]
+            assert tasks is not None  # check(): replicas need tasks_max > 0
+            inputs = tuple(
+                tuple(node_ids[v] for v in sorted(rng.choice(params.nodes, params.replicas, replace=False)))
                 for _ in range(tasks)
-            ]
+            )
         users.append(
             User(
                 id=f"u{k}",

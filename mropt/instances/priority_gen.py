@@ -111,13 +111,13 @@ class PriorityParams:
         return out
 
 
-def _ar1_series(rng: np.random.Generator, mean: float, n: int, phi: float, cv: float) -> list[float]:
+def _ar1_series(rng: np.random.Generator, mean: float, n: int, phi: float, cv: float) -> tuple[float, ...]:
     values, x = [], mean
     for _ in range(n):
         x = mean + phi * (x - mean) + float(rng.normal(0.0, cv * mean))
         x = max(x, 0.05 * mean)
         values.append(float(f"{x:.6g}"))
-    return values
+    return tuple(values)
 
 
 def generate_priority(seed: int = 0, params: PriorityParams | None = None, **overrides: Any) -> PriorityInstance:
@@ -155,11 +155,13 @@ def generate_priority(seed: int = 0, params: PriorityParams | None = None, **ove
                 for key, value in values.items()
             }
             if rate == 0:
-                history["arrival_rate"] = [0.0] * params.history_slices
+                history["arrival_rate"] = (0.0,) * params.history_slices
             priorities.append(Priority(id=f"T{i}", deadline=deadline, history=history))
         else:
-            rounded = {k: float(f"{v:.6g}") for k, v in values.items()}
-            priorities.append(Priority(id=f"T{i}", deadline=deadline, **rounded))
+            rate, map_work, reduce_work = (float(f"{v:.6g}") for v in (rate, map_work, reduce_work))
+            priorities.append(
+                Priority(id=f"T{i}", deadline=deadline, arrival_rate=rate, map_work=map_work, reduce_work=reduce_work)
+            )
     record = {"model": MODEL_NAME, "model_version": MODEL_VERSION, "seed": seed, "params": params.record()}
     return PriorityInstance(
         map_slots=params.map_slots,

@@ -149,9 +149,9 @@ def knapsack(
         return None
     xs, ys = [0] * len(frontiers), [0] * len(frontiers)
     for i in range(len(frontiers) - 1, -1, -1):
-        x = int(choices[i][m])
-        xs[i], ys[i] = x, int(frontiers[i][x])
-        m -= x
+        chosen = int(choices[i][m])
+        xs[i], ys[i] = chosen, int(frontiers[i][chosen])
+        m -= chosen
     return xs, ys
 
 

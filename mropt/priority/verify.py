@@ -42,7 +42,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field
 from fractions import Fraction
-from typing import Any
+from typing import Any, TypeGuard
 
 from mropt.model.claims import bound_problems, without_decision
 from mropt.model.priority import PriorityInstance
@@ -142,19 +142,20 @@ def _sojourn(
     return _network(q11, q12, q21, lam, mu1, mu2).sojourn
 
 
-def _number(value: Any) -> bool:
+def _number(value: Any) -> TypeGuard[int | float]:
+    """A finite JSON number (not a boolean)."""
     return isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
 
 
 def verify(instance: PriorityInstance, solution: Solution) -> Verdict:
     """Check an allocation solution against the instance; see the module docstring."""
     verdict = Verdict()
-    if not solution.decision.json_fields().get("allocation"):
+    if not solution.typed_decision.json_fields().get("allocation"):
         undecided = without_decision(solution, empty_value=0.0)
         if undecided is not None:  # a bound-only result, or nothing decided: nothing to recompute
             verdict.problems.extend(undecided)
             return verdict
-    d = solution.decision.json_fields()  # the claimed decision as plain data, checked field by field
+    d = solution.typed_decision.json_fields()  # the claimed decision as plain data, checked field by field
     missing = [k for k in ("allocation", "shared", "infeasible", "routing", "a", "b") if k not in d]
     if missing:
         verdict.problems.append(f"solution lacks {', '.join(missing)}")
