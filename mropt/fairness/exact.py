@@ -117,7 +117,7 @@ def _model_data(instance: FairnessInstance) -> tuple[np.ndarray, np.ndarray | No
     return a, ncap, c / top, top
 
 
-def _cbc(deadline: float | None, threads: int, integer: bool):
+def _cbc(stop_at: float | None, threads: int, integer: bool):
     """CBC with both gaps 0 (:func:`mropt.backends.pulp.cbc_solver`) and feasibility
     tolerances of ``OBJECTIVE_RTOL`` on the unit-free model.
 
@@ -128,7 +128,7 @@ def _cbc(deadline: float | None, threads: int, integer: bool):
     options = [f"primalT {OBJECTIVE_RTOL:g}"]
     if integer:
         options.append(f"integerT {OBJECTIVE_RTOL:g}")
-    return cbc_solver(time_limit=_remaining(deadline), threads=threads, options=options)
+    return cbc_solver(time_limit=_remaining(stop_at), threads=threads, options=options)
 
 
 def _level_scale(c: np.ndarray, top_share: np.ndarray, k: int) -> tuple[float, float]:
@@ -224,21 +224,21 @@ class _PulpLeximin:
             prob += dev[i] >= r - float(coef[i]) * self.x[i]
         return k * r - self.pulp.lpSum(dev)
 
-    def maximise(self, k: int, s_k: Any, deadline: float | None, levels: list[float]) -> LevelResult:
+    def maximise(self, k: int, s_k: Any, stop_at: float | None, levels: list[float]) -> LevelResult:
         pulp, prob = self.pulp, self.prob
         prob.setObjective(s_k)
         try:
-            prob.solve(_cbc(deadline, self.threads, self.integer))
+            prob.solve(_cbc(stop_at, self.threads, self.integer))
             if not self.integer and prob.status == pulp.LpStatusInfeasible and self.fixed:
                 self._loosen()  # an S_j* of 8 printed digits past the LP's reach (__init__)
-                prob.solve(_cbc(deadline, self.threads, self.integer))
+                prob.solve(_cbc(stop_at, self.threads, self.integer))
         except Exception as exc:  # noqa: BLE001 - a solver failure, reported, not raised
             return LevelResult("error", message=f"CBC failed: {' '.join(str(exc).split())}")
         # sol_status, not status: PuLP reports a time-limited CBC run with an incumbent as
         # status "Optimal" but sol_status IntegerFeasible (not proven)
         proven = prob.sol_status == pulp.LpSolutionOptimal
         if not proven and prob.sol_status != pulp.LpSolutionIntegerFeasible:
-            timed_out = deadline is not None and time.perf_counter() >= deadline - 0.05
+            timed_out = stop_at is not None and time.perf_counter() >= stop_at - 0.05
             message = f"level {k}: CBC {pulp.LpStatus.get(prob.status, prob.status)}"
             return LevelResult("timeout" if timed_out else "error", message=message)
         found = _values_pulp(self.instance, self.x, self.per_node, self.integer, self.ub.astype(float))
@@ -256,7 +256,7 @@ class _PulpLeximin:
             why = f"gives up level {lost[0]}" if lost else "breaks a capacity"
             return LevelResult("unusable", message=f"level {k}: CBC's solution {why}; stopped")
         if self.integer:
-            return self._beyond_increment(k, s_k, deadline, levels, found)
+            return self._beyond_increment(k, s_k, stop_at, levels, found)
         return LevelResult("proven", found, float(sums[k - 1]))
 
     def _lost(self, sums: np.ndarray, levels: list[float]) -> list[int]:
@@ -270,7 +270,7 @@ class _PulpLeximin:
         ]
 
     def _beyond_increment(
-        self, k: int, s_k: Any, deadline: float | None, levels: list[float], found: Values
+        self, k: int, s_k: Any, stop_at: float | None, levels: list[float], found: Values
     ) -> LevelResult:
         """drf-milp: prove level k beyond CBC's cutoff increment.
 
@@ -289,7 +289,7 @@ class _PulpLeximin:
             target = level / sigma
             self._row(f"level_{k}", s_k, target * (1 + OBJECTIVE_RTOL) + _PROBE_MARGIN)
             try:
-                prob.solve(_cbc(deadline, self.threads, self.integer))
+                prob.solve(_cbc(stop_at, self.threads, self.integer))
             finally:
                 self._row(f"level_{k}", s_k, -_FREE)  # until fix() sets it
             if prob.status == pulp.LpStatusInfeasible:
@@ -326,9 +326,9 @@ class _PulpLeximin:
 
 
 def _leximin_pulp(instance: FairnessInstance, *, integer: bool, time_limit: float | None, threads: int):
-    deadline = None if time_limit is None else time.perf_counter() + time_limit
+    stop_at = None if time_limit is None else time.perf_counter() + time_limit
     model = _PulpLeximin(instance, integer=integer, threads=threads)
-    status, values, levels, solves, message = _leximin(model, instance.n, deadline)
+    status, values, levels, solves, message = _leximin(model, instance.n, stop_at)
     info: dict[str, Any] = {"solves": solves, "cumulative_sums": [level * model.unit for level in levels]}
     if message:
         info["message"] = message

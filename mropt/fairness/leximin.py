@@ -19,8 +19,8 @@ import numpy as np
 from mropt.model.fairness import FairnessInstance
 
 
-def _remaining(deadline: float | None) -> float | None:
-    return None if deadline is None else max(0.01, deadline - time.perf_counter())
+def _remaining(stop_at: float | None) -> float | None:
+    return None if stop_at is None else max(0.01, stop_at - time.perf_counter())
 
 
 def _upper_bounds(instance: FairnessInstance) -> np.ndarray:
@@ -54,21 +54,21 @@ class _LeximinModel(Protocol):
     def add_level(self, k: int) -> Any:
         """Add ``r_k`` and ``d_k`` and return the expression ``S_k = k r_k - sum_i d_ki``."""
 
-    def maximise(self, k: int, s_k: Any, deadline: float | None, levels: list[float]) -> LevelResult:
+    def maximise(self, k: int, s_k: Any, stop_at: float | None, levels: list[float]) -> LevelResult:
         """Maximise ``S_k`` under the levels fixed so far (``levels``: their values)."""
 
     def fix(self, s_k: Any, level: float, values: Values) -> None:
         """Add ``S_k >= level`` (and whatever the back end carries to the next level)."""
 
 
-def _leximin(model: _LeximinModel, n: int, deadline: float | None) -> tuple[str, Values | None, list[float], int, str]:
+def _leximin(model: _LeximinModel, n: int, stop_at: float | None) -> tuple[str, Values | None, list[float], int, str]:
     """The cumulative-sum leximin loop (module docstring): (status, values, levels, solves, message)."""
     status, solves, message = "optimal", 0, ""
     levels: list[float] = []
     values: Values | None = None
     for k in range(1, n + 1):
         s_k = model.add_level(k)
-        res = model.maximise(k, s_k, deadline, levels)
+        res = model.maximise(k, s_k, stop_at, levels)
         if res.outcome == "error":
             status, message = "error", res.message
             break
@@ -87,7 +87,7 @@ def _leximin(model: _LeximinModel, n: int, deadline: float | None) -> tuple[str,
         levels.append(res.level)
         assert values is not None
         model.fix(s_k, res.level, values)
-        if deadline is not None and time.perf_counter() >= deadline and k < n:
+        if stop_at is not None and time.perf_counter() >= stop_at and k < n:
             status, message = "time_limit", f"stopped after level {k} of {n}"
             break
     return status, values, levels, solves, message

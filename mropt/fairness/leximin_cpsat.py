@@ -138,9 +138,9 @@ class _CpsatLeximin:
             model.add(dev[i] >= r - self.y[i])
         return k * r - sum(dev)
 
-    def maximise(self, k: int, s_k: Any, deadline: float | None, levels: list[float]) -> LevelResult:
+    def maximise(self, k: int, s_k: Any, stop_at: float | None, levels: list[float]) -> LevelResult:
         self.model.maximize(s_k)
-        res = cpsat_backend.solve(self.model, threads=self.threads, seed=self.seed, time_limit=_remaining(deadline))
+        res = cpsat_backend.solve(self.model, threads=self.threads, seed=self.seed, time_limit=_remaining(stop_at))
         if res.status != "optimal":
             return LevelResult("timeout" if res.status in ("feasible", "unknown") else "error", message=res.message)
         solver = res.solver
@@ -161,10 +161,10 @@ class _CpsatLeximin:
 
 
 def _leximin_cpsat(instance: FairnessInstance, *, time_limit: float | None, threads: int, seed: int):
-    deadline = None if time_limit is None else time.perf_counter() + time_limit
+    stop_at = None if time_limit is None else time.perf_counter() + time_limit
     data = integer_data(instance)
     model = _CpsatLeximin(instance, data, threads=threads, seed=seed)
-    status, values, levels, _, _ = _leximin(model, instance.n, deadline)
+    status, values, levels, _, _ = _leximin(model, instance.n, stop_at)
     info: dict[str, Any] = {"solves": len(levels), "scaling": data["scaling"]}
     if status == "optimal" and data["scaling"] == "rounded":
         # optimal for the rounded data only: a feasible allocation of the real one

@@ -2,13 +2,13 @@
 
 * :class:`LocalExecutor` — K threads in this process, each owning one reusable worker
   subprocess (:class:`~mropt.harness.worker.WorkerProcess`) and feeding it runs from a
-  shared queue; a thread kills and replaces its worker past a run's deadline.
+  shared queue; a thread kills and replaces its worker past a run's ``kill_after``.
 * :class:`DaskExecutor` — one Dask task per run on a ``distributed`` cluster (an address,
   e.g. one started by dask-jobqueue on SLURM, or a new ``LocalCluster``). Each task runs
   :func:`~mropt.harness.worker.run_task`: the Dask worker process owns the solver's
-  process and kills it past the deadline, since a running Dask task cannot be cancelled.
+  process and kills it past ``kill_after``, since a running Dask task cannot be cancelled.
 
-A task is a dict: what :func:`mropt.harness.worker.execute` reads, plus ``deadline``
+A task is a dict: what :func:`mropt.harness.worker.execute` reads, plus ``kill_after``
 (seconds before the kill: the run's time limit plus the experiment's ``kill_grace``).
 
 A result with an ``interrupted`` field (why) is no result: the run was stopped from
@@ -58,7 +58,7 @@ class LocalExecutor:
                     except queue.Empty:
                         break
                     try:
-                        result = worker.run(task, task.get("deadline"))
+                        result = worker.run(task, task.get("kill_after"))
                     except Exception as exc:  # noqa: BLE001 - the worker would not even start: no run happened
                         why = " ".join(str(exc).split()) or type(exc).__name__
                         result = {
@@ -90,7 +90,7 @@ class LocalExecutor:
                     yield item
         finally:
             stop.set()
-            for w in workers:  # the study stopped (or ended): runs in flight end now, not at their deadline
+            for w in workers:  # the study stopped (or ended): runs in flight end now, not at their kill time
                 w.interrupt()
             for t in threads:
                 t.join(timeout=30)

@@ -91,7 +91,7 @@ def make_task(exp: Experiment, run: RunSpec) -> dict[str, Any]:
         "params": run.params,
         "imports": list(exp.imports),
         "paths": [str(Path.cwd()), str(exp.base.resolve())],
-        "deadline": None if limit is None else limit + exp.kill_grace,
+        "kill_after": None if limit is None else limit + exp.kill_grace,
         **({"policy": True, "mode": run.method.mode} if run.method.policy else {}),
     }
 

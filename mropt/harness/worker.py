@@ -2,7 +2,7 @@
 
 :class:`WorkerProcess` (the parent side) owns one ``python -m mropt.harness.worker``
 subprocess and feeds it one run at a time over its stdin/stdout pipes (length-prefixed
-pickles). The parent waits for the answer until ``deadline`` seconds (the run's time
+pickles). The parent waits for the answer until ``kill_after`` seconds (the run's time
 limit plus a grace); past it, it kills the process (SIGKILL) and reports ``time_limit``;
 when the process dies (a crash, ``os.kill``, out of memory), it reports ``error`` with
 the signal or exit status. Either way the next run starts a fresh process, so a study
@@ -78,11 +78,11 @@ def _recv_blocking(stream: BinaryIO) -> Any:
     return pickle.loads(stream.read(size))
 
 
-def _read_exact(fd: int, n: int, deadline: float | None) -> bytes | None:
-    """``n`` bytes from ``fd``; None at end of file; TimeoutError past ``deadline`` (monotonic)."""
+def _read_exact(fd: int, n: int, stop_at: float | None) -> bytes | None:
+    """``n`` bytes from ``fd``; None at end of file; TimeoutError past ``stop_at`` (monotonic clock)."""
     chunks, got = [], 0
     while got < n:
-        wait = None if deadline is None else max(0.0, deadline - time.monotonic())
+        wait = None if stop_at is None else max(0.0, stop_at - time.monotonic())
         ready, _, _ = select.select([fd], [], [], wait)
         if not ready:
             raise TimeoutError
@@ -143,13 +143,13 @@ class WorkerProcess:
             why = f"exit status {code}" if code is not None else f"{hello!r:.200}"
             raise WorkerStartError(f"worker process did not start ({why})")
 
-    def _receive(self, deadline: float | None) -> Any:
+    def _receive(self, stop_at: float | None) -> Any:
         assert self.proc is not None and self.proc.stdout is not None
         fd = self.proc.stdout.fileno()
-        head = _read_exact(fd, _HEADER.size, deadline)
+        head = _read_exact(fd, _HEADER.size, stop_at)
         if head is None:
             return None
-        body = _read_exact(fd, _HEADER.unpack(head)[0], deadline)
+        body = _read_exact(fd, _HEADER.unpack(head)[0], stop_at)
         return None if body is None else pickle.loads(body)
 
     def run(self, task: dict[str, Any], limit: float | None) -> dict[str, Any]:
@@ -244,7 +244,7 @@ def run_task(task: dict[str, Any]) -> dict[str, Any]:
     if worker is None:
         worker = _local.worker = WorkerProcess(task.get("paths"))
     try:
-        return worker.run(task, task.get("deadline"))
+        return worker.run(task, task.get("kill_after"))
     except WorkerStartError as exc:  # no run happened: not a result (the runner stores nothing)
         return {"status": "error", "error": f"harness: {exc}", "interrupted": str(exc)}
 
