@@ -18,14 +18,24 @@ Problem packages register their methods and their independent ``verify`` when
 imported (:func:`register`, :func:`register_verifier`); the package ``mropt`` imports
 them all, and Python imports a package before any of its modules, so the registry
 never imports a layer above it (docs/architecture.md).
+
+**One idiom for every plug-in.** Methods, simulator policies (:mod:`mropt.sim.policy`),
+speculation rules (:mod:`mropt.sim.speculation.rules`) and trace importers
+(:mod:`mropt.importers.table`) are each kept in a :class:`Table` (registered once under a
+stable name, listed in registration order, an unknown name a one-line error) and declare
+their parameters with :class:`Param` (an importer through its parameter dataclass,
+:func:`dataclass_params`), checked by :func:`check_params`.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import time
+import types
+import typing
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
-from typing import Any
+from typing import Any, TypeVar
 
 from mropt._version import __version__
 from mropt.model.errors import InputError
@@ -104,6 +114,86 @@ def _coerce(kind: type, value: Any) -> Any:
 THREADS = Param(int, 1, "solver threads", minimum=1, maximum=1024)
 
 
+def check_params(
+    what: str, name: str, declared: Mapping[str, Param], given: Mapping[str, Any], *, defaults: bool = False
+) -> dict[str, Any]:
+    """``given`` checked against the declarations of the plug-in ``name`` (a ``what``: method, policy...).
+
+    An undeclared name or a bad value is a one-line InputError naming the plug-in, the
+    parameter and the value. ``defaults``: every declared parameter is in the result, the
+    default where none is given (in declaration order), so the plug-in never restates one.
+    """
+    unknown = sorted(set(given) - set(declared))
+    if unknown:
+        known = ", ".join(declared) or "none"
+        raise InputError(f"{what} {name!r}: unknown parameter {unknown[0]!r} (known: {known})")
+    out = {key: decl.default for key, decl in declared.items()} if defaults else {}
+    for key, value in given.items():
+        out[key] = declared[key].check(name, key, value, what)
+    return out
+
+
+def dataclass_params(cls: type) -> dict[str, Param]:
+    """The :class:`Param` of each field of the parameter dataclass ``cls`` (an importer's, a generator's).
+
+    Type from the annotation (``int | None``: an int whose default None means "unset"), default
+    from the field, help from ``metadata["help"]`` (``{default}`` filled in), range and choices
+    from ``metadata["minimum"]``, ``["maximum"]``, ``["choices"]``. A field of another type
+    (tuples, tables) is left out: it is no parameter a file or a command line sets one value of.
+    """
+    hints = typing.get_type_hints(cls)
+    out: dict[str, Param] = {}
+    for f in dataclasses.fields(cls):
+        kind = hints[f.name]
+        if typing.get_origin(kind) in (typing.Union, types.UnionType):
+            kind = next((k for k in typing.get_args(kind) if k is not type(None)), kind)
+        if kind not in _TYPE_NAMES:
+            continue
+        default = f.default_factory() if f.default is dataclasses.MISSING else f.default  # type: ignore[operator]
+        help_text = str(f.metadata.get("help", "")).replace("{default}", str(default))
+        out[f.name] = Param(
+            kind,
+            default,
+            help_text,
+            minimum=f.metadata.get("minimum"),
+            maximum=f.metadata.get("maximum"),
+            choices=tuple(f.metadata.get("choices", ())),
+        )
+    return out
+
+
+T = TypeVar("T")
+
+
+class Table(dict[str, T]):
+    """Plug-ins of one kind by name: methods, simulator policies, speculation rules, trace importers.
+
+    Every kind registers the same way (module docstring): an entry is added once, at import,
+    under a stable name (a contract: scripts, experiment files and command lines use the
+    names); a second entry under a taken name is a programming error; a lookup of an unknown
+    name is a one-line InputError listing the known ones. Entries keep registration order,
+    the order of every listing (``mropt methods``, ``mropt policies``, ``mropt importers``).
+    """
+
+    def __init__(self, what: str) -> None:
+        super().__init__()
+        self.what = what
+
+    def add(self, name: str, entry: T) -> T:
+        """Register ``entry`` under ``name`` (ValueError when the name is taken)."""
+        if name in self:
+            raise ValueError(f"{self.what} {name!r} is registered twice")
+        self[name] = entry
+        return entry
+
+    def lookup(self, name: str) -> T:
+        """The entry registered under ``name`` (InputError naming the known ones if none)."""
+        try:
+            return self[name]
+        except KeyError:
+            raise InputError(f"unknown {self.what} {name!r} (known: {', '.join(self)})") from None
+
+
 @dataclass(frozen=True)
 class Method:
     """A registered method: ``params`` declares each accepted parameter (:class:`Param`).
@@ -125,11 +215,7 @@ class Method:
 
     def check_params(self, params: Mapping[str, Any]) -> dict[str, Any]:
         """The parameters checked against their declarations (InputError on the first bad one)."""
-        unknown = sorted(set(params) - set(self.params))
-        if unknown:
-            takes = ", ".join(sorted(self.params)) or "none"
-            raise InputError(f"method {self.name!r} has no parameter {unknown[0]!r} (it takes: {takes})")
-        return {k: self.params[k].check(self.name, k, v) for k, v in params.items()}
+        return check_params("method", self.name, self.params, params)
 
     @property
     def role(self) -> str:
@@ -137,7 +223,7 @@ class Method:
         return "exact" if self.exact else "bound" if self.bound else "heuristic"
 
 
-_METHODS: dict[str, Method] = {}
+_METHODS: Table[Method] = Table("method")
 
 
 def register(
@@ -161,9 +247,9 @@ def register(
             raise TypeError(f"method {name!r}: parameter {key!r} must be declared with registry.Param")
 
     def decorate(func: MethodFunc) -> MethodFunc:
-        if name in _METHODS and _METHODS[name].func is not func:
-            raise RuntimeError(f"method name {name!r} registered twice")
-        _METHODS[name] = Method(name, kind, summary, func, exact, dict(params or {}), bound, relaxation or bound)
+        if name in _METHODS and _METHODS[name].func is func:
+            return func  # the same function again (its module imported twice)
+        _METHODS.add(name, Method(name, kind, summary, func, exact, dict(params or {}), bound, relaxation or bound))
         return func
 
     return decorate
@@ -217,11 +303,7 @@ def methods(kind: str | None = None) -> list[Method]:
 
 def get_method(name: str) -> Method:
     """The method registered under ``name`` (InputError naming the known ones if none)."""
-    try:
-        return _METHODS[name]
-    except KeyError:
-        known = ", ".join(sorted(_METHODS))
-        raise InputError(f"unknown method {name!r} (known: {known})") from None
+    return _METHODS.lookup(name)
 
 
 def mropt_solver() -> dict[str, str]:

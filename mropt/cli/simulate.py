@@ -2,9 +2,10 @@
 
 ``mropt simulate FILE --policy NAME [--plan SOLUTION.json] [--param K=V]... [--seed S]
 [--out DIR [--force]] [--json] [--mode event|heartbeat] [--speculation RULE [--speculation-param K=V]...]
-[--max-memory GIB]`` (a contract; ``-o`` is ``--out``). ``--speculation`` (``none``, ``hadoop-0.20``,
-``late``, ``late-percentile``, ``clairvoyant``; default ``none``) adds backup attempts under any policy
-(:mod:`mropt.sim.speculation`); with a rule the summary has ``backups`` and ``wasted_work``. FILE is a workload or an
+[--max-memory GIB]`` (a contract; ``-o`` is ``--out``). ``--speculation`` (a registered rule,
+:mod:`mropt.sim.speculation.rules`: ``none``, ``hadoop-0.20``, ``late``, ``late-percentile``, ``clairvoyant``;
+default ``none``) adds backup attempts under any policy; with a rule the summary has ``backups`` and
+``wasted_work``. ``mropt policies`` lists the policies, then the speculation rules, each with its parameters. FILE is a workload or an
 admission instance (converted on the fly, :mod:`mropt.sim.run`); ``--param`` values are read
 as ``mropt solve --param`` reads them (:func:`mropt.cli.common.parse_param`); ``--out DIR``
 writes the Parquet tables and ``summary.json`` into a new folder swapped in whole, and refuses a
@@ -20,6 +21,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
@@ -27,10 +29,13 @@ from mropt.cli.common import parse_param
 from mropt.harness.table import render
 from mropt.model.errors import InputError
 from mropt.model.io import load_instance, read_json
+from mropt.registry import Param
 
 
 def add_parsers(sub: argparse._SubParsersAction) -> None:
-    p = sub.add_parser("policies", help="list the simulator's scheduling policies")
+    from mropt.sim.speculation.rules import rules
+
+    p = sub.add_parser("policies", help="list the simulator's scheduling policies and speculation rules")
     p.add_argument("--params", action="store_true", help="list each parameter: type, range, default, meaning")
     p.set_defaults(handler=run_policies)
 
@@ -51,9 +56,9 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--mode", choices=("event", "heartbeat"), help="assignment mode (default: the policy's)")
     p.add_argument(
         "--speculation",
-        choices=("none", "hadoop-0.20", "late", "late-percentile", "clairvoyant"),
+        choices=tuple(rules()),
         default="none",
-        help="speculative execution rule, with any policy (default none; see mropt.sim.speculation)",
+        help="speculative execution rule, with any policy (default none; see `mropt policies`)",
     )
     p.add_argument(
         "--speculation-param",
@@ -101,19 +106,33 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:
 
 
 def run_policies(args: argparse.Namespace) -> int:
+    """The policies (name, mode, summary, needs, parameters), then the speculation rules likewise."""
     from mropt.sim.policy import policies
+    from mropt.sim.speculation.rules import rules
 
     found = list(policies().values())
-    width = max((len(p.name) for p in found), default=0)
+    spec = list(rules().values())
+    width = max((len(p.name) for p in [*found, *spec]), default=0)
     for info in found:
-        params = f" [params: {', '.join(info.params)}]" if info.params else ""
         needs = ["--plan"] * info.needs_plan + list(info.needs)
         plan = f" (needs {', '.join(needs)})" if needs else ""
-        print(f"{info.name.ljust(width)}  {info.cls.mode:<9}  {info.summary}{plan}{params}")
-        if args.params:
-            for name, decl in info.params.items():
-                print(f"{'':{width}}    {name}: {decl.describe()}")
+        print(f"{info.name.ljust(width)}  {info.cls.mode:<9}  {info.summary}{plan}{_params_note(info.params)}")
+        _print_params(info.params, width, args.params)
+    print("\nspeculation rules (--speculation NAME, --speculation-param K=V), with any policy:")
+    for rule in spec:
+        print(f"{rule.name.ljust(width)}  {'':<9}  {rule.summary}{_params_note(rule.params)}")
+        _print_params(rule.params, width, args.params)
     return 0
+
+
+def _params_note(params: Mapping[str, Param]) -> str:
+    return f" [params: {', '.join(params)}]" if params else ""
+
+
+def _print_params(params: Mapping[str, Param], width: int, show: bool) -> None:
+    if show:
+        for name, decl in params.items():
+            print(f"{'':{width}}    {name}: {decl.describe()}")
 
 
 def run_simulate(args: argparse.Namespace) -> int:

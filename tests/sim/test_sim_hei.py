@@ -28,6 +28,7 @@ from mropt.sim.policies.hei import HEI_PARAMS, Hei, hei_weights, hour_min_shares
 from mropt.sim.policies.hei_history import HeiHistory, history_frames
 from mropt.sim.policy import make_policy
 from mropt.sim.run import simulate
+from mropt.sim.speculation import rules
 from mropt.sim.verify import verify_simulation
 
 from cli_capture import run_cli
@@ -327,7 +328,7 @@ def test_from_db_of_a_simulated_run_matches_its_tables(tmp_path) -> None:
     assert r.code == 0 and json.loads(r.out)["finished"] == 2
 
 
-@pytest.mark.parametrize("rule", ["hadoop-0.20", "late", "clairvoyant"])
+@pytest.mark.parametrize("rule", [name for name, info in rules().items() if info.cls is not None])
 def test_hei_with_a_history_under_speculation_runs_each_task_once(rule: str, tmp_path) -> None:
     # the history of a fair run of the same workload (pools u0..u2), then hei with backups
     w = generate_workload("late", 1, jobs=6, mean_splits=16, nodes=10, straggler_rate=0.15, users=3)

@@ -19,14 +19,15 @@ import pytest
 
 from mropt.instances.workload_gen import generate_workload
 from mropt.sim.run import simulate
-from mropt.sim.speculation import progress, rate
+from mropt.sim.speculation import progress, rate, rules
 from mropt.sim.state import MAP, REDUCE
 from mropt.sim.verify import verify_simulation, wasted_work
 
 from cli_capture import run_cli
 from sim_helpers import workload
 
-RULES = ("hadoop-0.20", "late", "late-percentile", "clairvoyant")
+#: every registered rule that starts backups (all but ``none``)
+RULES = tuple(name for name, info in rules().items() if info.cls is not None)
 
 
 def node(nid: str, speed: float = 1.0) -> dict:

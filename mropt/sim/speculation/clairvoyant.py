@@ -15,16 +15,20 @@ run is skipped (its copy cannot end before the maps do, which no one knows yet).
 from __future__ import annotations
 
 from mropt.sim.speculation.base import Speculation
+from mropt.sim.speculation.rules import register_rule
 from mropt.sim.state import MAP, REDUCE
 
 #: a backup must gain more than this (s) to be worth a slot
 MIN_GAIN = 1e-9
 
 
+@register_rule(
+    "clairvoyant",
+    summary="a reference that knows every attempt's time: backs up the task whose backup gains the most",
+    source="mropt's greedy reference (no paper): the best a rule adding backups on the slots left could do per offer",
+)
 class Clairvoyant(Speculation):
     """The clairvoyant reference (module docstring)."""
-
-    name = "clairvoyant"
 
     def choose(self, node: int, stype: int) -> tuple[int, int, int] | None:
         sim = self.sim

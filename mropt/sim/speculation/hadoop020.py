@@ -19,22 +19,29 @@ first that qualifies gets the backup. No job-level cap: at most one backup per t
 
 from __future__ import annotations
 
-from typing import Any
-
+from mropt.registry import Param
 from mropt.sim.speculation.base import SPECULATIVE_LAG, Speculation, progress
+from mropt.sim.speculation.rules import register_rule
 from mropt.sim.state import MAP, NONE
 
 #: Hadoop 0.20 TaskInProgress.SPECULATIVE_GAP
 SPECULATIVE_GAP = 0.2
 
 
+@register_rule(
+    "hadoop-0.20",
+    summary="Hadoop 0.20 / 1.x: a task 0.2 behind its stage's average progress, run 60 s, no backup yet",
+    source="Hadoop 1.0.3 TaskInProgress.hasSpeculativeTask, JobInProgress.findSpeculativeTask",
+    params={
+        "gap": Param(float, SPECULATIVE_GAP, "progress below the average a task needs (SPECULATIVE_GAP)", minimum=0.0),
+        "lag": Param(float, SPECULATIVE_LAG, "seconds since a task's first dispatch (SPECULATIVE_LAG)", minimum=0.0),
+    },
+)
 class Hadoop020(Speculation):
     """The Hadoop 0.20 / 1.x rule (module docstring)."""
 
-    name = "hadoop-0.20"
-
-    def __init__(self, gap: float = SPECULATIVE_GAP, lag: float = SPECULATIVE_LAG, **params: Any) -> None:
-        super().__init__(gap=gap, lag=lag, **params)
+    def __init__(self, *, gap: float, lag: float) -> None:
+        super().__init__(gap=gap, lag=lag)
         self.gap = gap
         self.lag = lag
 

@@ -44,7 +44,9 @@ from __future__ import annotations
 
 from typing import Any
 
+from mropt.registry import Param
 from mropt.sim.speculation.base import SPECULATIVE_LAG, DataStatistics, Speculation, mean_std
+from mropt.sim.speculation.rules import register_rule
 from mropt.sim.state import MAP, REDUCE
 
 #: Hadoop 0.21 JobInProgress: MIN_SPEC_CAP (at least one slow tracker's worth of slots) and MIN_SLOTS_CAP
@@ -78,25 +80,34 @@ def cap_count(running: int, slots: int, speculative_cap: float = 0.1) -> int:
     return k
 
 
+@register_rule(
+    "late",
+    summary="LATE as Hadoop 0.21 runs it: slow trackers and tasks by standard deviations, a cap, longest time left",
+    source="Hadoop 0.21.0 JobInProgress.findSpeculativeTask (Zaharia et al., OSDI 2008)",
+    params={
+        "slow_task_threshold": Param(
+            float, 1.0, "standard deviations below the mean rate of a slow task (slowTaskThreshold)", minimum=0.0
+        ),
+        "slow_node_threshold": Param(
+            float, 1.0, "standard deviations above the mean duration of a slow tracker (slowNodeThreshold)", minimum=0.0
+        ),
+        "speculative_cap": Param(
+            float, 0.1, "backups per running task of a job and type (speculativeCap)", minimum=0.0
+        ),
+        "lag": Param(float, SPECULATIVE_LAG, "seconds since a task's dispatch (SPECULATIVE_LAG)", minimum=0.0),
+    },
+)
 class Late(Speculation):
     """Hadoop 0.21's LATE rules (module docstring)."""
 
-    name = "late"
-
     def __init__(
-        self,
-        slow_task_threshold: float = 1.0,
-        slow_node_threshold: float = 1.0,
-        speculative_cap: float = 0.1,
-        lag: float = SPECULATIVE_LAG,
-        **params: Any,
+        self, *, slow_task_threshold: float, slow_node_threshold: float, speculative_cap: float, lag: float
     ) -> None:
         super().__init__(
             slow_task_threshold=slow_task_threshold,
             slow_node_threshold=slow_node_threshold,
             speculative_cap=speculative_cap,
             lag=lag,
-            **params,
         )
         self.slow_task_threshold = slow_task_threshold
         self.slow_node_threshold = slow_node_threshold

@@ -28,28 +28,47 @@ from __future__ import annotations
 
 from typing import Any
 
+from mropt.registry import Param
 from mropt.sim.speculation.base import SPECULATIVE_LAG, Speculation, percentile, progress
+from mropt.sim.speculation.rules import register_rule
 
 
+@register_rule(
+    "late-percentile",
+    summary="LATE as its paper states it: percentile thresholds of node progress and task rates, a cluster-wide cap",
+    source="Zaharia et al., OSDI 2008, sec. 4 (SpeculativeCap, SlowNodeThreshold, SlowTaskThreshold)",
+    params={
+        "speculative_cap": Param(
+            float, 0.1, "live backups per slot of the type, all jobs (SpeculativeCap)", minimum=0.0
+        ),
+        "slow_node_percentile": Param(
+            float,
+            25.0,
+            "percentile of node progress below which a node is slow (SlowNodeThreshold)",
+            minimum=0.0,
+            maximum=100.0,
+        ),
+        "slow_task_percentile": Param(
+            float,
+            25.0,
+            "percentile of a job's task rates below which a task is slow (SlowTaskThreshold)",
+            minimum=0.0,
+            maximum=100.0,
+        ),
+        "lag": Param(float, SPECULATIVE_LAG, "seconds a task runs before a backup (Hadoop's; 0: none)", minimum=0.0),
+    },
+)
 class LatePercentile(Speculation):
     """The LATE paper's percentile form (module docstring)."""
 
-    name = "late-percentile"
-
     def __init__(
-        self,
-        speculative_cap: float = 0.1,
-        slow_node_percentile: float = 25.0,
-        slow_task_percentile: float = 25.0,
-        lag: float = SPECULATIVE_LAG,
-        **params: Any,
+        self, *, speculative_cap: float, slow_node_percentile: float, slow_task_percentile: float, lag: float
     ) -> None:
         super().__init__(
             speculative_cap=speculative_cap,
             slow_node_percentile=slow_node_percentile,
             slow_task_percentile=slow_task_percentile,
             lag=lag,
-            **params,
         )
         self.speculative_cap = speculative_cap
         self.slow_node_percentile = slow_node_percentile
