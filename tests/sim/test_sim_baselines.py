@@ -13,7 +13,7 @@ from mropt.model.tolerance import deadline_limit
 from mropt.model.workload import NodeSpec, Stage, TaskGroup, WorkloadInstance, WorkloadJob
 from mropt.registry import solve
 from mropt.sim.engine import Simulation
-from mropt.sim.policies.minedf import aria_minimum, aria_terms
+from mropt.sim.policies.minedf_wc import aria_minimum, aria_terms
 from mropt.sim.policies.seq import Seq
 from mropt.sim.policy import make_policy
 

@@ -11,7 +11,7 @@ from mropt.sim.policies import capacity  # noqa: F401
 from mropt.sim.policies import seq  # noqa: F401
 from mropt.sim.policies import amb  # noqa: F401
 from mropt.sim.policies import dc  # noqa: F401
-from mropt.sim.policies import minedf  # noqa: F401
+from mropt.sim.policies import minedf_wc  # noqa: F401
 from mropt.sim.policies import mpsa  # noqa: F401
 from mropt.sim.policies import drf  # noqa: F401
 # isort: on
