@@ -19,7 +19,7 @@ runs the command in this process (:mod:`cli_capture`):
 
 Examples are bounded and derandomized (the same every run): the whole file runs in
 well under a minute. Every defect these found has its own test in
-``test_hardening_*.py``, ``tests/instances/test_importers_hostile.py`` and beside.
+``test_input_files.py``, ``test_input_numbers.py``, ``tests/instances/test_importers_hostile.py`` and beside.
 """
 
 from __future__ import annotations
