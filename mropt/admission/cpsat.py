@@ -25,7 +25,7 @@ import time
 
 from ortools.sat.python import cp_model
 
-from mropt.admission.exact_benders import MasterResult, benders
+from mropt.admission.exact_benders import DOMINANCE, MasterResult, benders
 from mropt.admission.exact_master import MasterData, MasterOutOfTime, out_of_time
 from mropt.backends import cpsat as cpsat_backend
 from mropt.model.admission import AdmissionInstance
@@ -42,6 +42,7 @@ _PARAMS = {
         minimum=8,
         maximum=52,
     ),
+    "dominance": DOMINANCE,
 }
 
 
@@ -89,6 +90,8 @@ def cp_master(threads: int, weight_bits: int, seed: int, budget: cpsat_backend.D
             return MasterResult(None, None, None, False, "out of time while building the master")
         for i, j in data.conflicts:
             model.add_bool_or([x[i].Not(), x[j].Not()])
+        for j, i in data.dominance:
+            model.add_implication(x[j], x[i])
         for cut in cuts:
             model.add_bool_or([x[j].Not() for j in cut])
         unit, exact = integer_grid([data.benefits[j] for j in data.candidates], weight_bits)
@@ -128,8 +131,13 @@ def cpsat(
     seed: int = 0,
     threads: int = 1,
     weight_bits: int = 40,
+    dominance: bool = True,
 ) -> Solution:
     """Registered method ``cpsat`` (AMB eq. 1 under SEQ, sec. 4.1; see the module docstring)."""
     return benders(
-        instance, cp_master(int(threads), int(weight_bits), seed), time_limit=time_limit, solver=cpsat_backend.record()
+        instance,
+        cp_master(int(threads), int(weight_bits), seed),
+        time_limit=time_limit,
+        solver=cpsat_backend.record(),
+        dominance=bool(dominance),
     )

@@ -27,7 +27,10 @@ oracle (:mod:`mropt.admission.exact_benders`); this module writes it as one mode
   proof on one thread from 20 s to 3 s); pair orders the windows forbid, pairs that cannot run
   together; with equal submit times the oracle's dominance rule
   (:meth:`~mropt.admission.exact_oracle.SubsetOracle.dominates`: some valid order of
-  every valid set obeys it, so fixing it keeps every valid set).
+  every valid set obeys it, so fixing it keeps every valid set);
+* the set dominance rows ``x_j => x_i`` (parameter ``dominance``, on by default; job i
+  no harder than j and worth no less: they keep an optimum, not every valid set, see
+  :func:`~mropt.admission.exact_master.dominance_pairs`).
 
 The integer grid (when the model is exact). CP-SAT needs integers. The time unit u is
 the coarsest power of ten (from the largest time down nine decades) on which the model
@@ -78,6 +81,8 @@ from ortools.sat.python import cp_model
 
 from mropt.admission.amb import BEAM_VARIANT, DEFAULT_BEAM, amb_static
 from mropt.admission.baselines import edf_greedy_order
+from mropt.admission.exact_benders import DOMINANCE
+from mropt.admission.exact_master import dominance_pairs
 from mropt.admission.exact_oracle import OracleTimeout, SubsetOracle
 from mropt.admission.objective import solution_from_order
 from mropt.admission.time_grid import TimeGrid, energy_rows, groups_by, lp_bound, time_grid
@@ -218,6 +223,19 @@ class DirectModel:
                     m.add(chain <= rhs[g])
                 previous = chain
 
+    def add_dominance(self, pairs: list[tuple[int, int]]) -> int:
+        """``x_j => x_i`` for each pair (j, i) of :func:`~mropt.admission.exact_master.dominance_pairs`.
+
+        A pair with a job outside the model is skipped (a dropped row keeps a relaxation
+        a relaxation). Returns the number of rows added.
+        """
+        added = 0
+        for j, i in pairs:
+            if j in self.x and i in self.x:
+                self.model.add_implication(self.x[j], self.x[i])
+                added += 1
+        return added
+
     def hint(self, order: list[int]) -> None:
         """A plan as a complete solution hint: its jobs, their left-justified map starts, the
         pair order, every chain sum (an incomplete hint sends CP-SAT into a long search to
@@ -293,13 +311,16 @@ def benefit_weights(benefits: np.ndarray, jobs: list[int]) -> tuple[dict[int, in
 class _Run:
     """One run of ``cpsat-direct``: the incumbent, the bound and the clock."""
 
-    def __init__(self, instance: AdmissionInstance, time_limit: float | None, seed: int, threads: int) -> None:
+    def __init__(
+        self, instance: AdmissionInstance, time_limit: float | None, seed: int, threads: int, dominance: bool = True
+    ) -> None:
         self.instance, self.seed, self.threads = instance, seed, threads
         self.started = time.perf_counter()
         self.time_limit = time_limit
         self.deadline = None if time_limit is None else self.started + time_limit
         self.oracle = SubsetOracle(instance)
         self.jobs = [j for j in range(instance.n) if self.oracle.alone_ok[j]]
+        self.dominance = dominance_pairs(self.oracle, self.jobs, list(instance.benefits)) if dominance else []
         self.best: list[int] = []
         self.bound = float(sum(instance.benefits[j] for j in self.jobs))
         self.details: dict = {
@@ -374,7 +395,8 @@ class _Run:
             self.details["stopped_early"] = True
             self.details["model"] = f"{label} model not built: out of time"
             return
-        self.details.update(model_jobs=len(model.jobs), order_literals=len(model.pairs))
+        dominance_rows = model.add_dominance(self.dominance)
+        self.details.update(model_jobs=len(model.jobs), order_literals=len(model.pairs), dominance_rows=dominance_rows)
         self.details["build_seconds"] = round(time.perf_counter() - built, 3)
         model.hint(self.best)
         left = self.left()
@@ -402,11 +424,16 @@ class _Run:
     "cpsat-direct",
     kind="admission",
     exact=True,
-    params={"threads": THREADS},
+    params={"threads": THREADS, "dominance": DOMINANCE},
     summary="exact SEQ optimum: one CP-SAT model (map intervals, pair order, Horn's condition as chains)",
 )
 def cpsat_direct(
-    instance: AdmissionInstance, *, time_limit: float | None = None, seed: int = 0, threads: int = 1
+    instance: AdmissionInstance,
+    *,
+    time_limit: float | None = None,
+    seed: int = 0,
+    threads: int = 1,
+    dominance: bool = True,
 ) -> Solution:
     """Registered method ``cpsat-direct`` (AMB eq. 1 under SEQ, sec. 4.1, Definition 2; module docstring)."""
-    return _Run(instance, time_limit, seed, int(threads)).run()
+    return _Run(instance, time_limit, seed, int(threads), bool(dominance)).run()

@@ -9,8 +9,10 @@ at N = 30; the two halves of the problem are easy apart, hard together. So:
 
 * the **master** (a MILP solved by CBC or HiGHS through PuLP, or a CP-SAT model) picks
   the set: ``max sum b_j x_j`` under the energy windows, pair conflicts and fixings of
-  :mod:`mropt.admission.exact_master` (valid inequalities: every valid set obeys them)
-  and the no-good cuts found so far;
+  :mod:`mropt.admission.exact_master` (valid inequalities: every valid set obeys them),
+  its dominance rows ``x_j <= x_i`` (job i no harder than j and worth no less: they
+  keep an optimum, :func:`~mropt.admission.exact_master.dominance_pairs`; on by
+  default, parameter ``dominance``) and the no-good cuts found so far;
 * the **subproblem** asks :class:`~mropt.admission.exact_oracle.SubsetOracle` whether
   the chosen set has a valid order (heuristic orders first, then an exact
   branch-and-bound with dominance rules). A valid order ends the search: the master
@@ -22,8 +24,8 @@ at N = 30; the two halves of the problem are easy apart, hard together. So:
 Bounds. The search starts from the best of the cheap bounds it could report without
 searching: the sum of the candidates' benefits, the LP of the energy rows written as
 chains (:func:`~mropt.admission.time_grid.lp_bound`, O(n) nonzeros: 0.14 s at N = 1000,
-``details["energy_lp_bound"]``), and the master's LP relaxation (the value of
-``bound-lp``, ``details["lp_bound"]``: 0.15 s at N = 200 but 3-5 s at N = 1000, where
+``details["energy_lp_bound"]``), and the master's LP relaxation (``details["lp_bound"]``: the value of ``bound-lp``,
+tightened by the dominance rows when they are on; 0.15 s at N = 200 but 3-5 s at N = 1000, where
 the master has about 650,000 nonzeros; skipped when the time is up, see
 :data:`LP_MIN_SECONDS`). Every master
 optimum is an upper bound too (the master is a relaxation; each master hands back a
@@ -35,8 +37,9 @@ run never reports a bound weaker than ``bound-lp``. A bound below a valid order
 already found contradicts the relaxation (issue 27: a CP-SAT master stopped early once
 handed back its unproven 0, and the run ended ``optimal`` below the true optimum): it
 never tightens the bound, and ``details["bounds_rejected"]`` records it. A warm start (the
-best of edf-greedy, ``amb`` and the beam variant amb-beam16) gives the first incumbent;
-infeasible master sets are repaired (drop the least-benefit job of each core) to
+better of edf-greedy and ``amb``) gives the first incumbent; the beam variant amb-beam16
+joins after the first master set the oracle refutes (it takes seconds at N = 300,
+wasted where the first master set is valid, as on most instances); infeasible master sets are repaired (drop the least-benefit job of each core) to
 improve it. The search stops, with status ``optimal``, once the bound is within
 :data:`~mropt.model.tolerance.OBJECTIVE_RTOL` (relative) of the incumbent: no absolute
 tolerance, so tiny or huge benefits are treated alike (docs/tolerances.md). On time out
@@ -44,10 +47,10 @@ the best valid order and the smallest proven bound (never below its objective) a
 returned with status ``time_limit``; ``details["bound_from"]`` says which bound it is.
 
 Time (issue 29, item 4). Every step looks at the clock: edf-greedy and the energy LP
-first (a valid plan and a proven bound), then amb-beam16 (stopped at the limit), the
+first (a valid plan and a proven bound), then ``amb``, the
 master's rows and pair conflicts (:func:`~mropt.admission.exact_master.build_master`,
 cut short at the limit, ``details["master_complete"]`` False: still a relaxation), its
-LP, the master models' builds and solves, the oracle (which stops shrinking a core once
+LP, the master models' builds and solves, amb-beam16 (stopped at the limit), the oracle (which stops shrinking a core once
 the time is up); at N = 1000 a 1 s limit ends within a few hundredths of a second of it.
 """
 
@@ -68,6 +71,7 @@ from mropt.admission.time_grid import lp_bound, time_grid
 from mropt.model.admission import AdmissionInstance
 from mropt.model.solution import Solution
 from mropt.model.tolerance import same_value, within
+from mropt.registry import Param
 
 
 @dataclass
@@ -80,6 +84,9 @@ class MasterResult:
     optimal: bool
     message: str = ""
 
+
+#: the ``dominance`` parameter of the exact admission methods (module docstring)
+DOMINANCE = Param(bool, True, "dominance rows x_j <= x_i (job i no harder than j, worth no less): keep an optimum")
 
 #: The master's LP relaxation (``bound-lp``) may run until the time limit; when the cheap
 #: LP of the energy rows found no bound it may run for :data:`LP_MIN_SECONDS` past it
@@ -107,8 +114,11 @@ class BendersRun:
     with the direct model through :meth:`offer` and :meth:`tighten`.
     """
 
-    def __init__(self, instance: AdmissionInstance, master: MasterSolver, *, time_limit: float | None) -> None:
+    def __init__(
+        self, instance: AdmissionInstance, master: MasterSolver, *, time_limit: float | None, dominance: bool = True
+    ) -> None:
         self.instance, self.master = instance, master
+        self.dominance = dominance
         self.started = time.perf_counter()
         self.time_limit = time_limit
         self.deadline = None if time_limit is None else self.started + time_limit
@@ -119,6 +129,7 @@ class BendersRun:
         self.timed_out = False
         self.best_order: list[int] = []
         self.best_source = "empty"
+        self.beam_tried = False  # amb-beam16 runs after the first refuted master set (module docstring)
         self.rejected: list[dict] = []
         self.lp_bound: float | None = None
         self.energy_lp_bound: float | None = None
@@ -156,14 +167,14 @@ class BendersRun:
         """Cheap bounds and plans first, then the master (module docstring, "Bounds" and "Time").
 
         edf-greedy; the LP of the energy rows (:func:`~mropt.admission.time_grid.lp_bound`,
-        O(n) nonzeros); ``amb`` (Algorithm 1 with phi kept implicitly: 0.1 s at N = 1000)
-        and amb-beam16; the master's rows and pair conflicts; ``bound-lp``: each stops at
+        O(n) nonzeros); ``amb`` (Algorithm 1 with phi kept implicitly: 0.1 s at N = 1000);
+        the master's rows and pair conflicts; ``bound-lp``: each stops at
         the time limit.
         """
         inst, deadline = self.instance, self.deadline
         self.offer(edf_greedy_order(inst), "edf-greedy")
         if not self.data.candidates or self.bound <= 0:
-            self.data = build_master(self.oracle, deadline=deadline)
+            self.data = build_master(self.oracle, dominance=self.dominance, deadline=deadline)
             return
         grid = time_grid(inst)
         left = self.time_left()
@@ -172,14 +183,13 @@ class BendersRun:
         )
         self.tighten(self.energy_lp_bound, "LP relaxation of the energy rows")
         self.offer([int(j) for j in amb_oracle(inst, deadline=deadline).order], "amb")
-        self.offer(amb_order(inst, deadline), BEAM_VARIANT)
-        self.data = build_master(self.oracle, deadline=deadline)
+        self.data = build_master(self.oracle, dominance=self.dominance, deadline=deadline)
         lp_until = deadline
         if deadline is not None and self.energy_lp_bound is None:
             lp_until = max(deadline, time.perf_counter() + LP_MIN_SECONDS)
         # None unless solved to optimality
         self.lp_bound, _, _ = master_value(self.data, relax=True, deadline=lp_until)
-        self.tighten(self.lp_bound, "LP relaxation of the master (bound-lp)")
+        self.tighten(self.lp_bound, "LP relaxation of the master (bound-lp, with the dominance rows)")
 
     def iterate(self, stop: Callable[[], bool] = lambda: False) -> bool:
         """Master, oracle, cut, until proven, out of time (``timed_out``) or ``stop()``; True when stopped.
@@ -219,6 +229,9 @@ class BendersRun:
                     self.timed_out = not (res.optimal or phase_over)
                     return phase_over
                 self._cut(chosen)
+                if not self.beam_tried:  # the master's first set was refuted: the beam's plan is worth its time
+                    self.beam_tried = True
+                    self.offer(amb_order(self.instance, deadline), BEAM_VARIANT)
                 if phase_over:
                     return True
         except OracleTimeout:
@@ -245,6 +258,7 @@ class BendersRun:
             "oracle_nodes": oracle.nodes,
             "energy_rows": len(data.rows),
             "pair_conflicts": len(data.conflicts),
+            "dominance_rows": len(data.dominance),
             "incumbent_from": self.best_source,
             "stopped_early": self.timed_out,
             "bound_from": self.bound_from,
@@ -277,9 +291,10 @@ def benders(
     *,
     time_limit: float | None,
     solver: dict[str, str],
+    dominance: bool = True,
 ) -> Solution:
     """Run the decomposition of the module docstring with ``master`` as the set chooser."""
-    run = BendersRun(instance, master, time_limit=time_limit)
+    run = BendersRun(instance, master, time_limit=time_limit, dominance=dominance)
     run.start()
     run.iterate()
     return run.solution(solver, run.details())

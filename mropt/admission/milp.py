@@ -15,14 +15,14 @@ from __future__ import annotations
 
 import time
 
-from mropt.admission.exact_benders import MasterResult, benders
+from mropt.admission.exact_benders import DOMINANCE, MasterResult, benders
 from mropt.admission.exact_master import MasterData, MasterOutOfTime, build_pulp_model
 from mropt.backends.pulp import solve_pulp, solver_record
 from mropt.model.admission import AdmissionInstance
 from mropt.model.solution import Solution
 from mropt.registry import THREADS, register
 
-_PARAMS = {"threads": THREADS}
+_PARAMS = {"threads": THREADS, "dominance": DOMINANCE}
 
 
 def _master(backend: str, threads: int):  # noqa: ANN202
@@ -47,8 +47,16 @@ def _master(backend: str, threads: int):  # noqa: ANN202
     return solve_master
 
 
-def _run(instance: AdmissionInstance, backend: str, time_limit: float | None, threads: int) -> Solution:
-    return benders(instance, _master(backend, int(threads)), time_limit=time_limit, solver=solver_record(backend))
+def _run(
+    instance: AdmissionInstance, backend: str, time_limit: float | None, threads: int, dominance: bool
+) -> Solution:
+    return benders(
+        instance,
+        _master(backend, int(threads)),
+        time_limit=time_limit,
+        solver=solver_record(backend),
+        dominance=bool(dominance),
+    )
 
 
 @register(
@@ -59,10 +67,15 @@ def _run(instance: AdmissionInstance, backend: str, time_limit: float | None, th
     summary="exact SEQ optimum: Benders with a CBC master MILP (PuLP) and an order oracle",
 )
 def milp_cbc(
-    instance: AdmissionInstance, *, time_limit: float | None = None, seed: int = 0, threads: int = 1
+    instance: AdmissionInstance,
+    *,
+    time_limit: float | None = None,
+    seed: int = 0,
+    threads: int = 1,
+    dominance: bool = True,
 ) -> Solution:
     """Registered method ``milp-cbc``: the SEQ optimum of AMB eq. 1 (sec. 4.1), CBC master."""
-    return _run(instance, "cbc", time_limit, threads)
+    return _run(instance, "cbc", time_limit, threads, dominance)
 
 
 @register(
@@ -73,7 +86,12 @@ def milp_cbc(
     summary="exact SEQ optimum: Benders with a HiGHS master MILP (PuLP) and an order oracle",
 )
 def milp_highs(
-    instance: AdmissionInstance, *, time_limit: float | None = None, seed: int = 0, threads: int = 1
+    instance: AdmissionInstance,
+    *,
+    time_limit: float | None = None,
+    seed: int = 0,
+    threads: int = 1,
+    dominance: bool = True,
 ) -> Solution:
     """Registered method ``milp-highs``: the SEQ optimum of AMB eq. 1 (sec. 4.1), HiGHS master."""
-    return _run(instance, "highs", time_limit, threads)
+    return _run(instance, "highs", time_limit, threads, dominance)

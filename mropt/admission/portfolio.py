@@ -10,8 +10,9 @@ its model grows as n^2 and it finds no plan beyond a few hundred jobs. One run s
 what each knows, in phases:
 
 1. **start** (:meth:`~mropt.admission.exact_benders.BendersRun.start`): edf-greedy, the
-   LP of the energy rows (cheap, O(n) nonzeros), amb-beam16, the master's rows and pair
-   conflicts, ``bound-lp``: a valid plan and a proven bound before any search;
+   LP of the energy rows (cheap, O(n) nonzeros), ``amb``, the master's rows, pair
+   conflicts and dominance rows, ``bound-lp``: a valid plan and a proven bound before
+   any search (amb-beam16 joins once the master's first set is refuted);
 2. **Benders probe**: the decomposition for at most ``probe_iterations`` master solves
    and ``probe_dtime`` deterministic seconds of CP-SAT master search;
 3. **direct model** (N at most ``direct_max_jobs`` candidates): ``cpsat-direct``'s
@@ -53,7 +54,7 @@ import math
 
 from mropt.admission.cpsat import cp_master
 from mropt.admission.cpsat_direct import DirectModel, benefit_weights
-from mropt.admission.exact_benders import BendersRun
+from mropt.admission.exact_benders import DOMINANCE, BendersRun
 from mropt.admission.exact_oracle import OracleTimeout
 from mropt.admission.time_grid import time_grid
 from mropt.backends import cpsat as cpsat_backend
@@ -66,6 +67,7 @@ _WEIGHT_BITS = 40  # the Benders master's benefit grid (as ``cpsat``'s default)
 
 _PARAMS = {
     "threads": THREADS,
+    "dominance": DOMINANCE,
     "probe_iterations": Param(int, 25, "master solves of the Benders probe before the direct model", minimum=0),
     "probe_dtime": Param(float, 5.0, "CP-SAT deterministic seconds of master search in the Benders probe", minimum=0.0),
     "direct_max_jobs": Param(
@@ -110,7 +112,10 @@ def _direct_phase(run: BendersRun, budget: cpsat_backend.DtimeBudget, *, threads
             info["model"] = f"{label} model not built: out of time"
             run.timed_out = True
             break
-        info.update(_share(run, model, weights, unit, slack), order_literals=len(model.pairs))
+        dominance_rows = model.add_dominance(run.data.dominance)
+        info.update(
+            _share(run, model, weights, unit, slack), order_literals=len(model.pairs), dominance_rows=dominance_rows
+        )
         model.hint(run.best_order)
         dtime = None if math.isinf(budget.total) else budget.left()
         res = cpsat_backend.solve(
@@ -167,12 +172,15 @@ def cpsat_portfolio(
     direct_max_jobs: int = 200,
     direct_dtime: float = 5.0,
     max_dtime: float = 0.0,
+    dominance: bool = True,
 ) -> Solution:
     """Registered method ``cpsat-portfolio`` (AMB eq. 1 under SEQ, sec. 4.1; module docstring)."""
     threads = int(threads)
     total = float(max_dtime) or math.inf
     budget = cpsat_backend.DtimeBudget(min(float(probe_dtime), total))  # the masters' (phases 2 and 4)
-    run = BendersRun(instance, cp_master(threads, _WEIGHT_BITS, seed, budget), time_limit=time_limit)
+    run = BendersRun(
+        instance, cp_master(threads, _WEIGHT_BITS, seed, budget), time_limit=time_limit, dominance=bool(dominance)
+    )
     run.start()
     phases: list[dict] = []
     run.iterate(stop=lambda: run.iterations >= probe_iterations or budget.exhausted())
