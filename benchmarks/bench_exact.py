@@ -25,6 +25,11 @@ JSON line of ``--runs-out`` (rewritten after every run). Reduce with ``--sizes``
 
     python benchmarks/bench_exact.py --frontier                         # hours: 480 runs of up to 60 s
     python benchmarks/bench_exact.py --frontier --sizes 40,60,100 --seed-list 1-3 --time-limit 30
+
+Runs split over processes (one per core, ``--runs-out`` each) are put into one table with
+``--tables-from``:
+
+    python benchmarks/bench_exact.py --frontier --tables-from a.jsonl b.jsonl
 """
 
 from __future__ import annotations
@@ -34,6 +39,7 @@ import json
 import statistics
 import sys
 import warnings
+from pathlib import Path
 
 from mropt.admission.verify import verify
 from mropt.instances.admission_gen import generate_admission
@@ -57,7 +63,10 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--frontier", action="store_true", help="the exact admission frontier (module docstring)")
     ap.add_argument("--seed-list", help="seeds as a list of numbers and ranges, e.g. 1-3,7 (overrides --seeds)")
     ap.add_argument("--runs-out", default="frontier-runs.jsonl", help="--frontier: one JSON line per run")
+    ap.add_argument("--tables-from", nargs="+", metavar="JSONL", help="--frontier: print the table of these runs files")
     args = ap.parse_args(argv)
+    if args.frontier and args.tables_from:
+        return frontier_tables(args.tables_from)
     if args.frontier:
         return frontier(args, sys.argv[1:] if argv is None else argv)
     args.sizes, args.methods = args.sizes or "10,20,30,40,60,80,100", args.methods or "milp-cbc,milp-highs,cpsat"
@@ -175,6 +184,17 @@ def frontier(args: argparse.Namespace, argv: list[str]) -> int:
                     file=sys.stderr,
                     flush=True,
                 )
+    print_frontier(runs, sizes, seeds, methods)
+    return 0
+
+
+def frontier_tables(paths: list[str]) -> int:
+    """The frontier table of runs read back from ``--runs-out`` files (one process each)."""
+    runs = [json.loads(line) for path in paths for line in Path(path).read_text("utf-8").splitlines() if line.strip()]
+    sizes = sorted({r["n"] for r in runs})
+    seeds = sorted({r["seed"] for r in runs})
+    methods = list(dict.fromkeys(r["method"] for r in runs))
+    print(f"frontier from {', '.join(paths)}: {len(runs)} runs, N {sizes}, seeds {seeds[0]}-{seeds[-1]}")
     print_frontier(runs, sizes, seeds, methods)
     return 0
 
