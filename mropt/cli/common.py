@@ -20,7 +20,7 @@ def write_text(text: str, out: str | None) -> None:
     """Write to stdout (``out`` None or ``-``) or to the file ``out`` through :mod:`mropt.model.files`.
 
     A regular file is replaced atomically; a device, pipe or symlink target is written
-    through (issues 13 item 8, 14 item 2); a bad path is a one-line InputError.
+    through (:mod:`mropt.model.files`); a bad path is a one-line InputError.
     """
     if out is None or out == "-":
         sys.stdout.write(text)
@@ -44,7 +44,7 @@ def parse_param(text: str) -> tuple[str, Any]:
     return name.strip().replace("-", "_"), value
 
 
-# -- integer options: bounded at parse time (issue 28, part 7) ------------------------------
+# -- integer options: bounded at parse time ----------------------------------------------
 def _show_bound(bound: int) -> str:
     return {INT64_MAX: "2^63 - 1", -INT64_MAX - 1: "-2^63"}.get(bound, f"{bound:,}")
 
@@ -76,7 +76,7 @@ def int_type(minimum: int = -INT64_MAX - 1, maximum: int = INT64_MAX) -> Callabl
 SEED = int_type(0)
 
 
-# -- options built from a parameter dataclass (issue 12, item 7) ----------------------------
+# -- options built from a parameter dataclass -------------------------------------------
 def param_fields(cls: type) -> list[dataclasses.Field]:
     """The fields of ``cls`` that are command-line options (all but ``metadata["cli"] = False``)."""
     return [f for f in dataclasses.fields(cls) if f.metadata.get("cli", True)]

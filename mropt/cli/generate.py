@@ -1,8 +1,8 @@
 """``mropt generate admission|priority|fairness|workload ...``: seeded instances with the papers' defaults.
 
 The options are the fields of each generator's parameter dataclass (``AdmissionParams``,
-``PriorityParams``, ``FairnessParams``), built by :func:`mropt.cli.common.add_param_options`
-(issue 12, item 7): a new generator parameter is a new option.
+``PriorityParams``, ``FairnessParams``), built by :func:`mropt.cli.common.add_param_options`:
+a new generator parameter is a new option.
 """
 
 from __future__ import annotations

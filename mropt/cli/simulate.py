@@ -1,4 +1,4 @@
-"""``mropt simulate`` and ``mropt policies``: run a scheduling policy on a workload (issue 15).
+"""``mropt simulate`` and ``mropt policies``: run a scheduling policy on a workload.
 
 ``mropt simulate FILE --policy NAME [--plan SOLUTION.json] [--param K=V]... [--seed S]
 [--out DIR [--force]] [--json] [--mode event|heartbeat] [--speculation RULE [--speculation-param K=V]...]

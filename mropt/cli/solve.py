@@ -136,7 +136,7 @@ def run_verify(args: argparse.Namespace) -> int:
 
 
 def _verified_what(solution: Solution, verdict: Any) -> str:
-    """What an accepted verdict rests on; "recomputed" only when the objective was (issue 27)."""
+    """What an accepted verdict rests on; "recomputed" only when the objective was."""
     if verdict.checked_schedule and verdict.objective is not None:
         return f"decision valid, objective {verdict.objective:g} recomputed"
     claimed = "none" if solution.objective is None else f"{solution.objective:g}"

@@ -1,4 +1,4 @@
-"""Dominant Resource Fairness and DDRF (the DDRF paper, ``001_35423bb5d202059c.txt``).
+"""Dominant Resource Fairness and DDRF (the DDRF paper, ``docs/papers.md``).
 
 Importing this package registers its methods: ``drf`` (progressive filling,
 sec. 3.1), ``drf-lp`` (continuous DRF), ``drf-milp`` and ``drf-cpsat`` (integer

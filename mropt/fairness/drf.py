@@ -23,7 +23,7 @@ tie, in any units. A task fits when every resource's use stays within
 ``docs/tolerances.md``), so the allocation is the same when a resource's capacity and
 demands, or the weights, are expressed in other units.
 
-Resources (issue 14, item 8): ``time_limit`` is looked at every :data:`CLOCK_EVERY`
+Resources: ``time_limit`` is looked at every :data:`CLOCK_EVERY`
 decisions; past it, filling stops and the allocation so far (a valid, partial one) is
 returned with status ``time_limit``. The launch order lists every task, so an instance
 that could launch more than :data:`MAX_LAUNCHES` tasks (:func:`launch_bound`: huge

@@ -48,21 +48,21 @@ factor) or of the weights:
   integers (:func:`integer_data`), the same in any units; the data are read to 15
   significant digits, which drops a unit conversion's float noise.
 
-The defect this replaced (issue 19): the model held the raw weighted shares, CBC its
-absolute tolerances of 1e-7, and each level, read back from CBC's 8 printed digits, was
-fixed with a slack of ``1e-7 * max(1, S_k)``. With cpu 3, tasks of 1 (A) and 0.8 (B)
-and weights of 1e7 (weighted shares 3.3e-8 and 5.3e-8 at the optimum, 2e-8 apart)
-level 1 was read back as 0 and drf-milp claimed {A: 0, B: 3} optimal instead of
-{A: 1, B: 2}; with weights of 1e9, {A: 0, B: 0}. With B's task 0.99999997 and weights
+The first defect this replaced (absolute tolerances): the model held the raw weighted
+shares, CBC its absolute tolerances of 1e-7, and each level, read back from CBC's 8
+printed digits, was fixed with a slack of ``1e-7 * max(1, S_k)``. With cpu 3, tasks of 1
+(A) and 0.8 (B) and weights of 1e7 (weighted shares 3.3e-8 and 5.3e-8 at the optimum,
+2e-8 apart) level 1 was read back as 0 and drf-milp claimed {A: 0, B: 3} optimal instead
+of {A: 1, B: 2}; with weights of 1e9, {A: 0, B: 0}. With B's task 0.99999997 and weights
 of 1e-8, level 1 (33333333.3) was read as 33333333, and {A: 2, B: 1}, 3e-8 (relative)
 lower at level 1, was claimed optimal (``tests/fairness/test_fairness_scale.py``).
 
-The defect of issue 27: with weights spanning many orders of magnitude (1e-8 and 1e8 on
-cpu 10) the share coefficients relative to the largest were 1e-16 and 1, every level
-sat below CBC's absolute tolerances and its cutoff increment (1e-5), and drf-milp and
-drf-lp claimed {A: 10, B: 0} optimal with objective 0 instead of {A: 1, B: 9}. Each
-level now has its own scale (:func:`_level_scale`: the power of two at or below the
-k-th smallest share coefficient), its ``r_k`` and ``d_k`` count units of it, and
+The second (one scale for all levels): with weights spanning many orders of magnitude
+(1e-8 and 1e8 on cpu 10) the share coefficients relative to the largest were 1e-16 and
+1, every level sat below CBC's absolute tolerances and its cutoff increment (1e-5), and
+drf-milp and drf-lp claimed {A: 10, B: 0} optimal with objective 0 instead of
+{A: 1, B: 9}. Each level now has its own scale (:func:`_level_scale`: the power of two at or below
+the k-th smallest share coefficient), its ``r_k`` and ``d_k`` count units of it, and
 drf-milp caps the coefficients that exceed any ``r_k`` (:meth:`_PulpLeximin.add_level`),
 so every level is solved at magnitude 1 whatever the spread of the weights.
 """
@@ -276,7 +276,7 @@ class _PulpLeximin:
 
         CBC takes a new solution only when it beats the last by its cutoff increment
         (1e-5 of the objective, absolute), so its "optimal" S_k may be up to 1e-5 scales
-        short: weights 1e5 apart gave a level of 0 for one of 2.5e-6 (issue 27). So CBC is
+        short: weights 1e5 apart gave a level of 0 for one of 2.5e-6. So CBC is
         asked again for an allocation with ``S_k`` above this one's by ``_PROBE_MARGIN``
         scales, as a row (no increment applies to rows; a smaller margin sits within CBC's
         row tolerance, which the same allocation meets), until there is none (infeasible)

@@ -35,7 +35,7 @@ naming it (``smoke.toml: key 'methods[2].profiles' ...``). Schema::
     seeds = {start = 1, count = 10}
     sweep = {size = [100, 150, 200]}
 
-**Policies** (issue 15): a study may list simulator policies (``mropt policies``) beside or
+**Policies**: a study may list simulator policies (``mropt policies``) beside or
 instead of methods; each (instance, policy, seed of ``method_seeds``) is a simulation
 (:func:`mropt.sim.run.simulate`) whose row has kind ``workload``, objective the benefit
 earned (AMB eq. 1) and the simulation's summary in ``metrics``. The instances must be
@@ -160,7 +160,7 @@ class Experiment:
         return self.path.parent
 
     def results_folder(self, root: str | Path = "results") -> Path:
-        """``root/NAME``, the folder of a study run without ``--out`` (issue 14, item 4).
+        """``root/NAME``, the folder of a study run without ``--out``.
 
         The name becomes a folder, so it must be a plain folder name: letters, digits,
         ``.``, ``_`` and ``-``, not starting with ``.`` and without ``..``. An absolute
@@ -375,7 +375,7 @@ def stored_run_key(row: Mapping[str, Any]) -> str | None:
 
 
 def import_modules(names: Sequence[str], paths: Sequence[str] = ()) -> None:
-    """Import the modules an experiment names in ``imports`` (issue 14, item 3).
+    """Import the modules an experiment names in ``imports``.
 
     Only the named modules run, and never ahead of the standard library or the
     installed packages: the folders in ``paths`` (the working folder and the

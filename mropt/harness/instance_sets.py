@@ -20,7 +20,7 @@ naming it (``instances[1].sweep.size``)::
     params = {with_nodes = true, tasks_max = 6}
     sweep = {users = [4, 8]}
 
-    [[instances]]                 #    e.g. simulator workloads (issue 15): the AMB paper's sets
+    [[instances]]                 #    e.g. simulator workloads: the AMB paper's sets
     generator = "workload"        #    (mropt.instances.workload_gen.generate_workload, WorkloadParams)
     preset = "amb-dynamic"        #    its preset (default amb-static); only this generator has presets
     seeds = [1, 2]
@@ -28,7 +28,7 @@ naming it (``instances[1].sweep.size``)::
 
     [[instances]]                 # 2. importer windows (SWIM traces)
     importer = "swim"
-    trace = "../../shared/traces/swim/FB-2009_samples_24_times_1hr_0.tsv"  # relative to the file
+    trace = "traces/FB-2009_samples_24_times_1hr_0.tsv"  # SWIM's Facebook 2009 day; relative to the file
     seeds = [0]
     windows = {start = {from = 0, step = 3600, count = 24}, jobs = [30]}
     params = {nodes = 40}         #    SwimParams overrides

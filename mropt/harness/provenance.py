@@ -1,4 +1,4 @@
-"""What a study ran and where: the experiment file's text, versions and machine (issue 13).
+"""What a study ran and where: the experiment file's text, versions and machine.
 
 :func:`record_study` is called by :func:`mropt.harness.runner.run_study` when a study
 starts (and again each time it is resumed). It writes, in the result folder::

@@ -32,7 +32,7 @@ the tighter bound; a value is ``=opt=`` when an exact method proved it (status
 ``optimal``, verified) or when it meets the best bound within the relative objective
 tolerance (``OBJECTIVE_RTOL``, :mod:`mropt.model.tolerance`).
 
-**A bound that a verified plan refutes is no bound** (issue 27, item 5). A bound below the
+**A bound that a verified plan refutes is no bound.** A bound below the
 best known value by more than the relative objective tolerance (above it, when
 minimising) proves its method wrong, and so does an exact method's ``optimal`` objective
 below it (an optimum is its own bound): e.g. an exact method that returns the valid empty
@@ -70,7 +70,7 @@ which); it is missing for runs without an objective (errors, kills), for answers
 
 **Robust file.** Names are written with whitespace runs replaced by ``_`` and without
 control characters or ``#`` (:func:`safe_name`), so a name can never start a new line or
-a comment (issue 14, item 1); a line the reader cannot use (an unknown tag, a value that
+a comment; a line the reader cannot use (an unknown tag, a value that
 is not a finite number, a malformed hash) is skipped with a warning naming the file and
 the line, never fatal.
 """

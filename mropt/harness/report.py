@@ -1,4 +1,4 @@
-"""Reports of a result folder: the tables and plots a researcher would publish (issue 13).
+"""Reports of a result folder: the tables and plots a researcher would publish.
 
 :func:`write_report` writes into the report folder (``mropt report DIR``; default ``DIR/report``):
 

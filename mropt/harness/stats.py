@@ -1,4 +1,4 @@
-"""Spread, significance and profiles of a gap study (issue 13): pure functions on numbers and frames.
+"""Spread, significance and profiles of a gap study: pure functions on numbers and frames.
 
 * :func:`bootstrap_mean_ci` -- percentile bootstrap interval of a mean, seeded: the same
   values, seed and key give the same interval on any machine (numpy's PCG64 generator);

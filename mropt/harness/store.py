@@ -26,7 +26,7 @@ A writer of the store (:meth:`Store.create`, :meth:`Store.write_row`) holds a sh
 writes (it gets the lock exclusively) removes the temporaries killed writers left in
 ``runs/`` and ``instances/`` -- only names of the store's own pattern, ``.<digest>.parquet.
 <8 hex>.tmp`` and ``.<sha256>.json.<8 hex>.tmp`` -- so a study resumed after a SIGKILL leaves
-none behind (issue 28, part 7); compaction removes those of ``compacted/``, which only a
+none behind; compaction removes those of ``compacted/``, which only a
 compaction, under its lock, writes.
 """
 

@@ -1,4 +1,4 @@
-"""Typed reading of TOML keys: the one vocabulary of the harness's files (issue 12, item 7).
+"""Typed reading of TOML keys: the one vocabulary of the harness's files.
 
 Experiment files (:mod:`mropt.harness.experiment`), instance sets
 (:mod:`mropt.harness.instance_sets`) and solver profiles (:mod:`mropt.harness.profiles`)
@@ -11,7 +11,7 @@ read their keys through these functions, so that every error has one of three sh
 ``where`` is the dotted path of the table (``"instances[0].sweep"``, ``""`` at the top);
 the caller that knows the file puts ``<file>: `` in front (:func:`in_file`).
 
-Numbers are finite and bounded (issue 14, item 5): TOML has ``nan`` and ``inf``
+Numbers are finite and bounded: TOML has ``nan`` and ``inf``
 literals, and ``1e300`` seconds overflows the worker's ``select`` timeout, so a number of
 seconds is at most :data:`MAX_SECONDS`. Integers are 64-bit, as the TOML specification
 says (Python's ``tomllib`` reads any size) and as the result store keeps them; seeds are
@@ -88,7 +88,7 @@ MAX_TOML_BYTES = 16 << 20
 def read_toml(path: str | Path) -> dict[str, Any]:
     """A TOML file as a dict; a missing, unreadable or malformed file is a one-line InputError.
 
-    Refused in one line (issue 14, item 5): a folder, a device, a file over
+    Refused in one line: a folder, a device, a file over
     :data:`MAX_TOML_BYTES`, text that is not UTF-8, nesting too deep for the parser,
     an integer literal of more than 4,300 digits. The readers below check every value
     they take (integers are 64-bit, numbers finite); free-form tables (a generator's

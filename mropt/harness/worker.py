@@ -47,7 +47,7 @@ INTERRUPT_SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
 
 #: the folder holding the parent's ``mropt`` package: the worker runs the same code
 _MROPT_ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-#: The worker's start (issue 14, item 3). ``python -P`` puts neither the working folder nor
+#: The worker's start. ``python -P`` puts neither the working folder nor
 #: anything else ahead of the standard library, and the package ``mropt`` alone is loaded
 #: from ``_MROPT_ROOT`` (argv[1]) without putting that folder on ``sys.path``: a
 #: ``select.py`` in the working folder or beside the experiment is never imported. The
@@ -98,7 +98,7 @@ def _read_exact(fd: int, n: int, stop_at: float | None) -> bytes | None:
 class WorkerStartError(RuntimeError):
     """A worker process could not be started: a failure of the harness, not of the run.
 
-    The executors never store such a run as finished (issue 14, item 5): it stays to
+    The executors never store such a run as finished: it stays to
     do, and the study ends with one line saying how many runs were left and why.
     """
 

@@ -4,7 +4,7 @@ A parameter dataclass (``AdmissionParams``, ``FairnessParams``, ``PriorityParams
 ``AlibabaParams``) can be built from an experiment file or from Python, where nothing
 types the values; :func:`check_types` refuses, in one line naming the parameter, a
 value whose type does not match the field's annotation before any range check
-compares it (issue 14, items 5 and 6: ``jobs = "x"`` was a ``TypeError`` traceback):
+compares it (``jobs = "x"`` would otherwise be a ``TypeError`` traceback):
 
 * ``int``: an integer (not a boolean) in the 64-bit range;
 * ``float``: an integer or float that is finite (``|x| <= 1.8e308``);
@@ -17,7 +17,7 @@ compares it (issue 14, items 5 and 6: ``jobs = "x"`` was a ``TypeError`` traceba
 generator asked for more would need memory beyond any instance mropt can solve, and
 is refused up front.
 
-A generator writes only what the readers accept (issue 28, part 7): :func:`check_seed` takes
+A generator writes only what the readers accept: :func:`check_seed` takes
 the seeds numpy takes and a file records (integers in [0, 2^63 - 1]), and
 :func:`check_written` refuses a parameter whose number in the file (itself, or one made
 from it) breaks the instance fields' magnitude rule (:func:`mropt.model.fields.magnitude_problem`:

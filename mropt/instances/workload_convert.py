@@ -1,4 +1,4 @@
-"""Admission instances as workloads and back: the SEQ model's idealised cluster (issue 15).
+"""Admission instances as workloads and back: the SEQ model's idealised cluster.
 
 :func:`to_workload` turns an admission instance (AMB sec. 3: ``M`` map slots, ``R`` reduce
 slots, jobs with phase times or task counts) into a workload the simulator runs; every

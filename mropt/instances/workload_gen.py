@@ -1,6 +1,6 @@
 """Generator of workloads (``kind`` ``workload``) for the AMB paper's experiments on the cluster.
 
-Presets: two of the AMB paper's job sets (000_*.txt, Table 2 and sec. 5), ``mpsa``, ``ddrf``
+Presets: two of the AMB paper's job sets (Table 2 and sec. 5), ``mpsa``, ``ddrf``
 and ``late`` (below):
 
 * ``amb-static`` (sec. 5.1, Figures 7-9): N = 30 jobs submitted at time 0; sizes uniform in
@@ -45,29 +45,27 @@ default policy, :mod:`mropt.sim.placement`). Timing, faults, pools and queues ar
 workload defaults (Mumak's factors, no stragglers, no slow-start, one pool per user, every
 job the user ``default``).
 
-**The ddrf preset** (DDRF paper 001_*.txt, sec. 3.2.2 and 4.2: the locality setting of
-issue 16, item 2). ``jobs`` (200) map-only jobs of N = ``tasks_per_job`` (20) tasks; task
-times ``T x U[1 - j, 1 + j]`` with T = ``map_task_time`` (60 s) and j = ``task_time_jitter``
-(0.2; the paper's tasks all last T; the jitter keeps completions, hence freed places, from
-falling in waves); R = ``replicas`` (3) input replicas per task, placed by the simulator
-with HDFS's default policy, seeded (``placement`` ``{replicas, seed}``,
-:mod:`mropt.sim.placement`); M = ``nodes`` (100; the paper's 100 to 1,000) nodes of
-``<4 cpu, 8 mem>`` (no slots) in racks of ``rack_size`` = 20 (the paper's G; its value is
-not printed, 20 is a common rack of 1 GbE top-of-rack switches). Job k belongs to user
+**The ddrf preset** (the locality setting of the DDRF paper, sec. 3.2.2 and 4.2). ``jobs`` (200)
+map-only jobs of N = ``tasks_per_job`` (20) tasks; task times ``T x U[1 - j, 1 + j]`` with T =
+``map_task_time`` (60 s) and j = ``task_time_jitter`` (0.2; the paper's tasks all last T; the
+jitter keeps completions, hence freed places, from falling in waves); R = ``replicas`` (3) input
+replicas per task, placed by the simulator with HDFS's default policy, seeded (``placement``
+``{replicas, seed}``, :mod:`mropt.sim.placement`); M = ``nodes`` (100; the paper's 100 to 1,000)
+nodes of ``<4 cpu, 8 mem>`` (no slots) in racks of ``rack_size`` = 20 (the paper's G; its value
+is not printed, 20 is a common rack of 1 GbE top-of-rack switches). Job k belongs to user
 ``u<(k-1) mod users + 1>`` (``users`` = 10); odd users' tasks need ``<1 cpu, 1 mem>``
-(CPU-dominant), even users' ``<0.5 cpu, 2 mem>`` (memory-dominant): either kind fills a
-node with 4 tasks (L = 4 places per node), so DRF has two dominant resources to balance.
-Submit times are uniform over ``[0, jobs x gap)`` (as above) with ``gap = N T / (load x M
-L)``: an offered load of ``load`` (0.95) of the M L places. The paper's model (sec. 3.2.2)
-has a slot freeing every T / S, each freed slot one chance of locality for the waiting job;
-a busy cluster (5% of its places free on average at load 0.95) frees them one at a time at
-random nodes, as the model assumes. (Table 2's p = 0.05 is the model's *preferred
-fraction* ``p_i = |P_i| / M``, the share of nodes holding the job's input: here
-``1 - (1 - K / M)^R`` with K tasks left, e.g. 0.05 for K = 17 on M = 1,000 nodes.) The
-other fields (deadlines, benefits, job types) are unused.
+(CPU-dominant), even users' ``<0.5 cpu, 2 mem>`` (memory-dominant): either kind fills a node
+with 4 tasks (L = 4 places per node), so DRF has two dominant resources to balance. Submit times
+are uniform over ``[0, jobs x gap)`` (as above) with ``gap = N T / (load x M L)``: an offered
+load of ``load`` (0.95) of the M L places. The paper's model (sec. 3.2.2) has a slot freeing
+every T / S, each freed slot one chance of locality for the waiting job; a busy cluster (5% of
+its places free on average at load 0.95) frees them one at a time at random nodes, as the model
+assumes. (Table 2's p = 0.05 is the model's *preferred fraction* ``p_i = |P_i| / M``, the share
+of nodes holding the job's input: here ``1 - (1 - K / M)^R`` with K tasks left, e.g. 0.05 for
+K = 17 on M = 1,000 nodes.) The other fields (deadlines, benefits, job types) are unused.
 
-**The late preset** (LATE, issue 17: speculative execution in a heterogeneous cluster, the
-LATE paper's virtualised setting where co-located VMs run slower, ``002_*.txt``): the jobs of
+**The late preset** (LATE: speculative execution in a heterogeneous cluster, the LATE
+paper's virtualised setting where co-located VMs run slower): the jobs of
 ``amb-static`` drawn as above (``jobs`` 20, ``mean_splits`` 40, submitted over ``[0, jobs x
 mean_interarrival)`` with ``mean_interarrival`` 30 s), on ``nodes`` (40) nodes of 2 + 2 slots
 in racks of 20, of which ``round(slow_fraction x nodes)`` (``slow_fraction`` 0.25) run at

@@ -7,7 +7,7 @@ node speed, a straggler rate) or makes one (the mpsa preset's reduce task time) 
 that number breaks the reader's magnitude rule (:func:`mropt.instances.params.check_written`), and
 the mean gap between submissions is at most 1e9 s in every preset (``mean_interarrival``, the mpsa
 preset's ``60 / arrival_rate``, the ddrf preset's :func:`ddrf_gap`): the generator writes only
-files that ``mropt simulate`` reads (issue 28, part 7).
+files that ``mropt simulate`` reads.
 """
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """Admission instances: deadline MapReduce jobs on a cluster of map and reduce slots.
 
-The problem of the AMB paper (``000_0e457e2fa683e214.txt``, sec. 3): a cluster with
+The problem of the AMB paper (``docs/papers.md``; sec. 3): a cluster with
 ``M`` map slots and ``R`` reduce slots, a set of candidate jobs, each with a deadline
 and a benefit; choose the jobs to accept and how to run them to maximise eq. 1.
 

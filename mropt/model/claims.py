@@ -3,7 +3,7 @@
 Each problem package's independent ``verify`` recomputes the objective from the decision
 alone. The rules here tie the solution's other claims (status, objective, bound) to that
 value, the same for every kind, in the objective sense the instance declares (``SENSE``,
-:mod:`mropt.model.sense`); they share nothing with the methods (issue 27, part 4):
+:mod:`mropt.model.sense`); they share nothing with the methods:
 
 * **No decision.** Status ``bound`` is a bound-only result (``ideal``, ``bound-lp``: a
   relaxation's value, not a plan): its objective must be a finite number, and nothing is

@@ -1,6 +1,6 @@
 """Fairness instances: users with per-task multi-resource demands on a cluster.
 
-The problem of the DDRF paper (``001_35423bb5d202059c.txt``, sec. 3.1 and 4): a cluster
+The problem of the DDRF paper (``docs/papers.md``; sec. 3.1 and 4): a cluster
 with total amounts of ``m`` resources (``resources``, e.g. ``{"cpu": 9, "mem": 18}``),
 and users whose tasks each need a demand vector ``D_i``; allocate tasks so that the
 users' (weighted) dominant shares ``s_i = max_j x_i D_ij / r_j`` are fair (DRF).

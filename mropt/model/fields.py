@@ -4,7 +4,7 @@ Every reader takes the mapping, the key and a ``where`` prefix (for example
 ``"job 'j3'"``) and raises :class:`~mropt.model.errors.InputError` naming the
 place, the field and the value when the field is missing or not acceptable.
 
-The number rules (issue 14, item 6) live here once, for every field, known or not:
+The number rules live here once, for every field, known or not:
 
 * a number is finite and within the float range (``|x| <= 1.8e308``, :data:`FLOAT_MAX`):
   ``1e309`` and a 400-digit integer are refused, whether the field is known or kept

@@ -1,10 +1,9 @@
 """The one file writer of mropt: atomic for regular files, written through for devices and pipes.
 
-Issue 12, item 7 (one atomic writer instead of five copies) and issues 13 item 8 / 14
-item 2 (``-o FILE`` must not replace a device node or a symlink, and must not give a
-traceback). Every file mropt writes (``-o`` outputs, instance files, the result store's
-Parquet files, ``reference.solu``, reports) goes through :func:`write_text`,
-:func:`write_bytes` or :func:`replacing`. What happens depends on what ``path`` is:
+One writer instead of one copy per caller; ``-o FILE`` must not replace a device node or
+a symlink, and must not give a traceback. Every file mropt writes (``-o`` outputs, instance
+files, the result store's Parquet files, ``reference.solu``, reports) goes through
+:func:`write_text`, :func:`write_bytes` or :func:`replacing`. What happens depends on what ``path`` is:
 
 * **a regular file, or a name that does not exist yet**: the data goes to a temporary
   file ``.NAME.<random>.tmp`` in the same folder, which is flushed, ``fsync``-ed and

@@ -1,4 +1,4 @@
-"""Output folders replaced whole: built beside the target, then swapped in (issue 28, part 4).
+"""Output folders replaced whole: built beside the target, then swapped in.
 
 A command that writes several files into one folder (``mropt simulate --out DIR``) must not
 leave ``DIR`` holding some files of a new run beside some of an old one when it is killed.

@@ -1,6 +1,6 @@
 """Priority instances: deadline classes sharing the map and reduce slots of a cluster.
 
-The problem of the MPSA paper (``004_c84e33dc42ee59a1.txt``, secs. 3-4): jobs arrive in
+The problem of the MPSA paper (``docs/papers.md``; secs. 3-4): jobs arrive in
 priority classes, each with a mean sojourn-time target (``deadline``, T_i of eq. 17), a
 Poisson arrival rate (lambda_i) and a workload; every job walks the two-station Jackson
 network of sec. 3 (a map and a reduce station). The routing probabilities come either

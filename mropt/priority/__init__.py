@@ -1,4 +1,4 @@
-"""Multi-priority slot allocation (the MPSA paper, ``004_c84e33dc42ee59a1.txt``).
+"""Multi-priority slot allocation (the MPSA paper, ``docs/papers.md``).
 
 Sec. 3's Jackson network (:mod:`~mropt.priority.queueing`), sec. 4.2's AR(1) forecast
 (:mod:`~mropt.priority.forecast`), Algorithm 1 of sec. 4.3 (``mpsa``,

@@ -33,7 +33,7 @@ offered loads equal within OBJECTIVE_RTOL (:func:`~mropt.model.tolerance.same_va
 count as a tie, which goes to the later priority in the file.
 The status is then ``infeasible``; ``details.worst_ratio`` holds r*.
 
-Resources (issue 14, item 8). The tables hold (S_map + 1)(S_reduce + 1) floats per
+Resources. The tables hold (S_map + 1)(S_reduce + 1) floats per
 priority and the search over r copies them once more (sorted), so before allocating
 anything :func:`memory_estimate` is compared with :data:`MAX_MEMORY_BYTES` (1 GiB): an
 instance above it is refused with an InputError saying how much it would need (a
@@ -49,9 +49,9 @@ deadline_limit (TIME_RTOL) and the stability test rho < 1 - TIME_RTOL of
 :mod:`~mropt.priority.queueing`; every other comparison is between integers (slot
 counts) or between unit-free ratios T_i / T_i^target. Offered loads are unit-free too,
 but two that are equal in exact arithmetic (lambda = 0.1, W = 9 and lambda = 0.3, W = 3)
-need not be equal once rounded in other units: compared exactly, as before issue 19,
+need not be equal once rounded in other units: compared exactly (as mropt once did),
 the tie went to whichever product rounded up, so the priority left without slots
-depended on the time unit (tests/priority/test_scale_invariance.py keeps the case).
+depended on the time unit (tests/priority/test_priority_scale.py keeps the case).
 """
 
 from __future__ import annotations

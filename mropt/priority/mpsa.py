@@ -19,9 +19,9 @@ s_i1 that meets the deadline (eq. 18). Choices where the listing is silent:
   is s_i1 = mapMax, the smallest feasible count when one exists (with Yu = 0). Tcha is
   the slack to the deadline's tolerance limit, deadline_limit(T_i) - T, never negative
   for a feasible probe. (Stopping at Tcha <= 0 with the slack measured from T_i itself,
-  as before issue 19, ended the search at the first probe inside the tolerance band,
+  as mropt once did, ended the search at the first probe inside the tolerance band,
   and whether a probe fell inside it, i.e. whether T - T_i was a rounding error above
-  or below 0, depended on the units: tests/priority/test_scale_invariance.py keeps
+  or below 0, depended on the units: tests/priority/test_priority_scale.py keeps
   the case.)
 * **A priority that cannot meet its deadline** within what is left: as the bounded
   listing does, it keeps mapMax = mapIdle, i.e. all remaining map slots (and the
@@ -87,7 +87,7 @@ def allocation_solution(
     bound: float | None = None,
     details: dict | None = None,
 ) -> Solution:
-    """The contract's decision (issue 7): allocation, shared (sec. 4.4), infeasible, routing, a, b (eq. 12).
+    """The decision of every priority method: allocation, shared (sec. 4.4), infeasible, routing, a, b (eq. 12).
 
     ``sojourn`` is T_i of eq. 16 in seconds, or null where a station is unstable.
     The status is ``status_if_feasible`` when every priority meets its deadline, else

@@ -80,7 +80,7 @@ def _transitions(pattern: str, iterations: int) -> dict[tuple[str, str], int]:
     """How often one job of ``pattern`` moves from one station to the next ('0': out).
 
     The iterative pattern's counts are written out (n M->R, n - 1 R->M, one R->out)
-    instead of walking its 2n visits: ``iterations`` may be large (issue 14: walking
+    instead of walking its 2n visits: ``iterations`` may be large (walking
     "MR" * 2^62 took all the memory).
     """
     if pattern == "iterative":

@@ -1,4 +1,4 @@
-"""How much memory a simulation needs, estimated from its workload before it starts (issue 28, part 5).
+"""How much memory a simulation needs, estimated from its workload before it starts.
 
 A run keeps every attempt (``tasks.parquet`` has one row per attempt, :mod:`mropt.sim.recorder`),
 so its memory grows with the tasks: a schema-valid workload of one job of 1e8 tasks (a task

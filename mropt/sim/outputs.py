@@ -1,4 +1,4 @@
-"""The files of a simulation: ``mropt simulate --out DIR`` (issue 15, item 5).
+"""The files of a simulation: ``mropt simulate --out DIR``.
 
 ``DIR`` (created when missing) receives:
 
@@ -18,7 +18,7 @@ key-value metadata (``mropt.run_id``, with ``mropt.table``, the table's name), `
 as ``run_id``. :func:`check_outputs` refuses a folder whose files disagree (files of two runs,
 tables under each other's names): ``mropt report DIR`` reads no such folder.
 
-**Kill safety (issue 28, part 4).** The run is written into a new folder beside ``DIR`` and
+**Kill safety.** The run is written into a new folder beside ``DIR`` and
 swapped in whole (:func:`mropt.model.folders.replacing_folder`): a run killed at any moment
 leaves ``DIR`` holding the earlier run whole (with its ``report/``) or this one whole; a
 kill between the swap's two renames is finished by the next ``mropt simulate --out DIR`` or

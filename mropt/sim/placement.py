@@ -8,7 +8,7 @@ nodes uniformly among that rack's pairs of distinct nodes. On a cluster of one r
 replicas are distinct random nodes; on a rack of one node the third replica goes to a
 random node distinct from the first two.
 
-The draws are vectorised (issue 16: the Alibaba 2017 day places 10.5 million tasks): one
+The draws are vectorised (the Alibaba 2017 day places 10.5 million tasks): one
 ``numpy.random.default_rng(placement.seed)`` draws, column by column, the replicas of every
 placed task of the workload at once (jobs in the workload's order, tasks in id order), and
 each job gets a view of shape (tasks, R) of one int32 array of node indices. Distinct extra

@@ -7,8 +7,8 @@ the :class:`~mropt.sim.recorder.Recorder` with every table, the summary dict and
 time.
 
 **Admission instances** are converted on the fly by
-:func:`mropt.instances.workload_convert.to_workload` (issue 15: the idealised cluster of the
-SEQ model, each map and reduce slot a slot of the cluster, no locality penalty, no
+:func:`mropt.instances.workload_convert.to_workload` (the idealised cluster of the
+SEQ model, AMB sec. 3: each map and reduce slot a slot of the cluster, no locality penalty, no
 stragglers, no faults).
 
 **Plans** (``plan``: a :class:`~mropt.model.solution.Solution`, as ``mropt solve --json``
@@ -17,7 +17,7 @@ writes it) are handed to the policy as its attribute ``plan`` before the run sta
 run without one. A plan that records another instance's hash, or names jobs the workload
 lacks, is an :class:`InputError`.
 
-**Before the run** (issue 28): the run's memory is estimated from the workload
+**Before the run**: the run's memory is estimated from the workload
 (:func:`mropt.sim.memory.check_memory`: tasks, attempts kept, jobs, nodes, replicas) and a run
 above ``max_memory`` (default 16 GiB) is refused; the policy checks that it can run on the
 workload (:meth:`mropt.sim.policy.Policy.check_input`: the needs it declared, ``hei``'s history).
@@ -66,6 +66,7 @@ from typing import Any
 
 import numpy as np
 
+from mropt.instances.workload_convert import to_workload
 from mropt.model.errors import InputError
 from mropt.model.solution import Solution
 from mropt.model.workload import WorkloadInstance
@@ -123,16 +124,7 @@ def as_workload(instance: Any) -> WorkloadInstance:
         return instance
     kind = getattr(instance, "kind", None)
     if kind == "admission":
-        import importlib
-
-        try:  # imported by name: the converter is written beside this module (issue 15's instances part)
-            convert = importlib.import_module("mropt.instances.workload_convert")
-        except ImportError:  # pragma: no cover - a build without the converter
-            raise InputError(
-                "simulate: admission instances need mropt.instances.workload_convert (not installed)"
-            ) from None
-        converted: WorkloadInstance = convert.to_workload(instance)
-        return converted
+        return to_workload(instance)
     raise InputError(f"simulate: the input must be a workload or an admission instance, got kind {kind!r}")
 
 

@@ -1,4 +1,4 @@
-"""Dominant shares over time, from a finished run (DDRF paper sec. 3.1; issue 16, item 3).
+"""Dominant shares over time, from a finished run (DDRF paper sec. 3.1).
 
 A user's dominant share at time t is ``max_k u_k(t) / R_k`` (DDRF paper sec. 3.1): ``u_k(t)``
 is resource k held at t by the attempts of the user's jobs (an attempt holds its demand over

@@ -48,7 +48,7 @@ from mropt.model.solution import Verdict
 from mropt.model.workload import WorkloadInstance
 
 _RTOL = 1e-9
-_TIME_RTOL = Fraction(1, 10**9)  # TIME_RTOL exactly: the on-time rule, compared exactly (issue 27)
+_TIME_RTOL = Fraction(1, 10**9)  # TIME_RTOL exactly: the on-time rule (docs/tolerances.md), compared exactly
 _MAX_PROBLEMS = 20
 
 

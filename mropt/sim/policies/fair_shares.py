@@ -1,8 +1,8 @@
 """Hadoop 1.0.3 Fair Scheduler's fair shares and pool schedulables, for :mod:`mropt.sim.policies.fair`.
 
 Source: ``SchedulingAlgorithms.computeFairShares``, ``FairScheduler.getPriorityFactor`` and
-``PoolSchedulable`` of Hadoop 1.0.3's ``src/contrib/fairscheduler``
-(``../shared/reference/schedulers-and-simulators.md`` sec. 3a); the rules are in
+``PoolSchedulable`` of Hadoop 1.0.3's ``src/contrib/fairscheduler`` (the
+post-MAPREDUCE-706 rewrite); the rules are in
 :mod:`mropt.sim.policies.fair`'s docstring ("Job weight", "Fair shares").
 """
 

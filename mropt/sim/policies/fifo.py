@@ -1,7 +1,6 @@
 """FIFO: Hadoop 1.0.3's default ``JobQueueTaskScheduler``.
 
-Source: ``src/mapred/org/apache/hadoop/mapred/JobQueueTaskScheduler.java`` (Hadoop 1.0.3;
-``../shared/reference/schedulers-and-simulators.md`` sec. 3c):
+Source: ``src/mapred/org/apache/hadoop/mapred/JobQueueTaskScheduler.java`` of Hadoop 1.0.3:
 
 * jobs in order of priority (higher first), then submit time, then job id
   (``JobQueueJobInProgressListener.FIFO_JOB_QUEUE_COMPARATOR``);
