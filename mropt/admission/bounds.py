@@ -77,15 +77,23 @@ def ideal(instance: AdmissionInstance, *, time_limit: float | None = None, seed:
 def master_bound(
     instance: AdmissionInstance, *, relax: bool, time_limit: float | None, threads: int = 1
 ) -> tuple[float, dict]:
-    """Optimum of the master (LP if ``relax``) and details; falls back to Ideal on failure."""
+    """Optimum of the master (LP if ``relax``) and details; falls back to Ideal on failure.
+
+    ``time_limit`` covers the whole run: the rows and pair conflicts stop at it (those
+    found are kept, ``details["master_complete"]`` False: still a relaxation), the model
+    build and HiGHS too (0.05 s at least for HiGHS, so a tiny limit still gets a bound).
+    """
     start = time.perf_counter()
+    deadline = None if time_limit is None else start + time_limit
     oracle = SubsetOracle(instance)
-    data = build_master(oracle)
+    data = build_master(oracle, deadline=deadline)
     details: dict = {"energy_rows": len(data.rows), "pair_conflicts": len(data.conflicts)}
+    if not data.complete:
+        details["master_complete"] = False
     if not data.candidates:
         return 0.0, details
-    left = None if time_limit is None else max(0.05, time_limit - (time.perf_counter() - start))
-    bound, optimal, message = master_value(data, relax=relax, time_limit=left, threads=threads)
+    until = None if deadline is None else max(deadline, time.perf_counter() + 0.05)
+    bound, optimal, message = master_value(data, relax=relax, deadline=until, threads=threads)
     if optimal and bound is not None:
         return bound, details
     if bound is not None:
