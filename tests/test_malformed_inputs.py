@@ -35,6 +35,7 @@ from hypothesis import strategies as st
 import mropt
 from mropt.instances.fairness_gen import generate_fairness
 from mropt.instances.priority_gen import generate_priority
+from mropt.sim.policy import policies
 
 from cli_capture import assert_promise, run_cli
 
@@ -103,11 +104,11 @@ BASES = {
         ],
     },
 }
+#: per kind, what runs on a mutated file, read from the registries: every method that is not exact
+#: (exact methods have their own hostile tests), every policy that needs no plan (simulated)
 METHODS = {
-    "admission": ["edf-greedy", "ideal", "amb", "amb-online"],
-    "fairness": ["drf"],
-    "priority": ["mpsa", "mpsa-exact"],
-    "workload": ["fifo", "fair", "hei", "capacity", "amb", "dc", "minedf-wc"],  # policies: simulated
+    **{kind: [m.name for m in mropt.methods(kind) if not m.exact] for kind in ("admission", "fairness", "priority")},
+    "workload": [name for name, info in policies().items() if not info.needs_plan],
 }
 
 #: JSON texts of hostile values (numbers past the float range, lone surrogates, deep nesting...)

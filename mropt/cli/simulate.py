@@ -111,16 +111,17 @@ def run_policies(args: argparse.Namespace) -> int:
     from mropt.sim.speculation.rules import rules
 
     found = list(policies().values())
-    spec = list(rules().values())
-    width = max((len(p.name) for p in [*found, *spec]), default=0)
+    width = max((len(p.name) for p in found), default=0)
     for info in found:
         needs = ["--plan"] * info.needs_plan + list(info.needs)
         plan = f" (needs {', '.join(needs)})" if needs else ""
         print(f"{info.name.ljust(width)}  {info.cls.mode:<9}  {info.summary}{plan}{_params_note(info.params)}")
         _print_params(info.params, width, args.params)
-    print("\nspeculation rules (--speculation NAME, --speculation-param K=V), with any policy:")
+    spec = list(rules().values())
+    width = max((len(r.name) for r in spec), default=0)
+    print("\nspeculation rules (mropt simulate --speculation NAME [--speculation-param K=V]...), with any policy:")
     for rule in spec:
-        print(f"{rule.name.ljust(width)}  {'':<9}  {rule.summary}{_params_note(rule.params)}")
+        print(f"{rule.name.ljust(width)}  {rule.summary}{_params_note(rule.params)}")
         _print_params(rule.params, width, args.params)
     return 0
 

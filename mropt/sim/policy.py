@@ -43,7 +43,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from mropt.model.errors import InputError
-from mropt.registry import Param
+from mropt.registry import Param, Table, check_params
 
 if TYPE_CHECKING:
     from mropt.model.workload import WorkloadInstance
@@ -212,7 +212,7 @@ class PolicyInfo:
     needs: tuple[str, ...] = ()  # names of NEEDS
 
 
-_POLICIES: dict[str, PolicyInfo] = {}
+_POLICIES: Table[PolicyInfo] = Table("policy")
 
 
 def register_policy(
@@ -233,10 +233,8 @@ def register_policy(
         raise ValueError(f"policy {name!r}: unknown need {unknown[0]!r} (known: {', '.join(NEEDS)})")
 
     def wrap(cls: type[Policy]) -> type[Policy]:
-        if name in _POLICIES:
-            raise ValueError(f"policy {name!r} is registered twice")
+        _POLICIES.add(name, PolicyInfo(name, cls, summary, dict(params or {}), source, needs_plan, tuple(needs)))
         cls.name = name
-        _POLICIES[name] = PolicyInfo(name, cls, summary, dict(params or {}), source, needs_plan, tuple(needs))
         return cls
 
     return wrap
@@ -249,25 +247,19 @@ def policies() -> dict[str, PolicyInfo]:
 
 
 def policy_info(name: str) -> PolicyInfo:
+    """The policy registered under ``name`` (InputError naming the known ones if none)."""
     _load()
-    info = _POLICIES.get(name)
-    if info is None:
-        raise InputError(f"unknown policy {name!r} (known: {', '.join(_POLICIES)})")
-    return info
+    return _POLICIES.lookup(name)
 
 
 def make_policy(name: str, params: Mapping[str, Any] | None = None) -> Policy:
-    """An instance of policy ``name`` with its parameters checked against their declarations."""
+    """An instance of policy ``name`` given every declared parameter: checked, the defaults filled in.
+
+    The registration is the one place of a default: a policy reads ``self.params[name]`` and
+    restates none.
+    """
     info = policy_info(name)
-    given = dict(params or {})
-    unknown = sorted(set(given) - set(info.params))
-    if unknown:
-        known = ", ".join(info.params) or "none"
-        raise InputError(f"policy {name!r}: unknown parameter {unknown[0]!r} (known: {known})")
-    checked = {key: param.default for key, param in info.params.items()}
-    for key, value in given.items():
-        checked[key] = info.params[key].check(name, key, value, what="policy")
-    return info.cls(**checked)
+    return info.cls(**check_params("policy", name, info.params, params or {}, defaults=True))
 
 
 def _load() -> None:

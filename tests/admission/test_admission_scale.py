@@ -25,8 +25,8 @@ from exact_methods import seq_exact_methods
 
 #: every exact admission method of the registry (slots-cpsat too: these instances are on one slot per phase)
 EXACT = tuple(m.name for m in methods("admission") if m.exact)
-BOUNDS = ("ideal", "bound-lp", "bound-energy")
-HEURISTICS = ("amb", "edf-greedy", "amb-online")
+BOUNDS = tuple(m.name for m in methods("admission") if m.role == "bound")
+HEURISTICS = tuple(m.name for m in methods("admission") if m.role == "heuristic")
 RTOL = 1e-9
 
 

@@ -7,12 +7,13 @@ import pytest
 from mropt.admission.bounds import ideal_value
 from mropt.admission.verify import verify
 from mropt.instances.admission_gen import generate_admission
-from mropt.registry import solve
+from mropt.registry import methods, solve
 
 from brute_force import brute_force
 from test_exact import random_instance, table1
 
-BOUNDS = ("ideal", "bound-lp", "bound-energy")
+#: every bound method of the registry
+BOUNDS = tuple(m.name for m in methods("admission") if m.role == "bound")
 
 
 def test_ideal_of_table1_is_2606_3() -> None:

@@ -31,11 +31,12 @@ from mropt.fairness.metrics import allocation_from_solution, allocation_solution
 from mropt.model import instance_from_dict
 from mropt.model.fairness import FairnessInstance
 from mropt.model.tolerance import CAPACITY_RTOL, same_value
-from mropt.registry import solve
+from mropt.registry import methods, solve
 
 from strategies import fairness_instances
 
-EXACT = ("drf-milp", "drf-cpsat", "drf-lp")
+#: every exact fairness method of the registry
+EXACT = tuple(m.name for m in methods("fairness") if m.exact)
 TAMPER = 1e-6  # the smallest relative change verify must catch
 
 

@@ -28,7 +28,7 @@ from mropt.priority.queueing import priority_sojourn, routing_of
 from mropt.priority.verify import _routing, _sojourn
 
 SCALES = range(-8, 10)  # times * 10^m, rates / 10^m
-METHODS = ("mpsa", "mpsa-exact")
+METHODS = tuple(m.name for m in mropt.methods("priority"))  # every priority method of the registry
 SIMPLE = {"q11": 0.0, "q12": 1.0, "q21": 0.0}  # map, then reduce (a = b = 1)
 MAP_ONLY = {"q11": 0.0, "q12": 0.0, "q21": 0.0}  # one map visit, no reduce (a = 1, b = 0)
 

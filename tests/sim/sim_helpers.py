@@ -5,10 +5,16 @@ from __future__ import annotations
 from typing import Any
 
 from mropt.model.workload import WorkloadInstance
+from mropt.registry import check_params
 from mropt.sim.engine import Simulation
-from mropt.sim.policy import make_policy
+from mropt.sim.policy import make_policy, policy_info
 from mropt.sim.recorder import Recorder
 from mropt.sim.verify import verify_simulation
+
+
+def policy_params(name: str, **given: Any) -> dict[str, Any]:
+    """Every parameter of the registered policy ``name`` as :func:`make_policy` hands them (for test subclasses)."""
+    return check_params("policy", name, policy_info(name).params, given, defaults=True)
 
 
 def workload(nodes: list[dict[str, Any]], jobs: list[dict[str, Any]], **extra: Any) -> WorkloadInstance:

@@ -15,7 +15,6 @@ from mropt.model.errors import InputError
 from mropt.model.workload import Fault, Timing
 from mropt.registry import solve
 from mropt.sim.engine import Simulation
-from mropt.sim.policies.amb import Amb
 from mropt.sim.policy import make_policy
 
 
@@ -66,7 +65,7 @@ def test_timeout_handling_after_a_node_failure() -> None:
     # At 5 n-1 fails: a's task there is re-queued; on one slot a's maps end at 40 (10, 20, 30, 40),
     # so a misses 30 whatever is dropped: Algorithm 2 drops the running job a (benefit 100 > b's 50,
     # but dropping b does not repair S). b then runs alone: maps 5-15, 15-25, reduces 25-30, 30-35.
-    policy = Amb()
+    policy = make_policy("amb")
     rec = Simulation(_with_failure(_two_jobs()), policy).run()
     t = rec.jobs_columns()
     assert list(t["dropped"]) == [True, False]
@@ -96,7 +95,7 @@ def test_slow_map_phase_triggers_timeout_handling() -> None:
     jobs = (Job(id="a", map_tasks=2, reduce_tasks=2, map_task_time=10, reduce_task_time=2, deadline=15, benefit=5),)
     w = to_workload(AdmissionInstance(cluster=Cluster(2, 2), jobs=jobs))
     w = dataclasses.replace(w, timing=Timing(straggler_rate=1.0, straggler_slowdown=2.0))
-    policy = Amb()
+    policy = make_policy("amb")
     t = Simulation(w, policy).run().jobs_columns()
     assert t["dropped"][0] and "lines 02-03" in t["reason"][0]
     assert policy.timeouts == [(10.0, "a", 20.0, "lines 02-03", ("a",))]
@@ -106,4 +105,4 @@ def test_amb_needs_an_admission_workload() -> None:
     w = to_workload(_two_jobs())
     w = dataclasses.replace(w, jobs=(dataclasses.replace(w.jobs[0], deadline=None), *w.jobs[1:]))
     with pytest.raises(InputError, match="policy 'amb'.*deadline"):
-        Simulation(w, Amb()).run()
+        Simulation(w, make_policy("amb")).run()

@@ -18,7 +18,7 @@ from mropt.sim.policy import make_policy
 from mropt.sim.recorder import Recorder
 from mropt.sim.state import MAP, REDUCE
 
-from sim_helpers import map_job, starts, succeeded_once, workload
+from sim_helpers import map_job, policy_params, starts, succeeded_once, workload
 
 
 def run(w: WorkloadInstance, params: dict[str, Any] | None = None) -> tuple[Recorder, Fair]:
@@ -130,7 +130,7 @@ def test_fair_shares_read_from_the_policy() -> None:
         [map_job("ja", 16, 10.0, pool="a"), map_job("jb", 2, 10.0, pool="b"), map_job("jc", 4, 10.0, pool="a")],
         pools=[{"id": "a", "weight": 1}, {"id": "b", "weight": 3}],
     )
-    policy = SharesAtFirstBeat()
+    policy = SharesAtFirstBeat(**policy_params("fair"))
     Simulation(w, policy).run()
     # demands a 20, b 2 on 8 slots: b is capped by its demand, a takes the rest (6),
     # split between its jobs ja (demand 16) and jc (demand 4) equally: 3 and 3
@@ -295,4 +295,4 @@ class _Forgetful(Fair):
 def test_the_order_check_catches_a_pool_left_in_its_old_place(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(Fair, "check_order", True)
     with pytest.raises(AssertionError, match="kept pool order"):
-        Simulation(mixed_workload(), _Forgetful()).run()
+        Simulation(mixed_workload(), _Forgetful(**policy_params("fair"))).run()

@@ -15,7 +15,7 @@ from mropt.sim.policies.mpsa import Mpsa, algorithm2_order, hunger_degree, share
 from mropt.sim.policy import make_policy
 from mropt.sim.verify import verify_simulation
 
-from sim_helpers import mr_job, run, workload
+from sim_helpers import mr_job, policy_params, run, workload
 
 
 def test_hunger_degree_is_eqs_19_20() -> None:
@@ -55,7 +55,7 @@ class _Fixed(Mpsa):
     """MPSA with a fixed reservation (no recomputation before the jobs end)."""
 
     def __init__(self, maps: list[int], reduces: list[int], **params: object) -> None:
-        super().__init__(**{"interval": 1e6, **params})
+        super().__init__(**policy_params("mpsa", interval=1e6, **params))
         self.fixed = [list(maps), list(reduces)]
 
     def start(self, sim):  # type: ignore[no-untyped-def]

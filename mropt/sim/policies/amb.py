@@ -109,10 +109,10 @@ def planned_map_window(instance: AdmissionInstance, order: list[int], job: int) 
 class Amb(SeqExecutor):
     """AMB on the cluster (module docstring)."""
 
-    def __init__(self, timeout_handling: bool = True, beam: int = 0, **params: Any) -> None:
-        super().__init__(timeout_handling=timeout_handling, beam=beam, **params)
-        self.timeout_handling = bool(timeout_handling)
-        self.beam = int(beam)
+    def __init__(self, **params: Any) -> None:
+        super().__init__(**params)
+        self.timeout_handling = bool(params["timeout_handling"])
+        self.beam = int(params["beam"])
         self.adm: AdmissionInstance
         self.order: list[int] = []
         self._decided: dict[int, Admission] = {}

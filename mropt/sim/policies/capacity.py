@@ -106,7 +106,7 @@ class Capacity(Policy):
 
     def start(self, sim: SimView) -> None:
         super().start(sim)
-        self.wait_factor = float(self.params.get("locality_wait_factor", -1.0))
+        self.wait_factor = float(self.params["locality_wait_factor"])
         specs = sim.workload.queues or (QueueSpec(id="default", capacity=100.0),)
         self.queues = [_Queue(spec, k) for k, spec in enumerate(specs)]
         self.by_name = {q.spec.id: q for q in self.queues}

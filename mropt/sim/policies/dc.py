@@ -95,9 +95,9 @@ class Dc(Policy):
 
     mode = EVENT
 
-    def __init__(self, availability: str = "calendar", **params: Any) -> None:
-        super().__init__(availability=availability, **params)
-        self.availability = availability
+    def __init__(self, **params: Any) -> None:
+        super().__init__(**params)
+        self.availability = str(params["availability"])
         self.n_map: dict[int, int] = {}
         self.n_reduce: dict[int, int] = {}
         self.map_calendar: list[tuple[float, float, int]] = []

@@ -518,12 +518,6 @@ class _DrfBase(DrfOffers, Policy):
 _LEVEL = {NODE: "node", RACK: "rack", ANY: "any"}
 
 
-def _int_param(name: str, value: Any) -> int:
-    if isinstance(value, bool) or not isinstance(value, int) or value < 0:
-        raise InputError(f"policy parameter '{name}' must be an integer >= 0, got {value!r}")
-    return int(value)
-
-
 @register_policy(
     "drf",
     summary="Dominant Resource Fairness: users in increasing dominant share, no delay (DDRF paper sec. 3.1)",
@@ -540,15 +534,14 @@ class Drf(_DrfBase):
     source="DDRF paper sec. 4.1 listing",
     needs=(),
     params={
-        "e1": Param(int, 0, "E1: skips before a job accepts a rack-local node"),
-        "e2": Param(int, 0, "E2 (>= E1): skips before a job accepts any node"),
+        "e1": Param(int, 0, "E1: skips before a job accepts a rack-local node", minimum=0),
+        "e2": Param(int, 0, "E2 (>= E1): skips before a job accepts any node", minimum=0),
     },
 )
 class Ddrf(_DrfBase):
     def __init__(self, **params: Any) -> None:
         super().__init__(**params)
-        self.e1 = _int_param("e1", params.get("e1", 0))
-        self.e2 = _int_param("e2", params.get("e2", 0))
+        self.e1, self.e2 = int(params["e1"]), int(params["e2"])
         if self.e1 > self.e2:
             raise InputError(f"policy 'ddrf': parameter 'e1' must be <= e2 = {self.e2}, got {self.e1}")
 
@@ -564,12 +557,12 @@ class Ddrf(_DrfBase):
     summary="DRF with single-level delay scheduling: node-local until D skips, then any (Zaharia et al. 2010)",
     source="Zaharia et al., EuroSys 2010, Algorithm 1 (skip counts); DDRF paper sec. 3.2",
     needs=(),
-    params={"d": Param(int, 0, "D: skips before a job accepts a non-local node")},
+    params={"d": Param(int, 0, "D: skips before a job accepts a non-local node", minimum=0)},
 )
 class Delay(_DrfBase):
     def __init__(self, **params: Any) -> None:
         super().__init__(**params)
-        self.d = _int_param("d", params.get("d", 0))
+        self.d = int(params["d"])
 
     def _level(self, job: int) -> int:
         return ANY if self.skips[job] >= self.d else NODE

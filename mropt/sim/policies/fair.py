@@ -145,16 +145,16 @@ class Fair(FairPreemption, Policy):
     def start(self, sim: SimView) -> None:
         super().start(sim)
         p = self.params
-        self.update_interval = float(p.get("update_interval", 0.5))
-        self.assign_multiple = bool(p.get("assign_multiple", True))
-        self.caps = (int(p.get("assign_multiple_maps", -1)), int(p.get("assign_multiple_reduces", -1)))
+        self.update_interval = float(p["update_interval"])
+        self.assign_multiple = bool(p["assign_multiple"])
+        self.caps = (int(p["assign_multiple_maps"]), int(p["assign_multiple_reduces"]))
         auto = min(MAX_AUTO_DELAY, 1.5 * sim.heartbeat_interval)
-        node_delay = float(p.get("node_delay", -1.0))
-        rack_delay = float(p.get("rack_delay", -1.0))
+        node_delay = float(p["node_delay"])
+        rack_delay = float(p["rack_delay"])
         self.node_delay = auto if node_delay < 0 else node_delay
         self.rack_delay = auto if rack_delay < 0 else rack_delay
-        self.preemption = bool(p.get("preemption", False))
-        ms, fs = float(p.get("min_share_timeout", 300.0)), float(p.get("fair_share_timeout", 600.0))
+        self.preemption = bool(p["preemption"])
+        ms, fs = float(p["min_share_timeout"]), float(p["fair_share_timeout"])
         self.min_share_timeout = _INF if ms < 0 else ms
         self.fair_share_timeout = _INF if fs < 0 else fs
 

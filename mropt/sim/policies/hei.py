@@ -146,7 +146,7 @@ class Hei(Fair):
         would be ``fair`` exactly. An empty parameter is no history, documented as ``fair``.
         """
         if self.history_data is None:
-            given = str(self.params.get("history", ""))
+            given = str(self.params["history"])
             history = HeiHistory.from_param(given)
             if given and history.no_task_data:
                 raise InputError(
@@ -160,8 +160,8 @@ class Hei(Fair):
     def start(self, sim: SimView) -> None:
         p = self.params
         self.history: HeiHistory = self.load_history()
-        self.fraction = float(p.get("min_share_fraction", 1.0))
-        self.start_hour = float(p.get("start_hour", 0.0))
+        self.fraction = float(p["min_share_fraction"])
+        self.start_hour = float(p["start_hour"])
         h = self.history
         costed = set(h.D) | set(h.reduce_cost)
         mean_d = float(np.mean(list(h.D.values()))) if h.D else 0.0

@@ -90,9 +90,9 @@ class MinEdfWc(Policy):
 
     mode = EVENT
 
-    def __init__(self, bound: str = "low", commit: str = "job", reclaim: str = "wait", **params: Any) -> None:
-        super().__init__(bound=bound, commit=commit, reclaim=reclaim, **params)
-        self.bound, self.commit, self.reclaim = bound, commit, reclaim
+    def __init__(self, **params: Any) -> None:
+        super().__init__(**params)
+        self.bound, self.commit, self.reclaim = str(params["bound"]), str(params["commit"]), str(params["reclaim"])
         self.minimum: dict[int, tuple[int, int]] = {}
 
     def _committed(self, stype: int) -> int:

@@ -127,12 +127,13 @@ class Mpsa(Policy):
 
     def start(self, sim: SimView) -> None:
         super().start(sim)
-        self.interval = float(self.params.get("interval", 600.0))
-        self.method = str(self.params.get("method", "mpsa"))
-        self.level = NODE if self.params.get("level", "node") == "node" else RACK
-        self.default_deadline = float(self.params.get("default_deadline", 3600.0))
-        self.liveness = bool(self.params.get("liveness", True))
-        self.window = int(self.params.get("window", 6))
+        p = self.params
+        self.interval = float(p["interval"])
+        self.method = str(p["method"])
+        self.level = NODE if p["level"] == "node" else RACK
+        self.default_deadline = float(p["default_deadline"])
+        self.liveness = bool(p["liveness"])
+        self.window = int(p["window"])
         # queues: one per priority value, highest (most urgent) first; known from the jobs' fields
         levels = sorted({j.priority for j in sim.jobs}, reverse=True)
         self.queue_of_priority = {p: k for k, p in enumerate(levels)}
