@@ -106,7 +106,7 @@ def cp_master(threads: int, weight_bits: int, seed: int, budget: cpsat_backend.D
         res = cpsat_backend.solve(model, threads=threads, seed=seed, time_limit=left, min_time=0.05, dtime_limit=dtime)
         if budget is not None:
             budget.spend(res.dtime)
-        # only a bound CP-SAT proved (status optimal or feasible; issue 27)
+        # only a bound CP-SAT proved (status optimal or feasible; mropt.backends.cpsat)
         bound = None if res.proven_bound is None else (res.proven_bound + slack) / unit
         if not res.has_solution:  # stopped before a first solution: no solution, no bound
             return MasterResult(None, None, bound, False, res.message)

@@ -1,4 +1,4 @@
-"""Exact SEQ admission as one direct CP-SAT model: ``cpsat-direct`` (issue 29, item 1).
+"""Exact SEQ admission as one direct CP-SAT model: ``cpsat-direct``.
 
 The problem is AMB eq. 1 under SEQ (sec. 4.1): accept jobs and a map order (a
 sequence, Definition 1) in which every accepted job meets its deadline (a valid

@@ -34,8 +34,8 @@ hands back its proven bound when its solver proved one (the back ends' status gu
 :mod:`mropt.backends`; a master stopped before it proved anything hands back none and
 the last proven bound stays), so the best bound is the smallest seen: a time-limited
 run never reports a bound weaker than ``bound-lp``. A bound below a valid order
-already found contradicts the relaxation (issue 27: a CP-SAT master stopped early once
-handed back its unproven 0, and the run ended ``optimal`` below the true optimum): it
+already found contradicts the relaxation (a CP-SAT master stopped early once handed
+back its unproven 0, and the run ended ``optimal`` below the true optimum): it
 never tightens the bound, and ``details["bounds_rejected"]`` records it. A warm start (the
 better of edf-greedy and ``amb``) gives the first incumbent; the beam variant amb-beam16
 joins after the first master set the oracle refutes (it takes seconds at N = 300,
@@ -46,7 +46,7 @@ tolerance, so tiny or huge benefits are treated alike (docs/tolerances.md). On t
 the best valid order and the smallest proven bound (never below its objective) are
 returned with status ``time_limit``; ``details["bound_from"]`` says which bound it is.
 
-Time (issue 29, item 4). Every step looks at the clock: edf-greedy and the energy LP
+Time. Every step looks at the clock: edf-greedy and the energy LP
 first (a valid plan and a proven bound), then ``amb``, the
 master's rows and pair conflicts (:func:`~mropt.admission.exact_master.build_master`,
 cut short at the limit, ``details["master_complete"]`` False: still a relaxation), its

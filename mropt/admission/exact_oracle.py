@@ -65,7 +65,7 @@ one is violated ends, after finitely many swaps, in a valid order violating neit
 some valid order survives both prunings whenever one exists. (The two rules once broke
 ties in different ways, the adjacent rule by Johnson rank, the dominance rule by
 index; with equal deadlines and equal TCm or TCr they then forbade every valid order
-and the oracle called feasible sets infeasible: issue 18.)
+and the oracle called feasible sets infeasible.)
 
 Answers are cached, and the set family is down-closed (removing a job keeps a valid
 order valid, with the job left out), so subsets of a feasible set and supersets of

@@ -1,4 +1,4 @@
-"""Exact SEQ admission by a portfolio of the two CP-SAT formulations: ``cpsat-portfolio`` (issue 29, item 2).
+"""Exact SEQ admission by a portfolio of the two CP-SAT formulations: ``cpsat-portfolio``.
 
 The problem is AMB eq. 1 under SEQ (sec. 4.1, Definition 2). Two exact formulations
 solve it and fail on different instances: the logic-based Benders decomposition of

@@ -1,4 +1,4 @@
-"""Slot-level exact admission with CP-SAT: ``slots-cpsat`` (issue 5, item 3).
+"""Slot-level exact admission with CP-SAT: ``slots-cpsat``.
 
 The cluster as it is: ``M`` map slots and ``R`` reduce slots (AMB sec. 3), each task
 runs without preemption on one slot, a job's reduce tasks start only after all of its
@@ -144,7 +144,7 @@ def slots_cpsat(
     )
     details: dict = {"model": "slot-level", "tasks": total, "time_scale": s, "times_exact": exact_times}
     # the restricted model's bound bounds the true problem only on an exact grid; only a
-    # bound CP-SAT proved counts (status optimal or feasible; issue 27)
+    # bound CP-SAT proved counts (status optimal or feasible; mropt.backends.cpsat)
     bound = None
     if exact_times and res.proven_bound is not None:
         bound = (res.proven_bound + slack) / unit

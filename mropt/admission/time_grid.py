@@ -7,7 +7,7 @@ docstring gives the rule and why it holds. :func:`energy_rows` writes valid rows
 sec. 4.1's SEQ problem over that grid as nested prefixes (chains, O(n) terms), and
 :func:`lp_bound` solves their LP relaxation with HiGHS: the cheap proven bound every
 exact method of SEQ admission starts from (``cpsat-direct``, and the Benders methods,
-:mod:`mropt.admission.exact_benders`, before their master's LP; issue 29, item 4). This
+:mod:`mropt.admission.exact_benders`, before their master's LP). This
 module registers no method (so importing it keeps ``mropt methods``' order).
 """
 

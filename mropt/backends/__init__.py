@@ -7,7 +7,7 @@
   mapping, the proven bound (:attr:`~mropt.backends.cpsat.CpResult.proven_bound`), the
   solver record.
 * :mod:`mropt.backends.starve` -- test support: stop chosen solver calls at once,
-  deterministically (issue 27).
+  deterministically (fault injection).
 
 A bound is read here only, and only under a status that proves it: a problem package
 never reads a raw solver bound (tests/test_starved_solvers.py checks the source).

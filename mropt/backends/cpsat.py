@@ -7,7 +7,7 @@ solver record every CP-SAT method reports.
 Deterministic budgets. ``dtime_limit`` caps CP-SAT's deterministic time
 (``max_deterministic_time``: a count of work that CP-SAT scales to about a second on
 its reference machine, whatever the load; a unit took 3-10 s of wall time on a loaded
-2-core machine, issue 29), while ``time_limit`` stays the wall-clock limit (the outer
+2-core machine), while ``time_limit`` stays the wall-clock limit (the outer
 safety). With one worker the search is a fixed sequence, so a solve that
 stops on its deterministic budget gives the same answer on every run; with more
 workers the solve is made deterministic by ``interleave_search`` (CP-SAT's

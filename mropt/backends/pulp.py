@@ -10,7 +10,7 @@
 * :func:`solve_pulp` maps the outcome to (has a solution, proven optimal, proven bound,
   message) and never raises for a solver failure; the bound is read in the problem's
   own sense (:func:`highs_mip_bound`: PuLP hands HiGHS a maximisation negated), and only
-  where it is proven (issue 27): CBC through ``COIN_CMD`` reports no bound, so its bound
+  where it is proven: CBC through ``COIN_CMD`` reports no bound, so its bound
   is the objective at a proven optimum and None otherwise; HiGHS's ``mip_dual_bound`` is
   taken under a model status of :data:`HIGHS_BOUND_STATUSES` only, when it is finite and
   on the right side of the solution found (a time limit reached in presolve leaves it

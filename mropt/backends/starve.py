@@ -1,7 +1,7 @@
 """Test support: stop chosen solver calls at once, deterministically (fault injection).
 
 An exact method must never claim an optimum or a bound its solver did not prove, even
-when a solve is cut short (issue 27: a CP-SAT master stopped before its first solution
+when a solve is cut short (a CP-SAT master once stopped before its first solution
 reported CP-SAT's unproven "bound" of 0, and the run ended ``optimal`` below the true
 optimum). Timing cannot reproduce such a stop reliably; this module can::
 
