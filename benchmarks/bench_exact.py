@@ -1,4 +1,4 @@
-"""Benchmark of the exact SEQ admission methods and the bounds (issue 5).
+"""Benchmark of the exact SEQ admission methods and the bounds.
 
 For paper-default instances (``generate_admission(seed, jobs=N)``), per N and exact
 method: median wall time to proven optimality (over the runs that proved it; "-" if
@@ -12,7 +12,7 @@ optimum of the methods; instances no method proved are left out of the gap means
     python benchmarks/bench_exact.py --sizes 10,20,30 --seeds 3 --time-limit 20
     python benchmarks/bench_exact.py --quick              # N = 10, 20, 30; 3 seeds; 20 s
 
-The exact admission frontier (issue 29), ``--frontier``: AMB Table 2 defaults, seeds 1-20,
+The exact admission frontier, ``--frontier``: AMB Table 2 defaults, seeds 1-20,
 N = 40, 60, 100, 150, 200, 300, 500, 1000, the methods cpsat, cpsat-direct and
 cpsat-portfolio run one after another on each instance (one machine, one process), 60 s
 and 1 thread each. Per N and method: the share proven optimal, the median wall time

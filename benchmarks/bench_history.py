@@ -1,4 +1,4 @@
-"""Speed of the job-history database (issue 17): the Alibaba 2017 import and HEI sec. 2.2's analyses.
+"""Speed of the job-history database: the Alibaba 2017 import and HEI sec. 2.2's analyses.
 
     PYTHONPATH=. python benchmarks/bench_history.py [--trace ../shared/traces/alibaba-2017/batch_task.csv] [--tasks 1000000]
 

@@ -1,4 +1,4 @@
-"""Speed of the cluster simulator (issue 15), ratios measured in one run.
+"""Speed of the cluster simulator, ratios measured in one run.
 
 Run: ``.venv/bin/python benchmarks/bench_sim.py [--quick] [--section simpy amb swim alibaba]``
 (SimPy comes with the ``bench`` extra: ``.venv/bin/pip install -e '.[bench]'``).
@@ -21,12 +21,12 @@ Prints:
    otherwise dominates the ratio).
 2. **One AMB-paper static run** (``mropt generate workload --preset amb-static``: 30 jobs on
    40 nodes of 2 + 2 slots) under ``amb``, ``dc``, ``minedf-wc``, ``fifo``: wall time each.
-3. **The SWIM Facebook 2009 day** (``../shared/traces/swim``) imported as a workload on 600
+3. **The SWIM Facebook 2009 day** (``docs/papers.md``, the traces) imported as a workload on 600
    nodes with HDFS-placed replicas, under ``fair`` with delay scheduling (heartbeat mode):
    wall time, events, attempts and peak memory (ru_maxrss of a child process that does only
    this run).
-4. **The Alibaba 2017 day under DRF, DDRF and Fair** (issue 16;
-   ``../shared/traces/alibaba-2017/batch_task.csv`` imported by ``mropt import-alibaba
+4. **The Alibaba 2017 day under DRF, DDRF and Fair** (the trace's
+   ``batch_task.csv`` imported by ``mropt import-alibaba
    --workload``'s defaults: 1,300 machines of 64 CPUs, each row's instances one task group,
    seeded HDFS-default synthetic replica placement, R = 3, since the trace has none) under
    ``drf``, ``ddrf`` (E1 = 1, E2 = 2) and ``fair`` (the slot-counting Fair Scheduler: the

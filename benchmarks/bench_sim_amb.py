@@ -1,6 +1,6 @@
-"""The AMB paper's experiments on the simulated cluster (issue 15, item 6).
+"""The AMB paper's experiments on the simulated cluster.
 
-What it measures (AMB = papers/000_*.txt; every simulated run is checked by the independent
+What it measures (AMB paper, ``docs/papers.md``; every simulated run is checked by the independent
 :func:`mropt.sim.verify.verify_simulation`, asserted):
 
 1. **Figures 7-9** (sec. 5.1, ``amb-static`` workloads): sweeps of L (mean splits, 100..200),

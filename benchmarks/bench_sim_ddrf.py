@@ -1,6 +1,6 @@
-"""DDRF's locality on the simulated cluster against the paper's analysis (issue 16, item 2 and Speed).
+"""DDRF's locality on the simulated cluster against the paper's analysis, and its speed.
 
-What it measures (DDRF paper = papers/001_*.txt; every simulated run is checked by the
+What it measures (DDRF paper, ``docs/papers.md``; every simulated run is checked by the
 independent :func:`mropt.sim.verify.verify_simulation`, asserted on every run, the largest
 included):
 

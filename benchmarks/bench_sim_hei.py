@@ -1,4 +1,4 @@
-"""HEI against Fair on the simulated cluster (issue 17, item 6; HEI paper = papers/003_*.txt).
+"""HEI against Fair on the simulated cluster (HEI paper, ``docs/papers.md``).
 
 Every simulated run is checked by the independent :func:`mropt.sim.verify.verify_simulation`
 (asserted). Both parts compare ``hei`` (:mod:`mropt.sim.policies.hei`) with ``fair``, the same
@@ -6,7 +6,7 @@ Fair Scheduler code without the history.
 
 1. **A multi-group day** (sec. 2.3's setting: groups whose submissions follow the hour of
    day, and consecutive days alike). The SWIM Facebook 2009 day
-   (``../shared/traces/swim/FB-2009_samples_24_times_1hr_0.tsv``) imported as a workload
+   (SWIM's ``FB-2009_samples_24_times_1hr_0.tsv``) imported as a workload
    (:func:`mropt.instances.swim.import_swim_workload`, bytes scaled to ``--scale-nodes`` 100
    machines, 3 replicas) and run on a smaller cluster, ``--nodes`` (10) nodes of 2 map and 2
    reduce slots, so that the busy hours contend. **Groups** (pools) are the rows' map input
@@ -317,7 +317,7 @@ def main() -> None:
     args = ap.parse_args()
     if args.quick:
         args.seeds = args.seeds[:1]
-    print("# HEI against Fair on the simulated cluster (issue 17)\n")
+    print("# HEI against Fair on the simulated cluster\n")
     print(
         f"Run {datetime.datetime.now(datetime.UTC):%Y-%m-%d %H:%M} UTC on `{platform.node()}` "
         f"({os.cpu_count()} CPUs, Python {platform.python_version()}); command: "

@@ -1,5 +1,5 @@
 """Speculative execution on a heterogeneous cluster: none / Hadoop 0.20 / LATE (0.21) / percentile
-LATE / clairvoyant, on FIFO and Fair (issue 17, item 6, the LATE part).
+LATE / clairvoyant, on FIFO and Fair.
 
 Workloads: ``mropt generate workload --preset late`` (20 jobs of the AMB draws, 40 maps on
 average, submitted over 10 minutes; 40 nodes of 2 + 2 slots; reduce slow-start 0.05), swept

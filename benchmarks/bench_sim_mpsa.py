@@ -1,6 +1,6 @@
-"""The MPSA paper's experiments on the simulated cluster (issue 16, item 6).
+"""The MPSA paper's experiments on the simulated cluster.
 
-MPSA = ``papers/004_c84e33dc42ee59a1.txt``, sec. 5, Figs 5-9. Workloads: the ``mpsa`` preset
+MPSA paper (``docs/papers.md``), sec. 5, Figs 5-9. Workloads: the ``mpsa`` preset
 (:func:`mropt.instances.workload_gen.generate_mpsa_workload`: 150 jobs, Poisson arrivals, the
 three patterns simple / iterative / chain and the three priorities T1-T3 with deadlines 10 / 20
 / 40 min in equal thirds, 25 nodes x 4 map + 2 reduce slots, SleepJob tasks: map tasks of 1 min,
@@ -33,7 +33,7 @@ Run (from the repository root)::
     PYTHONPATH=. python benchmarks/bench_sim_mpsa.py --seeds 10 --rates 0.1,0.3,0.5
 
 It prints markdown tables (means over seeds unless said otherwise) and, last, the wall time of
-the Figs 7-9 runs of mpsa, fair and capacity (issue 16's speed goal: under 10 minutes for 3
+the Figs 7-9 runs of mpsa, fair and capacity (the speed goal: under 10 minutes for 3
 policies x 6 rates x 5 seeds).
 """
 
@@ -159,7 +159,7 @@ def main() -> None:
     map_tasks = (MAP_TASKS[0], MAP_TASKS[2]) if args.quick else MAP_TASKS
 
     started = time.perf_counter()
-    print("# MPSA's experiments on the simulated cluster (issue 16)\n")
+    print("# MPSA's experiments on the simulated cluster\n")
     print(
         f"`{' '.join(sys.argv)}`; {datetime.date.today()}; {platform.machine()}, "
         f"Python {platform.python_version()}; seeds {seeds[0]}..{seeds[-1]}; rates {', '.join(map(str, rates))} jobs/min; "

@@ -1,4 +1,4 @@
-"""Test-only: run a method with each of its solver calls stopped at once, one at a time (issue 27).
+"""Test-only: run a method with each of its solver calls stopped at once, one at a time.
 
 :func:`starved_runs` counts the solver calls of an unstarved run
 (:func:`mropt.backends.starve.starved` with no selection), then reruns the method with

@@ -1,4 +1,4 @@
-"""The ``mropt`` command line, run as a real subprocess (issue 3)."""
+"""The ``mropt`` command line, run as a real subprocess."""
 
 from __future__ import annotations
 
@@ -130,7 +130,7 @@ def test_solve_json_then_verify(tmp_path):
 
 @pytest.mark.slow
 def test_verify_says_when_a_solution_is_for_another_instance(tmp_path):
-    """Issue 13: solutions record the instance's content hash; verify against another instance exits 1."""
+    """Solutions record the instance's content hash; verify against another instance exits 1."""
     a, b, sol_path = tmp_path / "a.json", tmp_path / "b.json", tmp_path / "s.json"
     assert mropt("generate", "admission", "--jobs", "8", "--seed", "1", "-o", a).returncode == 0
     assert mropt("generate", "admission", "--jobs", "8", "--seed", "2", "-o", b).returncode == 0
@@ -202,7 +202,7 @@ def test_bad_method_param_and_generator_values(tmp_path):
 
 @pytest.mark.slow
 def test_output_to_a_device_a_link_and_a_bad_folder(tmp_path):
-    """``-o`` writes through /dev/null and symlinks, and a bad folder is one line (issues 13.8, 14.2)."""
+    """``-o`` writes through /dev/null and symlinks, and a bad folder is one line."""
     import os
     import stat
 
@@ -247,7 +247,7 @@ def test_solve_with_profile_and_threads(tmp_path):
 
 
 def test_generator_options_are_the_parameter_fields():
-    """Every parameter of a generator is an option, with the dataclass's default (issue 12, item 7)."""
+    """Every parameter of a generator is an option, with the dataclass's default."""
     import argparse
     import dataclasses
 

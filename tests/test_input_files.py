@@ -1,4 +1,4 @@
-"""Hostile files given to ``mropt gap --check``, profiles and instance readers (issue 14, item 5).
+"""Hostile files given to ``mropt gap --check``, profiles and instance readers.
 
 ``--check`` rejects each with one line (before: a traceback, or "ok"); an input file
 that is a folder, a device or too large is refused before it is read.

@@ -1,4 +1,4 @@
-"""Numbers and strings in every file mropt reads: one reader, one rule (issue 14, item 6).
+"""Numbers and strings in every file mropt reads: one reader, one rule.
 
 Each test is a defect found before the fix (a traceback, a wrong acceptance, a warning
 on stderr); the properties over generated files are in ``test_malformed_inputs.py``.

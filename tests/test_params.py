@@ -1,4 +1,4 @@
-"""Typed method parameters (issue 12, item 4): declared once, read by solve, the CLI and the harness."""
+"""Typed method parameters: declared once, read by solve, the CLI and the harness."""
 
 from __future__ import annotations
 

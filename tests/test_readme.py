@@ -27,7 +27,7 @@ def test_readme_has_examples():
 
 
 def test_without_shared_a_command_that_reads_what_a_shared_command_writes_skips(tmp_path, monkeypatch):
-    """Issue 28, part 8: ``history import history.duckdb ... ../shared/...`` skips without ``../shared``,
+    """``history import history.duckdb ... ../shared/...`` skips without ``../shared``,
     and so do the commands reading ``history.duckdb`` (as an argument or in ``--param history=...``),
     before anything runs; they used to run and fail on the missing database."""
     monkeypatch.setattr(readme_examples, "SHARED", tmp_path / "no-shared")

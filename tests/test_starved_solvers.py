@@ -1,4 +1,4 @@
-"""The back ends' proven bounds, and the fault injection of mropt.backends.starve (issue 27, part 1).
+"""The back ends' proven bounds, and the fault injection of mropt.backends.starve.
 
 A back end is the one place that turns a solver's outcome into (solution?, proven
 bound?): CP-SAT's bound counts only under OPTIMAL or FEASIBLE, HiGHS's only under a
@@ -46,7 +46,7 @@ def knapsack_lp(sense: int = pulp.LpMaximize) -> pulp.LpProblem:
 
 
 def test_cpsat_stopped_before_its_search_proves_no_bound() -> None:
-    """The trap of issue 27: CP-SAT stopped at once reports a "best bound" of 0 (below the
+    """The trap: CP-SAT stopped at once reports a "best bound" of 0 (below the
     optimum of 8 of this maximisation); the back end hands back none."""
     with starved({1}) as run:
         res = cpsat.solve(knapsack_cp())

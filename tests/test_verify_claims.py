@@ -1,4 +1,4 @@
-"""``verify`` rejects self-contradictory solutions, for every kind (issue 27, part 4).
+"""``verify`` rejects self-contradictory solutions, for every kind.
 
 Each case below was accepted before (exit 0, "ok ... recomputed" though nothing was
 recomputed): a ``bound``-status admission answer claiming ten times its plan's value plus

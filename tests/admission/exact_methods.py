@@ -1,4 +1,4 @@
-"""Test-only: the exact methods of SEQ admission, read from the registry (issue 29).
+"""Test-only: the exact methods of SEQ admission, read from the registry.
 
 Every exact admission method the registry lists is held to the SEQ brute force
 (``brute_force.py``), except those that solve another problem: ``slots-cpsat`` models

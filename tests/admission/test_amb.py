@@ -137,7 +137,7 @@ def test_beam_parameter_is_declared():
 
 
 def test_beam_loses_an_easy_optimum():
-    """Issue 13: 8 jobs where the beam of 16 orders cuts the orders that admit later jobs.
+    """8 jobs where the beam of 16 orders cuts the orders that admit later jobs.
 
     Algorithm 1 (every valid order) and EDF find the optimum 3288; beam 16 accepts 2712.
     """

@@ -1,4 +1,4 @@
-"""``cpsat-direct`` (issue 29, item 1): its time grid, its rounding, its time limit.
+"""``cpsat-direct``: its time grid, its rounding, its time limit.
 
 The brute-force, tie, scale, time-limit and starved-solver tests of every exact method
 (``test_exact.py``, ``test_exact_properties.py``, ``test_admission_scale.py``,
@@ -150,7 +150,7 @@ def test_a_set_the_rounding_admits_is_no_proof() -> None:
 
 
 def test_time_limit_is_honoured_at_1000_jobs() -> None:
-    """Issue 29, item 4: N = 1000, 1 s: the model (about 500,000 order literals) cannot be built in
+    """N = 1000, 1 s: the model (about 500,000 order literals) cannot be built in
     time; the run stops within 1 s of the limit with the warm start and its LP bound."""
     inst = generate_admission(2, jobs=1000)
     sol = solve(inst, "cpsat-direct", time_limit=1.0)
@@ -170,7 +170,7 @@ def test_agrees_with_the_benders_cpsat() -> None:
 
 @pytest.mark.parametrize("case", ["table2", "released", "tied"])
 def test_the_hint_is_a_complete_solution_of_the_model(case: str) -> None:
-    """Issue 29: a valid plan hinted names every variable (order literals, map starts, every chain
+    """A valid plan hinted names every variable (order literals, map starts, every chain
     sum) and CP-SAT takes it as a solution with nothing left to search; with equal submit times the
     plan is first put in the dominance rule's order. A partial hint (the chain sums left out) once
     sent CP-SAT into a search to complete it that found no plan in 20 s at N = 150."""

@@ -1,4 +1,4 @@
-"""Issue 18: no exact admission method claims an optimum it has not proven.
+"""No exact admission method claims an optimum it has not proven.
 
 Every exact method and the subset oracle are compared with the plain brute force of
 ``brute_force.py`` (every subset, every order, Horn's condition in integers, sharing
@@ -94,8 +94,8 @@ def test_exact_methods_never_claim_a_false_optimum(inst: AdmissionInstance) -> N
         assert verify(inst, sol).ok, (method, verify(inst, sol).problems)
 
 
-def test_issue_18_instance() -> None:
-    """The instance of issue 18: every method said 69 (j4 j0 j1 j2 j3 j5); j3 j2 j0 j6 j4 j1 j5 gives 71."""
+def test_an_optimum_the_pruning_once_missed() -> None:
+    """Every method once said 69 (j4 j0 j1 j2 j3 j5); j3 j2 j0 j6 j4 j1 j5 gives 71."""
     inst = _instance(
         [
             (6, 4, 42, 7, 0),
@@ -117,8 +117,9 @@ def test_issue_18_instance() -> None:
         assert verify(inst, sol).ok
 
 
-def test_issue_19_smallest_case() -> None:
-    """Issue 19's smallest case: "optimal" 60 while j4 j5 j1 j3 is valid for 63."""
+def test_smallest_case_of_the_absolute_tolerances() -> None:
+    """The smallest case found under absolute tolerances (docs/tolerances.md has relative ones):
+    "optimal" 60 while j4 j5 j1 j3 is valid for 63."""
     inst = _instance(
         [
             (2, 13, 30, 8, 0),

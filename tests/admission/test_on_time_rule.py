@@ -1,4 +1,4 @@
-"""Issue 27, part 3: the admission methods never call on time a job ``verify`` finds late.
+"""The admission methods never call on time a job ``verify`` finds late.
 
 The rule (docs/tolerances.md) is ``C <= d * (1 + 1e-9)`` in exact arithmetic, where
 ``verify`` checks it. A job with deadline 105.999999894 whose phases end at exactly

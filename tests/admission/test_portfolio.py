@@ -1,4 +1,4 @@
-"""``cpsat-portfolio`` (issue 29, item 2).
+"""``cpsat-portfolio``.
 
 The registry-driven tests (``test_exact.py``, ``test_exact_properties.py``,
 ``test_starved_admission.py``) run the portfolio with its defaults, where the Benders
@@ -55,7 +55,7 @@ def test_direct_phase_with_shared_cuts_and_bound_proves_the_brute_force_optimum(
 
 
 def test_no_false_claim_when_a_direct_phase_call_stops() -> None:
-    """Every solver call of runs that reach the direct phase, stopped in turn (issue 27's check)."""
+    """Every solver call of runs that reach the direct phase, stopped in turn (tests/starved_runs.py)."""
     for seed in (8, 12):
         inst = random_instance(seed, 8)
         best, _ = brute_force(inst)

@@ -1,4 +1,4 @@
-"""slots-cpsat against the SEQ optimum (issue 5, item 3).
+"""slots-cpsat against the SEQ optimum.
 
 Which way the difference goes (proved in mropt/admission/slots.py):
 * phase-time jobs, equal submit times: slot optimum <= SEQ optimum (slot schedules

@@ -1,4 +1,4 @@
-"""Admission's exact methods and bounds with each solver call stopped at once (issue 27, part 1).
+"""Admission's exact methods and bounds with each solver call stopped at once.
 
 The defect: in the Benders loop of ``cpsat``, a CP-SAT master stopped before its first
 solution (status UNKNOWN) handed back CP-SAT's unproven "best bound", 0 for this
@@ -70,7 +70,7 @@ def test_no_false_optimum_or_bound_when_any_solver_call_stops(method: str) -> No
         assert runs[0][1].status in ("optimal", "bound"), (name, runs[0][1].details)  # unstarved: proven
 
 
-def test_issue_27_case_a_stopped_master_is_no_proof() -> None:
+def test_a_stopped_master_is_no_proof() -> None:
     """N = 60, seed 2 (``mropt generate admission --jobs 60 --seed 2``), the second master
     solve (the run's 6th solver call: the energy rows' LP, amb's order oracle, bound-lp's
     LP, master, order oracle, master) stopped at once: the old loop returned "optimal"
@@ -80,7 +80,7 @@ def test_issue_27_case_a_stopped_master_is_no_proof() -> None:
         sol = solve(inst, "cpsat", time_limit=60)
     assert run.starved == [(6, "cpsat")]
     assert sol.status == "time_limit" and sol.details["master_message"] == "CP-SAT: UNKNOWN"
-    assert sol.bound >= 13461  # a plan of 13461 passes mropt verify (issue 27)
+    assert sol.bound >= 13461  # a plan of 13461 passes mropt verify
     assert sol.details["bound_from"] != "master stopped early (its proven bound)"
 
 

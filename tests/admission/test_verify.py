@@ -1,4 +1,4 @@
-"""``verify`` accepts good solutions and rejects tampered ones (issue 3, item 5)."""
+"""``verify`` accepts good solutions and rejects tampered ones."""
 
 from __future__ import annotations
 

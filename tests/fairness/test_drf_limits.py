@@ -1,4 +1,4 @@
-"""``drf`` honours its time limit and refuses what it cannot list (issue 14, item 8).
+"""``drf`` honours its time limit and refuses what it cannot list.
 
 Before: huge capacities against small demands made progressive filling run on, ignoring
 ``--time-limit``, its launch order growing without bound.

@@ -1,4 +1,4 @@
-"""``mropt locality`` with extreme integers: one line and exit 2, quickly, never a traceback (issue 28, part 7)."""
+"""``mropt locality`` with extreme integers: one line and exit 2, quickly, never a traceback."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Exact DRF (drf-lp, drf-milp, drf-cpsat) with each solver call stopped at once (issue 27, part 1).
+"""Exact DRF (drf-lp, drf-milp, drf-cpsat) with each solver call stopped at once.
 
 Every solve of the leximin loop (one per level) is stopped in turn
 (:mod:`mropt.backends.starve`): no result may be ``optimal`` unless it is the leximin

@@ -1,4 +1,4 @@
-"""A time-limited ``drf-milp`` reports the bound it proved (issue 13, item 6).
+"""A time-limited ``drf-milp`` reports the bound it proved.
 
 The objective is the minimum weighted dominant share, the first leximin level ``S_1``. Once
 level 1 is solved, its optimum bounds the objective of any allocation, so a run stopped at a

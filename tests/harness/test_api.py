@@ -1,4 +1,4 @@
-"""The gap-study API for notebooks (issue 13): load_experiment, run_study, results_frame, write_report
+"""The gap-study API for notebooks: load_experiment, run_study, results_frame, write_report
 from mropt.harness and from mropt, documented."""
 
 from __future__ import annotations

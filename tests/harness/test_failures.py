@@ -1,4 +1,4 @@
-"""Failed runs never vanish, interrupted runs are never results (issue 13, items 4, 5 and 7).
+"""Failed runs never vanish, interrupted runs are never results.
 
 * every failure's reason is printed at the end, tables count failures (errors, time limits
   without a plan, answers verify rejected) beside the runs their means are over;

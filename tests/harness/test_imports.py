@@ -1,5 +1,5 @@
-"""Code run from an experiment's folder: only the named ``imports`` run (issue 14, item 3),
-and a harness failure is never stored as a finished run (issue 14, item 5).
+"""Code run from an experiment's folder: only the named ``imports`` run,
+and a harness failure is never stored as a finished run.
 
 Before: the experiment's folder and the working folder went first on ``sys.path`` and on
 the workers' ``PYTHONPATH``, ahead of the standard library, so a ``select.py`` or

@@ -1,4 +1,4 @@
-"""A policy study checks, before anything runs, that every policy can run on every instance (issue 28, part 6).
+"""A policy study checks, before anything runs, that every policy can run on every instance.
 
 ``mropt gap --check`` used to pass a study whose every run then failed (``hei`` with a history
 file that does not exist) or ran nothing (``fair`` on a cluster of resources); both are now one

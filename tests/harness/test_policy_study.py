@@ -1,4 +1,4 @@
-"""A study of simulator policies (issue 15): ``policies`` in an experiment file, runs as rows, the report.
+"""A study of simulator policies: ``policies`` in an experiment file, runs as rows, the report.
 
 Two tiny workloads (a folder), two policies (FIFO in its heartbeat mode and in event mode,
 labelled apart) and two seeds: 8 simulations, each a row of kind ``workload`` whose

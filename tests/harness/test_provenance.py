@@ -1,4 +1,4 @@
-"""The study record (issue 13): the experiment's text, versions and machine in DIR/study/."""
+"""The study record: the experiment's text, versions and machine in DIR/study/."""
 
 from __future__ import annotations
 

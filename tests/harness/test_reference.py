@@ -1,4 +1,4 @@
-"""References and gaps never report a wrong number (issue 13, items 1, 2 and 8; issue 14, item 1).
+"""References and gaps never report a wrong number.
 
 * every kind's objective sense: a minimisation (priority: total slots) keeps the smaller value
   as the reference, its bound is a lower bound, and its gaps are >= 0 too;
@@ -181,7 +181,7 @@ def test_an_answer_verify_rejected_has_no_gap():
 
 # -- the file: names cannot inject lines, malformed lines are skipped ---------------------------
 def test_an_instance_name_cannot_inject_a_line(tmp_path):
-    """Issue 14, item 1: a name with a newline used to write a fake `=opt=` line into reference.solu."""
+    """A name with a newline used to write a fake `=opt=` line into reference.solu."""
     name = f"evil\n=opt= {G} 99999\r\u2028=inf= {H} # x"
     ref = Reference()
     ref.add_row({**row("h", 10.0), "instance_id": name})

@@ -1,4 +1,4 @@
-"""A bound that a verified plan refutes is never a reference (issue 27, item 5).
+"""A bound that a verified plan refutes is never a reference.
 
 The bug: an exact method that returned the valid empty plan as ``optimal`` with bound 0
 made 0 the instance's best bound although verified plans were worth more, so every row

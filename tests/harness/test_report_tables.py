@@ -1,5 +1,5 @@
-"""The report's tables, statistics and plots on hand-made frames (issue 13, "Reports a researcher
-would publish"): bootstrap, performance profiles, wins/ties/losses, rounding, natural order,
+"""The report's tables, statistics and plots on hand-made frames (the reports a researcher
+would publish): bootstrap, performance profiles, wins/ties/losses, rounding, natural order,
 degenerate plots, LaTeX, per-kind references, instance names, and a whole report from a store."""
 
 from __future__ import annotations

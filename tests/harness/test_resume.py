@@ -1,4 +1,4 @@
-"""Resuming reuses a run only when nothing that changes its result changed (issue 13, item 3).
+"""Resuming reuses a run only when nothing that changes its result changed.
 
 The run key covers the instance's content hash, the method, its checked parameters (the
 profile's ``params`` and ``threads`` merged in), the time limit in force and the seed; not the

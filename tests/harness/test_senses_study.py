@@ -1,4 +1,4 @@
-"""Gap studies of a minimised kind and of a kind with a relaxation (issue 13, items 1 and 2), end to end.
+"""Gap studies of a minimised kind and of a kind with a relaxation, end to end.
 
 The bugs: in a priority study the heuristic's 138 slots became the "proven optimum" and the
 proven minimum 135 showed a 2.17 % gap, under a "Gap (maximisation)" header; in a fairness

@@ -79,7 +79,7 @@ def test_temporary_files_are_ignored(tmp_path):
 
 
 def test_a_resume_removes_the_temporaries_a_killed_writer_left_and_only_those(tmp_path):
-    """Issue 28, part 7: a study SIGKILLed mid-write leaves a fresh ``.<digest>.parquet.<8 hex>.tmp`` in
+    """A study SIGKILLed mid-write leaves a fresh ``.<digest>.parquet.<8 hex>.tmp`` in
     runs/; the hour rule kept it from every resume that came sooner. The next writer alone removes it."""
     killed = Store(tmp_path)
     killed.create()

@@ -1,6 +1,6 @@
-"""One reader of typed TOML keys (issue 12 item 7): experiments, instance sets and solver
-profiles give errors of one shape, and non-finite or huge values are refused (issue 14,
-item 5); experiment names that would leave results/ are refused (issue 14, item 4)."""
+"""One reader of typed TOML keys: experiments, instance sets and solver
+profiles give errors of one shape, and non-finite or huge values are refused;
+experiment names that would leave results/ are refused."""
 
 from __future__ import annotations
 
@@ -177,7 +177,7 @@ def test_the_reader_functions():
     assert tf.show("x" * 100).endswith("...") and len(tf.show("x" * 100)) == 60
 
 
-# -- experiment names and the results folder (issue 14, item 4) ---------------------------
+# -- experiment names and the results folder -------------------------------------------
 @pytest.mark.parametrize(
     "name", ["/tmp/evil", "../outside", "a/b", "a..b", ".hidden", "..", "sp ace", "tab\tname", "ünï"]
 )

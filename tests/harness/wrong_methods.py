@@ -1,4 +1,4 @@
-"""Wrong "exact" methods for the tests of refuted bounds (issue 27, item 5); registered when imported.
+"""Wrong "exact" methods for the tests of refuted bounds; registered when imported.
 
 Each returns a plan that ``verify`` accepts, claimed ``optimal`` with its own objective as
 the bound, although a heuristic verifies a better plan of the same instance: the proof is

@@ -1,4 +1,4 @@
-"""Hostile input to the job-history database (issue 28): SQL that reaches past the database,
+"""Hostile input to the job-history database: SQL that reaches past the database,
 received files that carry SQL of their own, corrupt files.
 
 Each is refused with exit 2 and one line, and no file is read, written or changed: every

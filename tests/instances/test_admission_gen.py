@@ -1,4 +1,4 @@
-"""The paper-default admission generator (issue 3, item 3)."""
+"""The paper-default admission generator."""
 
 from __future__ import annotations
 

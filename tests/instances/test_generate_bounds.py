@@ -1,4 +1,4 @@
-"""``mropt generate`` with extreme numbers: a file the readers accept, or one line and exit 2 (issue 28, part 7).
+"""``mropt generate`` with extreme numbers: a file the readers accept, or one line and exit 2.
 
 Every numeric option of the four generators (the int and float fields of their parameter
 dataclasses, and ``--seed``) is given values at the edges: negative, 0, a subnormal
@@ -89,7 +89,7 @@ def test_the_generators_refuse_a_negative_seed(generate):
 
 
 def test_a_subnormal_map_task_time_is_refused_not_written(tmp_path):
-    """``--map-task-time 1e-320`` wrote a task time that ``mropt simulate`` refused (issue 28, part 7)."""
+    """``--map-task-time 1e-320`` wrote a task time that ``mropt simulate`` refused."""
     out = tmp_path / "w.json"
     line = assert_input_error(
         run_cli("generate", "workload", "--preset", "mpsa", "--map-task-time", "1e-320", "-o", out),

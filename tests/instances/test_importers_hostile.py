@@ -1,4 +1,4 @@
-"""Trace importers on bad rows and out-of-range options (issue 14, item 7).
+"""Trace importers on bad rows and out-of-range options.
 
 ``import-alibaba``: bad rows are skipped and counted, never a crash, and a bad row
 never swallows its neighbours. ``import-swim``: option ranges are checked, so no

@@ -1,4 +1,4 @@
-"""Loading, writing and validating admission instance files (issue 3, item 2)."""
+"""Loading, writing and validating admission instance files."""
 
 from __future__ import annotations
 

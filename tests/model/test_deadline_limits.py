@@ -1,4 +1,4 @@
-"""The on-time limits of mropt.model.tolerance against exact arithmetic (issue 27, part 3).
+"""The on-time limits of mropt.model.tolerance against exact arithmetic.
 
 ``deadline_limit(d)`` is the largest float at most ``d * (1 + 1e-9)``, and
 ``method_deadline_limit(d)`` the largest at most ``d * (1 + 1e-9 / 2)``, checked with

@@ -1,4 +1,4 @@
-"""The one file writer (mropt.model.files; issue 12 item 7, issues 13 item 8 and 14 item 2).
+"""The one file writer (mropt.model.files).
 
 Regular files are replaced atomically; devices, FIFOs and symlink targets are written
 through and keep what they are; every failure is one line and leaves no temporary file.

@@ -1,4 +1,4 @@
-"""Every instance kind declares its objective sense where generic code reads it (issue 13, item 1)."""
+"""Every instance kind declares its objective sense where generic code reads it."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Issue 13: a solution records its instance's content hash; verify rejects it on another instance."""
+"""A solution records its instance's content hash; verify rejects it on another instance."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Issue 13: ``mropt solve``'s text output shows whole results, rounded, and only the instance kind's fields."""
+"""``mropt solve``'s text output shows whole results, rounded, and only the instance kind's fields."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""``mpsa-exact`` within a memory cap and its time limit (issue 14, item 8).
+"""``mpsa-exact`` within a memory cap and its time limit.
 
 Before: a 1.2 KB priority file asking for 20,000 x 10,000 slots made mpsa-exact take
 5 GB and overrun its time limit; ``--time-limit`` was not looked at.

@@ -1,4 +1,4 @@
-"""``mpsa`` (Algorithm 1) and ``mpsa-exact`` (eq. 17): hand checks and properties (issue 7)."""
+"""``mpsa`` (Algorithm 1) and ``mpsa-exact`` (eq. 17): hand checks and properties."""
 
 from __future__ import annotations
 

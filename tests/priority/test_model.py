@@ -1,4 +1,4 @@
-"""Priority instance files: round trip, kept unknown fields, one-line errors (issue 7, item 1)."""
+"""Priority instance files: round trip, kept unknown fields, one-line errors."""
 
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ from mropt.model.errors import InputError
 from mropt.model.io import instance_from_dict, instance_to_json, load_instance
 from mropt.model.priority import PriorityInstance
 
-ISSUE_EXAMPLE = {
+EXAMPLE = {
     "kind": "priority",
     "schema_version": 1,
     "map_slots": 100,
@@ -23,8 +23,8 @@ ISSUE_EXAMPLE = {
 }
 
 
-def test_issue_example_round_trips_and_keeps_unknown_fields():
-    data = copy.deepcopy(ISSUE_EXAMPLE)
+def test_example_round_trips_and_keeps_unknown_fields():
+    data = copy.deepcopy(EXAMPLE)
     data["note"] = "kept"
     data["priorities"][0]["owner"] = "ops"
     inst = instance_from_dict(data)
@@ -36,7 +36,7 @@ def test_issue_example_round_trips_and_keeps_unknown_fields():
 
 
 def test_explicit_routing_and_history_round_trip():
-    data = copy.deepcopy(ISSUE_EXAMPLE)
+    data = copy.deepcopy(EXAMPLE)
     del data["pattern_mix"], data["iterations"]
     data["routing"] = {"q11": 0.1, "q12": 0.6, "q21": 0.5, "q10": 0.3}
     del data["priorities"][0]["arrival_rate"]
@@ -60,7 +60,7 @@ def test_generator_is_deterministic_and_valid(tmp_path):
 
 
 def _with(change):
-    data = copy.deepcopy(ISSUE_EXAMPLE)
+    data = copy.deepcopy(EXAMPLE)
     change(data)
     return data
 

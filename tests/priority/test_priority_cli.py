@@ -1,5 +1,5 @@
 """``mropt generate priority``, ``mropt solve --method mpsa|mpsa-exact --json`` and ``mropt verify``
-run as real subprocesses (issue 7, item 6)."""
+run as real subprocesses."""
 
 from __future__ import annotations
 

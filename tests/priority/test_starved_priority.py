@@ -1,4 +1,4 @@
-"""mpsa-exact with each solver call stopped at once (issue 27, part 1).
+"""mpsa-exact with each solver call stopped at once.
 
 ``mpsa-exact`` proves its optimum with its own dynamic programme and calls no solver
 (mropt/priority/exact.py): a run counts no solver call, so no stopped solve can turn

@@ -1,4 +1,4 @@
-"""Regressions found by benchmarks/bench_sim_amb.py (issue 15, item 6)."""
+"""Regressions found by benchmarks/bench_sim_amb.py."""
 
 from __future__ import annotations
 

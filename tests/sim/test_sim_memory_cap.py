@@ -1,4 +1,4 @@
-"""The simulation's memory cap (issue 28, part 5): a run is estimated from its workload and refused above the cap.
+"""The simulation's memory cap: a run is estimated from its workload and refused above the cap.
 
 The estimates below are computed by hand from the per-item costs that ``docs/simulation.md``
 states (1,024 bytes an attempt, 64 a task, 128 a task group, 512 a stage, 4,096 a job, 1,536 a

@@ -1,4 +1,4 @@
-"""Issue 27, part 3: the recorder's on_time and verify_simulation's apply one rule, exactly.
+"""The recorder's on_time and verify_simulation's apply one rule, exactly.
 
 The rule (docs/tolerances.md): on time when ``finish <= deadline * (1 + 1e-9)`` in exact
 arithmetic. A job with deadline 105.999999894 that ends at exactly 106 s is late by it

@@ -1,4 +1,4 @@
-"""Hostile simulation folders (issue 28, parts 4 and 7): ``mropt simulate --out DIR`` killed at every step
+"""Hostile simulation folders: ``mropt simulate --out DIR`` killed at every step
 of its write, and folders mixing the files of two runs or holding tables under each other's names.
 
 Before: a kill after ``jobs.parquet`` left DIR with the new jobs and the old tasks and summary,

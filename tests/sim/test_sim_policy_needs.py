@@ -1,4 +1,4 @@
-"""What each policy needs of its workload (issue 28, part 6): declared in the policy table, checked before the run.
+"""What each policy needs of its workload: declared in the policy table, checked before the run.
 
 The declarations are read from the table (:func:`mropt.sim.policy.policies`), never from a list
 kept here. For every policy and every need it declares, a tiny workload that lacks that need is

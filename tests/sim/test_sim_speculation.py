@@ -1,4 +1,4 @@
-"""Speculative execution (issue 17, items 1-2) on hand cases: LATE (Hadoop 0.21), Hadoop 0.20.
+"""Speculative execution on hand cases: LATE (Hadoop 0.21), Hadoop 0.20.
 
 Every run is event mode with one map slot per node unless said, so the times are exact:
 under a rule the engine offers a node to the rule when it frees and, while attempts run and

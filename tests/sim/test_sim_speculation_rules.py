@@ -1,4 +1,4 @@
-"""Speculation rules on seeded runs and the contract around them (issue 17, items 1-2).
+"""Speculation rules on seeded runs and the contract around them.
 
 * progress as Hadoop reports it (maps linear; a reduce's copy third bounded by the maps done);
 * every rule under every slot policy: each task succeeds exactly once (the independent verify),
