@@ -104,7 +104,7 @@ def _files(tmp_path: Path, kind: str, sol: Solution) -> tuple[Path, Path]:
     inst_path.write_text(json.dumps(INSTANCES[kind].to_dict()))
     data = sol.to_dict()
     if kind == "priority" and not sol.decision.json_fields().get("allocation"):
-        data["allocation"] = {}  # the case: an empty allocation written out
+        data["allocation"] = {}  # the case: an empty allocation written out
     sol_path.write_text(json.dumps(data))
     return inst_path, sol_path
 

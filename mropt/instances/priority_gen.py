@@ -6,7 +6,7 @@ stage of 100 map tasks of 1 minute on average (6000 slot-seconds per map visit) 
 50 minutes of reduce work (3000 slot-seconds per reduce visit); one third each of simple,
 iterative (3 rounds) and chain jobs (Table 1). Figure 6 uses a user arrival rate of
 0.3 jobs per minute, taken here as the total over the three priorities (0.1 per minute,
-1/600 jobs per second, each), the rate in the issue's example file.
+1/600 jobs per second, each).
 
 Parameters (all recorded in the file under ``generator``):
 

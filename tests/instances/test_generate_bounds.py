@@ -72,7 +72,7 @@ def test_extreme_numbers_write_a_readable_file_or_one_line(case, tmp_path):
         assert not out.exists()
 
 
-# -- the issue's cases, one by one --------------------------------------------------------------
+# -- the cases found, one by one ----------------------------------------------------------------
 @pytest.mark.parametrize("kind", ["admission", "fairness", "priority", "workload"])
 def test_a_negative_or_huge_seed_is_one_line(kind):
     """``--seed -1`` was numpy's ValueError traceback (admission, fairness, priority)."""

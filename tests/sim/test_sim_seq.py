@@ -1,6 +1,6 @@
 """SEQ on the cluster (AMB sec. 4.1): an admission plan executed on the idealised cluster.
 
-The issue's check: on a homogeneous cluster with no locality penalty and task counts that
+The check: on a homogeneous cluster with no locality penalty and task counts that
 are multiples of the slot counts, the simulated map ends are the SEQ model's COTm, and the
 finishes are its COTr for every job whose model reduce ran alone and unpreempted.
 """

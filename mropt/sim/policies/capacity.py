@@ -3,8 +3,7 @@
 Source: ``src/contrib/capacity-scheduler/src/java/org/apache/hadoop/mapred/`` of Hadoop 1.0.3
 (``CapacityTaskScheduler``, ``CapacitySchedulerQueue``, ``CapacitySchedulerConf``) and
 ``JobInProgress`` (``schedulingOpportunity``, ``scheduleOffSwitch``,
-``obtainNewNodeOrRackLocalMapTask``); ``../shared/reference/schedulers-and-simulators.md``
-sec. 3b.
+``obtainNewNodeOrRackLocalMapTask``).
 
 * **Queues** come from the workload's ``queues`` (:class:`~mropt.model.workload.QueueSpec`,
   capacities in percent summing to 100); with none listed, one queue ``default`` at 100 %

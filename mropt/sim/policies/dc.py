@@ -1,10 +1,11 @@
 """DC: the Deadline Constraint scheduler of Kc & Anyanwu (CloudCom 2010), the AMB paper's baseline [14].
 
-What is confirmed (``../shared/reference/schedulers-and-simulators.md`` sec. 1; AMB sec. 2.2):
+What is confirmed (Kc & Anyanwu's abstract; AMB sec. 2.2 and 5):
 DC admits only jobs whose deadline it estimates it can meet, gives each a *fixed number of
 map slots* from its size, *assumes the job can use every reduce slot* in its reduce phase,
-and its estimate is static. The formulas (marked [U] there) with the job's map work
-``W_m = sum of map task times`` (sigma c_m) and reduce work ``W_r`` (f sigma c_r; the
+and its estimate is static. The formulas (as He, Lu & Swanson restate DC in "Real-Time
+Scheduling in MapReduce Clusters", HPCC 2013, sec. III; unconfirmed: neither text was at hand),
+with the job's map work ``W_m = sum of map task times`` (sigma c_m) and reduce work ``W_r`` (f sigma c_r; the
 transfer cost c_d is 0: the shuffle is part of the reduce tasks here)::
 
     S_r^max = deadline - W_r / R                 (latest reduce start, all R reduce slots)
@@ -23,10 +24,10 @@ stay idle: the underutilisation He, Lu & Swanson criticise); reduces go EDF with
 **mropt's choices** (parameters; the papers leave them open):
 
 * ``availability`` (how slots held by accepted jobs are counted for a new one):
-  ``calendar`` (default; the reference's proposal (a)) keeps a reservation calendar: an
+  ``calendar`` (default) keeps a reservation calendar: an
   accepted job reserves ``n_m^min`` map slots over ``[S_m, S_r^m)`` and ``n_r^min`` reduce
   slots over ``[S_r^m, S_r^m + W_r / n_r^min)``; a new job tries ``S_m`` = its arrival,
-  then every later end of a map reservation before ``S_r^max`` (proposal (b): the earliest
+  then every later end of a map reservation before ``S_r^max`` (the earliest
   time its count is free), and needs its counts free over those intervals. ``current``:
   ``S_m`` is the arrival, and the free slots are those of the cluster now up minus the
   map counts of accepted jobs that still have maps (reduce counts are not held).

@@ -1,4 +1,4 @@
-"""DRF, DDRF and single-level delay scheduling as cluster policies (DDRF paper, 001_*.txt).
+"""DRF, DDRF and single-level delay scheduling as cluster policies (DDRF paper, ``docs/papers.md``).
 
 **Who is a DRF user.** The paper's sec. 3.1 orders *users* by their dominant share; its
 sec. 4.1 listing keeps the skip count per *job*. Here the DRF user is the job's ``user``
@@ -38,7 +38,7 @@ is over; the engine's pass after it is muted).
 below E1, rack-local (or better) while E1 <= skips < E2, any node once skips >= E2; the
 count goes back to 0 at every launch, local or not ("每当任务启动后(无论是否满足本地化计算)都将
 作业的延迟置为 0"). The listing increments the count a second time inside the rack-local
-branch; the issue's rule (one increment per declined offer) is used instead, so E1 and E2
+branch; mropt counts one increment per declined offer instead (mropt's choice), so E1 and E2
 count offers. E1 = E2 = 0 is plain DRF. Tasks without input replicas (reduces) are local
 everywhere and never cause a skip.
 

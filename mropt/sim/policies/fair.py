@@ -2,8 +2,7 @@
 
 Source: ``src/contrib/fairscheduler/src/java/org/apache/hadoop/mapred/`` of Hadoop 1.0.3
 (``FairScheduler``, ``SchedulingAlgorithms``, ``PoolSchedulable``, ``JobSchedulable``,
-``PoolManager``, ``CapBasedLoadManager``, ``LocalityLevel``;
-``../shared/reference/schedulers-and-simulators.md`` sec. 3a). Map and reduce slots are
+``PoolManager``, ``CapBasedLoadManager``, ``LocalityLevel``). Map and reduce slots are
 scheduled separately; each pool and each job has one schedulable per slot type.
 
 * **Pools** come from the workload's ``pools`` (:class:`~mropt.model.workload.PoolSpec`:

@@ -35,8 +35,8 @@ additive shares, which with the default minShares of 0 is ``fair`` exactly. The 
 before the run (:meth:`Hei.check_input`, also at ``mropt gap --check``): a missing or bad one
 is an InputError, and so is one that gives nothing to schedule by (no demand in any hour, no
 D, no reduce cost: a database of a SWIM import, whose jobs have no task rows), with which
-``hei`` would be ``fair`` exactly (issue 28: refused rather than run as ``fair`` under
-another name). In Python,
+``hei`` would be ``fair`` exactly (refused rather than run as ``fair`` under another
+name). In Python,
 :meth:`Hei.with_history` takes a :class:`HeiHistory` (e.g. from :func:`history_frames` of an
 earlier run). ``start_hour``: the hour of day at simulation time 0 (hour h of the run's
 clock is ``floor(t / 3600 + start_hour) mod 24``).

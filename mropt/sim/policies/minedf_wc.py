@@ -1,7 +1,7 @@
 """MinEDF-WC: ARIA's minimal slot allocation, EDF, work-conserving (Verma et al., ICAC 2011 / NOMS 2012).
 
-The AMB paper's baseline [15, 16] (``../shared/reference/schedulers-and-simulators.md``
-sec. 2; AMB sec. 2.2: a fixed number of map *and* reduce slots per job, minimising the
+The AMB paper's baseline [15, 16] (ARIA, ICAC 2011, pp. 235-244; NOMS 2012, pp. 900-905;
+AMB sec. 2.2: a fixed number of map *and* reduce slots per job, minimising the
 total number of slots it gets, and an admission test).
 
 **ARIA's bound** (ICAC 2011): n tasks of mean time mu and maximum lambda on k slots take
@@ -13,21 +13,21 @@ reduce slots when ``a / m + b / r = D' = T - C``; minimising ``m + r`` (Lagrange
     m* = sqrt(a) (sqrt(a) + sqrt(b)) / D',   r* = sqrt(b) (sqrt(a) + sqrt(b)) / D'
 
 rounded up. Parameter ``bound`` picks the estimate: ``low`` (default; ``a = N_M M_avg``,
-``b = N_R R_avg``, ``C = 0``, the formula as the issue states it), ``up`` (``a = (N_M - 1)
+``b = N_R R_avg``, ``C = 0``: the lower bound), ``up`` (``a = (N_M - 1)
 M_avg``, ``b = (N_R - 1) R_avg``, ``C = M_max + R_max``) or ``avg`` (their mean, the one ARIA
-reports closest [U]). Task times are the base durations (the job profile); the shuffle is
+reports closest; unconfirmed). Task times are the base durations (the job profile); the shuffle is
 part of the reduce tasks.
 
 **Admission**: a job is rejected when ``D' <= 0`` or its (m*, r*) exceeds the cluster's
 slots (up at its arrival), and when (m*, r*) does not fit in the slots not committed to
-accepted jobs. Parameter ``commit`` [U]: ``job`` (default) commits a job's (m*, r*) until it
+accepted jobs. Parameter ``commit`` (the papers leave it open): ``job`` (default) commits a job's (m*, r*) until it
 ends; ``phase`` commits m* while it has maps left and r* while it has reduces left.
 Jobs without a deadline are rejected.
 
 **Run time** (MinEDF-WC): jobs in EDF order (deadline, submit, index). A free slot goes
 first to the earliest-deadline job running fewer tasks of that type than its minimum, then
 (work conserving) to the earliest-deadline job with a task to launch. Reclaiming spare
-slots [U], parameter ``reclaim``: ``wait`` (default: borrowed tasks run to completion; freed
+slots (the papers leave it open), parameter ``reclaim``: ``wait`` (default: borrowed tasks run to completion; freed
 slots serve jobs below their minimum first) or ``kill``: when an accepted job (at arrival,
 or when its reduce stage opens) is short of its minimum and no slot is free, attempts
 beyond other jobs' minima are killed (latest deadline first, newest attempt first) and

@@ -1,4 +1,4 @@
-"""MPSA: the multi-priority real-time slot assignment of the MPSA paper (``004_c84e33dc42ee59a1.txt``).
+"""MPSA: the multi-priority real-time slot assignment of the MPSA paper (``docs/papers.md``).
 
 Sec. 4.4 and Algorithm 2 on top of the slot allocation of Algorithm 1 (sec. 4.3,
 :mod:`mropt.priority.mpsa`):
