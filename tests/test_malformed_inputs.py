@@ -1,4 +1,4 @@
-"""The input-error promise over generated hostile files (issue 14, "Done when").
+"""The input-error promise over generated hostile files.
 
 README, "Input errors": every command exits 2 with one line on stderr naming the file
 and the field, or gives a valid result -- never a traceback, never a warning on stderr,

@@ -1,4 +1,4 @@
-"""Issue 19: admission answers do not depend on the units of the data.
+"""Admission answers do not depend on the units of the data (docs/tolerances.md).
 
 An instance with every benefit times 10**k and every time (phase times, deadlines,
 submit times) times 10**m is the same problem. Exact methods must give the same

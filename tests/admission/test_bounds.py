@@ -1,4 +1,4 @@
-"""Upper bounds (issue 5, item 2): Ideal (eq. 4), LP relaxation, energy bound."""
+"""Upper bounds: Ideal (eq. 4), LP relaxation, energy bound."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""A fairness instance's answer does not depend on its units (issue 19).
+"""A fairness instance's answer does not depend on its units (docs/tolerances.md).
 
 Multiplying a resource's capacities and demands by 10^m (each resource its own m, in
 -10..12) or the weights by 10^k (k in -10..12) is the same problem: every exact method
@@ -80,7 +80,7 @@ def two_users(weight: float, b_demand: float) -> FairnessInstance:
 
 @pytest.mark.parametrize("weight", [1, 1e7, 1e9, 1e-8])
 def test_regression_milp_level_fixed_absolutely(weight):
-    # before issue 19: weights 1e7 gave {"A": 0, "B": 3} and 1e9 gave {"A": 0, "B": 0},
+    # under absolute tolerances: weights 1e7 gave {"A": 0, "B": 3} and 1e9 gave {"A": 0, "B": 0},
     # both claimed optimal (level 1 read back as 0 and fixed to 0 - 1e-7)
     inst = two_users(weight, 0.8)
     for method in ("drf-milp", "drf-cpsat", "drf"):
@@ -94,7 +94,7 @@ def test_regression_milp_level_fixed_absolutely(weight):
 @pytest.mark.parametrize("weight", [1, 1e-8, 1e7])
 def test_regression_milp_near_tie_of_3e_8(weight):
     # B's task takes 0.99999997: (2, 1) has a minimum share 3e-8 (relative) below (1, 2)'s
-    # and a larger sum. Before issue 19, with weights 1e-8, level 1 was read from CBC's 8
+    # and a larger sum. Under absolute tolerances, with weights 1e-8, level 1 was read from CBC's 8
     # printed digits (33333333) and fixed with a slack of 1e-7 of it: (2, 1) claimed optimal;
     # drf, its shares rounded to 12 decimals, tied the two at weights 1e7 and launched (2, 1)
     inst = two_users(weight, 0.99999997)
@@ -356,9 +356,9 @@ def test_same_answer_in_any_units(case):
                 assert _placement(a) == _placement(b), (method, a.decision, b.decision)
 
 
-# -- weights spanning many orders of magnitude (issue 27) ---------------------------------
+# -- weights spanning many orders of magnitude --------------------------------------------
 def test_regression_weights_1e_minus_8_and_1e8():
-    # before issue 27: drf-milp gave {A: 10, B: 0} as optimal with objective 0, drf-lp
+    # with one scale for all levels: drf-milp gave {A: 10, B: 0} as optimal with objective 0, drf-lp
     # an objective of 0: CBC's absolute tolerances and cutoff increment (1e-5) could not
     # tell the level of B (a weighted share of 1e-16 of A's) from 0
     inst = instance_from_dict(

@@ -1,4 +1,4 @@
-"""A priority instance's answer does not depend on its units (issue 19; docs/tolerances.md).
+"""A priority instance's answer does not depend on its units (docs/tolerances.md).
 
 Times (deadlines, work per visit, their histories) multiplied by 10^m and arrival rates
 divided by 10^m describe the same MPSA problem (secs. 3-4): ``mpsa`` (Algorithm 1) and
@@ -7,7 +7,7 @@ and ``verify`` must accept both answers and reject tampered ones, at every scale
 
 The rescaled data are the correctly rounded values of the exact products, so they carry
 the rounding any change of units brings. The regression cases below each changed their
-answer (or verify's verdict) under such a rescaling before issue 19.
+answer (or verify's verdict) under such a rescaling when the tolerances were absolute.
 """
 
 from __future__ import annotations
@@ -56,7 +56,7 @@ def answer(sol) -> tuple:
     return sol.status, sol.objective, slots, d["shared"], sorted(d["infeasible"])
 
 
-# -- regression cases: each changed its answer (or verdict) under rescaling before issue 19 --
+# -- regression cases: each changed its answer (or verdict) under rescaling, once ---------
 
 
 def _offered_tie() -> PriorityInstance:
