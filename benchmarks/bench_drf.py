@@ -44,7 +44,7 @@ from mropt.fairness.drf import progressive_filling
 from mropt.fairness.flow import round_from_instance
 from mropt.fairness.metrics import gaps
 from mropt.harness.table import render
-from mropt.instances.alibaba import import_alibaba
+from mropt.importers.alibaba import import_alibaba
 from mropt.instances.fairness_gen import generate_fairness
 from mropt.model.fairness import FairnessInstance, User
 from mropt.registry import solve, verify_solution

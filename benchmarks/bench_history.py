@@ -27,9 +27,9 @@ import pyarrow as pa
 
 from mropt.history import analyses
 from mropt.history.batch import Batch, conform_table
-from mropt.history.importers import read_batches
 from mropt.history.store import connect, import_batches
-from mropt.instances.alibaba import COLUMNS
+from mropt.importers.alibaba_trace import COLUMNS
+from mropt.importers.table import read_batches
 
 DEFAULT_TRACE = (
     Path(os.environ.get("MROPT_SHARED", Path(__file__).resolve().parents[2] / "shared"))

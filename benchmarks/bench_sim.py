@@ -183,7 +183,7 @@ def section_amb(quick: bool) -> None:
 
 def swim_child() -> None:
     """Runs in a child process: import the SWIM day, simulate it under fair, print one line."""
-    from mropt.instances.swim import import_swim_workload
+    from mropt.importers.swim_workload import import_swim_workload
 
     start = time.perf_counter()
     workload = import_swim_workload(SWIM_DAY)
@@ -220,7 +220,7 @@ def alibaba_child(policy: str, plot_data: str | None, duration: float = 0.0) -> 
     """Runs in a child process: import the Alibaba day, simulate it under ``policy``, print one JSON line."""
     import json
 
-    from mropt.instances.alibaba_workload import import_alibaba_workload
+    from mropt.importers.alibaba_workload import import_alibaba_workload
     from mropt.sim.shares import cluster_totals, dominant_shares
 
     start = time.perf_counter()

@@ -7,7 +7,7 @@ Fair Scheduler code without the history.
 1. **A multi-group day** (sec. 2.3's setting: groups whose submissions follow the hour of
    day, and consecutive days alike). The SWIM Facebook 2009 day
    (SWIM's ``FB-2009_samples_24_times_1hr_0.tsv``) imported as a workload
-   (:func:`mropt.instances.swim.import_swim_workload`, bytes scaled to ``--scale-nodes`` 100
+   (:func:`mropt.importers.swim_workload.import_swim_workload`, bytes scaled to ``--scale-nodes`` 100
    machines, 3 replicas) and run on a smaller cluster, ``--nodes`` (10) nodes of 2 map and 2
    reduce slots, so that the busy hours contend. **Groups** (pools) are the rows' map input
    size in the trace: ``small`` (< 64 MB: the interactive queries), ``medium`` (< 10 GB) and
@@ -58,7 +58,7 @@ import numpy as np
 import pandas as pd
 
 import mropt.sim.policies  # noqa: F401  (registers the policies)
-from mropt.instances.swim import import_swim_workload
+from mropt.importers.swim_workload import import_swim_workload
 from mropt.instances.workload_gen import rack_nodes
 from mropt.model.workload import NodeSpec, PoolSpec, Stage, TaskGroup, WorkloadInstance, WorkloadJob
 from mropt.sim.engine import Simulation

@@ -28,11 +28,11 @@ from mropt import admission, fairness, priority  # noqa: F401  (isort: skip)
 from typing import Any
 
 from mropt._version import __version__
+from mropt.importers.alibaba import import_alibaba
+from mropt.importers.swim import import_swim
 from mropt.instances.admission_gen import generate_admission
-from mropt.instances.alibaba import import_alibaba
 from mropt.instances.fairness_gen import generate_fairness
 from mropt.instances.priority_gen import generate_priority
-from mropt.instances.swim import import_swim
 from mropt.instances.workload_convert import to_admission, to_workload
 from mropt.model import (
     AdmissionInstance,

@@ -1,7 +1,8 @@
 """The one direction of imports (docs/architecture.md): a module imports only its own
 package and the layers below it, and no problem package imports another.
 
-    model  <-  backends, registry  <-  admission | fairness | priority, instances  <-  history  <-  sim  <-  harness  <-  cli
+    model  <-  backends, registry  <-  admission | fairness | priority, instances  <-  history
+           <-  sim | importers  <-  harness  <-  cli
 
 ``mropt/__init__.py`` is the facade above all of them. Every ``import`` and
 ``from ... import`` of every module is read (module level and inside functions), and
@@ -29,11 +30,13 @@ LAYERS = {
     "instances": 2,
     "history": 3,
     "sim": 4,
+    "importers": 4,
     "harness": 5,
     "cli": 6,
 }
-#: packages of one layer that must not import each other (problem packages are siblings)
-SIBLINGS_FORBIDDEN = {"admission", "fairness", "priority", "instances"}
+#: packages of one layer that must not import each other (problem packages are siblings; so are the
+#: simulator and the trace importers)
+SIBLINGS_FORBIDDEN = {"admission", "fairness", "priority", "instances", "importers"}
 
 
 def _package(module: str) -> str | None:

@@ -6,8 +6,9 @@ import argparse
 import dataclasses
 import json
 import sys
+import types
 import typing
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
 from mropt.model import files
@@ -82,17 +83,24 @@ def param_fields(cls: type) -> list[dataclasses.Field]:
     return [f for f in dataclasses.fields(cls) if f.metadata.get("cli", True)]
 
 
-def add_param_options(parser: argparse.ArgumentParser, cls: type, *, first: tuple[str, ...] = ("seed",)) -> None:
-    """One option per field of the generator's parameter dataclass ``cls``, so a new field is a new option.
+def add_param_options(
+    parser: argparse.ArgumentParser, cls: type, *, first: tuple[str, ...] = ("seed",), unset: bool = False
+) -> None:
+    """One option per field of the parameter dataclass ``cls`` (a generator's, an importer's), so a new
+    field is a new option.
 
-    The option is ``--name-with-dashes`` (or ``metadata["flag"]``, plus ``metadata["short"]``);
-    its default is the field's; its help is ``metadata["help"]`` with ``{default}`` replaced
-    by the default (numbers as ``:g``, tuples comma-separated, tables by their keys), or
-    ``default {default}``. The field's type picks the parsing: ``int``, ``float``, ``bool``
-    (a switch), ``tuple[float, ...]`` (``600,1200``), ``Mapping[str, float]`` (``a=1,b=2``;
-    unset: the field's default) and ``Mapping[str, SomeDataclass]`` (repeated
-    ``NAME=v1,v2,...`` added to the default table). Options come in field order, after
-    the names in ``first`` (``"seed"`` there is the generator's ``--seed``, in [0, 2^63 - 1]).
+    The option is ``--name-with-dashes`` (or ``metadata["flag"]``, plus ``metadata["short"]``), in the
+    argument group ``metadata["group"]`` when set; its default is the field's; its help is
+    ``metadata["help"]`` with ``{default}`` replaced by the default (numbers as ``:g``, tuples
+    comma-separated, tables by their keys), or ``default {default}``. The field's type picks the
+    parsing: ``int``, ``float``, ``str`` (``metadata["choices"]``), ``bool`` (a switch), ``X | None``
+    (as ``X``), ``tuple[float, ...]`` (``600,1200``), ``Mapping[str, float]`` (``a=1,b=2``; unset:
+    the field's default) and ``Mapping[str, SomeDataclass]`` (repeated ``NAME=v1,v2,...`` added to
+    the default table). Options come in field order, after the names in ``first`` (``"seed"`` there
+    is the generator's ``--seed``, in [0, 2^63 - 1]; so is a field named ``seed``). An option already
+    on the parser is not added again (an importer's parameter classes may share fields: the first
+    declares it). ``unset``: an option not given is left out of the parsed namespace
+    (:func:`given_params`), so the callee applies its own defaults.
     An integer option is one of the 64-bit range (:func:`int_type`, as the generators' ``check_types``
     and the readers' integer fields); the generator's ``check`` holds the finer rules (counts at most
     :data:`mropt.instances.params.MAX_ITEMS`).
@@ -100,32 +108,74 @@ def add_param_options(parser: argparse.ArgumentParser, cls: type, *, first: tupl
     fields = {f.name: f for f in param_fields(cls)}
     hints = typing.get_type_hints(cls)
     order = [*first, *(name for name in fields if name not in first)]
+    taken = {a.dest for a in parser._actions}
     for name in order:
-        if name == "seed":
-            parser.add_argument("--seed", type=SEED, default=0, help="random seed (default 0)")
+        if name in taken:
             continue
-        f = fields[name]
+        f = fields.get(name)
+        target = _group(parser, f.metadata.get("group")) if f is not None else parser
+        if name == "seed":
+            text = f.metadata.get("help", "random seed (default 0)") if f is not None else "random seed (default 0)"
+            default: Any = argparse.SUPPRESS if unset else 0
+            target.add_argument("--seed", type=SEED, default=default, help=text)
+            continue
+        assert f is not None, name
         default = _field_default(f)
         flags = [f.metadata.get("flag", "--" + name.replace("_", "-"))]
         flags += [f.metadata["short"]] if "short" in f.metadata else []
         text = f.metadata.get("help", "default {default}").replace("{default}", _show_default(default))
-        kind = hints[name]
+        kind = _without_none(hints[name])
         extra: dict[str, Any] = {"metavar": f.metadata["metavar"]} if "metavar" in f.metadata else {}
-        if kind is bool and default is False:
-            parser.add_argument(*flags, dest=name, action="store_true", help=text)
+        if unset:
+            default = argparse.SUPPRESS
+        if kind is bool and _field_default(f) is False:
+            target.add_argument(*flags, dest=name, action="store_true", default=default, help=text)
         elif kind is int:
-            parser.add_argument(*flags, dest=name, type=int_type(), default=default, help=text, **extra)
+            target.add_argument(*flags, dest=name, type=int_type(), default=default, help=text, **extra)
         elif kind is float:
-            parser.add_argument(*flags, dest=name, type=float, default=default, help=text, **extra)
+            target.add_argument(*flags, dest=name, type=float, default=default, help=text, **extra)
+        elif kind is str:
+            choices = tuple(f.metadata.get("choices", ())) or None
+            target.add_argument(*flags, dest=name, default=default, choices=choices, help=text, **extra)
         elif typing.get_origin(kind) is tuple:
-            parser.add_argument(*flags, dest=name, type=_floats, default=default, help=text, **extra)
+            target.add_argument(*flags, dest=name, type=_floats, default=default, help=text, **extra)
         elif typing.get_origin(kind) is Mapping and typing.get_args(kind)[1] is float:
-            parser.add_argument(*flags, dest=name, type=_mix, default=None, help=text, **extra)
+            target.add_argument(*flags, dest=name, type=_mix, default=None, help=text, **extra)
         elif typing.get_origin(kind) is Mapping and dataclasses.is_dataclass(typing.get_args(kind)[1]):
             parse = _named_record(typing.get_args(kind)[1])
-            parser.add_argument(*flags, dest=name, type=parse, action="append", default=[], help=text, **extra)
+            target.add_argument(*flags, dest=name, type=parse, action="append", default=[], help=text, **extra)
         else:  # pragma: no cover - a new kind of field needs its parser here
             raise TypeError(f"{cls.__name__}.{name}: no command-line option for type {kind!r}")
+
+
+def given_params(parser: argparse.ArgumentParser, args: argparse.Namespace, names: Iterable[str]) -> dict[str, Any]:
+    """The options among ``names`` given on the command line (added with ``unset=True``), in parser order."""
+    wanted = set(names)
+    return {a.dest: getattr(args, a.dest) for a in parser._actions if a.dest in wanted and hasattr(args, a.dest)}
+
+
+def option_flag(parser: argparse.ArgumentParser, name: str) -> str:
+    """The long flag of the option that sets ``name`` (``--partition-size`` for ``partition_bytes``)."""
+    action = next(a for a in parser._actions if a.dest == name)
+    return next((s for s in action.option_strings if s.startswith("--")), action.option_strings[0])
+
+
+def _group(parser: argparse.ArgumentParser, title: str | None) -> Any:
+    """The argument group ``title`` of ``parser`` (made on first use); the parser itself for None."""
+    if title is None:
+        return parser
+    for group in parser._action_groups:
+        if group.title == title:
+            return group
+    return parser.add_argument_group(title)
+
+
+def _without_none(kind: Any) -> Any:
+    """``X`` for ``X | None`` (an optional field is parsed as its type), else ``kind``."""
+    if typing.get_origin(kind) in (typing.Union, types.UnionType):
+        args = [k for k in typing.get_args(kind) if k is not type(None)]
+        return args[0] if len(args) == 1 else kind
+    return kind
 
 
 def params_from_args(cls: type, args: argparse.Namespace) -> Any:

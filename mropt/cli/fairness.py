@@ -1,4 +1,4 @@
-"""``mropt locality ...`` (DDRF sec. 3.2 and 4.2), ``mropt import-alibaba`` and ``mropt generate fairness``."""
+"""``mropt locality ...`` (DDRF sec. 3.2 and 4.2) and ``mropt generate fairness``."""
 
 from __future__ import annotations
 
@@ -102,68 +102,6 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--seed", type=SEED, default=0, help="offer order seed (default 0)")
     p.add_argument("--json", action="store_true")
     p.set_defaults(handler=run_round)
-
-    p = sub.add_parser(
-        "import-alibaba",
-        help="import Alibaba's 2017 batch_task.csv as a fairness instance, or with --workload a simulator workload",
-        description="Jobs become users with their real CPU and memory requests and instance counts, on a cluster of "
-        "64-CPU machines (see mropt.instances.alibaba). Rows with empty requests or negative times are skipped and counted "
-        "under 'source'. With --workload, every task row becomes a workload job (user: its trace job) of one task group "
-        "with its instance count, requests and real duration (end - create), for `mropt simulate` (see "
-        "mropt.instances.alibaba_workload); the whole file by default.",
-    )
-    p.add_argument("trace", metavar="batch_task.csv")
-    p.add_argument("--start", type=float, default=0.0, help="window start, s of trace time (default 0)")
-    p.add_argument(
-        "--duration",
-        type=float,
-        default=None,
-        help="window length, s (default 3600; with --workload 0: to the end of the file)",
-    )
-    p.add_argument(
-        "--machines",
-        type=int_type(),
-        default=None,
-        help="cluster machines of 64 CPUs (default 100; with --workload 1300, the traced cluster)",
-    )
-    p.add_argument(
-        "--max-users", type=int_type(), default=None, help="keep the first N users by create time (default 0: all)"
-    )
-    p.add_argument("--group", choices=("job", "task"), default=None, help="one user per job (default) or per task row")
-    p.add_argument("--with-nodes", action="store_true", help="list the machines as nodes")
-    p.add_argument(
-        "--rack-size",
-        type=int_type(),
-        default=20,
-        help="machines per rack with --with-nodes or --workload (default 20)",
-    )
-    wl = p.add_argument_group("workload (with --workload)")
-    wl.add_argument("--workload", action="store_true", help="write a simulator workload (kind 'workload')")
-    wl.add_argument(
-        "--jobs", type=int_type(), default=None, help="keep the rows of the first N trace jobs (default 0: all)"
-    )
-    wl.add_argument(
-        "--replicas",
-        type=int_type(),
-        default=None,
-        help="synthetic HDFS replicas of each task, placed by the simulator (the trace has none); 0 = no locality "
-        "(default 3)",
-    )
-    wl.add_argument("--seed", type=SEED, default=None, help="seed of the replica placement (default 0)")
-    wl.add_argument(
-        "--rack-factor", type=float, default=None, help="time factor of a rack-local task (default 1: real durations)"
-    )
-    wl.add_argument(
-        "--remote-factor", type=float, default=None, help="time factor of an off-rack task (default 1: real durations)"
-    )
-    wl.add_argument(
-        "--slots",
-        type=int_type(),
-        default=None,
-        help="map slots per machine besides its CPUs and memory, for slot schedulers such as fair (default 0: none)",
-    )
-    p.add_argument("-o", "--output", help="output file (default stdout)")
-    p.set_defaults(handler=run_import_alibaba)
 
 
 def add_generate_fairness(kinds: argparse._SubParsersAction) -> None:
@@ -325,45 +263,4 @@ def run_round(args: argparse.Namespace) -> int:
         print(json.dumps(rows))
     else:
         print(render(list(rows[0]), [list(r.values()) for r in rows]))
-    return 0
-
-
-def run_import_alibaba(args: argparse.Namespace) -> int:
-    from mropt.instances.alibaba import AlibabaParams, import_alibaba
-
-    if args.workload:
-        return _import_alibaba_workload(args)
-    for name in ("jobs", "replicas", "seed", "rack_factor", "remote_factor", "slots"):
-        if getattr(args, name) is not None:
-            raise InputError(f"import-alibaba: option '--{name.replace('_', '-')}' needs --workload")
-    params = AlibabaParams(
-        start=args.start,
-        duration=3600.0 if args.duration is None else args.duration,
-        machines=100 if args.machines is None else args.machines,
-        max_users=args.max_users or 0,
-        group=args.group or "job",
-        with_nodes=args.with_nodes,
-        rack_size=args.rack_size,
-    )
-    write_text(instance_to_json(import_alibaba(args.trace, params)), args.output)
-    return 0
-
-
-def _import_alibaba_workload(args: argparse.Namespace) -> int:
-    from mropt.instances.alibaba_workload import AlibabaWorkloadParams, import_alibaba_workload
-
-    for name, given in (
-        ("max-users", args.max_users is not None),
-        ("group", args.group),
-        ("with-nodes", args.with_nodes),
-    ):
-        if given:
-            raise InputError(f"import-alibaba: option '--{name}' is not for --workload")
-    given = {
-        name: getattr(args, name)
-        for name in ("duration", "machines", "jobs", "replicas", "seed", "rack_factor", "remote_factor", "slots")
-        if getattr(args, name) is not None
-    }
-    params = AlibabaWorkloadParams(start=args.start, rack_size=args.rack_size, **given)
-    write_text(instance_to_json(import_alibaba_workload(args.trace, params)), args.output)
     return 0

@@ -11,10 +11,10 @@ import duckdb
 
 from mropt.history.analyses import create_views
 from mropt.history.guard import one_select
-from mropt.history.importers import read_batches
 from mropt.history.report import report_lines
 from mropt.history.store import DEFAULT_WAIT, connect, import_batches
-from mropt.history.to_workload import history_workload
+from mropt.importers.rumen_workload import history_workload
+from mropt.importers.table import read_batches
 from mropt.model.errors import InputError
 from mropt.model.io import save_instance
 
@@ -85,7 +85,7 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:
         help="turn Rumen JSON / Hadoop .jhist files into a simulator workload",
         description="Build a workload for `mropt simulate` from Rumen traces or job history files: the hosts become "
         "nodes in their racks (slots: the most attempts seen at once), each succeeded map and reduce task a task "
-        "of its real attempt's duration, maps local to the host they ran on (see mropt.history.to_workload).",
+        "of its real attempt's duration, maps local to the host they ran on (see mropt.importers.rumen_workload).",
     )
     w.add_argument("files", metavar="FILE", nargs="+", help="Rumen JSON or .jhist file")
     w.add_argument("-o", "--output", required=True, metavar="WORKLOAD", help="workload JSON file to write")

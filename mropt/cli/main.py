@@ -8,11 +8,11 @@ import typing
 from collections.abc import Sequence
 
 from mropt._version import __version__
-from mropt.cli import demo, fairness, generate, harness, history, simulate, solve, swim
+from mropt.cli import demo, fairness, generate, harness, history, importers, simulate, solve
 from mropt.model.errors import InputError
 
 #: Modules that add subcommands, in the order ``mropt --help`` lists them.
-COMMAND_MODULES = (generate, swim, fairness, solve, simulate, history, harness, demo)
+COMMAND_MODULES = (generate, importers, fairness, solve, simulate, history, harness, demo)
 
 
 class _Parser(argparse.ArgumentParser):

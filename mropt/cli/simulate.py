@@ -185,8 +185,8 @@ def _record_history(run: Any, args: argparse.Namespace) -> None:
     """Import the run's tables into the history database ``args.history`` (one transaction)."""
     import tempfile
 
-    from mropt.history.simulation import simulation_batch
     from mropt.history.store import import_batches
+    from mropt.importers.simulation import simulation_batch
     from mropt.sim.outputs import write_outputs
 
     if args.history_source:

@@ -26,12 +26,12 @@ naming it (``instances[1].sweep.size``)::
     seeds = [1, 2]
     sweep = {mean_splits = [100, 200]}
 
-    [[instances]]                 # 2. importer windows (SWIM traces)
-    importer = "swim"
+    [[instances]]                 # 2. importer windows: an importer that declares windows (mropt
+    importer = "swim"             #    importers --params marks them: swim, alibaba)
     trace = "traces/FB-2009_samples_24_times_1hr_0.tsv"  # SWIM's Facebook 2009 day; relative to the file
-    seeds = [0]
+    seeds = [0]                   #    for an importer that takes a seed
     windows = {start = {from = 0, step = 3600, count = 24}, jobs = [30]}
-    params = {nodes = 40}         #    SwimParams overrides
+    params = {nodes = 40}         #    its other parameters (SwimParams), typed and checked
 
     [[instances]]                 # 3. a folder of instance files (*.json; workload files too)
     folder = "instances/small"    #    pattern = "*.json" (default): a glob inside the folder
@@ -199,18 +199,7 @@ def check_block(block: Any, where: str, base: Path, depth: int = 0) -> None:
                 label = " ".join(f"{k}={v}" for k, v in point.items())
                 raise InputError(f"key '{where}'{f' ({label})' if label else ''}: {exc}") from None
     elif form == "importer":
-        imp = need(block, "importer", str, where)
-        if imp != "swim":
-            raise fail(where, "importer", "a known importer (swim)", imp)
-        trace = need(block, "trace", str, where)
-        if not (base / trace).is_file():
-            raise InputError(f"key '{dotted(where, 'trace')}': no such file {str(base / trace)!r}")
-        seed_list(block, "seeds", where, [0])
-        windows = need(block, "windows", dict, where, {})
-        check_keys(windows, {"start", "jobs", "duration"}, dotted(where, "windows"))
-        for key, value in windows.items():
-            value_list(value, dotted(where, "windows"), key)
-        need(block, "params", dict, where, {})
+        _check_importer(block, where, base)
     elif form == "folder":
         folder = base / need(block, "folder", str, where)
         if not folder.is_dir():
@@ -255,14 +244,16 @@ def expand_block(block: dict[str, Any], where: str, base: Path) -> Iterator[Inst
                 }
                 yield InstanceEntry(inst, group, params)
     elif "importer" in block:
-        from mropt.instances.swim import import_swim
-
+        output = _windowed(block["importer"], where)
         trace = base / block["trace"]
+        seeded_runs: list[dict[str, int]] = [{}]  # an importer without a seed: one run per window
+        if "seed" in output.fields():
+            seeded_runs = [{"seed": k} for k in seed_list(block, "seeds", where, [0])]
         for window in product(dict(block.get("windows", {})), dotted(where, "windows")):
-            for seed in seed_list(block, "seeds", where, [0]):
-                inst = import_swim(trace, seed=seed, **{**block.get("params", {}), **window})
-                group = group_label or f"swim {Path(block['trace']).stem}"
-                params = {**{k: v for k, v in window.items() if _scalar(v)}, "seed": seed, "jobs": inst.n}
+            for seeded in seeded_runs:
+                inst = output.make(trace, **seeded, **{**block.get("params", {}), **window})
+                group = group_label or f"{block['importer']} {Path(block['trace']).stem}"
+                params = {**{k: v for k, v in window.items() if _scalar(v)}, **seeded, "jobs": inst.n}
                 yield InstanceEntry(inst, group, params)
     elif "folder" in block:
         folder = base / block["folder"]
@@ -274,6 +265,50 @@ def expand_block(block: dict[str, Any], where: str, base: Path) -> Iterator[Inst
         for k, sub in enumerate(set_blocks(path)):
             for entry in expand_block(sub, f"instances[{k}]", path.parent):
                 yield entry if group_label is None else InstanceEntry(entry.instance, group_label, entry.params)
+
+
+def _windowed(name: str, where: str) -> Any:
+    """The instance output of the importer ``name``, which must declare windows (an experiment can sweep)."""
+    from mropt.importers.table import importers
+
+    known = {n: imp for n, imp in importers().items() if imp.windows and imp.instance is not None}
+    if name not in known:
+        raise fail(where, "importer", f"a known importer ({', '.join(known)})", name)
+    return known[name].instance
+
+
+def _check_importer(block: dict[str, Any], where: str, base: Path) -> None:
+    """An importer block (module docstring), checked against the importer's registration.
+
+    Window keys are the importer's ``windows``; ``params`` keys the other parameters of its
+    instance (typed, :func:`mropt.registry.check_params`); ``seeds`` only for an importer that takes
+    a seed. Every window combination must pass the parameter dataclasses' own ``check``.
+    """
+    from mropt.importers.table import importer_info
+    from mropt.registry import check_params
+
+    output = _windowed(need(block, "importer", str, where), where)
+    imp = importer_info(block["importer"])
+    trace = need(block, "trace", str, where)
+    if not (base / trace).is_file():
+        raise InputError(f"key '{dotted(where, 'trace')}': no such file {str(base / trace)!r}")
+    declared = output.fields()
+    if "seed" in declared:
+        seed_list(block, "seeds", where, [0])
+    elif "seeds" in block:
+        raise InputError(f"key '{dotted(where, 'seeds')}': importer {imp.name!r} takes no seed")
+    windows = need(block, "windows", dict, where, {})
+    check_keys(windows, set(imp.windows), dotted(where, "windows"))
+    for key, value in windows.items():
+        value_list(value, dotted(where, "windows"), key)
+    params = need(block, "params", dict, where, {})
+    fixed = {k: v for k, v in declared.items() if k not in imp.windows and k != "seed"}
+    try:
+        params = check_params("importer", imp.name, fixed, params)
+        for window in product(windows, dotted(where, "windows")):
+            output.check({**params, **window})
+    except InputError as exc:
+        raise InputError(f"key '{dotted(where, 'params')}': {exc}") from None
 
 
 def _preset_defaults(gen: Generator, params_class: type, block: dict[str, Any], where: str) -> Any:

@@ -23,8 +23,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from mropt.history.guard import reader_connection
-from mropt.history.importers import read_batches
 from mropt.history.store import import_batches
+from mropt.importers.table import read_batches
 from mropt.instances.workload_gen import generate_workload
 from mropt.model.io import save_instance
 

@@ -8,8 +8,8 @@ from pathlib import Path
 import duckdb
 import pytest
 
-from mropt.history.importers import detect_kind, read_batches
 from mropt.history.store import import_batches
+from mropt.importers.table import detect_kind, read_batches
 from mropt.model.errors import InputError
 
 from history_files import rumen_job, shared, write_alibaba, write_jhist, write_rumen, write_swim

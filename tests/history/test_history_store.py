@@ -11,8 +11,8 @@ from pathlib import Path
 import duckdb
 import pytest
 
-from mropt.history.importers import read_batches
 from mropt.history.store import HOLD_ENV, import_batches
+from mropt.importers.table import read_batches
 from mropt.model.errors import InputError
 
 from history_files import write_alibaba, write_jhist, write_rumen, write_swim

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from mropt.history.to_workload import history_workload, threshold_fraction
+from mropt.importers.rumen_workload import history_workload, threshold_fraction
 from mropt.model.workload import Timing, WorkloadInstance
 from mropt.sim.run import simulate
 

@@ -132,7 +132,7 @@ def test_the_alibaba_day_is_under_the_default_cap() -> None:
     # the estimate (about 12 GiB: no batching assumed) must not refuse it, with or without --slots
     if not TRACE.is_file():
         pytest.skip(f"Alibaba 2017 trace not available at {TRACE} (kept in ../shared; set MROPT_SHARED)")
-    from mropt.instances.alibaba_workload import AlibabaWorkloadParams, import_alibaba_workload
+    from mropt.importers.alibaba_workload import AlibabaWorkloadParams, import_alibaba_workload
 
     w = import_alibaba_workload(TRACE, AlibabaWorkloadParams())
     assert (w.n_tasks, w.n_nodes) == (10_528_237, 1300)

@@ -12,8 +12,9 @@ import sys
 
 import pytest
 
-from mropt.instances.alibaba import import_alibaba, parse_row, read_alibaba_rows
-from mropt.instances.swim import SwimParams, import_swim
+from mropt.importers.alibaba import import_alibaba
+from mropt.importers.alibaba_trace import parse_row, read_alibaba_rows
+from mropt.importers.swim import SwimParams, import_swim
 from mropt.model import InputError
 
 HEADER = "task_create_time,task_end_time,job_id,task_id,number_of_instances,status,cpus,mem\n"

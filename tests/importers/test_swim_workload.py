@@ -1,4 +1,4 @@
-"""The SWIM importer's workload path (mropt.instances.swim.import_swim_workload, ``import-swim --workload``)."""
+"""The SWIM importer's workload path (mropt.importers.swim_workload.import_swim_workload, ``import-swim --workload``)."""
 
 from __future__ import annotations
 
@@ -14,7 +14,8 @@ from pathlib import Path
 import pytest
 
 from mropt.cli.main import main
-from mropt.instances.swim import SwimParams, SwimWorkloadParams, import_swim, import_swim_workload
+from mropt.importers.swim import SwimParams, SwimWorkloadParams, import_swim
+from mropt.importers.swim_workload import import_swim_workload
 from mropt.model import InputError, instance_to_json, load_instance
 from mropt.model.workload import WorkloadInstance
 

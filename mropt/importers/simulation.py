@@ -28,6 +28,7 @@ import pyarrow as pa
 
 from mropt.history.batch import Batch, conform_table
 from mropt.history.guard import reader_connection
+from mropt.importers.table import Importer, register_importer
 from mropt.model.errors import InputError
 
 KIND = "simulation"
@@ -140,3 +141,19 @@ def simulation_batch(path: str | Path, source: str | None = None) -> Batch:
     )
     tables = {"jobs": jobs, "tasks": tasks, "attempts": attempts, "jobconf": jobconf}
     return Batch(source, KIND, {t: conform_table(t, data, source) for t, data in tables.items()})
+
+
+def _looks_like(path: Path, head: str | None) -> bool:
+    return head is None and is_simulation_folder(path)
+
+
+register_importer(
+    Importer(
+        KIND,
+        summary="a simulation's output folder (mropt simulate --out DIR): jobs, tasks, attempts, the run's settings",
+        source="mropt.sim.outputs (jobs.parquet, tasks.parquet, summary.json)",
+        title="a simulation output folder",
+        detect=_looks_like,
+        history=simulation_batch,
+    )
+)

@@ -29,6 +29,7 @@ from pathlib import Path
 from typing import Any
 
 from mropt.history.batch import Batch, batch_from_rows, read_text
+from mropt.importers.table import Importer, register_importer
 from mropt.model.errors import InputError
 
 KIND = "rumen"
@@ -220,3 +221,19 @@ def rumen_batch(path: str | Path, source: str | None = None) -> Batch:
     """The import batch of one Rumen trace file."""
     path = Path(path)
     return batch_from_rows(source or path.name, KIND, read_rumen(path))
+
+
+def _looks_like(path: Path, head: str | None) -> bool:
+    return head is not None and head.lstrip()[:1] in ("{", "[")
+
+
+register_importer(
+    Importer(
+        KIND,
+        summary="Rumen job traces (LoggedJob JSON: TraceBuilder, Gridmix, SLS): jobs, tasks, attempts, jobconf",
+        source="org.apache.hadoop.tools.rumen.LoggedJob, LoggedTask, LoggedTaskAttempt",
+        title="Rumen JSON",
+        detect=_looks_like,
+        history=rumen_batch,
+    )
+)

@@ -40,9 +40,9 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from mropt.history.importers import detect_kind
-from mropt.history.jhist import read_jhist
-from mropt.history.rumen import read_rumen
+from mropt.importers.jhist import read_jhist
+from mropt.importers.rumen import read_rumen
+from mropt.importers.table import detect_kind
 from mropt.model.errors import InputError
 from mropt.model.workload import NodeSpec, Stage, TaskGroup, Timing, WorkloadInstance, WorkloadJob
 

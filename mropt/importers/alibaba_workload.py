@@ -1,9 +1,9 @@
-"""Importer of Alibaba's 2017 batch trace (``batch_task.csv``) as a simulator workload (issue 16, item 3).
+"""Importer of Alibaba's 2017 batch trace (``batch_task.csv``) as a simulator workload.
 
 ``mropt import-alibaba TRACE --workload``. The rows are read, checked and skipped exactly as
-for the fairness importer (:func:`mropt.instances.alibaba.read_alibaba_rows`: never a crash,
+for the fairness importer (:func:`mropt.importers.alibaba_trace.read_alibaba_rows`: never a crash,
 every skipped row counted by reason); the file's schema is in
-``../shared/traces/alibaba-2017/README.md``. Model ``alibaba-2017-workload`` version 1:
+the trace's README (``docs/papers.md``). Model ``alibaba-2017-workload`` version 1:
 
 * **Jobs.** One workload job per task row of the trace (the 2017 trace gives a job's tasks
   no DAG, so a row is a set of identical instances that run independently), id
@@ -28,7 +28,7 @@ every skipped row counted by reason); the file's schema is in
   keeps the rows of the first ``jobs`` trace jobs by their first create time in the window.
 * **Cluster**: ``machines`` machines (default 1,300, about the size of the traced cluster)
   of 64 CPUs and memory 1.0 each (the trace normalises memory to a machine's, the same
-  assumption as :mod:`mropt.instances.alibaba`), in racks of ``rack_size`` (default 20):
+  assumption as :mod:`mropt.importers.alibaba`), in racks of ``rack_size`` (default 20):
   one node entry ``r<i>`` (rack ``rack<i>``) with ``count`` per rack.
 * **Locality**: the trace records no data locations. ``replicas`` > 0 (default 3) writes
   the workload's ``placement`` ``{replicas, seed}``: the simulator gives every task a
@@ -49,11 +49,11 @@ with a count per row (about 12 million instances in about 71,000 groups for the 
 from __future__ import annotations
 
 import math
-from dataclasses import asdict, dataclass, replace
+from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from mropt.instances.alibaba import (
+from mropt.importers.alibaba_trace import (
     MACHINE_CPUS,
     SKIP_REASONS,
     TaskRow,
@@ -75,20 +75,31 @@ MAX_GROUP_COUNT = 100_000_000
 WORKLOAD_SKIP_REASONS = (*SKIP_REASONS, "no_duration", "unfinished", "too_large", "duplicate")
 
 
+def _opt(default: Any, help: str) -> Any:
+    """A field of the workload path only, with its command-line help (``mropt import-alibaba --workload``)."""
+    return field(default=default, metadata={"help": help, "group": "workload (with --workload)"})
+
+
 @dataclass(frozen=True)
 class AlibabaWorkloadParams:
     """The window and cluster of an imported workload (module docstring)."""
 
     start: float = 0.0
     duration: float = 0.0  # 0: to the end of the file
-    jobs: int = 0  # 0: every trace job in the window
+    jobs: int = _opt(0, "keep the rows of the first N trace jobs (default 0: all)")
     machines: int = DEFAULT_MACHINES
     rack_size: int = 20
-    replicas: int = 3
-    seed: int = 0
-    rack_factor: float = 1.0
-    remote_factor: float = 1.0
-    slots: int = 0  # map slots per machine besides its resources (0: none; for slot schedulers, Fair)
+    replicas: int = _opt(
+        3,
+        "synthetic HDFS replicas of each task, placed by the simulator (the trace has none); 0 = no locality "
+        "(default 3)",
+    )
+    seed: int = _opt(0, "seed of the replica placement (default 0)")
+    rack_factor: float = _opt(1.0, "time factor of a rack-local task (default 1: real durations)")
+    remote_factor: float = _opt(1.0, "time factor of an off-rack task (default 1: real durations)")
+    slots: int = _opt(
+        0, "map slots per machine besides its CPUs and memory, for slot schedulers such as fair (default 0: none)"
+    )
 
     def check(self) -> None:
         check_shared(self)

@@ -1,12 +1,15 @@
-"""Reader of SWIM trace files (the Facebook 2009 MapReduce workload, UC Berkeley's SWIM).
+"""The one reader of SWIM trace files (the Facebook 2009 MapReduce workload, UC Berkeley's SWIM).
 
 A trace file has one job per row, six tab-separated columns and no header::
 
     job_id  submit_time_seconds  inter_job_gap_seconds  map_input_bytes  shuffle_bytes  reduce_output_bytes
 
 :func:`read_swim_rows` reads and checks every row; the model that turns rows into
-admission instances and workloads is :mod:`mropt.instances.swim`, and the history
-importer (:mod:`mropt.history.swim_tsv`) reuses the rows as they are.
+admission instances and workloads is :mod:`mropt.importers.swim`, and :func:`swim_batch`
+gives the job-history database the rows as they are (``mropt history import``): each row one
+``jobs`` row, ``job_id``, ``submit_time`` (seconds from the trace start), ``input_bytes`` (map
+input), ``shuffle_bytes`` and ``output_bytes``. SWIM records no tasks, users, groups or
+outcomes: those columns stay null, and the tasks, attempts and jobconf tables get nothing.
 """
 
 from __future__ import annotations
@@ -16,6 +19,7 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
+from mropt.history.batch import Batch, batch_from_rows
 from mropt.model.errors import InputError, read_input_file
 
 #: Byte counts must fit in a Java ``long``, as in SWIM's own tools.
@@ -94,3 +98,20 @@ def read_swim_rows(path: str | Path) -> tuple[list[SwimRow], str]:
             values.append(value)
         rows.append(SwimRow(len(rows), lineno, job_id, *values))
     return rows, digest
+
+
+def swim_batch(path: str | Path, source: str | None = None) -> Batch:
+    """The job-history import batch of one SWIM trace file (module docstring)."""
+    path = Path(path)
+    rows, _digest = read_swim_rows(path)
+    jobs = [
+        {
+            "job_id": r.job_id,
+            "submit_time": float(r.submit_time),
+            "input_bytes": r.input_bytes,
+            "shuffle_bytes": r.shuffle_bytes,
+            "output_bytes": r.output_bytes,
+        }
+        for r in rows
+    ]
+    return batch_from_rows(source or path.name, "swim", {"jobs": jobs})

@@ -35,6 +35,7 @@ from pathlib import Path
 from typing import Any
 
 from mropt.history.batch import Batch, batch_from_rows, read_text
+from mropt.importers.table import Importer, register_importer
 from mropt.model.errors import InputError
 
 KIND = "jhist"
@@ -255,3 +256,19 @@ def jhist_batch(path: str | Path, source: str | None = None) -> Batch:
     """The import batch of one ``.jhist`` file."""
     path = Path(path)
     return batch_from_rows(source or path.name, KIND, read_jhist(path))
+
+
+def _looks_like(path: Path, head: str | None) -> bool:
+    return head is not None and head.startswith(MAGIC)
+
+
+register_importer(
+    Importer(
+        KIND,
+        summary="Hadoop 2.x job history files (.jhist, Avro-JSON events): jobs, tasks, attempts, jobconf",
+        source="org.apache.hadoop.mapreduce.jobhistory.JobHistoryParser (HEI sec. 2.1's JobHistory)",
+        title="a .jhist",
+        detect=_looks_like,
+        history=jhist_batch,
+    )
+)

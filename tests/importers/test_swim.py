@@ -1,4 +1,4 @@
-"""The SWIM trace importer (mropt.instances.swim, ``mropt import-swim``)."""
+"""The SWIM trace importer (mropt.importers.swim, ``mropt import-swim``)."""
 
 from __future__ import annotations
 
@@ -12,7 +12,8 @@ from pathlib import Path
 import pytest
 
 import mropt
-from mropt.instances.swim import SwimParams, import_swim, read_swim_rows
+from mropt.importers.swim import SwimParams, import_swim
+from mropt.importers.swim_trace import read_swim_rows
 from mropt.model import InputError, instance_to_json, load_instance
 
 SHARED = Path(__file__).resolve().parents[2].parent / "shared"

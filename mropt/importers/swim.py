@@ -3,7 +3,7 @@
 SWIM (Statistical Workload Injector for MapReduce, UC Berkeley) publishes workloads
 synthesised from a 2009 trace of a 600-machine Facebook Hadoop cluster. A trace file
 has one job per row, six tab-separated columns and no header (read and checked by
-:mod:`mropt.instances.swim_trace`, whose names this module re-exports)::
+:mod:`mropt.importers.swim_trace`, whose names this module re-exports)::
 
     job_id  submit_time_seconds  inter_job_gap_seconds  map_input_bytes  shuffle_bytes  reduce_output_bytes
 
@@ -90,50 +90,36 @@ The file records under ``"source"``: the trace file's base name and SHA-256, the
 window (start, duration, job limit, the selected rows, lines and submit times), the
 model, every parameter, the seed and the resulting load factor.
 
-**Workload** (:func:`import_swim_workload`, ``mropt import-swim --workload``): the same
-rows as a simulator workload (:mod:`mropt.model.workload`). Defaults differ from the
-admission path in two places only: the window is the **whole file** from ``start`` unless
-``jobs`` or ``duration`` is given, and the target cluster is the traced one, ``nodes`` =
-``source_machines`` = 600 (bytes are not scaled), with 2 map and 2 reduce slots a node.
-Every job gets exactly the admission path's numbers for the same parameters and seed:
-``map_tasks``, ``reduce_tasks``, task times, deadline and benefit (deadlines against the
-workload's own cluster, M = nodes x map slots), so the AMB-family policies can run on it;
-a map-only row has no reduce stage. Tasks are one group per stage (``duration``,
-``count``), never one entry per task, so the day's 5,900 jobs fit in a small file. The
-nodes sit in racks of ``rack_size`` (default 20, the order of a 2009 rack of 1U servers
-under one top-of-rack switch; 600 nodes make 30 racks; node ``r<i>-<k>`` is in rack
-``rack<i>``). ``replicas`` (default 3, HDFS's default) writes ``placement`` ``{replicas,
-seed}``: the simulator places every map input by HDFS's default policy
-(:mod:`mropt.sim.placement`), so delay scheduling has locality to work with; 0 writes no
-placement (no locality). SWIM rows carry no user: by default every job belongs to the
-user ``default`` (one Fair Scheduler pool, fair sharing among its jobs); ``users`` U > 1
-draws each row's user uniformly from ``u0`` ... ``u<U-1>`` with
-``numpy.random.default_rng([seed, row, 1])`` (a stream of its own: the deadline and
-benefit draws do not change), so the Fair and Capacity schedulers see several pools.
-The file records ``source`` as above (``job_limit`` null for the whole file) plus the
-layout under ``source.workload``.
+**Workload** (:func:`mropt.importers.swim_workload.import_swim_workload`, ``mropt import-swim
+--workload``): the same rows as a simulator workload; its model is in that module.
+
+**Registration.** The format registers as importer ``swim`` (:mod:`mropt.importers.table`): the
+``mropt import-swim`` options are the fields of :class:`SwimParams`, :class:`SwimSeed` and (with
+``--workload``) :class:`SwimWorkloadParams`, each with its help in the field's metadata; an
+experiment's windows sweep ``start``, ``jobs`` and ``duration``; ``mropt history import`` reads a
+SWIM file's rows as they are (:func:`mropt.importers.swim_trace.swim_batch`).
 """
 
 from __future__ import annotations
 
 import math
-from dataclasses import asdict, dataclass, fields, replace
+from dataclasses import asdict, dataclass, field, fields, replace
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
-from mropt.instances.params import check_counts
-from mropt.instances.swim_trace import (
+from mropt.importers.swim_trace import (
     COLUMNS,  # noqa: F401  (re-exported)
     MAX_BYTES,
     SwimRow,
     read_swim_rows,
+    swim_batch,
 )
-from mropt.instances.workload_gen import mapreduce_job, rack_nodes
+from mropt.importers.table import Importer, Output, register_importer
 from mropt.model.admission import AdmissionInstance, Cluster, Job
 from mropt.model.errors import InputError
-from mropt.model.workload import DEFAULT_USER, Placement, WorkloadInstance
+from mropt.model.workload import WorkloadInstance
 
 MODEL_NAME = "swim-bytes"
 MODEL_VERSION = 1
@@ -151,37 +137,59 @@ MAX_BENEFIT_REF = 1e15
 MAX_EXPONENT = 4.0
 
 
+_MODEL = "deadlines and benefits"
+_WORKLOAD = "workload (with --workload)"
+
+
+def _opt(default: Any, help: str, group: str = "cluster", **flags: str) -> Any:
+    """A parameter field with its command-line help (``{default}``: the default), group and flags."""
+    return field(default=default, metadata={"help": help, "group": group, **flags})
+
+
 @dataclass(frozen=True)
 class SwimParams:
     """Every parameter of the importer; see the module docstring for the model."""
 
     # window
-    start: float = 0.0  # S: window start, seconds of trace time
-    jobs: int | None = None  # N: at most N jobs (None: 30 unless duration is given)
-    duration: float | None = None  # T: time window [S, S + T)
+    start: float = _opt(0.0, "window start S, seconds of trace time (default {default})", "window")
+    jobs: int | None = _opt(
+        None,
+        f"take the first N jobs submitted at or after S (default {DEFAULT_JOBS} unless --duration is given; "
+        "with --workload: every job)",
+        "window",
+        short="-n",
+    )
+    duration: float | None = _opt(
+        None, "take the jobs submitted in [S, S+T) (with --jobs: at most N of them)", "window"
+    )
     # cluster and scaling
-    nodes: int = 40
-    map_slots_per_node: int = 2
-    reduce_slots_per_node: int = 2
-    source_machines: int = SOURCE_MACHINES
+    nodes: int = _opt(
+        40,
+        f"target cluster nodes (default {{default}}, AMB paper; with --workload {SOURCE_MACHINES}, the source cluster)",
+    )
+    map_slots_per_node: int = _opt(2, "default {default}")
+    reduce_slots_per_node: int = _opt(2, "default {default}")
+    source_machines: int = _opt(
+        SOURCE_MACHINES, "machines of the traced cluster; bytes scale by nodes / this (default {default})"
+    )
     # task counts (bytes)
-    partition_bytes: int = 64 * MIB
-    min_input_bytes: int = 64 * MIB
-    bytes_per_reduce: int = 64 * MIB
+    partition_bytes: int = _opt(64 * MIB, "bytes per map task (default 64 MiB)", "tasks", flag="--partition-size")
+    min_input_bytes: int = _opt(64 * MIB, "minimum input bytes of a job (default 64 MiB)", "tasks", flag="--min-input")
+    bytes_per_reduce: int = _opt(64 * MIB, "shuffle+output bytes per reduce task (default 64 MiB)", "tasks")
     # task times
-    map_rate: float = 20.0  # MB/s per map slot
-    reduce_rate: float = 10.0  # MB/s per reduce slot
-    task_overhead: float = 5.0  # seconds per task
+    map_rate: float = _opt(20.0, "MB/s per map slot (default {default})", "tasks")
+    reduce_rate: float = _opt(10.0, "MB/s per reduce slot (default {default})", "tasks")
+    task_overhead: float = _opt(5.0, "seconds added to every task (default {default})", "tasks")
     # deadlines and benefits
-    slack_min: float = 1.5
-    slack_max: float = 4.0
-    benefit_ref: float = 500.0
-    benefit_noise: float = 0.4
-    benefit_exponent: float = 1.0
+    slack_min: float = _opt(1.5, "deadline = submit + slack x standalone time; default {default}", _MODEL)
+    slack_max: float = _opt(4.0, "default {default}", _MODEL)
+    benefit_ref: float = _opt(500.0, "mean benefit of the reference job (default {default})", _MODEL)
+    benefit_noise: float = _opt(0.4, "benefit varies by +/- this fraction (default {default})", _MODEL)
+    benefit_exponent: float = _opt(1.0, "benefit grows as work ** this (default {default}: proportional)", _MODEL)
     # instance
-    alpha: float = 0.3
-    beta: float = 2.0
-    rho: float = 1.0
+    alpha: float = _opt(0.3, "penalty ratio (default {default})", _MODEL)
+    beta: float = _opt(2.0, "penalty threshold of eq. 3 (default {default})", _MODEL)
+    rho: float = _opt(1.0, "slack factor (default {default})", _MODEL)
 
     @property
     def job_limit(self) -> int | None:
@@ -220,7 +228,7 @@ class SwimParams:
         for name in ("partition_bytes", "bytes_per_reduce"):
             integer(name, 1)
         integer("min_input_bytes", 0)
-        # ranges (issue 14, item 7): wide enough for any cluster, narrow enough that every task
+        # ranges: wide enough for any cluster, narrow enough that every task
         # time, deadline and benefit the model derives stays a finite instance number
         for name in ("map_rate", "reduce_rate"):  # 1 byte/s to 1 PB/s per slot
             if not RATE_RANGE[0] <= number(name) <= RATE_RANGE[1]:
@@ -455,14 +463,18 @@ def import_swim(
     )
 
 
-# -- the workload path (mropt import-swim --workload) -------------------------------------
+# -- the workload path's layout, the seed, the registration -------------------------------
 @dataclass(frozen=True)
 class SwimWorkloadParams:
-    """The cluster layout and users of a SWIM day as a workload (module docstring, **Workload**)."""
+    """The cluster layout and users of a SWIM day as a workload (:mod:`mropt.importers.swim_workload`)."""
 
-    rack_size: int = DEFAULT_RACK_SIZE  # nodes per rack
-    replicas: int = 3  # HDFS replicas of each map input (0: no placement, no locality)
-    users: int = 1  # users (Fair Scheduler pools) drawn uniformly per job; 1: everything in 'default'
+    rack_size: int = _opt(DEFAULT_RACK_SIZE, "nodes per rack (default {default}: 600 nodes, 30 racks)", _WORKLOAD)
+    replicas: int = _opt(
+        3, "HDFS replicas of each map input, placed by the simulator; 0 = no locality (default {default})", _WORKLOAD
+    )
+    users: int = _opt(
+        1, "users (Fair pools) drawn uniformly per job; 1 = every job in 'default' (default {default})", _WORKLOAD
+    )
 
     def check(self) -> None:
         for name, low, high in (("rack_size", 1, 10**6), ("replicas", 0, 16), ("users", 1, 10**6)):
@@ -473,65 +485,45 @@ class SwimWorkloadParams:
                 )
 
 
-def import_swim_workload(
-    path: str | Path,
-    params: SwimParams | None = None,
-    layout: SwimWorkloadParams | None = None,
-    *,
-    seed: int = 0,
-    **overrides: Any,
-) -> WorkloadInstance:
-    """A SWIM trace (the whole file by default) as a simulator workload (module docstring, **Workload**).
+@dataclass(frozen=True)
+class SwimSeed:
+    """The seed of the model's draws (deadline slack, benefit noise, users), a parameter of both paths."""
 
-    ``params`` defaults to :class:`SwimParams` with ``nodes`` = ``source_machines`` (600: the
-    traced cluster, no byte scaling); keyword ``overrides`` set fields of :class:`SwimParams`
-    or :class:`SwimWorkloadParams`. Same file, arguments and seed: the same workload, byte
-    for byte as JSON.
-    """
-    seed = _check_seed(seed)
-    layout_names = {f.name for f in fields(SwimWorkloadParams)}
-    layout = layout or SwimWorkloadParams()
-    layout_over = {k: v for k, v in overrides.items() if k in layout_names}
-    if layout_over:
-        layout = replace(layout, **layout_over)
-    layout.check()
-    swim_over = {k: v for k, v in overrides.items() if k not in layout_names}
-    if params is None and "nodes" not in swim_over:
-        swim_over["nodes"] = swim_over.get("source_machines", SOURCE_MACHINES)
-    params = _make_params(params, swim_over)
-    check_counts(params, ("nodes",), "import-swim")
-    path = Path(path)
-    rows, digest, window, adm_jobs = _window_jobs(path, params, seed, whole_file=True)
-    jobs = []
-    for row, job in zip(window, adm_jobs):
-        user = DEFAULT_USER
-        if layout.users > 1:
-            user = f"u{int(np.random.default_rng([seed, row.index, 1]).integers(layout.users))}"
-        jobs.append(
-            mapreduce_job(
-                job.id,
-                job.map_tasks,
-                job.map_task_time,
-                job.reduce_tasks,
-                job.reduce_task_time,
-                submit_time=job.submit_time,
-                user=user,
-                deadline=job.deadline,
-                benefit=job.benefit,
-                extra=dict(job.extra),
-            )
-        )
-    draft = AdmissionInstance(
-        cluster=params.cluster, jobs=tuple(adm_jobs), alpha=params.alpha, beta=params.beta, rho=params.rho
+    seed: int = field(default=0, metadata={"help": "seed of deadlines and benefits (default 0)", "minimum": 0})
+
+
+def _workload(path: str | Path, **given: Any) -> WorkloadInstance:
+    from mropt.importers.swim_workload import import_swim_workload
+
+    return import_swim_workload(path, **given)
+
+
+def _looks_like(path: Path, head: str | None) -> bool:
+    """Six tab-separated fields on the first non-blank line."""
+    first = next((ln for ln in (head or "").splitlines() if ln.strip()), "")
+    return head is not None and first.count("\t") == 5
+
+
+register_importer(
+    Importer(
+        "swim",
+        summary="SWIM traces (Facebook 2009, six tab-separated columns): admission instances, workloads, job rows",
+        source="SWIM (UC Berkeley), GenerateReplayScript; the Facebook 2009 workload",
+        title="SWIM TSV",
+        detect=_looks_like,
+        history=swim_batch,
+        command="import-swim",
+        description="Turn rows of a SWIM trace (six tab-separated columns: job_id, submit time, gap, map input, "
+        "shuffle and reduce output bytes) into an admission instance. Bytes are scaled from the 600-machine "
+        "source cluster to --nodes; task counts follow SWIM's replay (64 MiB partitions; map-only rows get 0 "
+        "reduce tasks); task times come from the throughputs below; deadlines and benefits from a seeded model "
+        "(see mropt.importers.swim). Submit times are relative to --start. Every parameter, the seed and the "
+        "trace's SHA-256 are recorded under 'source'. With --workload, the rows become a workload for `mropt "
+        "simulate` instead: the whole file by default, on the 600-node source cluster, with the same task counts, "
+        "times, deadlines and benefits. Same arguments, same file, byte for byte.",
+        trace_metavar="TRACE.tsv",
+        instance=Output("admission", (SwimParams, SwimSeed), import_swim),
+        workload=Output("workload", (SwimParams, SwimSeed, SwimWorkloadParams), _workload),
+        windows=("start", "jobs", "duration"),
     )
-    job_limit = params.jobs if params.jobs is not None or params.duration is not None else None
-    source = _source(path, digest, rows, window, params, seed, draft, job_limit)
-    source["workload"] = asdict(layout)
-    return WorkloadInstance(
-        nodes=rack_nodes(params.nodes, layout.rack_size, params.map_slots_per_node, params.reduce_slots_per_node),
-        jobs=tuple(jobs),
-        placement=Placement(layout.replicas, seed) if layout.replicas > 0 else None,
-        alpha=params.alpha,
-        name=f"swim-{path.stem}-s{params.start:g}-n{len(window)}-workload",
-        meta={"source": source},
-    )
+)

@@ -1,4 +1,4 @@
-"""The Alibaba 2017 workload importer (mropt.instances.alibaba_workload, ``import-alibaba --workload``)."""
+"""The Alibaba 2017 workload importer (mropt.importers.alibaba_workload, ``import-alibaba --workload``)."""
 
 from __future__ import annotations
 
@@ -14,7 +14,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from mropt.cli.main import main
-from mropt.instances.alibaba_workload import AlibabaWorkloadParams, import_alibaba_workload
+from mropt.importers.alibaba_workload import AlibabaWorkloadParams, import_alibaba_workload
 from mropt.model import InputError, instance_to_json, load_instance
 from mropt.model.workload import WorkloadInstance
 from mropt.sim.engine import Simulation
