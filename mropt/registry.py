@@ -20,7 +20,7 @@ them all, and Python imports a package before any of its modules, so the registr
 never imports a layer above it (docs/architecture.md).
 
 **One idiom for every plug-in.** Methods, simulator policies (:mod:`mropt.sim.policy`),
-speculation rules (:mod:`mropt.sim.speculation.rules`) and trace importers
+speculation rules (:mod:`mropt.sim.speculation.table`) and trace importers
 (:mod:`mropt.importers.table`) are each kept in a :class:`Table` (registered once under a
 stable name, listed in registration order, an unknown name a one-line error) and declare
 their parameters with :class:`Param` (an importer through its parameter dataclass,
@@ -150,7 +150,8 @@ def dataclass_params(cls: type) -> dict[str, Param]:
         if kind not in _TYPE_NAMES:
             continue
         default = f.default_factory() if f.default is dataclasses.MISSING else f.default  # type: ignore[operator]
-        help_text = str(f.metadata.get("help", "")).replace("{default}", str(default))
+        shown = f"{default:g}" if isinstance(default, float) else str(default)
+        help_text = str(f.metadata.get("help", "")).replace("{default}", shown)
         out[f.name] = Param(
             kind,
             default,

@@ -24,7 +24,7 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:
     from mropt.importers.table import importers
 
     for imp in importers().values():
-        if not imp.command or imp.instance is None:
+        if not imp.command or imp.output is None:
             continue
         p = sub.add_parser(imp.command, help=imp.summary, description=imp.description or imp.summary)
         p.add_argument("trace", metavar=imp.trace_metavar, help=f"{imp.title} file")
@@ -36,7 +36,7 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:
             group.add_argument(
                 "--workload",
                 action="store_true",
-                help=f"write a simulator workload (kind 'workload') instead of a {imp.instance.kind} instance",
+                help=f"write a simulator workload (kind 'workload') instead of a {imp.output.kind} instance",
             )
         p.add_argument("-o", "--output", help="output file (default stdout)")
         p.set_defaults(handler=run_import, importer_name=imp.name, parser=p)
@@ -52,9 +52,8 @@ def run_import(args: argparse.Namespace) -> int:
 
     imp = importer_info(args.importer_name)
     parser: argparse.ArgumentParser = args.parser
-    assert imp.instance is not None
     workload = bool(getattr(args, "workload", False))
-    output, other = (imp.workload, imp.instance) if workload else (imp.instance, imp.workload)
+    output, other = (imp.workload, imp.output) if workload else (imp.output, imp.workload)
     assert output is not None
     names = set(output.fields()) | (set(other.fields()) if other is not None else set())
     given = given_params(parser, args, names)
@@ -77,8 +76,15 @@ def run_importers(args: argparse.Namespace) -> int:
         command = f" (mropt {imp.command})" if imp.command else ""
         print(f"{imp.name.ljust(width)}  {makes:<28}  {imp.summary}{command}")
         if args.params:
-            for output in imp.outputs():
-                for name, decl in output.fields().items():
-                    window = " [window]" if name in imp.windows and output is imp.instance else ""
-                    print(f"{'':{width}}    {output.kind} {name}: {decl.describe()}{window}")
+            main = imp.output.fields() if imp.output is not None else {}
+            extra = imp.workload.fields() if imp.workload is not None else {}
+            merged = {**main, **{k: v for k, v in extra.items() if k not in main}}  # the first declaration
+            for name, decl in merged.items():
+                notes = ["window"] if name in imp.windows else []
+                if extra and name not in extra:
+                    notes.append("not with --workload")
+                elif name not in main:
+                    notes.append("--workload only")
+                note = f" [{', '.join(notes)}]" if notes else ""
+                print(f"{'':{width}}    {name}: {decl.describe()}{note}")
     return 0

@@ -3,7 +3,7 @@
 ``mropt simulate FILE --policy NAME [--plan SOLUTION.json] [--param K=V]... [--seed S]
 [--out DIR [--force]] [--json] [--mode event|heartbeat] [--speculation RULE [--speculation-param K=V]...]
 [--max-memory GIB]`` (a contract; ``-o`` is ``--out``). ``--speculation`` (a registered rule,
-:mod:`mropt.sim.speculation.rules`: ``none``, ``hadoop-0.20``, ``late``, ``late-percentile``, ``clairvoyant``;
+:mod:`mropt.sim.speculation.table`: ``none``, ``hadoop-0.20``, ``late``, ``late-percentile``, ``clairvoyant``;
 default ``none``) adds backup attempts under any policy; with a rule the summary has ``backups`` and
 ``wasted_work``. ``mropt policies`` lists the policies, then the speculation rules, each with its parameters. FILE is a workload or an
 admission instance (converted on the fly, :mod:`mropt.sim.run`); ``--param`` values are read
@@ -33,7 +33,7 @@ from mropt.registry import Param
 
 
 def add_parsers(sub: argparse._SubParsersAction) -> None:
-    from mropt.sim.speculation.rules import rules
+    from mropt.sim.speculation.table import rules
 
     p = sub.add_parser("policies", help="list the simulator's scheduling policies and speculation rules")
     p.add_argument("--params", action="store_true", help="list each parameter: type, range, default, meaning")
@@ -108,7 +108,7 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:
 def run_policies(args: argparse.Namespace) -> int:
     """The policies (name, mode, summary, needs, parameters), then the speculation rules likewise."""
     from mropt.sim.policy import policies
-    from mropt.sim.speculation.rules import rules
+    from mropt.sim.speculation.table import rules
 
     found = list(policies().values())
     width = max((len(p.name) for p in found), default=0)

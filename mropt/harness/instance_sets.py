@@ -268,13 +268,13 @@ def expand_block(block: dict[str, Any], where: str, base: Path) -> Iterator[Inst
 
 
 def _windowed(name: str, where: str) -> Any:
-    """The instance output of the importer ``name``, which must declare windows (an experiment can sweep)."""
+    """The output of the importer ``name``, which must declare windows (what an experiment sweeps)."""
     from mropt.importers.table import importers
 
-    known = {n: imp for n, imp in importers().items() if imp.windows and imp.instance is not None}
+    known = {n: imp.output for n, imp in importers().items() if imp.windows and imp.output is not None}
     if name not in known:
         raise fail(where, "importer", f"a known importer ({', '.join(known)})", name)
-    return known[name].instance
+    return known[name]
 
 
 def _check_importer(block: dict[str, Any], where: str, base: Path) -> None:

@@ -175,7 +175,7 @@ register_importer(
         "task group with its instance count, requests and real duration (end - create), for `mropt simulate` (see "
         "mropt.importers.alibaba_workload); the whole file by default.",
         trace_metavar="batch_task.csv",
-        instance=Output("fairness", (AlibabaParams,), import_alibaba),
+        output=Output("fairness", (AlibabaParams,), import_alibaba),
         workload=Output("workload", (AlibabaWorkloadParams,), import_alibaba_workload),
         windows=("start", "duration"),
     )

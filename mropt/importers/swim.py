@@ -522,7 +522,7 @@ register_importer(
         "simulate` instead: the whole file by default, on the 600-node source cluster, with the same task counts, "
         "times, deadlines and benefits. Same arguments, same file, byte for byte.",
         trace_metavar="TRACE.tsv",
-        instance=Output("admission", (SwimParams, SwimSeed), import_swim),
+        output=Output("admission", (SwimParams, SwimSeed), import_swim),
         workload=Output("workload", (SwimParams, SwimSeed, SwimWorkloadParams), _workload),
         windows=("start", "jobs", "duration"),
     )

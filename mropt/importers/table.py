@@ -8,12 +8,13 @@ makes of a file is declared, never hand-wired:
   text; None for a folder)? ``mropt history import DB FILE...`` asks every importer in
   registration order and reads the file with the first that says yes (:func:`detect_kind`);
 * ``history(path, source)``: the file's rows as a job-history batch (:mod:`mropt.history`);
-* ``instance`` and ``workload`` (:class:`Output`): the instance kind it makes without and with
-  ``--workload``, from parameter dataclasses whose fields are its typed parameters
-  (:func:`mropt.registry.dataclass_params`). With a ``command``, ``mropt COMMAND TRACE`` is built
-  from those fields (one option per field, as ``mropt generate`` builds its options:
-  :mod:`mropt.cli.importers`); with ``windows``, an experiment's ``[[instances]]`` block may
-  name it (``importer = NAME``, windows over those fields: :mod:`mropt.harness.instance_sets`).
+* ``output`` (an :class:`Output`): the instance (or workload) it makes of a file, from parameter
+  dataclasses whose fields are its typed parameters (:func:`mropt.registry.dataclass_params`);
+  ``workload``, when it makes a workload besides another kind, the output of ``--workload``. With
+  a ``command``, ``mropt COMMAND TRACE`` is built from those fields (one option per field, as
+  ``mropt generate`` builds its options: :mod:`mropt.cli.importers`); with ``windows`` (fields of
+  ``output``), an experiment's ``[[instances]]`` block may name it (``importer = NAME``, windows
+  over those fields: :mod:`mropt.harness.instance_sets`).
 
 The formats register in detection order, the order of ``mropt importers``: ``jhist`` (first
 line ``Avro-Json``), ``rumen`` (first non-blank character ``{`` or ``[``), ``swim`` (six
@@ -76,13 +77,13 @@ class Importer:
     command: str = ""  # the CLI command that writes its instance ("import-swim"), if any
     description: str = ""  # the command's --help text
     trace_metavar: str = "TRACE"
-    instance: Output | None = None  # without --workload
-    workload: Output | None = None  # with --workload
+    output: Output | None = None  # what it makes of a file (without --workload)
+    workload: Output | None = None  # what --workload makes instead, if anything
     windows: tuple[str, ...] = ()  # parameters an experiment's windows may sweep
 
     def outputs(self) -> list[Output]:
-        """The instance output, then the workload output, those it has."""
-        return [o for o in (self.instance, self.workload) if o is not None]
+        """Its output, then its --workload output, those it has."""
+        return [o for o in (self.output, self.workload) if o is not None]
 
 
 #: the importers by name (the kind of their history batches), in registration (detection) order
@@ -91,10 +92,13 @@ IMPORTERS: Table[Importer] = Table("importer")
 
 def register_importer(importer: Importer) -> Importer:
     """Register a trace format (module docstring); its name must be new."""
-    for output in importer.outputs():
-        unknown = [w for w in importer.windows if w not in output.fields()]
-        if output is importer.instance and unknown:
-            raise ValueError(f"importer {importer.name!r}: window {unknown[0]!r} is not a parameter")
+    if importer.windows and importer.output is None:
+        raise ValueError(f"importer {importer.name!r}: windows need an output")
+    unknown = [w for w in importer.windows if importer.output is not None and w not in importer.output.fields()]
+    if unknown:
+        raise ValueError(f"importer {importer.name!r}: window {unknown[0]!r} is not a parameter of its output")
+    if importer.workload is not None and importer.output is None:
+        raise ValueError(f"importer {importer.name!r}: a --workload output needs an output besides")
     return IMPORTERS.add(importer.name, importer)
 
 

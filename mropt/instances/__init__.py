@@ -1,1 +1,4 @@
-"""Instance generators (paper defaults) and trace importers."""
+"""Instance generators (paper defaults), the workload parameters, and the admission/workload converters.
+
+Trace importers are in :mod:`mropt.importers`.
+"""

@@ -7,7 +7,7 @@
 * ``clairvoyant``: backs up exactly the tasks whose backup would finish first (:mod:`.clairvoyant`).
 
 A rule works with any scheduling policy: the engine offers it the free slots the policy left
-(:mod:`.base`). Each registers with :func:`~mropt.sim.speculation.rules.register_rule` (its
+(:mod:`.base`). Each registers with :func:`~mropt.sim.speculation.table.register_rule` (its
 name, summary, source and typed parameters); :func:`make_speculation` builds one by name (None
 for ``none``), and ``mropt policies`` lists them all with their parameters.
 """
@@ -27,7 +27,7 @@ from mropt.sim.speculation.clairvoyant import Clairvoyant
 from mropt.sim.speculation.hadoop020 import Hadoop020
 from mropt.sim.speculation.late import Late, cap_allows, cap_count
 from mropt.sim.speculation.percentile import LatePercentile
-from mropt.sim.speculation.rules import RULES, RuleInfo, make_speculation, register_rule, rule_info, rules
+from mropt.sim.speculation.table import RULES, RuleInfo, make_speculation, register_rule, rule_info, rules
 
 __all__ = [
     "RULES",

@@ -15,7 +15,7 @@ run is skipped (its copy cannot end before the maps do, which no one knows yet).
 from __future__ import annotations
 
 from mropt.sim.speculation.base import Speculation
-from mropt.sim.speculation.rules import register_rule
+from mropt.sim.speculation.table import register_rule
 from mropt.sim.state import MAP, REDUCE
 
 #: a backup must gain more than this (s) to be worth a slot

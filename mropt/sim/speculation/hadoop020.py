@@ -21,7 +21,7 @@ from __future__ import annotations
 
 from mropt.registry import Param
 from mropt.sim.speculation.base import SPECULATIVE_LAG, Speculation, progress
-from mropt.sim.speculation.rules import register_rule
+from mropt.sim.speculation.table import register_rule
 from mropt.sim.state import MAP, NONE
 
 #: Hadoop 0.20 TaskInProgress.SPECULATIVE_GAP

@@ -46,7 +46,7 @@ from typing import Any
 
 from mropt.registry import Param
 from mropt.sim.speculation.base import SPECULATIVE_LAG, DataStatistics, Speculation, mean_std
-from mropt.sim.speculation.rules import register_rule
+from mropt.sim.speculation.table import register_rule
 from mropt.sim.state import MAP, REDUCE
 
 #: Hadoop 0.21 JobInProgress: MIN_SPEC_CAP (at least one slow tracker's worth of slots) and MIN_SLOTS_CAP

@@ -30,7 +30,7 @@ from typing import Any
 
 from mropt.registry import Param
 from mropt.sim.speculation.base import SPECULATIVE_LAG, Speculation, percentile, progress
-from mropt.sim.speculation.rules import register_rule
+from mropt.sim.speculation.table import register_rule
 
 
 @register_rule(
