@@ -55,6 +55,10 @@ def test_a_stray_double_quote_spoils_only_its_own_line(tmp_path):
         "10,20,1,1,4,Terminated,-50,0.01",
         '10,20,1,1,"4\x00",Terminated,50,0.01',  # a NUL byte: csv.Error before
         "10,20,1",
+        # the format's rules, one reader for every importer: the history import refuses these lines
+        "10,20,1,1,4,Terminated,50,0.01,extra",  # nine fields (was read, the ninth dropped)
+        "10,20,,1,4,Terminated,50,0.01",  # an empty job id (was a user 'job')
+        "10,20,1,1,-4,Terminated,50,0.01",  # a negative instance count (was no_demand)
     ],
 )
 def test_bad_numbers_are_malformed_rows(tmp_path, line):
@@ -131,3 +135,27 @@ def test_swim_cli_huge_exponent_is_one_line(tmp_path):
     assert result.stderr.strip().splitlines() == [
         "mropt: error: import-swim: parameter 'benefit_exponent' must be in [0, 4], got 1000000000.0"
     ]
+
+
+@pytest.mark.parametrize(
+    ("line", "field"),
+    [
+        ("10,20,1,1,4.5,Terminated,50,0.01", "number_of_instances"),
+        ("10,x,1,1,4,Terminated,50,0.01", "task_end_time"),
+        ("10,20,1,,4,Terminated,50,0.01", "task_id"),
+        ("10,20,1,1,4,Terminated,50,-0.01", "normalized_memory_requested_per_instance_in_the_task"),
+        ("10,20,1,1,4,Terminated,50,0.01,extra", None),
+    ],
+)
+def test_one_reader_every_importer_reads_a_bad_line_alike(tmp_path, line, field):
+    """The models skip the line the history import refuses, naming its line (4) and field."""
+    from mropt.importers.alibaba_trace import alibaba_batch
+
+    path = _csv(tmp_path, [*GOOD[:2], line, GOOD[2]])
+    rows, skipped, _ = read_alibaba_rows(path)
+    assert len(rows) == 3 and skipped["malformed"] == 1
+    with pytest.raises(InputError) as info:
+        alibaba_batch(path)
+    message = str(info.value)
+    assert message.startswith("t.csv line 4: ") and "\n" not in message
+    assert (f"field '{field}'" in message) if field else "expected 8 comma-separated fields, got 9" in message
