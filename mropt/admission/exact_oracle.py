@@ -76,6 +76,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Iterable, Sequence
+from typing import Literal
 
 import numpy as np
 
@@ -170,7 +171,7 @@ class SubsetOracle:
         idx = np.asarray(order)
         return evaluate(inst.tcm, inst.tcr, inst.deadlines, idx, inst.submit_times, inst.deadline_limits).valid
 
-    def known(self, jobs: Iterable[int]) -> list[int] | None | bool:
+    def known(self, jobs: Iterable[int]) -> list[int] | None | Literal[False]:
         """Cached answer: an order, None (infeasible), or False when not known."""
         mask = _mask(jobs)
         if mask in self._feasible:
@@ -292,7 +293,7 @@ class SubsetOracle:
                 if left is not None and left <= 0:
                     raise OracleTimeout
                 self.cp_calls += 1
-                status, order = cp_order(
+                status, found = cp_order(
                     jobs,
                     self.a,
                     self.b,
@@ -306,10 +307,10 @@ class SubsetOracle:
                 )
                 if status == "infeasible" and not conservative:
                     return None
-                if status == "feasible" and order is not None and self.valid(order):
-                    return order
-                if status == "feasible" and order is not None:
-                    hint = order
+                if status == "feasible" and found is not None and self.valid(found):
+                    return found
+                if status == "feasible" and found is not None:
+                    hint = found
         return _Search(self, jobs, deadline).run()  # CP-SAT undecided: exact search
 
 
@@ -454,7 +455,7 @@ def pair_conflicts(
     found so far are returned with ``False``: every listed pair is a conflict, so any
     part of the list is a valid inequality.
     """
-    out = []
+    out: list[tuple[int, int]] = []
     cand = np.asarray([j for j in candidates if oracle.alone_ok[j]], dtype=np.intp)
     for start in range(0, len(cand), _PAIR_BLOCK):
         if deadline is not None and time.perf_counter() > deadline:

@@ -69,10 +69,11 @@ def cp_order(
     start = {j: m.new_int_var(R[j], horizon, f"s{j}") for j in jobs}
     iv = {j: m.new_fixed_size_interval_var(start[j], A[j], f"m{j}") for j in jobs}
     m.add_no_overlap(list(iv.values()))
-    p: dict[tuple[int, int], cp_model.IntVar] = {}
+    p: dict[tuple[int, int], cp_model.LiteralT] = {}  # p[i, j]: i's map before j's
+    first: dict[tuple[int, int], cp_model.IntVar] = {}  # the variable of each pair (i listed first)
     for x, i in enumerate(jobs):
         for j in jobs[x + 1 :]:
-            lit = m.new_bool_var(f"p{i}_{j}")
+            lit = first[i, j] = m.new_bool_var(f"p{i}_{j}")
             p[i, j] = lit
             p[j, i] = lit.Not()
             m.add(start[i] + A[i] <= start[j]).only_enforce_if(lit)
@@ -89,12 +90,12 @@ def cp_order(
             if D < Dd[k]:
                 continue
             group = [j for j in jobs if j != k and Dd[j] <= D and B[j] > 0]
-            m.add(ck + B[k] + sum(B[j] * p[k, j] for j in group) <= D)
+            m.add(ck + B[k] + cp_model.LinearExpr.weighted_sum([p[k, j] for j in group], [B[j] for j in group]) <= D)
     if hint is not None:
         pos = {j: t for t, j in enumerate(hint)}
-        for (i, j), lit in p.items():
-            if i < j and i in pos and j in pos:
-                m.add_hint(lit, pos[i] < pos[j])
+        for (i, j), before in first.items():
+            if i in pos and j in pos:
+                m.add_hint(before, pos[i] < pos[j])
     res = cpsat_backend.solve(m, threads=1, seed=0, time_limit=time_limit)
     if res.has_solution:
         order = sorted(jobs, key=lambda j: (res.solver.value(start[j]), j))

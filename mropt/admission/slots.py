@@ -70,13 +70,16 @@ from mropt.registry import THREADS, Param, register
 def job_tasks(instance: AdmissionInstance, k: int) -> tuple[int, float, int, float]:
     """(map task count, map task time, reduce task count, reduce task time) of job k."""
     job, cl = instance.jobs[k], instance.cluster
-    if job.has_task_form:
+    if job.has_task_form:  # Job requires both phase times or all four task fields
+        assert job.map_tasks is not None and job.reduce_tasks is not None
+        assert job.map_task_time is not None and job.reduce_task_time is not None
         return (
             int(job.map_tasks),
             float(job.map_task_time) * instance.rho,
             int(job.reduce_tasks),
             float(job.reduce_task_time) * instance.rho,
         )
+    assert job.map_phase_time is not None and job.reduce_phase_time is not None
     tcr = float(job.reduce_phase_time)
     return cl.map_slots, float(job.map_phase_time), (cl.reduce_slots if tcr > 0 else 0), tcr
 

@@ -55,8 +55,11 @@ class Verdict(BaseVerdict):
 
 
 def _phase_times(job: Job, instance: AdmissionInstance) -> tuple[Fraction, Fraction]:
-    if job.map_phase_time is not None:
+    if job.map_phase_time is not None:  # Job requires both phase times or all four task fields
+        assert job.reduce_phase_time is not None
         return Fraction(job.map_phase_time), Fraction(job.reduce_phase_time)
+    assert job.map_tasks is not None and job.reduce_tasks is not None
+    assert job.map_task_time is not None and job.reduce_task_time is not None
     rho = Fraction(instance.rho)
     m_waves = -(-job.map_tasks // instance.cluster.map_slots)
     r_waves = -(-job.reduce_tasks // instance.cluster.reduce_slots)

@@ -250,10 +250,11 @@ def run_figures(args: argparse.Namespace) -> int:
 def run_round(args: argparse.Namespace) -> int:
     from mropt.fairness.ddrf import compare_round
     from mropt.fairness.flow import round_from_instance
+    from mropt.model.fairness import FairnessInstance
     from mropt.model.io import load_instance
 
     instance = load_instance(args.instance)
-    if getattr(instance, "kind", None) != "fairness":
+    if not isinstance(instance, FairnessInstance):
         raise InputError(f"{args.instance}: a round needs a fairness instance, got kind {instance.kind!r}")
     rnd = round_from_instance(instance, args.slots_per_node)
     if not rnd.tasks:
