@@ -9,14 +9,17 @@ optimal iff the sums ``S_k`` of its k smallest entries are lexicographically lar
 and ``S_k = max_{r, d >= 0} k r - sum_i d_i`` with ``d_i >= r - y_i`` is linear. So for
 k = 1..n: maximise ``S_k``, then add ``S_k >= S_k*`` and go on (n solves). That loop is
 written once (:func:`mropt.fairness.leximin._leximin`) over a small back-end protocol (``_LeximinModel``:
-add a level, maximise it, fix it), implemented for PuLP/CBC (:class:`_PulpLeximin`) and
-CP-SAT (``_CpsatLeximin``, :mod:`mropt.fairness.leximin_cpsat`).
+add a level, maximise it, fix it), implemented for PuLP/CBC's LP (:class:`_PulpLeximin`) and
+CP-SAT (``_CpsatLeximin``, :mod:`mropt.fairness.leximin_cpsat`). drf-milp proves its levels
+by integer thresholds instead (:mod:`mropt.fairness.levels`).
 
 * ``drf-lp``: continuous DRF (real ``x_i``; with nodes, tasks may be split across
   nodes), CBC (its LP code, CLP) through PuLP;
 * ``drf-milp``: integer tasks, CBC through PuLP (``COIN_CMD`` with an explicit path,
   :func:`mropt.backends.pulp.cbc_solver`; variables by ``prob.add_variable``, so no
-  PuLP deprecation warnings). CBC runs as a subprocess, one solve per level k.
+  PuLP deprecation warnings), asked per level k for an allocation that beats the best
+  k-th smallest share so far, until CBC proves there is none (:mod:`mropt.fairness.levels`,
+  :mod:`mropt.fairness.leximin_milp`); CBC runs as a subprocess, about two solves per level.
 * ``drf-cpsat``: integer tasks, OR-Tools CP-SAT on integer-scaled data (exact when the
   data are decimals with a small common denominator, else demands are rounded up and
   capacities down on a 1e-6 grid, and share coefficients above 1e5 (as with Alibaba's
@@ -34,14 +37,12 @@ factor) or of the weights:
 * the CBC model holds unit-free numbers only (:func:`_model_data`: per-task shares
   ``D_ij / r_j`` against capacity 1, share coefficients relative to the largest), so
   CBC reads the same model in any units. Its absolute and relative gaps are 0 and its
-  primal (and integrality) tolerances ``OBJECTIVE_RTOL``, i.e. relative to the largest
-  per-task weighted share. drf-milp computes each level ``S_k*`` from the whole task
-  counts (never from CBC's 8 printed digits) and fixes it with a relative slack of
-  ``OBJECTIVE_RTOL`` (with none, the 13 digits PuLP writes can put ``S_k*`` just out
-  of reach, and CBC was seen to give up a task at the next level); a solution that
-  breaks a capacity beyond ``CAPACITY_RTOL`` or gives up an earlier level beyond CBC's
-  tolerance is not taken (the previous level's allocation is returned, status
-  ``feasible``). drf-lp's values have CBC's 8 printed digits: its allocation is scaled
+  primal (and integrality) tolerances ``OBJECTIVE_RTOL``. drf-milp's model holds no
+  share level at all: a level is a whole number of tasks per user, computed and checked
+  in exact fractions (:mod:`mropt.fairness.levels`), so no level is below CBC's
+  tolerances whatever the magnitudes; a solution that breaks a capacity beyond
+  ``CAPACITY_RTOL`` or gives up a held level is not taken (the best valid allocation
+  is returned, status ``feasible``). drf-lp's values have CBC's 8 printed digits: its allocation is scaled
   down, by about 1e-8 at most, to fit every capacity, and its levels hold to a relative
   1e-7 (``_LP_RTOL``).
 * CP-SAT gets, per resource and for the share coefficients, the smallest proportional
@@ -62,9 +63,16 @@ The second (one scale for all levels): with weights spanning many orders of magn
 1, every level sat below CBC's absolute tolerances and its cutoff increment (1e-5), and
 drf-milp and drf-lp claimed {A: 10, B: 0} optimal with objective 0 instead of
 {A: 1, B: 9}. Each level now has its own scale (:func:`_level_scale`: the power of two at or below
-the k-th smallest share coefficient), its ``r_k`` and ``d_k`` count units of it, and
-drf-milp caps the coefficients that exceed any ``r_k`` (:meth:`_PulpLeximin.add_level`),
-so every level is solved at magnitude 1 whatever the spread of the weights.
+the k-th smallest share coefficient), its ``r_k`` and ``d_k`` count units of it, so
+drf-lp solves every level at magnitude 1 whatever the spread of the weights.
+
+The third (a level's value in a float row, for drf-milp): a scale chosen before the level
+is solved can miss it. With mem 4, tasks of 3, 1 and 2 (u0, u1, u2, one each) and u1's
+weight 1e6, the second smallest share is u1's 2.5e-7 (u0 and u1 placed), 6.7e-7 units of
+the scale the second smallest coefficient gave; a re-solve asking for 1e-6 units more found
+none and {u0: 1} (levels 0, 0) was claimed optimal. drf-milp now holds and proves levels
+as task-count thresholds (:mod:`mropt.fairness.levels`); a float level reaches CBC only in
+the objective, which steers the search and proves nothing.
 """
 
 from __future__ import annotations
@@ -76,9 +84,12 @@ from typing import Any
 import numpy as np
 
 from mropt.backends import cpsat as cpsat_backend
-from mropt.backends.pulp import cbc_solver, solver_record
-from mropt.fairness.leximin import LevelResult, Values, _levels, _leximin, _remaining, _upper_bounds
+from mropt.backends.pulp import solver_record
+from mropt.fairness.levels import ExactLevels, leximin_by_thresholds
+from mropt.fairness.leximin import LevelResult, Values, _levels, _leximin, _upper_bounds
 from mropt.fairness.leximin_cpsat import _leximin_cpsat, integer_data
+from mropt.fairness.leximin_milp import MilpThresholds
+from mropt.fairness.leximin_milp import cbc as _cbc
 from mropt.fairness.metrics import allocation_solution
 from mropt.model.fairness import FairnessInstance
 from mropt.model.solution import Solution
@@ -88,9 +99,6 @@ from mropt.registry import THREADS, register
 __all__ = ["integer_data", "solve_cpsat", "solve_lp", "solve_milp"]
 
 _LP_RTOL = 1e-7  # drf-lp: CBC prints 8 significant digits (and _values_pulp repairs them)
-_FREE = 1e30  # a right side no S_k reaches: a level's row before it is fixed
-_PROBE_MARGIN = 1e-6  # drf-milp: the improvement a re-solve asks for, in level scales (_beyond_increment)
-_PROBES = 50  # drf-milp: most re-solves of one level past CBC's cutoff increment (_beyond_increment)
 _LP_ZERO = 1e-9  # drf-lp: per-node task counts below this share of the user's total are CBC's noise
 
 
@@ -117,20 +125,6 @@ def _model_data(instance: FairnessInstance) -> tuple[np.ndarray, np.ndarray | No
     return a, ncap, c / top, top
 
 
-def _cbc(stop_at: float | None, threads: int, integer: bool):
-    """CBC with both gaps 0 (:func:`mropt.backends.pulp.cbc_solver`) and feasibility
-    tolerances of ``OBJECTIVE_RTOL`` on the unit-free model.
-
-    CBC's defaults (primal and integrality 1e-7, absolute) would let a level drop by
-    1e-7 of the largest per-task weighted share: allocations whose levels differ by less
-    could pass for one another.
-    """
-    options = [f"primalT {OBJECTIVE_RTOL:g}"]
-    if integer:
-        options.append(f"integerT {OBJECTIVE_RTOL:g}")
-    return cbc_solver(time_limit=_remaining(stop_at), threads=threads, options=options)
-
-
 def _level_scale(c: np.ndarray, top_share: np.ndarray, k: int) -> tuple[float, float]:
     """Level k's scale ``sigma`` and the largest ``r_k`` can be, in units of ``sigma``.
 
@@ -151,18 +145,18 @@ def _level_scale(c: np.ndarray, top_share: np.ndarray, k: int) -> tuple[float, f
 
 
 class _PulpLeximin:
-    """The leximin model in PuLP, solved by CBC (``drf-lp``: continuous, ``drf-milp``: integer)."""
+    """``drf-lp``'s leximin model in PuLP, solved by CBC's LP code (drf-milp: :mod:`mropt.fairness.levels`)."""
 
-    def __init__(self, instance: FairnessInstance, *, integer: bool, threads: int) -> None:
+    def __init__(self, instance: FairnessInstance, *, threads: int) -> None:
         import pulp
 
-        self.pulp, self.instance, self.integer, self.threads = pulp, instance, integer, threads
+        self.pulp, self.instance, self.threads = pulp, instance, threads
         n, m = instance.n, len(instance.resource_names)
         a, ncap, c, self.unit = _model_data(instance)
         self.c = c
         self.ub = _upper_bounds(instance)
         ub = self.ub
-        cat = pulp.LpInteger if integer else pulp.LpContinuous
+        cat = pulp.LpContinuous
         prob = self.prob = pulp.LpProblem("drf_leximin", pulp.LpMaximize)
         self.per_node = None
         if ncap is not None:
@@ -189,8 +183,8 @@ class _PulpLeximin:
         self.x = x
         self.top_share = c * ub  # each user's largest share alone, in the unit of c
         self.scales: list[float] = []  # each level's scale (_level_scale), in the unit of c
-        # each level S_k* is computed from the allocation CBC returned (whole task counts, or
-        # drf-lp's values as repaired by _values_pulp, which fit), so it is reachable; it is
+        # each level S_k* is computed from the allocation CBC returned (as repaired by
+        # _values_pulp, which fits), so it is reachable; it is
         # fixed with a relative slack of OBJECTIVE_RTOL (PuLP writes 13 digits, and an exact
         # S_k* may round up past reach). drf-lp's values have CBC's 8 printed digits: a later
         # level may lower an earlier one by _LP_RTOL relative before it counts as given up, and
@@ -199,25 +193,19 @@ class _PulpLeximin:
         # loosened by _LP_RTOL (maximise).
         self.slack = OBJECTIVE_RTOL
         self.fixed: list[tuple[str, Any, float]] = []  # (row name, S_k, its level in scale units)
-        self.noise = 0.0 if integer else _LP_RTOL
+        self.noise = _LP_RTOL
 
     def add_level(self, k: int) -> Any:
         """Level k's ``S_k`` in units of its own scale (:func:`_level_scale`).
 
         ``r_k`` and ``d_k`` count units of the scale ``sigma``, so CBC's absolute
         tolerances (and its cutoff increment) are relative to the level, whatever the
-        spread of the weights. In the MILP a share coefficient is capped at twice the
-        largest ``r_k``: a user holding a task then shows more than any ``r_k``, as it
-        does uncapped (the k smallest shares are below the cap, so ``S_k`` is
-        unchanged), while a task count within CBC's integrality tolerance of 0 cannot
-        pass for a large share.
+        spread of the weights.
         """
         n, prob = self.instance.n, self.prob
-        sigma, r_max = _level_scale(self.c, self.top_share, k)
+        sigma, _ = _level_scale(self.c, self.top_share, k)
         self.scales.append(sigma)
         coef = self.c / sigma
-        if self.integer:
-            coef = np.minimum(coef, 2.0 * r_max)
         r = prob.add_variable(f"r_{k}")
         dev = [prob.add_variable(f"d_{k}_{i}", lowBound=0) for i in range(n)]
         for i in range(n):
@@ -228,22 +216,20 @@ class _PulpLeximin:
         pulp, prob = self.pulp, self.prob
         prob.setObjective(s_k)
         try:
-            prob.solve(_cbc(stop_at, self.threads, self.integer))
-            if not self.integer and prob.status == pulp.LpStatusInfeasible and self.fixed:
+            prob.solve(_cbc(stop_at, self.threads, False))
+            if prob.status == pulp.LpStatusInfeasible and self.fixed:
                 self._loosen()  # an S_j* of 8 printed digits past the LP's reach (__init__)
-                prob.solve(_cbc(stop_at, self.threads, self.integer))
+                prob.solve(_cbc(stop_at, self.threads, False))
         except Exception as exc:  # noqa: BLE001 - a solver failure, reported, not raised
             return LevelResult("error", message=f"CBC failed: {' '.join(str(exc).split())}")
-        # sol_status, not status: PuLP reports a time-limited CBC run with an incumbent as
-        # status "Optimal" but sol_status IntegerFeasible (not proven)
         proven = prob.sol_status == pulp.LpSolutionOptimal
         if not proven and prob.sol_status != pulp.LpSolutionIntegerFeasible:
             timed_out = stop_at is not None and time.perf_counter() >= stop_at - 0.05
             message = f"level {k}: CBC {pulp.LpStatus.get(prob.status, prob.status)}"
             return LevelResult("timeout" if timed_out else "error", message=message)
-        found = _values_pulp(self.instance, self.x, self.per_node, self.integer, self.ub.astype(float))
+        found = _values_pulp(self.instance, self.x, self.per_node, self.ub.astype(float))
         sums = _levels(self.c * found[0])
-        # CBC's solution, rounded to whole tasks, must fit the capacities and keep every fixed level
+        # CBC's solution, repaired, must fit the capacities and keep every fixed level
         lost = self._lost(sums, levels)
         usable = _fits(self.instance, *found) and not lost
         if not proven:
@@ -255,8 +241,6 @@ class _PulpLeximin:
         if not usable:
             why = f"gives up level {lost[0]}" if lost else "breaks a capacity"
             return LevelResult("unusable", message=f"level {k}: CBC's solution {why}; stopped")
-        if self.integer:
-            return self._beyond_increment(k, s_k, stop_at, levels, found)
         return LevelResult("proven", found, float(sums[k - 1]))
 
     def _lost(self, sums: np.ndarray, levels: list[float]) -> list[int]:
@@ -268,40 +252,6 @@ class _PulpLeximin:
             for j, best in enumerate(levels)
             if sums[j] < best - ((2 * self.slack + self.noise) * best + (n + 1) * OBJECTIVE_RTOL * self.scales[j])
         ]
-
-    def _beyond_increment(
-        self, k: int, s_k: Any, stop_at: float | None, levels: list[float], found: Values
-    ) -> LevelResult:
-        """drf-milp: prove level k beyond CBC's cutoff increment.
-
-        CBC takes a new solution only when it beats the last by its cutoff increment
-        (1e-5 of the objective, absolute), so its "optimal" S_k may be up to 1e-5 scales
-        short: weights 1e5 apart gave a level of 0 for one of 2.5e-6. So CBC is
-        asked again for an allocation with ``S_k`` above this one's by ``_PROBE_MARGIN``
-        scales, as a row (no increment applies to rows; a smaller margin sits within CBC's
-        row tolerance, which the same allocation meets), until there is none (infeasible)
-        or what it returns is no better in exact task counts. drf-milp's levels are thus
-        optimal to 1e-6 of the level's scale (one task of the k-th smallest coefficient).
-        """
-        pulp, prob, sigma = self.pulp, self.prob, self.scales[-1]
-        for _ in range(_PROBES):
-            level = float(_levels(self.c * found[0])[k - 1])
-            target = level / sigma
-            self._row(f"level_{k}", s_k, target * (1 + OBJECTIVE_RTOL) + _PROBE_MARGIN)
-            try:
-                prob.solve(_cbc(stop_at, self.threads, self.integer))
-            finally:
-                self._row(f"level_{k}", s_k, -_FREE)  # until fix() sets it
-            if prob.status == pulp.LpStatusInfeasible:
-                return LevelResult("proven", found, level)
-            if prob.sol_status not in (pulp.LpSolutionOptimal, pulp.LpSolutionIntegerFeasible):
-                break  # stopped: this level is not proven
-            better = _values_pulp(self.instance, self.x, self.per_node, True, self.ub.astype(float))
-            sums = _levels(self.c * better[0])
-            if not (_fits(self.instance, *better) and sums[k - 1] > level) or self._lost(sums, levels):
-                return LevelResult("proven", found, level)  # within CBC's tolerances of this one
-            found = better
-        return LevelResult("unproven", found, message=f"level {k}: CBC stopped before proving the level")
 
     def fix(self, s_k: Any, level: float, values: Values) -> None:
         scaled = level / self.scales[-1]  # s_k counts units of its level's scale
@@ -326,10 +276,18 @@ class _PulpLeximin:
 
 
 def _leximin_pulp(instance: FairnessInstance, *, integer: bool, time_limit: float | None, threads: int):
+    """drf-lp's cumulative-sum loop, or drf-milp's levels as integer thresholds (:mod:`mropt.fairness.levels`)."""
     stop_at = None if time_limit is None else time.perf_counter() + time_limit
-    model = _PulpLeximin(instance, integer=integer, threads=threads)
-    status, values, levels, solves, message = _leximin(model, instance.n, stop_at)
-    info: dict[str, Any] = {"solves": solves, "cumulative_sums": [level * model.unit for level in levels]}
+    if integer:
+        data = ExactLevels(instance)
+        run = leximin_by_thresholds(MilpThresholds(instance, data, threads=threads), data, stop_at)
+        status, values, solves, message = run.status, run.values, run.solves, run.message
+        sums = [float(sum(run.levels[: k + 1])) for k in range(len(run.levels))]  # exact, then rounded
+    else:
+        model = _PulpLeximin(instance, threads=threads)
+        status, values, levels, solves, message = _leximin(model, instance.n, stop_at)
+        sums = [level * model.unit for level in levels]
+    info: dict[str, Any] = {"solves": solves, "cumulative_sums": sums}
     if message:
         info["message"] = message
     return status, values, info
@@ -342,10 +300,10 @@ def _fits(instance: FairnessInstance, tasks: np.ndarray, per_node: np.ndarray | 
     return per_node is None or not np.any(per_node.T @ instance.demands > capacity_limit(instance.node_capacity))
 
 
-def _values_pulp(instance: FairnessInstance, x, per_node, integer: bool, ub: np.ndarray):
-    """Task counts (and per-node counts) from the solved model.
+def _values_pulp(instance: FairnessInstance, x, per_node, ub: np.ndarray):
+    """drf-lp's task counts (and per-node counts) from the solved model.
 
-    Integer values are rounded. CBC writes values with 8 significant digits, so an LP
+    CBC writes values with 8 significant digits, so an LP
     value may pass a bound or a capacity by about 1e-8 relative: continuous values are
     clipped to [0, max_tasks] (per-node values below 1e-9 of the user's total set to 0), with nodes
     the totals are the per-node sums (rows scaled down onto the cap), and the whole
@@ -355,12 +313,9 @@ def _values_pulp(instance: FairnessInstance, x, per_node, integer: bool, ub: np.
     import pulp
 
     def val(e):
-        v = float(pulp.value(e) or 0.0)
-        return float(round(v)) if integer else max(0.0, v)
+        return max(0.0, float(pulp.value(e) or 0.0))
 
     nodes = None if per_node is None else np.array([[val(e) for e in row] for row in per_node])
-    if integer:
-        return np.array([val(e) for e in x]), nodes
     if nodes is None:
         tasks = np.minimum(np.array([val(e) for e in x]), ub)
     else:

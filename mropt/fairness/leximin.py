@@ -1,11 +1,13 @@
-"""The cumulative-sum leximin loop shared by the exact DRF models (:mod:`mropt.fairness.exact`).
+"""The cumulative-sum leximin loop of drf-lp and drf-cpsat (:mod:`mropt.fairness.exact`).
 
 Ogryczak and Sliwinski (2006): the sorted vector of weighted dominant shares is
 leximin-optimal iff the sums ``S_k`` of its k smallest entries are lexicographically
 largest (DDRF sec. 3.1's leximin). :func:`_leximin` maximises ``S_1``, fixes it, then
 ``S_2``, ... over a small back-end protocol (:class:`_LeximinModel`), implemented for
-PuLP/CBC (:class:`mropt.fairness.exact._PulpLeximin`) and CP-SAT
-(:class:`mropt.fairness.leximin_cpsat._CpsatLeximin`).
+PuLP/CBC's LP (:class:`mropt.fairness.exact._PulpLeximin`) and CP-SAT
+(:class:`mropt.fairness.leximin_cpsat._CpsatLeximin`), whose integer data make the fixed
+levels exact. drf-milp, which must fix levels from floats, proves them as integer task
+thresholds instead (:mod:`mropt.fairness.levels`).
 """
 
 from __future__ import annotations

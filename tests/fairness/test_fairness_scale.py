@@ -399,6 +399,46 @@ def cpu4(weights, caps) -> FairnessInstance:
     return instance_from_dict({"kind": "fairness", "schema_version": 1, "resources": {"cpu": 4}, "users": users})
 
 
+def three_on_mem(weight: float, tiny: float = 1.0, scale: float = 1.0) -> FairnessInstance:
+    """mem 4 (cpu, disk 4, unused); u0, u1, u2 ask 3, ``tiny`` and 2 (times ``scale``), one task each.
+
+    u1's weight is ``weight``: the leximin places u0 and u1 (u0 and u2 do not fit), sorted
+    weighted shares 0 (u2), ``tiny / 4 / weight`` (u1) and 3/4 (u0); {u1, u2} ties at the
+    second level and loses at the third.
+    """
+
+    def user(i: int, mem: float, w: float) -> dict:
+        return {"id": f"u{i}", "demand": {"cpu": 0, "mem": mem * scale, "disk": 0}, "weight": w, "max_tasks": 1}
+
+    return instance_from_dict(
+        {
+            "kind": "fairness",
+            "schema_version": 1,
+            "resources": {"cpu": 4, "mem": 4 * scale, "disk": 4},
+            "users": [user(0, 3, 1), user(1, tiny, weight), user(2, 2, 1)],
+        }
+    )
+
+
+@pytest.mark.parametrize(
+    "weight,tiny,scale",
+    [(1e6, 1, 1), (1e9, 1, 1), (1e12, 1, 1), (1, 1e-9, 1), (1e3, 1e-9, 1e12), (1e6, 1, 1e-12), (1e-6, 1e-12, 1)],
+)
+def test_a_level_far_below_the_others_is_kept(weight, tiny, scale):
+    # u1's level (tiny / 4 / weight, from 2.5e-7 down to 6e-22) is one task of one user: drf-milp
+    # proves it whatever its magnitude (it gave {u0: 1}, levels 0 and 0, as optimal at 1e6);
+    # drf-cpsat, whose share coefficients are rounded beyond 1e5, must not call a worse one optimal
+    inst = three_on_mem(weight, tiny, scale)
+    best, ties = brute_force(inst)
+    assert ties == [(1, 1, 0)]
+    milp = run(inst, "drf-milp")
+    assert milp.status == "optimal" and milp.decision["allocation"] == {"u0": 1, "u1": 1, "u2": 0}, milp.details
+    assert _sorted_exact(inst, milp) == best
+    check_verify(inst, milp)
+    cpsat = solve(inst, "drf-cpsat", time_limit=1, threads=1)
+    assert cpsat.status != "optimal" or _sorted_exact(inst, cpsat) == best, cpsat.decision
+
+
 @settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(spread_weights())
 # found by the property: a user who can hold no task takes level 1 at 0 (level 2 was scaled
@@ -423,6 +463,8 @@ def cpu4(weights, caps) -> FairnessInstance:
         0,
     )
 )
+# a level below the solver's tolerances (u1's 2.5e-7, weight 1e6): {u0: 1} (levels 0, 0) claimed optimal
+@example((three_on_mem(1e6), 0))
 def test_exact_leximin_with_weights_spread_over_16_orders(case):
     inst, k = case
     best, ties = brute_force(inst)
