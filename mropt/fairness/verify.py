@@ -40,7 +40,7 @@ from fractions import Fraction
 from typing import Any
 
 from mropt.model.claims import bound_problems, without_decision
-from mropt.model.fairness import FairnessInstance
+from mropt.model.fairness import FairnessInstance, FairNode, User
 from mropt.model.solution import Solution, Verdict
 
 _CONTINUOUS = ("drf-lp",)
@@ -100,6 +100,24 @@ def verify(instance: FairnessInstance, solution: Solution, *, continuous: bool |
         problems.append("solution has no 'allocation' object (user -> tasks)")
         return verdict
     users = {u.id: u for u in instance.users}
+    tasks = _task_counts(alloc, users, continuous, problems)
+    if problems:
+        return verdict
+    _check_capacity(instance, users, tasks, problems)
+    if instance.nodes is not None and any(tasks.values()):
+        _check_placement(instance, solution.decision.get("placement"), users, tasks, continuous, problems)
+    _check_order(solution.decision.get("order"), users, tasks, problems)
+    weighted = _check_shares(instance, solution.decision.get("dominant_shares") or {}, users, tasks, verdict)
+    _check_utilisation(instance, solution.decision.get("utilisation") or {}, users, tasks, problems)
+    _check_objective(instance, solution, min(weighted), verdict)
+    return verdict
+
+
+def _task_counts(
+    alloc: Mapping[Any, Any], users: Mapping[str, User], continuous: bool, problems: list[str]
+) -> dict[str, Fraction]:
+    """Each user's allocated task count, exact: known users only, every user present, a number >= 0,
+    whole unless continuous, within ``max_tasks`` (DDRF sec. 3.1's allocation x_i)."""
     for uid in alloc:
         if uid not in users:
             problems.append(f"allocation names unknown user {uid!r}")
@@ -118,52 +136,87 @@ def verify(instance: FairnessInstance, solution: Solution, *, continuous: bool |
         if user.max_tasks is not None and count > user.max_tasks:
             problems.append(f"user {uid!r}: {raw} tasks exceed max_tasks {user.max_tasks}")
         tasks[uid] = count
-    if problems:
-        return verdict
+    return tasks
+
+
+def _use(resource: str, users: Mapping[str, User], tasks: Mapping[str, Fraction]) -> Fraction:
+    """The exact amount of ``resource`` the allocation uses: sum over users of x_i D_ir (DDRF sec. 3.1)."""
+    return sum((tasks[u] * _q(users[u].demand.get(resource, 0)) for u in users), Fraction(0))
+
+
+def _check_capacity(
+    instance: FairnessInstance, users: Mapping[str, User], tasks: Mapping[str, Fraction], problems: list[str]
+) -> None:
+    """The aggregate capacity constraint C <= R of DDRF sec. 3.1, per resource, within CAPACITY_RTOL."""
     for r, total in instance.resources.items():
-        need = sum((tasks[u] * _q(users[u].demand.get(r, 0)) for u in users), Fraction(0))
+        need = _use(r, users, tasks)
         if not _fits(need, _q(total)):
             problems.append(f"resource {r!r}: allocation uses {_f(need):g} of capacity {total:g}")
-    if instance.nodes is not None and any(tasks.values()):
-        placement = solution.decision.get("placement")
-        if not isinstance(placement, dict):
-            problems.append("instance has nodes but the solution gives no 'placement' (user -> node -> tasks)")
-        else:
-            nodes = {nd.id: nd for nd in instance.nodes}
-            load: dict[str, dict[str, Fraction]] = {v: {} for v in nodes}
-            for uid, where in placement.items():
-                if uid not in users or not isinstance(where, dict):
-                    problems.append(f"placement names unknown user {uid!r} or is not an object")
-                    continue
-                placed = Fraction(0)
-                for v, raw in where.items():
-                    if v not in nodes:
-                        problems.append(f"user {uid!r}: placement names unknown node {v!r}")
-                        continue
-                    if not _number(raw):
-                        problems.append(f"user {uid!r}: placement on node {v!r} must be a number, got {raw!r:.40}")
-                        continue
-                    count = _q(raw)
-                    if count < 0 or (not continuous and count.denominator != 1):
-                        problems.append(
-                            f"user {uid!r}: placement on node {v!r} must be a whole number >= 0, got {raw!r}"
-                        )
-                    placed += count
-                    for r, amount in users[uid].demand.items():
-                        load[v][r] = load[v].get(r, Fraction(0)) + count * _q(amount)
-                if abs(placed - tasks[uid]) > _CAPACITY_RTOL * max(Fraction(1), tasks[uid]):
-                    problems.append(
-                        f"user {uid!r}: placement holds {_f(placed):g} tasks, allocation says {_f(tasks[uid]):g}"
-                    )
-            for uid in users:
-                if tasks[uid] > 0 and uid not in placement:
-                    problems.append(f"user {uid!r}: {_f(tasks[uid]):g} tasks allocated but none placed")
-            for v, node_load in load.items():
-                for r, node_use in node_load.items():
-                    cap = _q(nodes[v].capacity.get(r, 0))
-                    if not _fits(node_use, cap):
-                        problems.append(f"node {v!r}: resource {r!r} used {_f(node_use):g} over capacity {_f(cap):g}")
-    order = solution.decision.get("order")
+
+
+def _check_placement(
+    instance: FairnessInstance,
+    placement: Any,
+    users: Mapping[str, User],
+    tasks: Mapping[str, Fraction],
+    continuous: bool,
+    problems: list[str],
+) -> None:
+    """With nodes (DDRF sec. 2, fine-grained allocation): the placement adds up to each user's
+    allocation and fits every node's capacity."""
+    if not isinstance(placement, dict):
+        problems.append("instance has nodes but the solution gives no 'placement' (user -> node -> tasks)")
+        return
+    assert instance.nodes is not None
+    nodes = {nd.id: nd for nd in instance.nodes}
+    load: dict[str, dict[str, Fraction]] = {v: {} for v in nodes}
+    for uid, where in placement.items():
+        if uid not in users or not isinstance(where, dict):
+            problems.append(f"placement names unknown user {uid!r} or is not an object")
+            continue
+        placed = _place_user(uid, where, users[uid], nodes, load, continuous, problems)
+        if abs(placed - tasks[uid]) > _CAPACITY_RTOL * max(Fraction(1), tasks[uid]):
+            problems.append(f"user {uid!r}: placement holds {_f(placed):g} tasks, allocation says {_f(tasks[uid]):g}")
+    for uid in users:
+        if tasks[uid] > 0 and uid not in placement:
+            problems.append(f"user {uid!r}: {_f(tasks[uid]):g} tasks allocated but none placed")
+    for v, node_load in load.items():
+        for r, node_use in node_load.items():
+            cap = _q(nodes[v].capacity.get(r, 0))
+            if not _fits(node_use, cap):
+                problems.append(f"node {v!r}: resource {r!r} used {_f(node_use):g} over capacity {_f(cap):g}")
+
+
+def _place_user(
+    uid: str,
+    where: Mapping[Any, Any],
+    user: User,
+    nodes: Mapping[str, FairNode],
+    load: dict[str, dict[str, Fraction]],
+    continuous: bool,
+    problems: list[str],
+) -> Fraction:
+    """One user's placement (node -> tasks): known nodes, whole counts >= 0 unless continuous; adds
+    its demand to ``load`` and returns the tasks placed (DDRF sec. 2)."""
+    placed = Fraction(0)
+    for v, raw in where.items():
+        if v not in nodes:
+            problems.append(f"user {uid!r}: placement names unknown node {v!r}")
+            continue
+        if not _number(raw):
+            problems.append(f"user {uid!r}: placement on node {v!r} must be a number, got {raw!r:.40}")
+            continue
+        count = _q(raw)
+        if count < 0 or (not continuous and count.denominator != 1):
+            problems.append(f"user {uid!r}: placement on node {v!r} must be a whole number >= 0, got {raw!r}")
+        placed += count
+        for r, amount in user.demand.items():
+            load[v][r] = load[v].get(r, Fraction(0)) + count * _q(amount)
+    return placed
+
+
+def _check_order(order: Any, users: Mapping[str, User], tasks: Mapping[str, Fraction], problems: list[str]) -> None:
+    """A launch ``order`` (DDRF sec. 3.1, Table 1) launches exactly each user's allocation."""
     if order is not None and (not isinstance(order, (list, tuple)) or not all(isinstance(u, str) for u in order)):
         problems.append(f"'order' must be a list of user ids, got {order!r:.60}")
     elif order is not None:
@@ -173,9 +226,19 @@ def verify(instance: FairnessInstance, solution: Solution, *, continuous: bool |
                 problems.append(
                     f"user {uid!r}: order launches {launched.get(uid, 0)} tasks, allocation says {_f(tasks[uid]):g}"
                 )
-    # shares, utilisation, objective, recomputed
+
+
+def _check_shares(
+    instance: FairnessInstance,
+    claimed: Any,
+    users: Mapping[str, User],
+    tasks: Mapping[str, Fraction],
+    verdict: FairnessVerdict,
+) -> list[Fraction]:
+    """Recompute each user's dominant share max_r x_i D_ir / R_r (DDRF sec. 3.1) into the verdict,
+    check the claimed ``dominant_shares``, and return the weighted shares."""
+    problems = verdict.problems
     weighted = []
-    claimed = solution.decision.get("dominant_shares") or {}
     if not isinstance(claimed, Mapping):
         problems.append(f"'dominant_shares' must be an object user -> share, got {claimed!r:.40}")
         claimed = {}
@@ -185,15 +248,32 @@ def verify(instance: FairnessInstance, solution: Solution, *, continuous: bool |
         weighted.append(share / _q(user.weight))
         if uid in claimed and not _close(claimed[uid], share):
             problems.append(f"user {uid!r}: dominant share {claimed[uid]} claimed, {_f(share):.12g} recomputed")
-    util = solution.decision.get("utilisation") or {}
+    return weighted
+
+
+def _check_utilisation(
+    instance: FairnessInstance,
+    util: Any,
+    users: Mapping[str, User],
+    tasks: Mapping[str, Fraction],
+    problems: list[str],
+) -> None:
+    """The claimed ``utilisation`` per resource is the recomputed used fraction C_r / R_r (DDRF sec. 3.1)."""
     if not isinstance(util, Mapping):
         problems.append(f"'utilisation' must be an object resource -> fraction, got {util!r:.40}")
         util = {}
     for r, total in instance.resources.items():
-        fraction = sum((tasks[u] * _q(users[u].demand.get(r, 0)) for u in users), Fraction(0)) / _q(total)
+        fraction = _use(r, users, tasks) / _q(total)
         if r in util and not _close(util[r], fraction):
             problems.append(f"resource {r!r}: utilisation {util[r]} claimed, {_f(fraction):.12g} recomputed")
-    lowest = min(weighted)
+
+
+def _check_objective(
+    instance: FairnessInstance, solution: Solution, lowest: Fraction, verdict: FairnessVerdict
+) -> None:
+    """The claimed objective is the recomputed minimum weighted dominant share (DDRF sec. 3.1's
+    leximin, first level), and the bound claims follow :mod:`mropt.model.claims`."""
+    problems = verdict.problems
     verdict.objective = _f(lowest)
     verdict.checked_schedule = True
     if solution.objective is None:
@@ -203,4 +283,3 @@ def verify(instance: FairnessInstance, solution: Solution, *, continuous: bool |
             f"objective {solution.objective:g} claimed, {verdict.objective:g} recomputed (min weighted dominant share)"
         )
     problems.extend(bound_problems(instance.SENSE, solution, verdict.objective))
-    return verdict
