@@ -42,9 +42,12 @@ factor) or of the weights:
   in exact fractions (:mod:`mropt.fairness.levels`), so no level is below CBC's
   tolerances whatever the magnitudes; a solution that breaks a capacity beyond
   ``CAPACITY_RTOL`` or gives up a held level is not taken (the best valid allocation
-  is returned, status ``feasible``). drf-lp's values have CBC's 8 printed digits: its allocation is scaled
-  down, by about 1e-8 at most, to fit every capacity, and its levels hold to a relative
-  1e-7 (``_LP_RTOL``).
+  is returned, status ``feasible``). drf-lp's values have CBC's 8 printed digits: its
+  allocation is scaled down, by about 1e-8 at most, to fit every capacity, and its levels
+  hold to a relative 1e-7 (``_LP_RTOL``) while CLP resolves every user's task count; with
+  share coefficients 1e8 and more apart it may not (a user needing 2e-16 of a task left at
+  0), so drf-lp is ``optimal`` only after :func:`~mropt.fairness.filling_exact.lp_certificate`
+  (without nodes, the exact progressive filling; with nodes, a necessary check only).
 * CP-SAT gets, per resource and for the share coefficients, the smallest proportional
   integers (:func:`integer_data`), the same in any units; the data are read to 15
   significant digits, which drops a unit conversion's float noise.
@@ -85,6 +88,7 @@ import numpy as np
 
 from mropt.backends import cpsat as cpsat_backend
 from mropt.backends.pulp import solver_record
+from mropt.fairness.filling_exact import lp_certificate
 from mropt.fairness.levels import ExactLevels, leximin_by_thresholds
 from mropt.fairness.leximin import LevelResult, Values, _levels, _leximin, _upper_bounds
 from mropt.fairness.leximin_cpsat import _leximin_cpsat, integer_data
@@ -99,6 +103,7 @@ from mropt.registry import THREADS, register
 __all__ = ["integer_data", "solve_cpsat", "solve_lp", "solve_milp"]
 
 _LP_RTOL = 1e-7  # drf-lp: CBC prints 8 significant digits (and _values_pulp repairs them)
+_LP_CERT_RTOL = 1e-6  # drf-lp: its sorted shares against the exact ones (lp_certificate)
 _LP_ZERO = 1e-9  # drf-lp: per-node task counts below this share of the user's total are CBC's noise
 
 
@@ -373,8 +378,16 @@ def _solution(
 def solve_lp(
     instance: FairnessInstance, *, time_limit: float | None = None, seed: int = 0, threads: int = 1
 ) -> Solution:
-    """Registered method ``drf-lp``: continuous DRF, the leximin of DDRF sec. 3.1's LP (module docstring)."""
+    """Registered method ``drf-lp``: continuous DRF, the leximin of DDRF sec. 3.1's LP (module docstring).
+
+    CBC's answer is ``optimal`` only when it passes :func:`~mropt.fairness.filling_exact.lp_certificate`
+    (without nodes: within ``_LP_CERT_RTOL`` of the exact progressive filling); else ``feasible``.
+    """
     status, values, info = _leximin_pulp(instance, integer=False, time_limit=time_limit, threads=int(threads))
+    if status == "optimal" and values is not None:
+        why = lp_certificate(instance, values[0], _LP_CERT_RTOL)
+        if why is not None:
+            status, info["message"] = "feasible", f"CBC's LP levels not certified: {why}"
     return _solution(instance, "drf-lp", status, values, info, solver_record("cbc"))
 
 

@@ -49,6 +49,14 @@ def _q(value: float) -> Fraction:
     return Fraction(repr(float(value)))
 
 
+def share_coefficients(instance: FairnessInstance) -> list[Fraction]:
+    """Each user's weighted dominant share per task, ``c_i = max_j (D_ij / r_j) / w_i``, exactly (> 0)."""
+    names = instance.resource_names
+    return [
+        max(_q(u.demand.get(r, 0.0)) / _q(instance.resources[r]) for r in names) / _q(u.weight) for u in instance.users
+    ]
+
+
 @dataclass(frozen=True)
 class Requirement:
     """At least ``count`` users ``i`` hold ``x_i >= need[i]`` tasks (``None``: user i cannot)."""
@@ -74,10 +82,7 @@ class ExactLevels:
             [_q(nd.capacity.get(r, 0.0)) * (1 + Fraction(repr(CAPACITY_RTOL))) for r in names]
             for nd in instance.nodes or ()
         ]
-        self.coef = [
-            max(self.demand[i][j] / _q(instance.resources[r]) for j, r in enumerate(names)) / _q(u.weight)
-            for i, u in enumerate(instance.users)
-        ]  # > 0: every user asks for some resource, every weight is > 0
+        self.coef = share_coefficients(instance)  # > 0: every user asks for some resource, every weight is > 0
         self.top = sorted(c * b for c, b in zip(self.coef, self.ub))  # each user's largest share, ascending
 
     def empty(self) -> Values:

@@ -81,8 +81,13 @@ def significant(x: float, digits: int = 12) -> float:
 
 
 def _num(x: float) -> float | int:
-    x = float(x)
-    return int(x) if x.is_integer() else round(x, 12)  # a task count (unit-free)
+    """A task count (unit-free) to 12 significant digits, an int when whole.
+
+    Significant digits, not decimals: drf-lp may give a user 2e-16 of a task (weights 1e16
+    apart), whose share must match the count written.
+    """
+    x = significant(x)
+    return int(x) if x.is_integer() else x
 
 
 def allocation_solution(
