@@ -59,7 +59,6 @@ from __future__ import annotations
 import contextlib
 import importlib
 import json
-import os
 import re
 import sys
 from collections.abc import Iterator, Mapping, Sequence
@@ -69,17 +68,15 @@ from typing import Any
 
 from mropt.harness import instance_sets as sets
 from mropt.harness.instance_sets import InstanceEntry
+from mropt.harness.method_specs import NO_PROFILE, MethodSpec, method_specs
 from mropt.harness.toml_fields import (
     check_keys,
-    dotted,
     fail,
     in_file,
-    method_params,
     need,
     read_toml,
     seconds,
     seed_list,
-    show,
     string,
 )
 from mropt.model.errors import InputError
@@ -97,26 +94,12 @@ _TOP = {
     "instances",
     "report",
 }
-_POLICY_KEYS = {"name", "label", "params", "mode", "time_limit"}
 #: the row's kind of a simulation (``mropt.model.workload.KIND``)
 POLICY_KIND = "workload"
 #: the instance kinds a policy runs on (admission instances are converted)
 POLICY_INPUT_KINDS = ("workload", "admission")
-_METHOD_KEYS = {"name", "label", "params", "profiles", "time_limit"}
-NO_PROFILE = "-"
 #: what an experiment name must look like to name its results folder (Experiment.results_folder)
 _FOLDER_NAME = re.compile(r"[A-Za-z0-9_-][A-Za-z0-9._-]*")
-
-
-@dataclass(frozen=True)
-class MethodSpec:
-    name: str
-    label: str
-    params: dict[str, Any]
-    profiles: tuple[str, ...]  # NO_PROFILE: the experiment's time_limit and no solver options
-    time_limit: float | None = None  # overrides the profile's and the experiment's
-    policy: bool = False  # a simulator policy (mropt.sim), not a registered method
-    mode: str | None = None  # a policy's assignment mode override (event, heartbeat)
 
 
 @dataclass(frozen=True)
@@ -399,19 +382,6 @@ def import_modules(names: Sequence[str], paths: Sequence[str] = ()) -> None:
                 sys.path.remove(p)
 
 
-def load_profile_any(name: str, base: Path) -> Any:
-    """A solver profile through :func:`mropt.harness.profiles.load_profile`."""
-    try:
-        from mropt.harness.profiles import load_profile
-    except ImportError:  # pragma: no cover - the profiles module ships separately
-        raise InputError(f"solver profiles are not available (mropt.harness.profiles), cannot load {name!r}") from None
-    candidate = base / name
-    is_path = name.endswith(".toml") or "/" in name or os.sep in name
-    # a path is relative to the experiment's folder when something is there (a folder or a
-    # device there is then refused by name, not looked up elsewhere)
-    return load_profile(str(candidate) if is_path and (candidate.exists() or candidate.is_symlink()) else name)
-
-
 def import_paths(path: Path) -> list[str]:
     """Where ``imports`` are looked for after ``sys.path``: the working folder, then the experiment's."""
     return [str(Path.cwd()), str(Path(path).parent.resolve())]
@@ -436,100 +406,19 @@ _MODULE_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*")
 
 
 def _parse(data: dict[str, Any], path: Path, run_imports: bool = True) -> Experiment:
+    """Check every key of the file's ``data`` (module docstring), in the file's order, into an Experiment."""
     check_keys(data, _TOP, "")
     name = string(data, "name", "", path.stem, non_empty=True)
-    imports = need(data, "imports", list, "", [])
-    for k, module in enumerate(imports):
-        if not isinstance(module, str) or not _MODULE_NAME.fullmatch(module):
-            raise fail("", f"imports[{k}]", 'a module name (dotted identifiers, e.g. "mypkg.methods")', module)
-    if run_imports:
-        try:
-            import_modules(imports, import_paths(path))
-        except ImportError as exc:
-            raise InputError(f"key 'imports': cannot import ({exc})") from None
-        except Exception as exc:  # noqa: BLE001 - the plug-in's own code failed
-            raise InputError(
-                f"key 'imports': importing failed ({type(exc).__name__}: {' '.join(str(exc).split())})"
-            ) from None
+    imports = _imports(data, path, run_imports)
     time_limit = seconds(data, "time_limit", "", 60.0)
     kill_grace = seconds(data, "kill_grace", "", 5.0, zero=True)
     method_seeds = seed_list(data, "method_seeds", "", [0])
     default_profiles = need(data, "profiles", list, "", [])
     report = need(data, "report", dict, "", {})
-
-    from mropt.registry import get_method
-
-    raw_methods = need(data, "methods", list, "", [])
-    unchecked: list[str] = []
-    methods: list[MethodSpec] = []
-    profiles: dict[str, Any] = {}
-
-    def profile(p: Any, where: str) -> Any:
-        if not isinstance(p, str):
-            raise InputError(f"key '{where}' must be a profile name, got {show(p)}")
-        if p not in profiles:
-            try:
-                profiles[p] = load_profile_any(p, path.parent)
-            except InputError as exc:
-                raise InputError(f"key '{where}': {exc}") from None
-        return profiles[p]
-
-    for k, p in enumerate(default_profiles):
-        profile(p, f"profiles[{k}]")
-    for k, raw in enumerate(raw_methods):
-        where = f"methods[{k}]"
-        if isinstance(raw, str):
-            raw = {"name": raw}
-        if not isinstance(raw, dict):
-            raise InputError(f"key '{where}' must be a method name or a table, got {show(raw)}")
-        check_keys(raw, _METHOD_KEYS, where)
-        mname = need(raw, "name", str, where)
-        try:
-            info = get_method(mname)
-        except InputError as exc:
-            if run_imports or not imports:
-                raise InputError(f"key '{dotted(where, 'name')}': {exc}") from None
-            info = None  # perhaps registered by an 'imports' module, which --check does not run
-            unchecked.append(mname)
-        label = need(raw, "label", str, where, mname)
-        raw_params = need(raw, "params", dict, where, {})
-        params = raw_params if info is None else method_params(info, raw_params, dotted(where, "params"))
-        own = need(raw, "profiles", list, where, None)
-        limit = seconds(raw, "time_limit", where, None)
-        if own is None:  # the top-level profiles whose backend is this method
-            names = [p for p in default_profiles if profiles[p].backend == mname]
-        else:
-            names = list(own)
-            for j, p in enumerate(own):
-                prof = profile(p, f"{dotted(where, 'profiles')}[{j}]")
-                if prof.backend != mname:
-                    raise InputError(
-                        f"key '{dotted(where, 'profiles')}[{j}]': profile {p!r} runs {prof.backend!r}, not {mname!r}"
-                    )
-        if any(m.label == label for m in methods):
-            raise InputError(f"key '{dotted(where, 'label')}': method label {label!r} is used twice")
-        methods.append(MethodSpec(mname, label, dict(params), tuple(names) or (NO_PROFILE,), limit))
-    listed = {m.name for m in methods}
-    for p in default_profiles:  # a profile whose backend is not listed runs its backend, as is
-        backend = profiles[p].backend
-        if backend not in listed:
-            at = next((i for i, m in enumerate(methods) if m.label == backend), None)
-            if at is None:
-                methods.append(MethodSpec(backend, backend, {}, (p,)))
-            else:
-                m = methods[at]
-                methods[at] = MethodSpec(m.name, m.label, m.params, (*m.profiles, p), m.time_limit)
-    methods += _policies(need(data, "policies", list, "", []), methods)
-    if not methods:
-        raise InputError("key 'methods' must not be empty (or give 'profiles' or 'policies')")
-
-    blocks = data.get("instances")
-    if isinstance(blocks, dict):
-        blocks = [blocks]
-    if not isinstance(blocks, list) or not blocks:
-        raise InputError("key 'instances' is missing (give one or more [[instances]] blocks)")
-    for k, block in enumerate(blocks):
-        sets.check_block(block, f"instances[{k}]", path.parent)
+    methods, profiles, unchecked = method_specs(
+        data, default_profiles, path.parent, trust_unknown=not run_imports and bool(imports)
+    )
+    blocks = _instance_blocks(data, path)
     return Experiment(
         name,
         path,
@@ -546,48 +435,32 @@ def _parse(data: dict[str, Any], path: Path, run_imports: bool = True) -> Experi
     )
 
 
-def _policies(raw_list: list[Any], methods: list[MethodSpec]) -> list[MethodSpec]:
-    """The ``policies`` list as specs (checked: names, parameters, mode, labels; module docstring)."""
-    from mropt.sim.policy import MODES, policy_info
-
-    out: list[MethodSpec] = []
-    for k, raw in enumerate(raw_list):
-        where = f"policies[{k}]"
-        if isinstance(raw, str):
-            raw = {"name": raw}
-        if not isinstance(raw, dict):
-            raise InputError(f"key '{where}' must be a policy name or a table, got {show(raw)}")
-        check_keys(raw, _POLICY_KEYS, where)
-        pname = need(raw, "name", str, where)
+def _imports(data: dict[str, Any], path: Path, run_imports: bool) -> list[Any]:
+    """The ``imports`` list, checked as module names and, unless ``run_imports`` is False, imported
+    (:func:`import_modules`); a failing import is a one-line InputError."""
+    imports = need(data, "imports", list, "", [])
+    for k, module in enumerate(imports):
+        if not isinstance(module, str) or not _MODULE_NAME.fullmatch(module):
+            raise fail("", f"imports[{k}]", 'a module name (dotted identifiers, e.g. "mypkg.methods")', module)
+    if run_imports:
         try:
-            info = policy_info(pname)
-        except InputError as exc:
-            raise InputError(f"key '{dotted(where, 'name')}': {exc}") from None
-        if info.needs_plan:
+            import_modules(imports, import_paths(path))
+        except ImportError as exc:
+            raise InputError(f"key 'imports': cannot import ({exc})") from None
+        except Exception as exc:  # noqa: BLE001 - the plug-in's own code failed
             raise InputError(
-                f"key '{dotted(where, 'name')}': policy {pname!r} executes a plan, which a study cannot give "
-                "(run it with `mropt simulate --plan`)"
-            )
-        label = need(raw, "label", str, where, pname)
-        raw_params = need(raw, "params", dict, where, {})
-        checked: dict[str, Any] = {}
-        for key, value in raw_params.items():
-            if key not in info.params:
-                takes = ", ".join(sorted(info.params)) or "none"
-                raise InputError(
-                    f"key '{dotted(where, 'params')}.{key}' is not a parameter of {pname!r} (it takes: {takes})"
-                )
-            try:
-                checked[key] = info.params[key].check(pname, key, value, what="policy")
-            except InputError as exc:
-                raise InputError(f"key '{dotted(where, 'params')}.{key}': {exc}") from None
-        mode = need(raw, "mode", str, where, None)
-        if mode is not None and mode not in MODES:
-            raise fail(where, "mode", f"one of {', '.join(MODES)}", mode)
-        limit = seconds(raw, "time_limit", where, None)
-        if any(m.label == label for m in [*methods, *out]):
-            raise InputError(
-                f"key '{dotted(where, 'label')}': label {label!r} is used twice (give the policy a label of its own)"
-            )
-        out.append(MethodSpec(pname, label, checked, (NO_PROFILE,), limit, policy=True, mode=mode))
-    return out
+                f"key 'imports': importing failed ({type(exc).__name__}: {' '.join(str(exc).split())})"
+            ) from None
+    return imports
+
+
+def _instance_blocks(data: dict[str, Any], path: Path) -> list[Any]:
+    """The ``[[instances]]`` blocks (one or more), each checked by :func:`mropt.harness.instance_sets.check_block`."""
+    blocks = data.get("instances")
+    if isinstance(blocks, dict):
+        blocks = [blocks]
+    if not isinstance(blocks, list) or not blocks:
+        raise InputError("key 'instances' is missing (give one or more [[instances]] blocks)")
+    for k, block in enumerate(blocks):
+        sets.check_block(block, f"instances[{k}]", path.parent)
+    return blocks
