@@ -25,14 +25,15 @@ import signal
 import socket
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path
 from typing import Any
 
 from mropt._version import __version__
-from mropt.harness.executors import make_executor
+from mropt.harness.executors import DaskExecutor, LocalExecutor, make_executor
 from mropt.harness.experiment import POLICY_KIND, Experiment, RunSpec, stored_run_key
 from mropt.harness.provenance import record_study
 from mropt.harness.reference import Reference
@@ -212,6 +213,51 @@ def run_study(
     another experiment's results take this one's too (refused otherwise).
     """
     start = time.perf_counter()
+    store = _study_store(exp, out, force)
+    entries = exp.instances()
+    runs = list(exp.runs(entries))
+    store.create()
+    record_study(exp, store.root)  # the experiment's text, versions and machine, for the report
+    for entry in entries:
+        store.save_instance(entry.instance, entry.instance.content_hash())
+    stored = {row_slot(r): r for r in store.read_table(_RESUME_COLUMNS).to_pylist()} if store.exists() else {}
+    todo = [r for r in runs if _to_run(r, stored.get(r.slot), retry_failed)]
+    ref = load_reference(exp, store)
+    tally = _Tally()
+    bar = _progress_bar(exp, len(runs), len(todo)) if progress else None
+    stopped = _run_all(exp, todo, ref, store, tally, bar, partial(make_executor, executor, workers, scheduler))
+    if stopped is not None:
+        raise StudyInterrupted(stopped, len(runs) - len(todo) + tally.written, len(runs), store.root) from None
+    ref = update_reference(store, exp)
+    if compact:
+        store.compact()
+    study_failures, problems = _study_problems(store, runs)
+    refuted = refuted_bounds(store, ref, runs)
+    return StudySummary(
+        len(runs),
+        len(runs) - len(todo),
+        len(todo),
+        tally.failures,
+        time.perf_counter() - start,
+        store.root,
+        len(tally.interrupted),
+        study_failures,
+        [*problems, *tally.interrupted],
+        refuted,
+    )
+
+
+@dataclass
+class _Tally:
+    """What this invocation's runs gave so far: rows written, failures among them, 'not run' lines."""
+
+    written: int = 0
+    failures: int = 0
+    interrupted: list[str] = field(default_factory=list)
+
+
+def _study_store(exp: Experiment, out: str | Path, force: bool) -> Store:
+    """The store at ``out``; refused when it is not a folder, or holds another experiment's results without ``force``."""
     store = Store(out)
     if store.root.exists() and not store.root.is_dir():
         raise InputError(f"{store.root}: exists and is not a folder")
@@ -222,80 +268,69 @@ def run_study(
             f"{store.root}: holds the results of experiment {held}, not {exp.name!r}: give another "
             f"--out, or --force to add {exp.name!r} to that folder"
         )
-    entries = exp.instances()
-    runs = list(exp.runs(entries))
-    store.create()
-    record_study(exp, store.root)  # the experiment's text, versions and machine, for the report
-    for entry in entries:
-        store.save_instance(entry.instance, entry.instance.content_hash())
-    stored = {row_slot(r): r for r in store.read_table(_RESUME_COLUMNS).to_pylist()} if store.exists() else {}
-    todo = [r for r in runs if _to_run(r, stored.get(r.slot), retry_failed)]
-    ref = load_reference(exp, store)
-    failures, interrupted, stopped = 0, [], None
-    bar = None
-    if progress:
-        from tqdm import tqdm
+    return store
 
-        bar = tqdm(total=len(runs), initial=len(runs) - len(todo), unit="run", desc=exp.name, dynamic_ncols=True)
-        bar.set_postfix(failures=0)
-    written = 0
+
+def _progress_bar(exp: Experiment, total: int, todo: int) -> Any:
+    """A tqdm bar over all ``total`` runs, the stored ones counted done, showing the failures."""
+    from tqdm import tqdm
+
+    bar = tqdm(total=total, initial=total - todo, unit="run", desc=exp.name, dynamic_ncols=True)
+    bar.set_postfix(failures=0)
+    return bar
+
+
+def _run_all(
+    exp: Experiment,
+    todo: list[RunSpec],
+    ref: Reference,
+    store: Store,
+    tally: _Tally,
+    bar: Any,
+    make_pool: Callable[[], LocalExecutor | DaskExecutor],
+) -> str | None:
+    """Run ``todo`` on the executor ``make_pool`` makes (only if there is something to run), storing
+    each row as its run finishes; the signal's name when the study was stopped (Ctrl-C, SIGTERM), else None."""
     try:
         with _signals_interrupt():
             if todo:
                 tasks = [make_task(exp, r) for r in todo]
-                results = make_executor(executor, workers, scheduler).map(tasks)
+                results = make_pool().map(tasks)
                 try:
                     for index, result in results:
-                        run = todo[index]
-                        if result.get("interrupted"):
-                            interrupted.append(
-                                run_line(
-                                    run.method.label,
-                                    run.entry.id,
-                                    run.profile,
-                                    run.seed,
-                                    f"not run: {result['interrupted']}",
-                                )
-                            )
-                            continue
-                        row = make_row(exp, run, result)
-                        ref.add_row(row)
-                        row.update(ref.gaps(row))
-                        store.write_row(row)
-                        written += 1
-                        if is_failure(row):
-                            failures += 1
-                        if bar is not None:
-                            bar.update(1)
-                            bar.set_postfix(failures=failures, **({"not_run": len(interrupted)} if interrupted else {}))
+                        _store_result(exp, todo[index], result, ref, store, tally, bar)
                 finally:
                     results.close()  # kills the runs in flight when the loop stopped early
     except _Stop as stop:
-        stopped = stop.signame
+        return stop.signame
     except KeyboardInterrupt:
-        stopped = "SIGINT"
+        return "SIGINT"
     finally:
         if bar is not None:
             bar.close()
-    if stopped is not None:
-        raise StudyInterrupted(stopped, len(runs) - len(todo) + written, len(runs), store.root) from None
-    ref = update_reference(store, exp)
-    if compact:
-        store.compact()
-    study_failures, problems = _study_problems(store, runs)
-    refuted = refuted_bounds(store, ref, runs)
-    return StudySummary(
-        len(runs),
-        len(runs) - len(todo),
-        len(todo),
-        failures,
-        time.perf_counter() - start,
-        store.root,
-        len(interrupted),
-        study_failures,
-        [*problems, *interrupted],
-        refuted,
-    )
+    return None
+
+
+def _store_result(
+    exp: Experiment, run: RunSpec, result: dict[str, Any], ref: Reference, store: Store, tally: _Tally, bar: Any
+) -> None:
+    """One finished run: an interrupted one becomes a 'not run' line and is not stored (module
+    docstring); any other becomes its row, with its gaps to the reference, written at once."""
+    if result.get("interrupted"):
+        tally.interrupted.append(
+            run_line(run.method.label, run.entry.id, run.profile, run.seed, f"not run: {result['interrupted']}")
+        )
+        return
+    row = make_row(exp, run, result)
+    ref.add_row(row)
+    row.update(ref.gaps(row))
+    store.write_row(row)
+    tally.written += 1
+    if is_failure(row):
+        tally.failures += 1
+    if bar is not None:
+        bar.update(1)
+        bar.set_postfix(failures=tally.failures, **({"not_run": len(tally.interrupted)} if tally.interrupted else {}))
 
 
 def _to_run(run: RunSpec, row: dict[str, Any] | None, retry_failed: bool) -> bool:
