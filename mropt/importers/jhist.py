@@ -129,127 +129,181 @@ def _events(path: Path) -> tuple[str, list[_Event]]:
 def read_jhist(path: str | Path) -> dict[str, list[dict[str, Any]]]:
     """The rows of one ``.jhist`` file per table (module docstring); InputError on a malformed event."""
     name, events = _events(Path(path))
-    job: dict[str, Any] = {}
-    conf: list[dict[str, Any]] = []
-    tasks: dict[str, dict[str, Any]] = {}
-    attempts: dict[str, dict[str, Any]] = {}
-    succeeded_attempt: dict[str, str] = {}
-
-    def task(ev: _Event) -> dict[str, Any]:
-        tid = ev.text("taskid")
-        assert tid is not None
-        row = tasks.setdefault(tid, {"task_id": tid, "type": "other", "status": "RUNNING"})
-        ttype = ev.text("taskType", required=False)
-        if ttype is not None:
-            row["type"] = _TASK_TYPES.get(ttype, "other")
-        return row
-
-    def attempt(ev: _Event) -> dict[str, Any]:
-        aid = ev.text("attemptId")
-        assert aid is not None
-        t = task(ev)
-        return attempts.setdefault(
-            aid, {"attempt_id": aid, "task_id": t["task_id"], "type": t["type"], "status": "RUNNING"}
-        )
-
+    rows = _JobRows()
     for ev in events:
+        rows.handle(ev)
+    return rows.tables(name)
+
+
+class _JobRows:
+    """The rows of one job's history, event by event (``JobHistoryParser``'s JobInfo, TaskInfo and
+    TaskAttemptInfo, filled by its ``handleEvent``)."""
+
+    def __init__(self) -> None:
+        self.job: dict[str, Any] = {}
+        self.conf: list[dict[str, Any]] = []
+        self.tasks: dict[str, dict[str, Any]] = {}
+        self.attempts: dict[str, dict[str, Any]] = {}
+        self.succeeded_attempt: dict[str, str] = {}
+
+    def handle(self, ev: _Event) -> None:
+        """Apply one event to the rows (``JobHistoryParser.handleEvent``'s dispatch on the event type)."""
         et = ev.type
         if et == "JOB_SUBMITTED":
-            job.update(
-                job_id=ev.text("jobid"),
-                name=ev.text("jobName", required=False),
-                user=ev.text("userName", required=False),
-                user_group=ev.text("jobQueueName", required=False),
-                submit_time=ev.time("submitTime"),
-            )
-            acls = unwrap(ev.record.get("acls")) or {}
-            if isinstance(acls, dict):
-                conf += [{"key": str(k), "value": str(unwrap(v))} for k, v in sorted(acls.items())]
-            path_ = ev.text("jobConfPath", required=False)
-            if path_:
-                conf.append({"key": "jobConfPath", "value": path_})
+            self.job_submitted(ev)
         elif et == "JOB_QUEUE_CHANGED":
-            job["user_group"] = ev.text("jobQueueName")
+            self.job["user_group"] = ev.text("jobQueueName")
         elif et == "JOB_PRIORITY_CHANGED":
-            job["priority"] = ev.text("priority")
+            self.job["priority"] = ev.text("priority")
         elif et == "JOB_INITED":
-            job.update(launch_time=ev.time("launchTime"), maps=ev.whole("totalMaps"), reduces=ev.whole("totalReduces"))
-        elif et == "JOB_INFO_CHANGED":
-            job.update(submit_time=ev.time("submitTime"), launch_time=ev.time("launchTime"))
-        elif et == "JOB_FINISHED":
-            total = ev.record.get("totalCounters")
-            job.update(
-                status="SUCCEEDED",
-                finish_time=ev.time("finishTime"),
-                finished_maps=ev.whole("finishedMaps"),
-                finished_reduces=ev.whole("finishedReduces"),
-                failed_maps=ev.whole("failedMaps", required=False),
-                failed_reduces=ev.whole("failedReduces", required=False),
-                input_bytes=counter(total, "HDFS_BYTES_READ"),
-                shuffle_bytes=counter(total, "REDUCE_SHUFFLE_BYTES"),
-                output_bytes=counter(total, "HDFS_BYTES_WRITTEN"),
+            self.job.update(
+                launch_time=ev.time("launchTime"), maps=ev.whole("totalMaps"), reduces=ev.whole("totalReduces")
             )
+        elif et == "JOB_INFO_CHANGED":
+            self.job.update(submit_time=ev.time("submitTime"), launch_time=ev.time("launchTime"))
+        elif et == "JOB_FINISHED":
+            self.job_finished(ev)
         elif et in ("JOB_FAILED", "JOB_KILLED", "JOB_ERROR"):
-            job.update(
+            self.job.update(
                 status=ev.text("jobStatus", required=False) or et.split("_")[1],
                 finish_time=ev.time("finishTime"),
                 finished_maps=ev.whole("finishedMaps", required=False),
                 finished_reduces=ev.whole("finishedReduces", required=False),
             )
         elif et == "TASK_STARTED":
-            task(ev)["start_time"] = ev.time("startTime")
+            self.task(ev)["start_time"] = ev.time("startTime")
         elif et in ("TASK_FINISHED", "TASK_FAILED"):
-            t = task(ev)
-            t["finish_time"] = ev.time("finishTime")
-            t["status"] = ev.text("status", required=False) or ("SUCCEEDED" if et == "TASK_FINISHED" else "FAILED")
-            counters = ev.record.get("counters")
-            t["input_bytes"] = counter(counters, "HDFS_BYTES_READ")
-            t["output_bytes"] = counter(counters, "HDFS_BYTES_WRITTEN")
-            won = ev.text("successfulAttemptId", required=False)
-            if won:
-                succeeded_attempt[t["task_id"]] = won
+            self.task_ended(ev)
         elif et == "TASK_UPDATED":
-            task(ev)["finish_time"] = ev.time("finishTime")
+            self.task(ev)["finish_time"] = ev.time("finishTime")
         elif et.endswith("_ATTEMPT_STARTED"):
-            a = attempt(ev)
-            a["start_time"] = ev.time("startTime")
-            a["host"] = a.get("host") or ev.text("trackerName", required=False)
-            avataar = ev.text("avataar", required=False)
-            a["speculative"] = None if avataar is None else avataar == "SPECULATIVE"
+            self.attempt_started(ev)
         elif et.endswith("_ATTEMPT_FINISHED") or et.endswith("_ATTEMPT_FAILED") or et.endswith("_ATTEMPT_KILLED"):
-            a = attempt(ev)
-            a["finish_time"] = ev.time("finishTime")
-            a["host"] = ev.text("hostname", required=False) or a.get("host")
-            a["rack"] = ev.text("rackname", required=False) or a.get("rack")
-            status = ev.text("taskStatus", required=False) or ev.text("status", required=False)
-            a["status"] = status or et.rsplit("_", 1)[1].replace("FINISHED", "SUCCEEDED")
-            if et.endswith("_ATTEMPT_FINISHED"):
-                a["shuffle_finish"] = ev.time("shuffleFinishTime", required=False)
-                a["sort_finish"] = ev.time("sortFinishTime", required=False)
-                a["input_bytes"] = counter(ev.record.get("counters"), "HDFS_BYTES_READ")
-                if a["status"] == "SUCCEEDED":
-                    succeeded_attempt.setdefault(a["task_id"], a["attempt_id"])
-            else:
-                a["error"] = (ev.text("error", required=False) or "").split("\n", 1)[0][:500] or None
-    if not job.get("job_id"):
-        raise InputError(f"{name}: no JOB_SUBMITTED event (field 'jobid' is missing)")
-    job.setdefault("status", "RUNNING")
-    job_id = job["job_id"]
-    by_task: dict[str, list[dict[str, Any]]] = {}
-    for a in attempts.values():
-        a["job_id"] = job_id
-        by_task.setdefault(a["task_id"], []).append(a)
-    for tid, t in tasks.items():
-        t["job_id"] = job_id
-        tries = by_task.get(tid, [])
-        chosen = next((a for a in tries if a["attempt_id"] == succeeded_attempt.get(tid)), tries[-1] if tries else None)
-        if chosen is not None:
-            t["host"], t["rack"] = chosen.get("host"), chosen.get("rack")
-            if t.get("input_bytes") is None:
-                t["input_bytes"] = chosen.get("input_bytes")
-    for c in conf:
-        c["job_id"] = job_id
-    return {"jobs": [job], "tasks": list(tasks.values()), "attempts": list(attempts.values()), "jobconf": conf}
+            self.attempt_ended(ev)
+
+    def task(self, ev: _Event) -> dict[str, Any]:
+        """The row of the event's task (``taskid``), made on first sight; ``taskType`` sets its type."""
+        tid = ev.text("taskid")
+        assert tid is not None
+        row = self.tasks.setdefault(tid, {"task_id": tid, "type": "other", "status": "RUNNING"})
+        ttype = ev.text("taskType", required=False)
+        if ttype is not None:
+            row["type"] = _TASK_TYPES.get(ttype, "other")
+        return row
+
+    def attempt(self, ev: _Event) -> dict[str, Any]:
+        """The row of the event's attempt (``attemptId``), made on first sight, of the event's task."""
+        aid = ev.text("attemptId")
+        assert aid is not None
+        t = self.task(ev)
+        return self.attempts.setdefault(
+            aid, {"attempt_id": aid, "task_id": t["task_id"], "type": t["type"], "status": "RUNNING"}
+        )
+
+    def job_submitted(self, ev: _Event) -> None:
+        """JOB_SUBMITTED (``handleJobSubmittedEvent``): id, name, user, queue, submit time; ACLs and
+        ``jobConfPath`` as jobconf rows."""
+        self.job.update(
+            job_id=ev.text("jobid"),
+            name=ev.text("jobName", required=False),
+            user=ev.text("userName", required=False),
+            user_group=ev.text("jobQueueName", required=False),
+            submit_time=ev.time("submitTime"),
+        )
+        acls = unwrap(ev.record.get("acls")) or {}
+        if isinstance(acls, dict):
+            self.conf += [{"key": str(k), "value": str(unwrap(v))} for k, v in sorted(acls.items())]
+        path_ = ev.text("jobConfPath", required=False)
+        if path_:
+            self.conf.append({"key": "jobConfPath", "value": path_})
+
+    def job_finished(self, ev: _Event) -> None:
+        """JOB_FINISHED (``handleJobFinishedEvent``): finish time, finished and failed tasks, and the
+        bytes of the total counters."""
+        total = ev.record.get("totalCounters")
+        self.job.update(
+            status="SUCCEEDED",
+            finish_time=ev.time("finishTime"),
+            finished_maps=ev.whole("finishedMaps"),
+            finished_reduces=ev.whole("finishedReduces"),
+            failed_maps=ev.whole("failedMaps", required=False),
+            failed_reduces=ev.whole("failedReduces", required=False),
+            input_bytes=counter(total, "HDFS_BYTES_READ"),
+            shuffle_bytes=counter(total, "REDUCE_SHUFFLE_BYTES"),
+            output_bytes=counter(total, "HDFS_BYTES_WRITTEN"),
+        )
+
+    def task_ended(self, ev: _Event) -> None:
+        """TASK_FINISHED and TASK_FAILED (``handleTaskFinishedEvent``, ``handleTaskFailedEvent``):
+        finish time, status, the bytes of its counters, its successful attempt."""
+        t = self.task(ev)
+        t["finish_time"] = ev.time("finishTime")
+        t["status"] = ev.text("status", required=False) or ("SUCCEEDED" if ev.type == "TASK_FINISHED" else "FAILED")
+        counters = ev.record.get("counters")
+        t["input_bytes"] = counter(counters, "HDFS_BYTES_READ")
+        t["output_bytes"] = counter(counters, "HDFS_BYTES_WRITTEN")
+        won = ev.text("successfulAttemptId", required=False)
+        if won:
+            self.succeeded_attempt[t["task_id"]] = won
+
+    def attempt_started(self, ev: _Event) -> None:
+        """``*_ATTEMPT_STARTED`` (``handleTaskAttemptStartedEvent``): start time, tracker, speculative or not."""
+        a = self.attempt(ev)
+        a["start_time"] = ev.time("startTime")
+        a["host"] = a.get("host") or ev.text("trackerName", required=False)
+        avataar = ev.text("avataar", required=False)
+        a["speculative"] = None if avataar is None else avataar == "SPECULATIVE"
+
+    def attempt_ended(self, ev: _Event) -> None:
+        """``*_ATTEMPT_FINISHED``, ``_FAILED``, ``_KILLED`` (``handleMapAttemptFinishedEvent``,
+        ``handleReduceAttemptFinishedEvent``, ``handleTaskAttemptFinishedEvent``,
+        ``handleTaskAttemptFailedEvent``): finish time, host, rack, status; a finished one's shuffle
+        and sort times and input bytes, a failed or killed one's error."""
+        et = ev.type
+        a = self.attempt(ev)
+        a["finish_time"] = ev.time("finishTime")
+        a["host"] = ev.text("hostname", required=False) or a.get("host")
+        a["rack"] = ev.text("rackname", required=False) or a.get("rack")
+        status = ev.text("taskStatus", required=False) or ev.text("status", required=False)
+        a["status"] = status or et.rsplit("_", 1)[1].replace("FINISHED", "SUCCEEDED")
+        if et.endswith("_ATTEMPT_FINISHED"):
+            a["shuffle_finish"] = ev.time("shuffleFinishTime", required=False)
+            a["sort_finish"] = ev.time("sortFinishTime", required=False)
+            a["input_bytes"] = counter(ev.record.get("counters"), "HDFS_BYTES_READ")
+            if a["status"] == "SUCCEEDED":
+                self.succeeded_attempt.setdefault(a["task_id"], a["attempt_id"])
+        else:
+            a["error"] = (ev.text("error", required=False) or "").split("\n", 1)[0][:500] or None
+
+    def tables(self, name: str) -> dict[str, list[dict[str, Any]]]:
+        """The rows per table once every event is read: the job id on every row, a task's host and
+        rack (and input bytes, when its counters had none) from its successful attempt, else its last."""
+        job = self.job
+        if not job.get("job_id"):
+            raise InputError(f"{name}: no JOB_SUBMITTED event (field 'jobid' is missing)")
+        job.setdefault("status", "RUNNING")
+        job_id = job["job_id"]
+        by_task: dict[str, list[dict[str, Any]]] = {}
+        for a in self.attempts.values():
+            a["job_id"] = job_id
+            by_task.setdefault(a["task_id"], []).append(a)
+        for tid, t in self.tasks.items():
+            t["job_id"] = job_id
+            tries = by_task.get(tid, [])
+            won = self.succeeded_attempt.get(tid)
+            chosen = next((a for a in tries if a["attempt_id"] == won), tries[-1] if tries else None)
+            if chosen is not None:
+                t["host"], t["rack"] = chosen.get("host"), chosen.get("rack")
+                if t.get("input_bytes") is None:
+                    t["input_bytes"] = chosen.get("input_bytes")
+        for c in self.conf:
+            c["job_id"] = job_id
+        return {
+            "jobs": [job],
+            "tasks": list(self.tasks.values()),
+            "attempts": list(self.attempts.values()),
+            "jobconf": self.conf,
+        }
 
 
 def jhist_batch(path: str | Path, source: str | None = None) -> Batch:
