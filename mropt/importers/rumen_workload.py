@@ -75,10 +75,46 @@ def history_workload(paths: Sequence[str | Path], name: str | None = None) -> Wo
     """A workload from Rumen / job history files (module docstring)."""
     if not paths:
         raise InputError("import-rumen: no input file")
-    jobs: list[dict[str, Any]] = []
-    tasks: list[dict[str, Any]] = []
-    attempts: list[dict[str, Any]] = []
-    conf: list[dict[str, Any]] = []
+    jobs, tasks, attempts, conf = _read_rows(paths)
+    timed = [
+        a for a in attempts if a.get("host") and a.get("start_time") is not None and a.get("finish_time") is not None
+    ]
+    nodes = _nodes(timed, paths[0])
+    submits = [j["submit_time"] for j in jobs if j.get("submit_time") is not None]
+    origin = min(submits) if submits else 0.0
+    out, skipped_jobs, dropped_tasks, slowstarts = _workload_jobs(jobs, tasks, attempts, conf, timed, origin)
+    if not out:
+        raise InputError(
+            f"{paths[0]}: no job with a succeeded map or reduce task ({len(skipped_jobs)} job(s) left out): nothing to simulate"
+        )
+    source = {
+        "model": "history-attempts",
+        "model_version": 1,
+        "files": [Path(p).name for p in paths],
+        "time_origin": origin,
+        "jobs": len(out),
+        "jobs_left_out": skipped_jobs,
+        "tasks_left_out": dropped_tasks,
+        "nodes": len(nodes),
+    }
+    return WorkloadInstance(
+        nodes=nodes,
+        jobs=tuple(out),
+        timing=_slowstart_timing(slowstarts, source),
+        name=name or Path(paths[0]).stem,
+        meta={"source": source},
+    )
+
+
+_Rows = list[dict[str, Any]]
+
+
+def _read_rows(paths: Sequence[str | Path]) -> tuple[_Rows, _Rows, _Rows, _Rows]:
+    """The jobs, tasks, attempts and slow-start jobconf rows of all files, each marked with its file."""
+    jobs: _Rows = []
+    tasks: _Rows = []
+    attempts: _Rows = []
+    conf: _Rows = []
     for p in paths:
         rows = read_history_rows(Path(p))
         key = str(p)
@@ -86,9 +122,12 @@ def history_workload(paths: Sequence[str | Path], name: str | None = None) -> Wo
         tasks += [{**t, "_file": key} for t in rows["tasks"]]
         attempts += [{**a, "_file": key} for a in rows["attempts"]]
         conf += [{**c, "_file": key} for c in rows.get("jobconf", ()) if c["key"] in SLOWSTART_KEYS]
-    timed = [
-        a for a in attempts if a.get("host") and a.get("start_time") is not None and a.get("finish_time") is not None
-    ]
+    return jobs, tasks, attempts, conf
+
+
+def _nodes(timed: _Rows, first: str | Path) -> tuple[NodeSpec, ...]:
+    """One node per host that ran a timed map or reduce attempt, in its rack, its slots the most
+    attempts of each type the trace shows on it at once, at least 1 (module docstring: Nodes)."""
     busy: dict[tuple[str, str], list[tuple[float, float]]] = defaultdict(list)
     rack_of: dict[str, str] = {}
     for a in timed:
@@ -96,8 +135,8 @@ def history_workload(paths: Sequence[str | Path], name: str | None = None) -> Wo
             busy[(a["host"], a["type"])].append((a["start_time"], a["finish_time"]))
             rack_of.setdefault(a["host"], (a.get("rack") or "").strip("/") or "rack0")
     if not rack_of:
-        raise InputError(f"{paths[0]}: no map or reduce attempt with a host and times: nothing to simulate")
-    nodes = tuple(
+        raise InputError(f"{first}: no map or reduce attempt with a host and times: nothing to simulate")
+    return tuple(
         NodeSpec(
             id=host,
             rack=rack_of[host],
@@ -106,13 +145,18 @@ def history_workload(paths: Sequence[str | Path], name: str | None = None) -> Wo
         )
         for host in sorted(rack_of)
     )
+
+
+def _workload_jobs(
+    jobs: _Rows, tasks: _Rows, attempts: _Rows, conf: _Rows, timed: _Rows, origin: float
+) -> tuple[list[WorkloadJob], list[str], int, dict[str, list[float]]]:
+    """The jobs with a succeeded map or reduce task as WorkloadJobs in submit order (module
+    docstring: Jobs), the ids of those left out, the tasks left out, and each job's slow-start."""
     won: dict[tuple[str, str, str], dict[str, Any]] = {}
     for a in timed:
         if a["status"] == "SUCCEEDED" and a["type"] in ("map", "reduce"):
             won.setdefault((a["_file"], a["job_id"], a["task_id"]), a)
-    submits = [j["submit_time"] for j in jobs if j.get("submit_time") is not None]
-    origin = min(submits) if submits else 0.0
-    by_job: dict[tuple[str, str], list[dict[str, Any]]] = defaultdict(list)
+    by_job: dict[tuple[str, str], _Rows] = defaultdict(list)
     for t in tasks:
         by_job[(t["_file"], t["job_id"])].append(t)
     first_reduce: dict[tuple[str, str], float] = {}
@@ -129,24 +173,8 @@ def history_workload(paths: Sequence[str | Path], name: str | None = None) -> Wo
     dropped_tasks = 0
     seen_ids: set[str] = set()
     for j in sorted(jobs, key=lambda j: (j.get("submit_time") or origin, j["job_id"])):
-        stages = []
-        map_ends: list[float] = []
-        for stype in ("map", "reduce"):
-            groups = []
-            for t in sorted(by_job[(j["_file"], j["job_id"])], key=lambda t: t["task_id"]):
-                if t["type"] != stype:
-                    continue
-                best = won.get((j["_file"], j["job_id"], t["task_id"]))
-                if best is None:
-                    dropped_tasks += 1
-                    continue
-                duration = max(MIN_DURATION, round(best["finish_time"] - best["start_time"], 3))
-                replicas = ((best["host"],),) if stype == "map" else ()
-                if stype == "map":
-                    map_ends.append(best["finish_time"])
-                groups.append(TaskGroup(duration=duration, count=1, replicas=replicas))
-            if groups:
-                stages.append(Stage(stype, tuple(groups)))
+        stages, map_ends, dropped = _job_stages(j, by_job[(j["_file"], j["job_id"])], won)
+        dropped_tasks += dropped
         if not stages:
             skipped_jobs.append(j["job_id"])
             continue
@@ -166,33 +194,47 @@ def history_workload(paths: Sequence[str | Path], name: str | None = None) -> Wo
                 priority=PRIORITIES.get(str(j.get("priority") or "NORMAL").upper(), 0),
             )
         )
-    if not out:
-        raise InputError(
-            f"{paths[0]}: no job with a succeeded map or reduce task ({len(skipped_jobs)} job(s) left out): nothing to simulate"
-        )
-    source = {
-        "model": "history-attempts",
-        "model_version": 1,
-        "files": [Path(p).name for p in paths],
-        "time_origin": origin,
-        "jobs": len(out),
-        "jobs_left_out": skipped_jobs,
-        "tasks_left_out": dropped_tasks,
-        "nodes": len(nodes),
-    }
+    return out, skipped_jobs, dropped_tasks, slowstarts
+
+
+def _job_stages(
+    job: dict[str, Any], job_tasks: _Rows, won: dict[tuple[str, str, str], dict[str, Any]]
+) -> tuple[list[Stage], list[float], int]:
+    """A job's map and reduce stages, one task per task that succeeded, its duration the successful
+    attempt's and a map's replica its host (module docstring: Jobs); the maps' finish times; the
+    count of tasks left out."""
+    stages = []
+    map_ends: list[float] = []
+    dropped = 0
+    for stype in ("map", "reduce"):
+        groups = []
+        for t in sorted(job_tasks, key=lambda t: t["task_id"]):
+            if t["type"] != stype:
+                continue
+            best = won.get((job["_file"], job["job_id"], t["task_id"]))
+            if best is None:
+                dropped += 1
+                continue
+            duration = max(MIN_DURATION, round(best["finish_time"] - best["start_time"], 3))
+            replicas = ((best["host"],),) if stype == "map" else ()
+            if stype == "map":
+                map_ends.append(best["finish_time"])
+            groups.append(TaskGroup(duration=duration, count=1, replicas=replicas))
+        if groups:
+            stages.append(Stage(stype, tuple(groups)))
+    return stages, map_ends, dropped
+
+
+def _slowstart_timing(slowstarts: dict[str, list[float]], source: dict[str, Any]) -> Timing:
+    """The workload's reduce slow-start, the smallest of the jobs' values, the configured ones first
+    (module docstring: Reduce slow-start), recorded in ``source``; unset without any."""
     timing = Timing()
     origin_of = "jobconf" if slowstarts["jobconf"] else "attempts"
     if slowstarts[origin_of]:
         value = min(slowstarts[origin_of])
         timing = Timing(reduce_slowstart=value)
         source["reduce_slowstart"] = {"value": value, "from": origin_of, "jobs": len(slowstarts[origin_of])}
-    return WorkloadInstance(
-        nodes=nodes,
-        jobs=tuple(out),
-        timing=timing,
-        name=name or Path(paths[0]).stem,
-        meta={"source": source},
-    )
+    return timing
 
 
 def _job_slowstart(
