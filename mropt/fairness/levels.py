@@ -22,10 +22,13 @@ k = 1..n in turn with the earlier ones held (sorting the vector: Bouveret and Le
 
 The solver's model holds integer thresholds and the capacity rows normalised to 1, never a
 level's value: a level of 2.5e-7 (weights 1e6 apart) is one task of one user, as visible
-as any other. Its objective (:func:`guide`, the k-th cumulative sum of Ogryczak and
-Sliwinski 2006, scaled to the level) only steers the search towards the best answer of
-each question, so that most levels take two solves; an imprecise objective costs solves,
-never a wrong level.
+as any other. A question may be *steered* by an objective (:meth:`ExactLevels.guide`, the
+k-th cumulative sum of Ogryczak and Sliwinski 2006, in units of the level), so that its
+answer is the best one and most levels take two solves; its rows hold floats of any
+magnitude, so a steered "infeasible" proves nothing (CBC called a steered question with an
+obvious answer infeasible, coefficients 1e24 apart) and is asked again unsteered. Only an
+unsteered question (thresholds and capacities alone) proves a level, and after an answer
+that was best for its objective the next question goes unsteered at once.
 """
 
 from __future__ import annotations
@@ -42,6 +45,7 @@ from mropt.model.fairness import FairnessInstance
 from mropt.model.tolerance import CAPACITY_RTOL, pow2_scale
 
 Values = tuple[np.ndarray, np.ndarray | None]  # (tasks per user, tasks per user and node or None)
+_GUIDE_MAX = 2.0**20  # the largest r_k of a steering objective, in units of the level (ExactLevels.guide)
 
 
 def _q(value: float) -> Fraction:
@@ -129,10 +133,12 @@ class ExactLevels:
         ``S_k`` is at least 1 unit; a coefficient above twice the largest ``r_k`` (the k-th
         smallest of the users' largest shares) is capped there, which leaves ``S_k`` of
         every integer allocation unchanged (a user holding a task is then above ``r_k``).
+        ``r_k`` is also held below ``_GUIDE_MAX`` units (the objective then only saturates
+        for allocations above it), so no coefficient exceeds 2**21.
         """
         least = min(c * t for c, t in zip(self.coef, req.need) if t is not None and t > 0)
         unit = 1.0 / pow2_scale(float(least)) if float(least) > 0 else 1.0
-        r_max = float(self.top[k - 1]) / unit
+        r_max = min(float(self.top[k - 1]) / unit, _GUIDE_MAX)
         return np.array([min(float(c) / unit, 2.0 * r_max) for c in self.coef]), r_max
 
 
@@ -150,8 +156,10 @@ class Probe:
 class ThresholdModel(Protocol):
     """What :func:`leximin_by_thresholds` needs from a solver back end."""
 
-    def solve(self, held: list[Requirement], beat: Requirement, k: int, stop_at: float | None) -> Probe:
-        """An allocation meeting every ``held`` requirement and ``beat``, steered by level k's objective."""
+    def solve(self, held: list[Requirement], beat: Requirement, k: int, stop_at: float | None, *, steer: bool) -> Probe:
+        """An allocation meeting every ``held`` requirement and ``beat``; with ``steer``, the best
+        for level k's objective (:meth:`ExactLevels.guide`), else any (the model holds no float
+        of a level: its "infeasible" proves the level)."""
 
 
 @dataclass
@@ -172,15 +180,18 @@ def leximin_by_thresholds(model: ThresholdModel, data: ExactLevels, stop_at: flo
     run = LeximinRun("optimal", None, [], 0)
     held: list[Requirement] = []
     for k in range(1, n + 1):
-        level = data.shares(best[0])[k - 1]
+        level, steer = data.shares(best[0])[k - 1], True
         while True:
             beat = data.requirement(level, k, strict=True)
             if not data.possible(beat):
                 break  # no allocation beats it: proven without a solve
-            probe = model.solve(held, beat, k, stop_at)
+            probe = model.solve(held, beat, k, stop_at, steer=steer)
             run.solves += int(probe.outcome != "error")
             if probe.outcome == "infeasible":
-                break
+                if not steer:
+                    break  # proven
+                steer = False  # a steered model proves nothing: ask again without the objective
+                continue
             why = None
             if probe.values is not None:
                 why = data.problem(probe.values, held)
@@ -189,6 +200,7 @@ def leximin_by_thresholds(model: ThresholdModel, data: ExactLevels, stop_at: flo
                 if why is None:
                     best = probe.values
                     level = data.shares(best[0])[k - 1]
+                    steer = not steer  # after the objective's best, the next answer is likely "none"
             if probe.outcome != "found" or why is not None:
                 if probe.outcome == "found":
                     status, message = "feasible", f"level {k}: the solver's solution {why}; stopped"

@@ -95,7 +95,7 @@ class MilpThresholds:
             prob += x[i] - t * zi >= 0
         prob += pulp.lpSum(z) >= left
 
-    def solve(self, held: list[Requirement], beat: Requirement, k: int, stop_at: float | None) -> Probe:
+    def solve(self, held: list[Requirement], beat: Requirement, k: int, stop_at: float | None, *, steer: bool) -> Probe:
         import pulp
 
         prob = pulp.LpProblem("drf_leximin_level", pulp.LpMaximize)
@@ -103,12 +103,15 @@ class MilpThresholds:
         for j, req in enumerate(held, 1):
             self._require(prob, x, req, f"held{j}")
         self._require(prob, x, beat, "beat")
-        coef, r_max = self.data.guide(beat, k)
-        r = prob.add_variable("r", lowBound=0, upBound=r_max)
-        dev = [prob.add_variable(f"d_{i}", lowBound=0) for i in range(len(x))]
-        for i, xi in enumerate(x):
-            prob += dev[i] >= r - float(coef[i]) * xi
-        prob.setObjective(k * r - pulp.lpSum(dev))
+        if steer:
+            coef, r_max = self.data.guide(beat, k)
+            r = prob.add_variable("r", lowBound=0, upBound=r_max)
+            dev = [prob.add_variable(f"d_{i}", lowBound=0) for i in range(len(x))]
+            for i, xi in enumerate(x):
+                prob += dev[i] >= r - float(coef[i]) * xi
+            prob.setObjective(k * r - pulp.lpSum(dev))
+        else:
+            prob.setObjective(pulp.lpSum([]))  # a question of feasibility only
         try:
             prob.solve(cbc(stop_at, self.threads, True))
         except Exception as exc:  # noqa: BLE001 - a solver failure, reported, not raised
@@ -120,8 +123,9 @@ class MilpThresholds:
         if prob.sol_status in (pulp.LpSolutionOptimal, pulp.LpSolutionIntegerFeasible):
             nodes = None if per_node is None else np.array([[_whole(e) for e in row] for row in per_node])
             tasks = nodes.sum(axis=1) if nodes is not None else np.array([_whole(e) for e in x])
-            outcome = "found" if prob.sol_status == pulp.LpSolutionOptimal else "stopped"
-            return Probe(outcome, (tasks, nodes), f"level {k}: CBC stopped with a feasible, unproven solution")
+            if prob.sol_status == pulp.LpSolutionOptimal:
+                return Probe("found", (tasks, nodes))
+            return Probe("stopped", (tasks, nodes), f"level {k}: CBC stopped with a feasible, unproven solution")
         timed_out = stop_at is not None and time.perf_counter() >= stop_at - 0.05
         message = f"level {k}: CBC {pulp.LpStatus.get(prob.status, prob.status)}"
         return Probe("stopped" if timed_out else "error", message=message)
