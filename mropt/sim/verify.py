@@ -74,213 +74,281 @@ def verify_simulation(
     workload: WorkloadInstance, jobs: Mapping[str, Any] | Any, tasks: Mapping[str, Any] | Any
 ) -> Verdict:
     """Check a run's job and attempt tables against the workload (module docstring)."""
-    problems: list[str] = []
+    check = _Check(workload, tasks)
+    check.check_attempts()
+    check.check_races()
+    check.check_capacity()
+    total, late = check.check_jobs(_Jobs(jobs))
+    return Verdict(objective=total, problems=check.problems, checked_schedule=True, late=late)
 
-    def fail(text: str) -> None:
-        if len(problems) < _MAX_PROBLEMS:
-            problems.append(text)
 
-    # -- the cluster ----------------------------------------------------------------------
-    slots: dict[str, tuple[int, int]] = {}
-    capacity: dict[str, dict[str, float]] = {}
-    speed: dict[str, float] = {}
-    rack: dict[str, str] = {}
-    for spec in workload.nodes:
-        for k in range(spec.count):
-            name = spec.id if spec.count == 1 else f"{spec.id}-{k}"
-            slots[name] = (spec.map_slots or 0, spec.reduce_slots or 0)
-            capacity[name] = dict(spec.resources)
-            speed[name] = spec.speed
-            rack[name] = spec.rack
-    slotted = workload.nodes[0].map_slots is not None
-    down: dict[str, list[tuple[float, float]]] = defaultdict(list)
-    for fault in workload.faults:
-        down[fault.node].append((fault.down, math.inf if fault.up is None else fault.up))
-    timing = workload.timing
-    factors = {"node": 1.0, "rack": timing.rack_factor, "any": timing.remote_factor, None: 1.0}
+class _Attempts:
+    """The columns of the attempt table (``tasks.parquet``); ``speculative`` is False when absent."""
 
-    # -- the attempts --------------------------------------------------------------------------
-    spec_by_id = {job.id: job for job in workload.jobs}
-    a_job, a_stage, a_task = _col(tasks, "job_id"), _col(tasks, "stage"), _col(tasks, "task")
-    a_node, a_start, a_end = _col(tasks, "node"), _col(tasks, "start"), _col(tasks, "end")
-    a_loc, a_out = _col(tasks, "locality"), _col(tasks, "outcome")
-    a_type = _col(tasks, "stage_type")
-    successes: dict[tuple[str, int, int], list[int]] = defaultdict(list)
-    of_task: dict[tuple[str, int, int], list[int]] = defaultdict(list)
-    a_spec = _col(tasks, "speculative") if _has(tasks, "speculative") else [False] * len(a_job)
-    sweep: dict[str, list[tuple[float, int, int]]] = defaultdict(list)
-    for i in range(len(a_job)):
-        job = spec_by_id.get(a_job[i])
-        where = f"attempt {i} (job {a_job[i]!r}, stage {a_stage[i]}, task {a_task[i]})"
-        if job is None:
-            fail(f"{where}: no such job in the workload")
-            continue
-        node = a_node[i]
-        if node not in slots:
-            fail(f"{where}: node {node!r} is not in the cluster")
-            continue
-        start, end = float(a_start[i]), float(a_end[i])
-        if start < job.submit_time:
-            fail(f"{where}: starts at {start:g}, before its job's submit time {job.submit_time:g}")
-        if end < start:
-            fail(f"{where}: ends at {end:g}, before it starts at {start:g}")
-        if not 0 <= a_stage[i] < len(job.stages):
-            fail(f"{where}: the job has no such stage")
-            continue
-        stage = job.stages[a_stage[i]]
-        if a_type[i] != stage.type:
-            fail(f"{where}: stage type {a_type[i]!r}, the workload says {stage.type!r}")
-        if not 0 <= a_task[i] < stage.n_tasks:
-            fail(f"{where}: the stage has {stage.n_tasks} tasks")
-            continue
-        for t_down, t_up in down.get(node, ()):
-            if start < t_up and end > t_down:
-                fail(f"{where}: runs on {node!r} over [{start:g}, {end:g}] while it is down [{t_down:g}, {t_up:g})")
-        if a_out[i] == "succeeded":
-            successes[(job.id, a_stage[i], a_task[i])].append(i)
-        of_task[(job.id, a_stage[i], a_task[i])].append(i)
-        sweep[node].append((start, 1, i))
-        sweep[node].append((end, 0, i))
+    def __init__(self, tasks: Mapping[str, Any] | Any) -> None:
+        self.job, self.stage, self.task = _col(tasks, "job_id"), _col(tasks, "stage"), _col(tasks, "task")
+        self.node, self.start, self.end = _col(tasks, "node"), _col(tasks, "start"), _col(tasks, "end")
+        self.loc, self.out = _col(tasks, "locality"), _col(tasks, "outcome")
+        self.type = _col(tasks, "stage_type")
+        self.spec = _col(tasks, "speculative") if _has(tasks, "speculative") else [False] * len(self.job)
 
-    # attempts of one task: overlaps need a backup; a backup races a running attempt; the winner ends it
-    for key, rows in of_task.items():
-        if len(rows) < 2:
-            continue
-        rows.sort(key=lambda r: (float(a_start[r]), float(a_end[r])))
-        where = f"job {key[0]!r} stage {key[1]} task {key[2]}"
-        for x, r in enumerate(rows):
-            s_r, e_r = float(a_start[r]), float(a_end[r])
-            for q in rows[:x]:
-                overlap = float(a_end[q]) > s_r and e_r > s_r and float(a_end[q]) > float(a_start[q])
-                if overlap and not (a_spec[q] or a_spec[r]):
-                    fail(f"{where}: attempts {q} and {r} overlap and neither is speculative")
-            if a_spec[r] and not any(float(a_start[q]) <= s_r < float(a_end[q]) for q in rows if q != r):
-                fail(f"{where}: speculative attempt {r} starts at {s_r:g} while no other attempt of its task runs")
-        wins = successes.get(key, [])
-        if len(wins) == 1:
-            t_win = float(a_end[wins[0]])
-            for r in rows:
-                if r != wins[0] and float(a_end[r]) > t_win * (1 + _RTOL) + _RTOL:
-                    fail(f"{where}: attempt {r} runs until {float(a_end[r]):g}, after the task succeeded at {t_win:g}")
 
-    # capacity sweep per node: ends before starts at the same instant
-    for node, points in sweep.items():
-        points.sort(key=lambda p: (p[0], p[1]))
-        used = [0, 0]
-        res: dict[str, float] = defaultdict(float)
-        for time, is_start, i in points:
-            job = spec_by_id[a_job[i]]
-            stage = job.stages[a_stage[i]]
-            kind = 0 if stage.type == "map" else 1
-            demand = _group_of(stage, a_task[i]).demand
-            sign = 1 if is_start else -1
-            used[kind] += sign
-            for name, amount in demand.items():
-                res[name] += sign * amount
-            if is_start:
-                if slotted and used[kind] > slots[node][kind]:
-                    fail(
-                        f"node {node!r}: {used[kind]} {stage.type} attempts at {time:g}, it has {slots[node][kind]} slots"
+class _Jobs:
+    """The columns of the job table (``jobs.parquet``); ``dropped`` and ``unfinished_cause`` default when absent."""
+
+    def __init__(self, jobs: Mapping[str, Any] | Any) -> None:
+        self.id = _col(jobs, "job_id")
+        self.accepted, self.finish, self.map_end = _col(jobs, "accepted"), _col(jobs, "finish"), _col(jobs, "map_end")
+        self.on_time, self.benefit = _col(jobs, "on_time"), _col(jobs, "benefit")
+        self.dropped = _col(jobs, "dropped") if _has(jobs, "dropped") else [False] * len(self.id)
+        self.cause = _col(jobs, "unfinished_cause") if _has(jobs, "unfinished_cause") else [""] * len(self.id)
+
+
+class _Check:
+    """One run's check: the cluster read from the workload alone, the attempt columns, what the attempt
+    pass indexes (successes and attempts per task, start and end points per node), the problems found."""
+
+    def __init__(self, workload: WorkloadInstance, tasks: Mapping[str, Any] | Any) -> None:
+        self.workload = workload
+        self.problems: list[str] = []
+        self.slots: dict[str, tuple[int, int]] = {}
+        self.capacity: dict[str, dict[str, float]] = {}
+        self.speed: dict[str, float] = {}
+        for spec in workload.nodes:
+            for k in range(spec.count):
+                name = spec.id if spec.count == 1 else f"{spec.id}-{k}"
+                self.slots[name] = (spec.map_slots or 0, spec.reduce_slots or 0)
+                self.capacity[name] = dict(spec.resources)
+                self.speed[name] = spec.speed
+        self.slotted = workload.nodes[0].map_slots is not None
+        self.down: dict[str, list[tuple[float, float]]] = defaultdict(list)
+        for fault in workload.faults:
+            self.down[fault.node].append((fault.down, math.inf if fault.up is None else fault.up))
+        timing = workload.timing
+        self.factors = {"node": 1.0, "rack": timing.rack_factor, "any": timing.remote_factor, None: 1.0}
+        self.spec_by_id = {job.id: job for job in workload.jobs}
+        self.a = _Attempts(tasks)
+        self.successes: dict[tuple[str, int, int], list[int]] = defaultdict(list)
+        self.of_task: dict[tuple[str, int, int], list[int]] = defaultdict(list)
+        self.sweep: dict[str, list[tuple[float, int, int]]] = defaultdict(list)
+
+    def fail(self, text: str) -> None:
+        """Record a problem, the first _MAX_PROBLEMS only."""
+        if len(self.problems) < _MAX_PROBLEMS:
+            self.problems.append(text)
+
+    def check_attempts(self) -> None:
+        """Each attempt: of a job of the workload, on a node of the cluster, not before its job's submit
+        time, ending no earlier than it starts, of a stage and task that exist, never on a node while
+        it is down; indexes the attempts for the checks below."""
+        a = self.a
+        for i in range(len(a.job)):
+            job = self.spec_by_id.get(a.job[i])
+            where = f"attempt {i} (job {a.job[i]!r}, stage {a.stage[i]}, task {a.task[i]})"
+            if job is None:
+                self.fail(f"{where}: no such job in the workload")
+                continue
+            node = a.node[i]
+            if node not in self.slots:
+                self.fail(f"{where}: node {node!r} is not in the cluster")
+                continue
+            start, end = float(a.start[i]), float(a.end[i])
+            if start < job.submit_time:
+                self.fail(f"{where}: starts at {start:g}, before its job's submit time {job.submit_time:g}")
+            if end < start:
+                self.fail(f"{where}: ends at {end:g}, before it starts at {start:g}")
+            if not 0 <= a.stage[i] < len(job.stages):
+                self.fail(f"{where}: the job has no such stage")
+                continue
+            stage = job.stages[a.stage[i]]
+            if a.type[i] != stage.type:
+                self.fail(f"{where}: stage type {a.type[i]!r}, the workload says {stage.type!r}")
+            if not 0 <= a.task[i] < stage.n_tasks:
+                self.fail(f"{where}: the stage has {stage.n_tasks} tasks")
+                continue
+            for t_down, t_up in self.down.get(node, ()):
+                if start < t_up and end > t_down:
+                    self.fail(
+                        f"{where}: runs on {node!r} over [{start:g}, {end:g}] while it is down [{t_down:g}, {t_up:g})"
                     )
-                for name, amount in res.items():
-                    cap = capacity[node].get(name, 0.0)
-                    if amount > cap * (1 + _RTOL) + _RTOL:
-                        fail(f"node {node!r}: {amount:g} {name} in use at {time:g}, it has {cap:g}")
+            if a.out[i] == "succeeded":
+                self.successes[(job.id, a.stage[i], a.task[i])].append(i)
+            self.of_task[(job.id, a.stage[i], a.task[i])].append(i)
+            self.sweep[node].append((start, 1, i))
+            self.sweep[node].append((end, 0, i))
 
-    # -- jobs --------------------------------------------------------------------------------------
-    j_id = _col(jobs, "job_id")
-    j_acc, j_fin, j_mapend = _col(jobs, "accepted"), _col(jobs, "finish"), _col(jobs, "map_end")
-    j_ontime, j_benefit = _col(jobs, "on_time"), _col(jobs, "benefit")
-    j_dropped = _col(jobs, "dropped") if _has(jobs, "dropped") else [False] * len(j_id)
-    j_cause = _col(jobs, "unfinished_cause") if _has(jobs, "unfinished_cause") else [""] * len(j_id)
-    up_at_end = _up_at_end(workload, slots)
-    if sorted(j_id) != sorted(spec_by_id):
-        fail("jobs table: its job ids are not the workload's")
-    attempts_of: dict[str, list[int]] = defaultdict(list)
-    for i, jid in enumerate(a_job):
-        attempts_of[jid].append(i)
-    total = 0.0
-    late: list[str] = []
-    slowstart = timing.reduce_slowstart is not None
-    for r, jid in enumerate(j_id):
-        job = spec_by_id.get(jid)
-        if job is None:
-            continue
-        accepted, dropped = bool(j_acc[r]), bool(j_dropped[r])
-        if not accepted and attempts_of.get(jid):
-            fail(f"job {jid!r}: rejected, yet it has {len(attempts_of[jid])} attempts")
-        finish_expected: float | None = None
-        if accepted and not dropped:
-            complete = True
-            prev_end = job.submit_time
-            for s, stage in enumerate(job.stages):
-                ends = []
-                for t in range(stage.n_tasks):
-                    wins = successes.get((jid, s, t), [])
-                    if len(wins) != 1:
-                        complete = False
-                        if len(wins) > 1 or _has_value(j_fin[r]):
-                            fail(f"job {jid!r}: stage {s} task {t} succeeded {len(wins)} times")
-                        break
-                    ends.append(float(a_end[wins[0]]))
-                if not complete:
+    def check_races(self) -> None:
+        """Attempts of one task (speculative execution, LATE): overlaps need a backup; a backup races a
+        running attempt; the first to succeed ends the others at that instant."""
+        a = self.a
+        for key, rows in self.of_task.items():
+            if len(rows) < 2:
+                continue
+            rows.sort(key=lambda r: (float(a.start[r]), float(a.end[r])))
+            where = f"job {key[0]!r} stage {key[1]} task {key[2]}"
+            for x, r in enumerate(rows):
+                s_r, e_r = float(a.start[r]), float(a.end[r])
+                for q in rows[:x]:
+                    overlap = float(a.end[q]) > s_r and e_r > s_r and float(a.end[q]) > float(a.start[q])
+                    if overlap and not (a.spec[q] or a.spec[r]):
+                        self.fail(f"{where}: attempts {q} and {r} overlap and neither is speculative")
+                if a.spec[r] and not any(float(a.start[q]) <= s_r < float(a.end[q]) for q in rows if q != r):
+                    self.fail(
+                        f"{where}: speculative attempt {r} starts at {s_r:g} while no other attempt of its task runs"
+                    )
+            wins = self.successes.get(key, [])
+            if len(wins) == 1:
+                t_win = float(a.end[wins[0]])
+                for r in rows:
+                    if r != wins[0] and float(a.end[r]) > t_win * (1 + _RTOL) + _RTOL:
+                        self.fail(
+                            f"{where}: attempt {r} runs until {float(a.end[r]):g}, after the task succeeded at {t_win:g}"
+                        )
+
+    def check_capacity(self) -> None:
+        """Per node, a sweep over starts and ends (an end before a start at the same instant): never
+        more attempts of a slot type than its slots, nor more of a resource than it has."""
+        a = self.a
+        for node, points in self.sweep.items():
+            points.sort(key=lambda p: (p[0], p[1]))
+            used = [0, 0]
+            res: dict[str, float] = defaultdict(float)
+            for time, is_start, i in points:
+                job = self.spec_by_id[a.job[i]]
+                stage = job.stages[a.stage[i]]
+                kind = 0 if stage.type == "map" else 1
+                demand = _group_of(stage, a.task[i]).demand
+                sign = 1 if is_start else -1
+                used[kind] += sign
+                for name, amount in demand.items():
+                    res[name] += sign * amount
+                if is_start:
+                    if self.slotted and used[kind] > self.slots[node][kind]:
+                        self.fail(
+                            f"node {node!r}: {used[kind]} {stage.type} attempts at {time:g}, "
+                            f"it has {self.slots[node][kind]} slots"
+                        )
+                    for name, amount in res.items():
+                        cap = self.capacity[node].get(name, 0.0)
+                        if amount > cap * (1 + _RTOL) + _RTOL:
+                            self.fail(f"node {node!r}: {amount:g} {name} in use at {time:g}, it has {cap:g}")
+
+    def check_jobs(self, jt: _Jobs) -> tuple[float, list[str]]:
+        """The job table: the workload's job ids, and each job's row; the total benefit (AMB eq. 1)
+        and the ids of the jobs with a deadline that missed it."""
+        up_at_end = _up_at_end(self.workload, self.slots)
+        if sorted(jt.id) != sorted(self.spec_by_id):
+            self.fail("jobs table: its job ids are not the workload's")
+        attempts_of: dict[str, list[int]] = defaultdict(list)
+        for i, jid in enumerate(self.a.job):
+            attempts_of[jid].append(i)
+        total = 0.0
+        late: list[str] = []
+        for r, jid in enumerate(jt.id):
+            job = self.spec_by_id.get(jid)
+            if job is None:
+                continue
+            accepted, dropped = bool(jt.accepted[r]), bool(jt.dropped[r])
+            if not accepted and attempts_of.get(jid):
+                self.fail(f"job {jid!r}: rejected, yet it has {len(attempts_of[jid])} attempts")
+            finish_expected: float | None = None
+            if accepted and not dropped:
+                finish_expected = self._finish(jt, r, jid, job, attempts_of[jid], up_at_end)
+            if (jt.cause[r] or "") and (finish_expected is not None or not accepted or dropped):
+                self.fail(
+                    f"job {jid!r}: unfinished_cause {jt.cause[r]!r} for a job that is finished, rejected or dropped"
+                )
+            total += self._earned(jt, r, jid, job, accepted, finish_expected, late)
+        return total, late
+
+    def _finish(self, jt: _Jobs, r: int, jid: str, job: Any, rows: list[int], up_at_end: set[str]) -> float | None:
+        """An accepted job that was not dropped: each task succeeds once, stage after stage; its map_end
+        and finish are the last successes of its map phase and of its last stage, or it is unfinished
+        for a stated cause. The expected finish, None when unfinished."""
+        complete = True
+        prev_end = job.submit_time
+        for s, stage in enumerate(job.stages):
+            ends = []
+            for t in range(stage.n_tasks):
+                wins = self.successes.get((jid, s, t), [])
+                if len(wins) != 1:
+                    complete = False
+                    if len(wins) > 1 or _has_value(jt.finish[r]):
+                        self.fail(f"job {jid!r}: stage {s} task {t} succeeded {len(wins)} times")
                     break
-                for i in attempts_of[jid]:
-                    if a_stage[i] != s:
-                        continue
-                    if float(a_end[i]) < prev_end and a_out[i] == "succeeded":
-                        fail(
-                            f"job {jid!r}: stage {s} attempt {i} ends at {a_end[i]:g}, before stage {s - 1} ends at {prev_end:g}"
-                        )
-                    if not slowstart and float(a_start[i]) < prev_end and s > 0:
-                        fail(
-                            f"job {jid!r}: stage {s} attempt {i} starts at {a_start[i]:g}, before stage {s - 1} ends at {prev_end:g}"
-                        )
-                    if a_out[i] == "succeeded" and not (slowstart and stage.type == "reduce" and s > 0):
-                        base = _group_of(stage, a_task[i]).duration / speed[a_node[i]] * factors[a_loc[i]]
-                        took = float(a_end[i]) - float(a_start[i])
-                        if not (
-                            _close(took, base)
-                            or (timing.straggler_rate > 0 and _close(took, base * timing.straggler_slowdown))
-                        ):
-                            fail(f"job {jid!r}: attempt {i} took {took:g}, the model gives {base:g}")
-                prev_end = max(ends)
-                if s == _map_phase_last(job) and not _same(j_mapend[r], prev_end):
-                    fail(f"job {jid!r}: map_end {j_mapend[r]} but its map phase ends at {prev_end:g}")
-            if complete:
-                finish_expected = prev_end
-            if not _same(j_fin[r], finish_expected):
-                fail(f"job {jid!r}: finish {j_fin[r]} but its last task ends at {finish_expected}")
-            if not complete and not _has_value(j_fin[r]):
-                cause = j_cause[r] or ""
-                if cause == "no_node":
-                    if _stuck_task(job, successes, up_at_end, slots, capacity, slotted) is None:
-                        fail(f"job {jid!r}: unfinished for cause 'no_node', yet a node up at the end can run each task")
-                elif cause != "stalled":
-                    fail(
-                        f"job {jid!r}: accepted, not dropped, yet unfinished with no stated cause "
-                        f"(unfinished_cause {cause!r}; 'no_node' or 'stalled' expected)"
-                    )
-        if (j_cause[r] or "") and (finish_expected is not None or not accepted or dropped):
-            fail(f"job {jid!r}: unfinished_cause {j_cause[r]!r} for a job that is finished, rejected or dropped")
+                ends.append(float(self.a.end[wins[0]]))
+            if not complete:
+                break
+            self._stage_times(jid, s, stage, prev_end, rows)
+            prev_end = max(ends)
+            if s == _map_phase_last(job) and not _same(jt.map_end[r], prev_end):
+                self.fail(f"job {jid!r}: map_end {jt.map_end[r]} but its map phase ends at {prev_end:g}")
+        finish_expected = prev_end if complete else None
+        if not _same(jt.finish[r], finish_expected):
+            self.fail(f"job {jid!r}: finish {jt.finish[r]} but its last task ends at {finish_expected}")
+        if not complete and not _has_value(jt.finish[r]):
+            self._cause(jt.cause[r] or "", jid, job, up_at_end)
+        return finish_expected
+
+    def _stage_times(self, jid: str, s: int, stage: Any, prev_end: float, rows: list[int]) -> None:
+        """Stage ``s``'s attempts: a success ends no earlier than the stage before; without slow-start
+        none starts before it; a success takes base duration / node speed x its locality factor, or
+        that times the straggler slowdown (relative 1e-9; early reduces of slow-start exempt)."""
+        a, timing = self.a, self.workload.timing
+        slowstart = timing.reduce_slowstart is not None
+        for i in rows:
+            if a.stage[i] != s:
+                continue
+            if float(a.end[i]) < prev_end and a.out[i] == "succeeded":
+                self.fail(
+                    f"job {jid!r}: stage {s} attempt {i} ends at {a.end[i]:g}, before stage {s - 1} ends at {prev_end:g}"
+                )
+            if not slowstart and float(a.start[i]) < prev_end and s > 0:
+                self.fail(
+                    f"job {jid!r}: stage {s} attempt {i} starts at {a.start[i]:g}, before stage {s - 1} ends at {prev_end:g}"
+                )
+            if a.out[i] == "succeeded" and not (slowstart and stage.type == "reduce" and s > 0):
+                base = _group_of(stage, a.task[i]).duration / self.speed[a.node[i]] * self.factors[a.loc[i]]
+                took = float(a.end[i]) - float(a.start[i])
+                if not (
+                    _close(took, base) or (timing.straggler_rate > 0 and _close(took, base * timing.straggler_slowdown))
+                ):
+                    self.fail(f"job {jid!r}: attempt {i} took {took:g}, the model gives {base:g}")
+
+    def _cause(self, cause: str, jid: str, job: Any, up_at_end: set[str]) -> None:
+        """An unfinished job states why (:mod:`mropt.sim.unfinished`): ``no_node``, true when some task
+        that never succeeded fits no node up at the end, or ``stalled``."""
+        if cause == "no_node":
+            if _stuck_task(job, self.successes, up_at_end, self.slots, self.capacity, self.slotted) is None:
+                self.fail(f"job {jid!r}: unfinished for cause 'no_node', yet a node up at the end can run each task")
+        elif cause != "stalled":
+            self.fail(
+                f"job {jid!r}: accepted, not dropped, yet unfinished with no stated cause "
+                f"(unfinished_cause {cause!r}; 'no_node' or 'stalled' expected)"
+            )
+
+    def _earned(
+        self, jt: _Jobs, r: int, jid: str, job: Any, accepted: bool, finish: float | None, late: list[str]
+    ) -> float:
+        """The benefit AMB eq. 1 gives the job (its value when it finishes by its deadline, -alpha x
+        value otherwise, 0 when rejected), checked against its ``on_time`` and ``benefit``; a late job
+        joins ``late``."""
         value = job.benefit or 0.0
+        alpha = self.workload.alpha
         if not accepted:
             earned = 0.0
         elif job.deadline is None:
-            earned = value if finish_expected is not None else -workload.alpha * value
+            earned = value if finish is not None else -alpha * value
         else:
-            met = finish_expected is not None and _on_time(finish_expected, job.deadline)
-            if _has_value(j_ontime[r]) and bool(j_ontime[r]) != met:
-                fail(
-                    f"job {jid!r}: on_time {j_ontime[r]} but finish {finish_expected} against deadline {job.deadline:g}"
-                )
+            met = finish is not None and _on_time(finish, job.deadline)
+            if _has_value(jt.on_time[r]) and bool(jt.on_time[r]) != met:
+                self.fail(f"job {jid!r}: on_time {jt.on_time[r]} but finish {finish} against deadline {job.deadline:g}")
             if not met:
                 late.append(jid)
-            earned = value if met else -workload.alpha * value
-        if not _close(float(j_benefit[r]), earned):
-            fail(f"job {jid!r}: benefit {j_benefit[r]} but eq. 1 gives {earned:g}")
-        total += earned
-    return Verdict(objective=total, problems=problems, checked_schedule=True, late=late)
+            earned = value if met else -alpha * value
+        if not _close(float(jt.benefit[r]), earned):
+            self.fail(f"job {jid!r}: benefit {jt.benefit[r]} but eq. 1 gives {earned:g}")
+        return earned
 
 
 def wasted_work(tasks: Mapping[str, Any] | Any) -> float:
