@@ -50,7 +50,9 @@ factor) or of the weights:
   (without nodes, the exact progressive filling; with nodes, a necessary check only).
 * CP-SAT gets, per resource and for the share coefficients, the smallest proportional
   integers (:func:`integer_data`), the same in any units; the data are read to 15
-  significant digits, which drops a unit conversion's float noise.
+  significant digits, which drops a unit conversion's float noise. A capacity ``c`` of
+  those integers holds loads up to ``c + c // 10**9``, the whole-unit form of
+  ``c (1 + CAPACITY_RTOL)``, as drf-milp and ``verify`` allow.
 
 The first defect this replaced (absolute tolerances): the model held the raw weighted
 shares, CBC its absolute tolerances of 1e-7, and each level, read back from CBC's 8

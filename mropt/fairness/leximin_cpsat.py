@@ -18,8 +18,10 @@ import numpy as np
 from mropt.backends import cpsat as cpsat_backend
 from mropt.fairness.leximin import LevelResult, Values, _leximin, _remaining, _upper_bounds
 from mropt.model.fairness import FairnessInstance
+from mropt.model.tolerance import CAPACITY_RTOL
 
 _COEF_LIMIT = 10**5
+_RTOL = Fraction(repr(CAPACITY_RTOL))  # 1/10**9
 
 
 def _decimal(value: float) -> Fraction:
@@ -47,6 +49,17 @@ def _primitive(values: list[Fraction]) -> list[int]:
     return [k // g for k in ints] if g > 1 else ints
 
 
+def _with_tolerance(capacity: int) -> int:
+    """The most an integer load may reach on an integer ``capacity``: ``floor(c (1 + CAPACITY_RTOL))``.
+
+    verify accepts a load up to ``c (1 + 1e-9)`` (docs/tolerances.md), and so do drf-milp's
+    rows; a load of whole units meets that bound iff it meets its floor, ``c + c // 10**9``
+    (a demand 1e9 times smaller than the others once made that slack a task: CP-SAT, held to
+    ``c``, left it out and claimed optimal).
+    """
+    return capacity + capacity * _RTOL.numerator // _RTOL.denominator
+
+
 def integer_data(instance: FairnessInstance) -> dict[str, Any]:
     """Demands, capacities (aggregate and per node) and share coefficients as integers for CP-SAT.
 
@@ -68,9 +81,9 @@ def integer_data(instance: FairnessInstance) -> dict[str, Any]:
         if max(ints) * bound < 2**50:
             for i in range(n):
                 d[i][j] = ints[i]
-            cap[j] = ints[n]
+            cap[j] = _with_tolerance(ints[n])
             for k in range(len(instance.node_ids)):
-                ncap[k][j] = ints[n + 1 + k]
+                ncap[k][j] = _with_tolerance(ints[n + 1 + k])
         else:  # demands up, capacities down on a grid of 1e-6 of the total: every scaled-feasible allocation is feasible
             scaling = "rounded"
             q = 1e6 / float(caps[0])
