@@ -201,14 +201,17 @@ def leximin_by_thresholds(model: ThresholdModel, data: ExactLevels, stop_at: flo
                     best = probe.values
                     level = data.shares(best[0])[k - 1]
                     steer = not steer  # after the objective's best, the next answer is likely "none"
-            if probe.outcome != "found" or why is not None:
-                if probe.outcome == "found":
-                    status, message = "feasible", f"level {k}: the solver's solution {why}; stopped"
-                else:
-                    status, message = ("time_limit" if probe.outcome == "stopped" else "error"), probe.message
-                run.status, run.message = status, message
-                run.values = best if k > 1 or best[0].any() else None
-                return run
+            if probe.outcome == "found" and why is None:
+                continue
+            if probe.outcome == "found" and steer:
+                steer = False  # the steered model's answer is not valid: ask again without the objective
+                continue
+            if probe.outcome == "found":
+                run.status, run.message = "feasible", f"level {k}: the solver's solution {why}; stopped"
+            else:
+                run.status, run.message = ("time_limit" if probe.outcome == "stopped" else "error"), probe.message
+            run.values = best if k > 1 or best[0].any() else None
+            return run
         run.levels.append(level)
         hold = data.requirement(level, k, strict=False)
         if level > 0 and (not run.levels[:-1] or level != run.levels[-2]):

@@ -544,6 +544,38 @@ def test_a_demand_within_the_capacity_tolerance_fits_for_every_method(resources,
         check_verify(inst, sol)
 
 
+class _LyingWhenSteered:
+    """drf-milp's CBC model, except that every steered question answers "infeasible" or an allocation over capacity."""
+
+    def __init__(self, inst: FairnessInstance, data, lie: str) -> None:
+        from mropt.fairness.leximin_milp import MilpThresholds
+
+        self.real, self.lie, self.n = MilpThresholds(inst, data, threads=1), lie, inst.n
+
+    def solve(self, held, beat, k, stop_at, *, steer):
+        from mropt.fairness.levels import Probe
+
+        if not steer:
+            return self.real.solve(held, beat, k, stop_at, steer=False)
+        if self.lie == "infeasible":
+            return Probe("infeasible")
+        return Probe("found", (np.full(self.n, 1000.0), None))
+
+
+@pytest.mark.parametrize("lie", ["infeasible", "over capacity"])
+def test_only_an_unsteered_question_proves_a_level(lie):
+    # a steered question's "infeasible" (CBC's answer with coefficients 1e24 apart) or an
+    # invalid allocation is asked again without the objective, never taken as a proof
+    from mropt.fairness.levels import ExactLevels, leximin_by_thresholds
+
+    inst = three_on_mem(1e6)
+    data = ExactLevels(inst)
+    run_ = leximin_by_thresholds(_LyingWhenSteered(inst, data, lie), data, None)
+    best, _ = brute_force(inst)
+    assert run_.status == "optimal" and sorted(c * int(t) for c, t in zip(data.coef, run_.values[0])) == best
+    assert run_.levels == best
+
+
 def tiny_beside_huge(nodes: bool) -> FairnessInstance:
     """r0 2 (on two nodes of 1 when ``nodes``); u0 and u1 (tasks 1 and 3, weights 1e-8), u2 (task 1, weight 1e8).
 
