@@ -73,11 +73,33 @@ def results_frame(out: str | Path) -> Any:
     ``instance_group``, ``instance_params`` (JSON), ``jobs`` (N), ``method`` (the label),
     ``profile``, ``seed``, ``exact``, ``status`` (optimal, feasible, time_limit, bound,
     infeasible, error), ``objective``, ``bound``, ``reference``, ``reference_tag``
-    (optimal, best_known, infeasible), ``gap`` (a fraction: how far the plan is worse than
-    the reference; for bound methods how far the bound lies beyond it), ``gap_to_bound``,
+    (optimal, best_known, infeasible), ``gap``, ``plan_gap``, ``bound_gap``, ``gap_to_bound``,
     ``wall_time``, ``time_limit``, ``verified``, ``metrics`` (JSON), ``host`` and versions.
+
+    Gaps are fractions, never percentages (0.05 is 5%), relative to ``|reference|``, and never
+    negative (README, "Gap studies"; ``mropt.model.sense``):
+
+    * ``plan_gap``: for a run that gave a plan (a heuristic's, or an exact method's answer),
+      how much worse its objective is than the reference; null for bound rows;
+    * ``bound_gap``: for a bound row (status ``bound``, or a method that solves a relaxation,
+      ``relaxation`` true), how far the bound lies beyond the reference; null for plans;
+    * ``gap``: the two in one column (``plan_gap`` where there is one, else ``bound_gap``),
+      what ``mropt report`` averages per method: never average it over plans and bounds together;
+    * ``gap_to_bound``: a plan's shortfall from the best proven bound (or the optimum).
+
+    A row without a reference, or whose answer ``verify`` rejected, has none of them.
     """
-    return _runner.results_frame(out)
+    import pandas as pd
+
+    from mropt.harness.reference import is_relaxation
+
+    df = _runner.results_frame(out)
+    rows = df.to_dict("records")
+    bound = pd.Series([r.get("status") == "bound" or is_relaxation(r) for r in rows], index=df.index, dtype=bool)
+    gap = df["gap"] if "gap" in df else pd.Series(None, index=df.index, dtype=float)
+    df["plan_gap"] = gap.where(~bound)
+    df["bound_gap"] = gap.where(bound)
+    return df
 
 
 def write_report(out: str | Path, report: str | Path | None = None, *, seed: int = 0, resamples: int = 2000) -> Path:
