@@ -19,8 +19,10 @@ Gap studies (mropt.harness.api; imported on first use)::
 The cluster simulator (mropt.sim; imported on first use)::
 
     workload = mropt.to_workload(inst)                     # an admission instance on SEQ's cluster
-    run = mropt.simulate(workload, "fifo", seed=0)         # a workload or an admission instance
-    run.summary["benefit"], run.recorder.jobs_columns()    # summary dict, tables
+    run = mropt.simulate(workload, "fifo", seed=0)         # a workload (or its file), an admission instance
+    run.summary["benefit"], run.jobs, run.tasks            # summary dict, pandas DataFrames
+    run.verify().ok                                        # mropt.sim.verify, independent of the engine
+    mropt.load_run("results/sim-fair")                     # a `mropt simulate --out` folder, the same object
 """
 
 # the problem packages register their methods and verifiers on import
@@ -51,10 +53,10 @@ _STUDIES = ("load_experiment", "results_frame", "run_study", "write_report")
 
 
 def __getattr__(name: str) -> Any:  # the gap-study API (mropt.harness.api), imported on first use
-    if name == "simulate":  # mropt.sim.run.simulate, imported on first use (the engine is not loaded otherwise)
-        from mropt.sim.run import simulate
+    if name in ("simulate", "load_run"):  # mropt.sim.run_result, imported on first use (the engine too)
+        from mropt.sim import run_result
 
-        return simulate
+        return getattr(run_result, name)
     if name in _STUDIES:
         from mropt.harness import api
 
@@ -78,6 +80,7 @@ __all__ = [
     "instance_to_json",
     "load_experiment",
     "load_instance",
+    "load_run",
     "methods",
     "results_frame",
     "run_study",

@@ -181,6 +181,29 @@ def run_simulate(args: argparse.Namespace) -> int:
     return 0
 
 
+def run_verify_run(args: argparse.Namespace) -> int:
+    """``mropt verify WORKLOAD DIR``: the run in DIR checked against WORKLOAD (:meth:`RunResult.verify`)."""
+    from mropt.sim.run_result import load_run
+
+    if args.allow_late:
+        raise InputError("option '--allow-late' is for admission solutions, not a simulation folder")
+    run = load_run(args.solution)
+    verdict = run.verify(args.instance)
+    if args.json:
+        claimed = run.summary.get("benefit")
+        print(json.dumps({"ok": verdict.ok, "objective": verdict.objective, "claimed_objective": claimed,
+                          "late": verdict.late, "problems": verdict.problems}))  # fmt: skip
+    elif verdict.ok:
+        print(
+            f"ok: {len(run.jobs)} jobs and {len(run.tasks)} attempts checked against {args.instance}, "
+            f"benefit {verdict.objective:g} recomputed (AMB eq. 1)"
+        )
+    else:
+        for problem in verdict.problems:
+            print(f"mropt verify: {problem}", file=sys.stderr)
+    return 0 if verdict.ok else 1
+
+
 def _record_history(run: Any, args: argparse.Namespace) -> None:
     """Import the run's tables into the history database ``args.history`` (one transaction)."""
     import tempfile

@@ -1,9 +1,16 @@
-"""``mropt methods``, ``mropt solve`` and ``mropt verify``."""
+"""``mropt methods``, ``mropt solve`` and ``mropt verify``.
+
+``mropt verify FILE SOLUTION`` checks a solution with its kind's independent ``verify``;
+``mropt verify WORKLOAD DIR``, DIR a ``mropt simulate --out`` folder, checks the run with
+:func:`mropt.sim.verify.verify_simulation` (:func:`mropt.cli.simulate.run_verify_run`). Exit 0 when
+it holds, 1 when verification finds problems (each printed), 2 on bad input (one line).
+"""
 
 from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 from typing import Any
 
@@ -40,7 +47,11 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:
 
     p = sub.add_parser("verify", help="check a solution against its instance with independent code")
     p.add_argument("instance", help="instance file (JSON)")
-    p.add_argument("solution", help="solution file (JSON, as written by `mropt solve --json`)")
+    p.add_argument(
+        "solution",
+        help="solution file (JSON, as written by `mropt solve --json`), or a `mropt simulate --out` folder "
+        "of a run of the workload FILE",
+    )
     p.add_argument("--allow-late", action="store_true", help="admission: accept late jobs, charging eq. 1's penalty")
     p.add_argument("--json", action="store_true", help="print the verdict as JSON")
     p.set_defaults(handler=run_verify)
@@ -107,6 +118,10 @@ def solution_text(s: Solution, instance: Any) -> str:
 
 
 def run_verify(args: argparse.Namespace) -> int:
+    if os.path.isdir(args.solution):
+        from mropt.cli.simulate import run_verify_run
+
+        return run_verify_run(args)
     instance = load_instance(args.instance)
     data = read_json(args.solution)
     try:

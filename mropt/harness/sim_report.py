@@ -64,20 +64,10 @@ def read_simulation(folder: str | Path) -> tuple[dict[str, Any], pd.DataFrame, p
     :func:`mropt.sim.outputs.check_outputs` first: a folder whose files are of different runs,
     or whose tables are under each other's names, is refused.
     """
-    import pyarrow.parquet as pq
+    from mropt.sim.outputs import read_outputs
 
-    from mropt.sim.outputs import check_outputs
-
-    folder = Path(folder)
-    summary = check_outputs(folder)
-    tables = []
-    for name in ("jobs", "tasks", "utilisation"):
-        path = folder / f"{name}.parquet"
-        try:
-            tables.append(pq.read_table(path).to_pandas())
-        except Exception as exc:  # noqa: BLE001 - a damaged file, in one line
-            raise InputError(f"{path}: cannot read ({type(exc).__name__}: {' '.join(str(exc).split())})") from None
-    return summary, tables[0], tables[1], tables[2]
+    summary, tables = read_outputs(folder)
+    return summary, tables["jobs.parquet"], tables["tasks.parquet"], tables["utilisation.parquet"]
 
 
 # -- plots -------------------------------------------------------------------------------------

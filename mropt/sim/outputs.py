@@ -138,22 +138,19 @@ def write_outputs(run: SimRun, out: str | os.PathLike[str], force: bool = False)
     return [Path(out) / name for name in FILES]
 
 
-def _write_files(run: SimRun, folder: Path, run_id: str) -> list[Path]:
-    """The tables, then the summary, each atomically, each marked with ``run_id``."""
+def run_tables(run: SimRun) -> dict[str, pa.Table]:
+    """The run's three tables as they are written, by file name (the recorder's columns, not its ``_`` ones)."""
     rec = run.recorder
-    paths = []
-    for name, columns in (
-        ("jobs.parquet", rec.jobs_columns()),
-        ("tasks.parquet", rec.tasks_columns()),
-        ("utilisation.parquet", rec.utilisation_columns()),
-    ):
-        path = folder / name
-        table = _table(columns)
-        meta = {RUN_ID_KEY: run_id.encode(), TABLE_KEY: name.removesuffix(".parquet").encode()}
-        write_bytes(path, _parquet_bytes(table.replace_schema_metadata(meta)))
-        paths.append(path)
-        _hold(name)
-    record = {
+    return {
+        "jobs.parquet": _table(rec.jobs_columns()),
+        "tasks.parquet": _table(rec.tasks_columns()),
+        "utilisation.parquet": _table(rec.utilisation_columns()),
+    }
+
+
+def summary_record(run: SimRun) -> dict[str, Any]:
+    """``summary.json`` but its ``run_id``: the summary, ``"kind": "simulation"``, the workload's name, nodes, slots."""
+    return {
         **run.summary,
         "kind": "simulation",
         "workload": run.workload.name,
@@ -162,8 +159,19 @@ def _write_files(run: SimRun, folder: Path, run_id: str) -> list[Path]:
             "map": sum((spec.map_slots or 0) * spec.count for spec in run.workload.nodes),
             "reduce": sum((spec.reduce_slots or 0) * spec.count for spec in run.workload.nodes),
         },
-        "run_id": run_id,
     }
+
+
+def _write_files(run: SimRun, folder: Path, run_id: str) -> list[Path]:
+    """The tables, then the summary, each atomically, each marked with ``run_id``."""
+    paths = []
+    for name, table in run_tables(run).items():
+        path = folder / name
+        meta = {RUN_ID_KEY: run_id.encode(), TABLE_KEY: name.removesuffix(".parquet").encode()}
+        write_bytes(path, _parquet_bytes(table.replace_schema_metadata(meta)))
+        paths.append(path)
+        _hold(name)
+    record = {**summary_record(run), "run_id": run_id}
     path = folder / SUMMARY
     write_text(path, json.dumps(record, indent=2, allow_nan=False) + "\n")
     paths.append(path)
@@ -228,6 +236,24 @@ def check_outputs(path: str | os.PathLike[str]) -> dict[str, Any]:
             f"{folder}: its files are of different runs (run ids: {told}): write it again with `mropt simulate --out`"
         )
     return summary
+
+
+def read_outputs(path: str | os.PathLike[str]) -> tuple[dict[str, Any], dict[str, Any]]:
+    """The summary ({} when the folder has none) and the three tables, pandas DataFrames by file name.
+
+    :func:`check_outputs` first: a folder whose files are of different runs, or whose tables are
+    under each other's names, is refused (one line); so is a damaged file.
+    """
+    folder = Path(path)
+    summary = check_outputs(folder)
+    tables = {}
+    for name in REQUIRED:
+        file = folder / name
+        try:
+            tables[name] = pq.read_table(file).to_pandas()
+        except Exception as exc:  # noqa: BLE001 - a damaged file, in one line
+            raise InputError(f"{file}: cannot read ({type(exc).__name__}: {' '.join(str(exc).split())})") from None
+    return summary, tables
 
 
 def is_simulation_folder(path: str | Path) -> bool:
