@@ -23,45 +23,74 @@ The cluster simulator (mropt.sim; imported on first use)::
     run.summary["benefit"], run.jobs, run.tasks            # summary dict, pandas DataFrames
     run.verify().ok                                        # mropt.sim.verify, independent of the engine
     mropt.load_run("results/sim-fair")                     # a `mropt simulate --out` folder, the same object
+
+Every name is imported on first use: ``import mropt`` loads no solver, numpy or pandas
+(``mropt.registering`` has the registry import the problem packages on its first lookup).
 """
 
-# the problem packages register their methods and verifiers on import
-from mropt import admission, fairness, priority  # noqa: F401  (isort: skip)
 from typing import Any
 
+from mropt import registering
 from mropt._version import __version__
-from mropt.importers.alibaba import import_alibaba
-from mropt.importers.swim import import_swim
-from mropt.instances.admission_gen import generate_admission
-from mropt.instances.fairness_gen import generate_fairness
-from mropt.instances.priority_gen import generate_priority
-from mropt.instances.workload_convert import to_admission, to_workload
-from mropt.model import (
-    AdmissionInstance,
-    Cluster,
-    InputError,
-    Job,
-    Solution,
-    instance_to_json,
-    load_instance,
-    save_instance,
-)
-from mropt.registry import get_method, methods, solve
-from mropt.registry import verify_solution as verify
 
-_STUDIES = ("load_experiment", "results_frame", "run_study", "write_report")
+#: the API: each name -> (its module, its name there); imported on first use, so ``import mropt``
+#: loads no solver, numpy or pandas (``mropt --version`` is fast; tests/test_startup.py)
+_API = {
+    "AdmissionInstance": ("mropt.model", "AdmissionInstance"),
+    "Cluster": ("mropt.model", "Cluster"),
+    "InputError": ("mropt.model", "InputError"),
+    "Job": ("mropt.model", "Job"),
+    "Solution": ("mropt.model", "Solution"),
+    "instance_to_json": ("mropt.model", "instance_to_json"),
+    "load_instance": ("mropt.model", "load_instance"),
+    "save_instance": ("mropt.model", "save_instance"),
+    "generate_admission": ("mropt.instances.admission_gen", "generate_admission"),
+    "generate_fairness": ("mropt.instances.fairness_gen", "generate_fairness"),
+    "generate_priority": ("mropt.instances.priority_gen", "generate_priority"),
+    "to_admission": ("mropt.instances.workload_convert", "to_admission"),
+    "to_workload": ("mropt.instances.workload_convert", "to_workload"),
+    "import_alibaba": ("mropt.importers.alibaba", "import_alibaba"),
+    "import_swim": ("mropt.importers.swim", "import_swim"),
+    "get_method": ("mropt.registry", "get_method"),
+    "methods": ("mropt.registry", "methods"),
+    "solve": ("mropt.registry", "solve"),
+    "verify": ("mropt.registry", "verify_solution"),
+    "load_experiment": ("mropt.harness.api", "load_experiment"),
+    "results_frame": ("mropt.harness.api", "results_frame"),
+    "run_study": ("mropt.harness.api", "run_study"),
+    "write_report": ("mropt.harness.api", "write_report"),
+    "simulate": ("mropt.sim.run_result", "simulate"),
+    "load_run": ("mropt.sim.run_result", "load_run"),
+}
 
 
-def __getattr__(name: str) -> Any:  # the gap-study API (mropt.harness.api), imported on first use
-    if name in ("simulate", "load_run"):  # mropt.sim.run_result, imported on first use (the engine too)
-        from mropt.sim import run_result
+def _register_problem_packages() -> None:
+    """The problem packages register their methods, verifiers and report panels on import."""
+    from mropt import admission, fairness, priority  # noqa: F401
 
-        return getattr(run_result, name)
-    if name in _STUDIES:
-        from mropt.harness import api
 
-        return getattr(api, name)
+registering.provide(_register_problem_packages)
+
+
+def __getattr__(name: str) -> Any:
+    """An API name, its module imported on first use (then kept as an attribute of ``mropt``);
+    a subpackage (``mropt.sim``) is imported as ``import mropt`` once imported it."""
+    import importlib
+    import importlib.util
+
+    if name in _API:
+        module, attr = _API[name]
+        value = getattr(importlib.import_module(module), attr)
+        globals()[name] = value
+        return value
+    if not name.startswith("_") and importlib.util.find_spec(f"{__name__}.{name}") is not None:
+        return importlib.import_module(f"{__name__}.{name}")
     raise AttributeError(f"module 'mropt' has no attribute {name!r}")
+
+
+def __dir__() -> list[str]:
+    """The API (``__all__``): what ``dir(mropt)`` and tab completion show."""
+    return sorted(__all__)
 
 
 __all__ = [

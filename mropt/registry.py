@@ -15,9 +15,10 @@ line of help); :func:`solve`, the CLI's ``--param``, the harness's experiment ch
 parameter and the value before anything runs.
 
 Problem packages register their methods and their independent ``verify`` when
-imported (:func:`register`, :func:`register_verifier`); the package ``mropt`` imports
-them all, and Python imports a package before any of its modules, so the registry
-never imports a layer above it (docs/architecture.md).
+imported (:func:`register`, :func:`register_verifier`); the package ``mropt`` hands
+:mod:`mropt.registering` a function that imports them all, which every lookup here runs
+first (once), so the registry never imports a layer above it (docs/architecture.md) and
+``import mropt`` stays cheap.
 
 **One idiom for every plug-in.** Methods, simulator policies (:mod:`mropt.sim.policy`),
 speculation rules (:mod:`mropt.sim.speculation.table`) and trace importers
@@ -41,6 +42,7 @@ from mropt._version import __version__
 from mropt.model.errors import InputError
 from mropt.model.fields import number_problem
 from mropt.model.solution import Solution, Verdict
+from mropt.registering import load as _load_packages
 
 MethodFunc = Callable[..., Solution]
 VerifyFunc = Callable[..., Any]
@@ -283,6 +285,7 @@ def register_report_panel(kind: str, panel: ReportPanel) -> ReportPanel:
 
 def report_panels(kind: str) -> list[ReportPanel]:
     """The report panels registered for ``kind``, in registration order."""
+    _load_packages()
     return list(_PANELS.get(kind, []))
 
 
@@ -293,17 +296,25 @@ def register_verifier(kind: str, func: VerifyFunc) -> VerifyFunc:
 
 
 def kinds() -> list[str]:
-    """Instance kinds that have registered methods, in registration order."""
-    return list(dict.fromkeys(m.kind for m in _METHODS.values()))
+    """Instance kinds that have registered methods, in the order of :func:`methods`."""
+    return list(dict.fromkeys(m.kind for m in methods()))
 
 
 def methods(kind: str | None = None) -> list[Method]:
-    """Registered methods (of one instance kind, if given), in registration order."""
-    return [m for m in _METHODS.values() if kind is None or m.kind == kind]
+    """Registered methods (of one instance kind, if given): by kind in the order
+    :data:`mropt.model.io.INSTANCE_KINDS` lists the kinds (other kinds after them), each kind's
+    in registration order, whichever problem package was imported first."""
+    from mropt.model.io import INSTANCE_KINDS
+
+    _load_packages()
+    order = {k: i for i, k in enumerate(INSTANCE_KINDS)}
+    found = [m for m in _METHODS.values() if kind is None or m.kind == kind]
+    return sorted(found, key=lambda m: order.get(m.kind, len(order)))
 
 
 def get_method(name: str) -> Method:
     """The method registered under ``name`` (InputError naming the known ones if none)."""
+    _load_packages()
     return _METHODS.lookup(name)
 
 
@@ -346,6 +357,7 @@ def verify_solution(instance: Any, solution: Solution, **options: Any) -> Any:
     A solution that records another instance's content hash is rejected with that one
     problem, unchecked (its job or user ids would only add noise).
     """
+    _load_packages()
     func = _VERIFIERS.get(instance.kind)
     if func is None:
         raise InputError(f"no verifier for {instance.kind} instances")

@@ -21,6 +21,7 @@ ROOT = pathlib.Path(__file__).resolve().parents[1] / "mropt"
 #: package (second component of the module name) -> layer; higher may import lower
 LAYERS = {
     "_version": 0,
+    "registering": 0,  # the loader the facade gives the registry (imports nothing of mropt)
     "model": 0,
     "backends": 1,
     "registry": 1,
