@@ -29,8 +29,11 @@ thread, ``benchmarks/bench_exact.py``). Where ``cpsat`` proves, it needs 1-23 ma
 solves (0.2-4.4 s); where it stalls it makes 54-282 and proves nothing. The direct
 model proves every N <= 100 instance (1-21 s) but few beyond. So a short probe catches
 the instances Benders proves cheaply, and the direct model gets the rest while it can
-still be built; given the probe's cuts and bound it proved N = 150, seed 3, which
-neither method proves alone in 30 s. ``max_dtime`` ends the whole run on a
+still prove them: up to ``direct_max_jobs`` = 120 candidates. On the frontier of seeds
+1-20 at 60 s (``benchmarks/RESULTS.md``) the direct model proved 18-20 of 20 at N <= 100
+(N = 100 seed 2 only with it), 1 of 20 at N = 150 and none at 200, while its phase cost
+the portfolio three instances there that ``cpsat`` proves in 28-50 s: beyond 120
+candidates the portfolio is the decomposition alone. ``max_dtime`` ends the whole run on a
 deterministic budget (status ``time_limit``), for reproducible early stops.
 
 Every bound goes through :meth:`~mropt.admission.exact_benders.BendersRun.tighten`
@@ -71,7 +74,7 @@ _PARAMS = {
     "probe_iterations": Param(int, 25, "master solves of the Benders probe before the direct model", minimum=0),
     "probe_dtime": Param(float, 5.0, "CP-SAT deterministic seconds of master search in the Benders probe", minimum=0.0),
     "direct_max_jobs": Param(
-        int, 200, "largest number of candidate jobs for which the direct model is built", minimum=0
+        int, 120, "largest number of candidate jobs for which the direct model is built", minimum=0
     ),
     "direct_dtime": Param(
         float, 5.0, "CP-SAT deterministic seconds of the direct model (0: until the time limit)", minimum=0.0
@@ -169,7 +172,7 @@ def cpsat_portfolio(
     threads: int = 1,
     probe_iterations: int = 25,
     probe_dtime: float = 5.0,
-    direct_max_jobs: int = 200,
+    direct_max_jobs: int = 120,
     direct_dtime: float = 5.0,
     max_dtime: float = 0.0,
     dominance: bool = True,
