@@ -259,7 +259,7 @@ def summarise(recorder: Recorder, policy: str, params: Mapping[str, Any], wall_t
     }
     if sim.straggler_draws != "stream":
         out["straggler_draws"] = sim.straggler_draws
-    rule = sim._spec
+    rule = sim.speculation
     if rule is not None:
         out["speculation"] = rule.name
         out["speculation_params"] = {k: _json_value(v) for k, v in rule.params.items()}

@@ -7,15 +7,21 @@ state. Jobs are :class:`mropt.sim.state.Job` objects; read them, never write the
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
-from typing import Any, Protocol
+from collections.abc import Hashable, Mapping, Sequence
+from typing import Protocol
 
 from mropt.model.workload import WorkloadInstance
 from mropt.sim.state import Job
 
+#: What one ``sim.launch_tasks`` call started: ``(first, started, level, demand)``, the first
+#: attempt id (-1 when none; the others follow it, ``first .. first + started - 1``), how many
+#: tasks, and the locality level (NONE without replicas) and demand (``SimView.resources`` order;
+#: None: slots only) of the last one. A plain tuple: a launch is the engine's most frequent call.
+Launched = tuple[int, int, int, tuple[float, ...] | None]
+
 
 class AttemptView(Protocol):
-    """A running or finished attempt (``mropt.sim.engine.Attempt``)."""
+    """A running or finished attempt (``mropt.sim.attempts.Attempt``, or a batch member's ``Member``)."""
 
     @property
     def id(self) -> int: ...
@@ -126,24 +132,28 @@ class SimView(Protocol):
         """The time the task would take on the node (speed and locality; no straggler draw)."""
         ...
 
-    @property
-    def launched(self) -> int:
-        """Tasks started by the last ``launch`` call (its attempt ids: the returned id and those after it)."""
-        ...
-
-    @property
-    def launched_level(self) -> int:
-        """Locality level of the last task the last ``launch`` call started (NONE without replicas)."""
-        ...
-
-    @property
-    def launched_demand(self) -> tuple[float, ...] | None:
-        """Demand of the last task the last ``launch`` call started (``resources`` order; None: slots only)."""
-        ...
-
     # actions
-    def launch(self, job: int, node: int, slot_type: int, level: int = ..., count: int = ...) -> int: ...
-    def speculate(self, job: int, stage: int, task: int, node: int) -> int: ...
-    def kill(self, attempt: int, outcome: str = ...) -> None: ...
-    def drop(self, job: int, reason: str) -> None: ...
-    def wake_at(self, time: float, tag: Any = ...) -> None: ...
+    def launch(self, job: int, node: int, slot_type: int, level: int = ...) -> int:
+        """Start the best pending task of the job's launchable stage of this type for the node, at
+        locality ``level`` or better (default ANY); its attempt id, or -1 when none exists or fits."""
+        ...
+
+    def launch_tasks(self, job: int, node: int, slot_type: int, level: int = ..., count: int = ...) -> Launched:
+        """Up to ``count`` tasks as ``launch`` would start them in as many calls, stopping at the first -1."""
+        ...
+
+    def speculate(self, job: int, stage: int, task: int, node: int) -> int:
+        """Start a backup attempt of a running task on the node; its id, or -1."""
+        ...
+
+    def kill(self, attempt: int, outcome: str = ...) -> None:
+        """End a running attempt now (``killed`` or ``failed``); its task goes back to pending."""
+        ...
+
+    def drop(self, job: int, reason: str) -> None:
+        """Stop an accepted job: kill its attempts, forget its pending tasks."""
+        ...
+
+    def wake_at(self, time: float, tag: Hashable = ...) -> None:
+        """Call ``Policy.on_timer(tag)`` at ``time`` (not before now)."""
+        ...

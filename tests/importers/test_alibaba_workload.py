@@ -54,11 +54,12 @@ class Greedy(Policy):
         launched = []
         for j in self.waiting:
             pending = jobs[j].runnable[MAP]
-            if sim.launch(j, node, MAP, ANY, pending) < 0:
+            first, started, _, _ = sim.launch_tasks(j, node, MAP, ANY, pending)
+            if first < 0:
                 misses += 1
                 if misses == 4:  # the node is full for the jobs at the head of the queue
                     break
-            elif sim.launched == pending:
+            elif started == pending:
                 launched.append(j)
         for j in launched:
             del self.waiting[j]

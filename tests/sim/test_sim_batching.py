@@ -13,7 +13,8 @@ import numpy as np
 import pytest
 
 from mropt.model.workload import WorkloadInstance
-from mropt.sim.engine import Attempt, Member, Simulation
+from mropt.sim.attempts import Attempt, Member
+from mropt.sim.engine import Simulation
 from mropt.sim.policies.fifo import Fifo
 from mropt.sim.policy import make_policy
 from mropt.sim.state import MAP
@@ -227,8 +228,8 @@ def test_launch_count_starts_what_single_launches_would() -> None:
 
     class Grab(Fifo):
         def assign(self, node: int) -> None:
-            first = self.sim.launch(0, node, MAP, count=5)
-            assert (first, self.sim.launched) == (0, 3)
+            first, started, _, _ = self.sim.launch_tasks(0, node, MAP, count=5)
+            assert (first, started) == (0, 3)
 
     sim.policy = Grab()
     rec = sim.run()

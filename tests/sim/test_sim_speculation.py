@@ -125,7 +125,7 @@ def test_never_where_the_task_failed():
         faults=[{"node": "n0", "down": 10.0, "up": 20.0}],
     )
     sim = Simulation(w, make_policy("fifo"), mode="event", speculation=make_speculation("late"))
-    rule = sim._spec
+    rule = sim.speculation
     sim.run()
     assert rule.failed_on == {(0, 0, 0): {0}}
     assert rule.ran_on(0, 0, 0, [], 0) and not rule.ran_on(0, 0, 0, [], 1)

@@ -139,6 +139,7 @@ class _DrfBase(DrfOffers, Policy):
         self._user_of: dict[int, int] = {}  # active job -> its user's index
         self._arriving = -1  # the job in on_arrival
         self._launched_type = MAP  # the slot type of the last launch of _offer
+        self._launched_demand: tuple[float, ...] | None = None  # and its demand
         self._vectors: dict[tuple[Any, int], _Vector] = {}  # (demand, type) -> vector, dominant, tie
         self.skips: dict[int, int] = {}
         self._timer = False  # a reoffer is pending
@@ -335,10 +336,11 @@ class _DrfBase(DrfOffers, Policy):
             one = len(stage.demands) == 1
             if not one and not sim.fits(job, stype, node):
                 continue
-            if sim.launch(job, node, stype, level) >= 0:
+            first, _, got, demand = sim.launch_tasks(job, node, stype, level)
+            if first >= 0:
                 self._launched_type = stype
-                self._add(self._user_of[job], sim.launched_demand, stype)
-                got = sim.launched_level
+                self._launched_demand = demand
+                self._add(self._user_of[job], demand, stype)
                 self._after_launch(job, got)
                 if self.trace is not None:
                     self.trace.append((sim.now, j.id, node, _LEVEL.get(got, "none")))
@@ -482,7 +484,7 @@ class _DrfBase(DrfOffers, Policy):
                         user_declined = True
                 if launcher >= 0:
                     # (not when the node holds no second such task: the usual case when saturated)
-                    if parked is not None and self.trace is None and not _over(sim.launched_demand, free_res):
+                    if parked is not None and self.trace is None and not _over(self._launched_demand, free_res):
                         self._launch_run(u, job, node, heap, best if known else _UNKNOWN)
                     break
                 if has_work:

@@ -122,11 +122,12 @@ class DrfOffers:
             for k, x in enumerate(vec):
                 if x:
                     use[k] += x
-        if count == 0 or sim.launch(job, node, stype, level, count) < 0:
+        if count == 0:
             return
-        for _ in range(sim.launched):
+        _, started, got, _ = sim.launch_tasks(job, node, stype, level, count)
+        for _ in range(started):
             self._add(u, stage.demands[0], stype)
-            self._after_launch(job, sim.launched_level)
+            self._after_launch(job, got)
 
     def _fit_count(self, node: int, demand: tuple[float, ...] | None, stype: int) -> int:
         """How many tasks of ``demand`` and slot type the node's free capacity holds."""

@@ -84,8 +84,9 @@ class Fifo(Policy):
                         continue
                     # up to `available` local maps of the first job in one call: what that
                     # many one-slot rounds would launch (each would pick this job again)
-                    if sim.launch(j, node, MAP, RACK, available) >= 0:
-                        available -= sim.launched
+                    _, started, _, _ = sim.launch_tasks(j, node, MAP, RACK, available)
+                    if started:
+                        available -= started
                         launched = True
                         break
                     aid = sim.launch(j, node, MAP, ANY)

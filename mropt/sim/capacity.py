@@ -1,0 +1,103 @@
+"""The cluster's capacity at run time: slots and resources per node, what is free, nodes up or down.
+
+A node gives map and reduce slots, resources (``cpu``, ``mem``, ...; a task's ``demand`` holds
+some), or both (``mropt.model.workload``). An attempt holds one slot of its type (when the
+nodes give slots) and its demand on its node from its start (``Launches._started``, the one place
+an attempt starts) to its end (:meth:`Capacity.release`, one attempt or a whole batch). A node that goes down has no capacity until it comes back (whole
+again: its attempts were killed). A demand fits a node when each amount is at most the free
+amount plus 1e-9 (``docs/tolerances.md``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+
+from mropt.model.workload import WorkloadInstance
+from mropt.sim.state import MAP, REDUCE
+
+#: the float slack of a resource fit (``docs/tolerances.md``, CAPACITY_RTOL's absolute cousin)
+FIT_EPS = 1e-9
+
+
+def _nobody(node: int) -> None:
+    """No one to tell (until the engine sets ``Capacity.freed``)."""
+
+
+class Capacity:
+    """Slots and resources per node of one run (module docstring); the engine's ``free``,
+    ``slots``, ``total_slots``, ``free_resources`` and ``node_up`` are these lists."""
+
+    __slots__ = (
+        "freed",
+        "uses_slots",
+        "resources",
+        "node_up",
+        "slots",
+        "free",
+        "total_slots",
+        "free_resources",
+        "_full",
+        "_res",
+    )
+
+    def __init__(self, workload: WorkloadInstance) -> None:
+        #: told of each node whose capacity an ending attempt freed (the engine's assignment mode)
+        self.freed: Callable[[int], None] = _nobody
+        self.uses_slots = workload.uses_slots
+        self.resources: list[str] = sorted({r for spec in workload.nodes for r in spec.resources})
+        full: list[list[int]] = [[], []]
+        res: list[list[float]] = []
+        for spec in workload.nodes:
+            for _ in range(spec.count):
+                full[MAP].append(spec.map_slots if spec.map_slots is not None else 0)
+                full[REDUCE].append(spec.reduce_slots if spec.reduce_slots is not None else 0)
+                res.append([spec.resources.get(r, 0.0) for r in self.resources])
+        self._full = full  # each node's slots when up
+        self._res = res  # each node's resources when up
+        self.node_up = [True] * len(res)
+        self.slots = [list(full[MAP]), list(full[REDUCE])]
+        self.free = [list(full[MAP]), list(full[REDUCE])]
+        self.total_slots = [sum(full[MAP]), sum(full[REDUCE])]
+        self.free_resources = [list(c) for c in res]
+
+    def fits(self, node: int, demand: tuple[float, ...]) -> bool:
+        """Whether ``demand`` fits the node's free resources."""
+        free = self.free_resources[node]
+        if len(demand) == 2:  # (cpu, mem): the common case, spelled out
+            return demand[0] <= free[0] + FIT_EPS and demand[1] <= free[1] + FIT_EPS
+        return all(amount <= free[k] + FIT_EPS for k, amount in enumerate(demand))
+
+    def release(self, stype: int, nodes: Iterable[int], demand: tuple[float, ...] | None) -> None:
+        """Attempts of slot type ``stype`` and ``demand``, one on each of ``nodes``, ended: their slots
+        and demands are free again, and ``freed`` hears of each node. Nothing is freed on a node
+        that is down: its capacity comes back whole with it."""
+        node_up = self.node_up
+        free = self.free[stype] if self.uses_slots else None
+        freed = self.freed
+        for node in nodes:
+            if node_up[node]:
+                if free is not None:
+                    free[node] += 1
+                if demand is not None:
+                    res = self.free_resources[node]
+                    for k, amount in enumerate(demand):
+                        res[k] += amount
+                freed(node)
+
+    def down(self, node: int) -> None:
+        """The node went down (its attempts were ended first): no capacity until :meth:`up`."""
+        self.node_up[node] = False
+        for stype in (MAP, REDUCE):
+            self.total_slots[stype] -= self.slots[stype][node]
+            self.slots[stype][node] = 0
+            self.free[stype][node] = 0
+        self.free_resources[node] = [0.0] * len(self.resources)
+
+    def up(self, node: int) -> None:
+        """The node came back, all of its capacity free."""
+        self.node_up[node] = True
+        for stype in (MAP, REDUCE):
+            self.slots[stype][node] = self._full[stype][node]
+            self.free[stype][node] = self._full[stype][node]
+            self.total_slots[stype] += self._full[stype][node]
+        self.free_resources[node] = list(self._res[node])

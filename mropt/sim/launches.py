@@ -1,0 +1,240 @@
+"""Starting attempts: the launch actions of the engine (:class:`Launches`, mixed into
+:class:`mropt.sim.engine.Simulation`).
+
+A policy names a job, a node, a slot type and the worst locality level it accepts
+(:meth:`Launches.launch`, one task; :meth:`Launches.launch_tasks`, up to ``count`` in one call,
+what that many calls in a row would start). The engine takes the best pending task of the job's
+launchable stage for the node (``Stage.take``: node-local, then rack-local, then any; a task
+without replicas at every level), if it fits the node's free capacity
+(:mod:`mropt.sim.capacity`), and starts an attempt of it (:meth:`Launches._start`): its running
+time is :mod:`mropt.sim.attempt_time`'s rule, and it joins the open batch when it may
+(:mod:`mropt.sim.attempts`). :meth:`Launches.speculate` starts a backup attempt of a running
+task (LATE; a speculation rule's or the policy's).
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from mropt.sim.attempts import Attempt, Batches, Running
+from mropt.sim.capacity import Capacity
+from mropt.sim.event_queue import EventQueue
+from mropt.sim.offers import C_DONE, EV_DONE
+from mropt.sim.state import ACTIVE, ANY, NONE, PENDING, RUNNING, Job, Stage
+from mropt.sim.view import Launched
+
+if TYPE_CHECKING:
+    from mropt.sim.attempt_time import AttemptTime
+    from mropt.sim.recorder import Recorder
+    from mropt.sim.speculation.base import Speculation
+
+#: what a launch that started nothing returns
+NOTHING: Launched = (-1, 0, NONE, None)
+
+
+class Launches:
+    """The launch actions (module docstring); the attributes below are the engine's."""
+
+    now: float
+    jobs: list[Job]
+    slowstart: float | None
+    node_rack: list[int]
+    node_up: list[bool]
+    uses_slots: bool
+    free: list[list[int]]
+    free_resources: list[list[float]]
+    busy: list[int]
+    runnable: list[int]
+    capacity: Capacity
+    timing: AttemptTime
+    batches: Batches
+    running: Running
+    _live: dict[int, Attempt]
+    next_attempt: int
+    backups: int
+    _rule_backups: set[int]
+    _queue: EventQueue
+    _util: bool
+    record: Recorder
+    speculation: Speculation | None
+
+    def launch(self, job: int, node: int, slot_type: int, level: int = ANY) -> int:
+        """Start one pending task of ``job``'s launchable stage of ``slot_type`` on ``node``.
+
+        The task is the best one for the node at locality ``level`` or better (node-local,
+        then rack-local, then any; tasks without replicas at every level). Returns its
+        attempt id, or -1 when no such task exists or it does not fit the node.
+        """
+        return self.launch_tasks(job, node, slot_type, level, 1)[0]
+
+    def launch_tasks(self, job: int, node: int, slot_type: int, level: int = ANY, count: int = 1) -> Launched:
+        """Start up to ``count`` tasks as :meth:`launch` does, exactly what ``count`` calls in a row
+        would, stopping at the first that would return -1; what was started."""
+        if not self.node_up[node]:
+            return NOTHING
+        uses_slots = self.uses_slots
+        free = self.free[slot_type]
+        if uses_slots and free[node] <= 0:
+            return NOTHING
+        j = self.jobs[job]
+        if j.status != ACTIVE:
+            return NOTHING
+        stage = j.launchable(slot_type, self.slowstart)
+        if stage is None:
+            return NOTHING
+        demands = stage.demands
+        one_demand = len(demands) == 1
+        if one_demand and demands[0] is not None and not self.capacity.fits(node, demands[0]):
+            return NOTHING  # (before looking for a task)
+        state = stage.state
+        no_replicas = stage.replicas is None
+        timing = self.timing
+        batches = self.batches
+        first = -1
+        launched = 0
+        last_level = NONE
+        demand = None
+        while True:
+            if no_replicas and not stage.requeue:  # Stage.take's fresh-pointer case, inline
+                if not stage.pending:
+                    break
+                task = stage.fresh
+                while state[task] != PENDING:
+                    task += 1
+                stage.fresh = task
+                got = NONE
+            else:
+                task, got = stage.take(node, self.node_rack[node], level, self.node_rack)
+                if task < 0:
+                    break
+            if one_demand:
+                demand = demands[0]  # (checked before the first task; a run checks each next one)
+                if launched and demand is not None and not self.capacity.fits(node, demand):
+                    break
+            else:
+                demand = stage.demand_of(task)
+                if demand is not None and not self.capacity.fits(node, demand):
+                    break
+            state[task] = RUNNING
+            stage.pending -= 1
+            j.runnable[slot_type] -= 1
+            self.runnable[slot_type] -= 1
+            work = timing.of(stage, task, node, got, timing.rate != 0 and timing.draw(j.index, stage.index, task))
+            o = batches.open
+            if (
+                o is not None
+                and o.work == work
+                and o.start == self.now
+                and batches.stage is stage
+                and o.level == got
+                and o.demand is demand
+            ):  # the batch join (module docstring), the common case of a launch run
+                aid = self.next_attempt
+                self.next_attempt = aid + 1
+                tasks = o.tasks
+                if tasks is None:
+                    o.tasks = [o.task, task]
+                    o.nodes = [o.node, node]
+                else:
+                    tasks.append(task)
+                    o.nodes.append(node)  # type: ignore[union-attr]
+                o.n += 1
+                o.live += 1
+                self._started(o, aid, j, stage, node, demand)
+            else:
+                aid = self._start(j, stage, task, node, got, False, demand, work)
+            if first < 0:
+                first = aid
+            launched += 1
+            last_level = got
+            if launched >= count or (uses_slots and free[node] <= 0):
+                break
+        return (first, launched, last_level, demand) if launched else NOTHING
+
+    def speculate(self, job: int, stage: int, task: int, node: int, *, rule: bool = False) -> int:
+        """Start a backup attempt of a running task on ``node`` (LATE); -1 if it cannot run there.
+
+        ``rule``: started by the run's speculation rule, not the policy; the policy hears
+        neither its start nor its end (its own counters count the slots it gave).
+        """
+        j = self.jobs[job]
+        st = j.stages[stage]
+        if j.status != ACTIVE or st.state[task] != RUNNING or not self.node_up[node]:
+            return -1
+        if self.uses_slots and self.free[st.type][node] <= 0:
+            return -1
+        demand = st.demand_of(task)
+        if demand is not None and not self.capacity.fits(node, demand):
+            return -1
+        level = st.level_on(task, node, self.node_rack[node], self.node_rack)
+        self.batches.close()  # a backup never joins a batch
+        running_of = st.running_of
+        if task not in running_of:  # its one attempt (perhaps a batch member) becomes a list
+            running_of[task] = [
+                aid for aid, a in self._live.items() if a.job == job and a.stage == stage and a.task_of(aid) == task
+            ]
+        timing = self.timing
+        work = timing.of(st, task, node, level, timing.rate != 0 and timing.draw(job, stage, task))
+        aid = self._start(j, st, task, node, level, True, demand, work)
+        running_of[task].append(aid)
+        self.backups += 1
+        if rule:
+            self._rule_backups.add(aid)
+        return aid
+
+    def _start(
+        self,
+        j: Job,
+        stage: Stage,
+        task: int,
+        node: int,
+        level: int,
+        speculative: bool,
+        demand: tuple[float, ...] | None,
+        work: float,
+    ) -> int:
+        """Start a new attempt (no batch join) of ``task``, taken off the pending tasks, on ``node``: its id.
+
+        Its completion is scheduled, and it is the batch later launches may join, unless it is an
+        early reduce (slow-start: it waits for its job's maps to end) or a backup.
+        """
+        now = self.now
+        aid = self.next_attempt
+        self.next_attempt = aid + 1
+        attempt = Attempt(aid, j.index, stage.index, task, node, stage.type, now, level, speculative, work, demand)
+        batches = self.batches
+        if stage.index > j.cur:  # an early reduce (slow-start): it waits for the maps to end
+            stage.waiting.append(aid)
+            batches.open = None
+        else:
+            attempt.end = now + work
+            self._queue.push(attempt.end, C_DONE, EV_DONE, attempt)
+            if batches.on and not speculative:
+                batches.open = attempt
+                batches.stage = stage
+            else:
+                batches.open = None
+        self._started(attempt, aid, j, stage, node, demand)
+        return aid
+
+    def _started(
+        self, attempt: Attempt, aid: int, j: Job, stage: Stage, node: int, demand: tuple[float, ...] | None
+    ) -> None:
+        """Attempt ``aid`` (``attempt``, or a member of it) started: it runs, it holds capacity."""
+        self._live[aid] = attempt
+        stype = stage.type
+        stage.running += 1
+        j.running[stype] += 1
+        self.busy[stype] += 1
+        if self.uses_slots:  # the attempt holds a slot of its type and its demand on the node
+            self.free[stype][node] -= 1
+        if demand is not None:
+            res = self.free_resources[node]
+            for k, amount in enumerate(demand):
+                res[k] -= amount
+        if j.first_start is None:
+            j.first_start = self.now
+        if self._util:
+            self.record.started(attempt, j)
+        if self.speculation is not None:
+            self.speculation.started(attempt)

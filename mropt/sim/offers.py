@@ -1,0 +1,251 @@
+"""When the policy (and a speculation rule) is offered a node: the engine's two assignment modes.
+
+* ``event`` (:class:`EventOffers`): after the events of an instant, the policy is offered every
+  node whose capacity freed, in node order; when new work appeared (an accepted arrival, a
+  stage made runnable, a task re-queued, a policy timer), every node with free capacity, or
+  those the policy names (``Policy.new_work_nodes``) and the ones that freed. Nodes are offered
+  only while tasks of a type they have room for are pending: idle nodes are never polled.
+* ``heartbeat`` (:class:`HeartbeatOffers`): Hadoop 1.x trackers report every ``max(3 s,
+  ceil(nodes / 100) s)`` (JobTracker 1.0.3: ``getNextHeartbeatInterval`` with 100 heartbeats
+  per second); node i's heartbeats fall at ``i / nodes`` of an interval plus whole intervals.
+  Only a node with free capacity while work of that type is pending has its next heartbeat
+  scheduled; with task demands, only while some pending task fits its free resources
+  (:class:`~mropt.sim.demand_index.DemandIndex`; capacity freeing on it, or new work, schedules
+  it again). A run whose policy declines work at ``stall_limit`` heartbeats in a row while
+  nothing else happens stops (``Simulation.stalled``).
+
+Under a speculation rule (:mod:`mropt.sim.speculation`) the rule is offered the slots the
+policy left: in event mode the nodes freed at an instant, and every node at a *speculation
+tick*, which comes back every heartbeat interval while attempts run and a slot is free (so a
+task that becomes a candidate later is seen without a node freeing); in heartbeat mode at each
+heartbeat, after the policy (Hadoop's ``obtainNewMapTask`` tries a speculative task when it
+has no new task to give).
+
+Both modes have one interface for the engine: :meth:`Offers.freed` (capacity grew on a node),
+:meth:`Offers.work_appeared`, :meth:`Offers.after_instant`, and the events they schedule,
+:meth:`HeartbeatOffers.beat` and :meth:`Offers.tick`.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING
+
+from mropt.sim.demand_index import DemandIndex
+from mropt.sim.state import MAP, REDUCE
+
+if TYPE_CHECKING:
+    from mropt.sim.engine import Simulation
+
+# event classes (the order of simultaneous events, ``mropt.sim.engine``) and kinds
+C_DONE, C_KILL, C_ARRIVE, C_DECIDE = 0, 1, 2, 3
+EV_DONE, EV_DOWN, EV_UP, EV_ARRIVE, EV_TIMER, EV_HEARTBEAT, EV_SPECULATE = 0, 1, 2, 3, 4, 5, 6
+
+
+def heartbeat_interval(n_nodes: int) -> float:
+    """Hadoop 1.0.3 JobTracker: max(3 s, ceil(trackers / 100) s)."""
+    return max(3.0, float(math.ceil(n_nodes / 100)))
+
+
+class Offers:
+    """What both modes share (module docstring): the new-work flag and the speculation rule's offers."""
+
+    #: capacity grew on a node (its attempt ended, it came back up): offer it
+    freed: Callable[[int], None]
+
+    def __init__(self, sim: Simulation) -> None:
+        self.sim = sim
+        self.spec = sim.speculation
+        self.new_work = False
+        self._spec_tick = False  # a speculation tick is scheduled (event mode)
+        self._spec_all = False  # this instant is a tick: every node is offered to the rule
+
+    def work_appeared(self, job: int | None) -> None:
+        """Job ``job``'s pending tasks became runnable (None: a policy timer fired): offer the nodes."""
+        self.new_work = True
+
+    def tick(self) -> None:
+        """A speculation tick: every node with a free slot is offered to the rule at this instant."""
+        self._spec_tick = False
+        self._spec_all = True
+
+    def after_instant(self) -> None:
+        """The events of the instant are done: make the offers due."""
+
+    def beat(self, node: int) -> None:
+        """Node ``node``'s heartbeat (heartbeat mode: :meth:`HeartbeatOffers.beat`)."""
+
+    def down(self, node: int) -> None:
+        """The node went down: forget its pending offer."""
+
+    def spec_room(self, node: int) -> bool:
+        """Whether the rule may be offered the node: it is up with a free slot of a type that has running attempts."""
+        sim = self.sim
+        if not sim.node_up[node]:
+            return False
+        busy = sim.busy
+        if sim.uses_slots:
+            return (busy[MAP] > 0 and sim.free[MAP][node] > 0) or (busy[REDUCE] > 0 and sim.free[REDUCE][node] > 0)
+        return busy[MAP] + busy[REDUCE] > 0
+
+
+class EventOffers(Offers):
+    """Event mode (module docstring)."""
+
+    def __init__(self, sim: Simulation) -> None:
+        super().__init__(sim)
+        self._dirty: set[int] = set()  # nodes whose capacity freed at this instant
+        self._held: set[int] = set()  # freed nodes a pass did not offer (see ``_pass``)
+        self.freed = self._dirty.add
+
+    def down(self, node: int) -> None:
+        self._dirty.discard(node)
+
+    def after_instant(self) -> None:
+        if self.spec is None:
+            self._pass()
+            return
+        sim = self.sim
+        freed: Sequence[int] = range(sim.n_nodes) if self._spec_all else sorted(self._dirty)
+        self._spec_all = False
+        self._pass()
+        self._speculation_pass(freed)
+
+    def _pass(self) -> None:
+        """Offer the nodes whose capacity freed, or every node when work appeared.
+
+        A policy may name fewer nodes for new work (``Policy.new_work_nodes``); nodes that
+        freed capacity but were not offered (no work to give then, or no free slot of a type
+        with work) are *held* and offered at the next such pass, so such a policy still sees
+        every node whose capacity grew.
+        """
+        sim = self.sim
+        runnable = sim.runnable
+        free_map, free_reduce = sim.free
+        node_up = sim.node_up
+        uses_slots = sim.uses_slots
+        policy = sim.policy
+        assign = policy.assign
+        dirty = self._dirty
+        held = self._held
+        while dirty or self.new_work:
+            if self.new_work:
+                self.new_work = False
+                chosen = policy.new_work_nodes()
+                if chosen is None:
+                    nodes: Sequence[int] = range(sim.n_nodes)
+                    held.clear()
+                else:
+                    nodes = sorted(dirty.union(held, chosen))
+                    held.clear()
+                dirty.clear()
+            else:
+                nodes = sorted(dirty)
+                dirty.clear()
+            for i, node in enumerate(nodes):
+                maps, reduces = runnable
+                if maps + reduces == 0:
+                    dirty.clear()
+                    held.update(nodes[i:])
+                    return
+                if not node_up[node]:
+                    continue
+                if uses_slots and not ((maps and free_map[node] > 0) or (reduces and free_reduce[node] > 0)):
+                    held.add(node)
+                    continue
+                assign(node)
+
+    def _speculation_pass(self, nodes: Sequence[int]) -> None:
+        """After the policy's pass, offer the rule the nodes freed at this instant (every node at a
+        tick); while attempts run and a slot is free, schedule the next tick."""
+        sim = self.sim
+        spec = self.spec
+        assert spec is not None
+        for node in nodes:
+            if self.spec_room(node):
+                spec.offer(node)
+        busy = sim.busy
+        running = busy[MAP] + busy[REDUCE]
+        room = not sim.uses_slots or running < sim.total_slots[MAP] + sim.total_slots[REDUCE]
+        if not self._spec_tick and running > 0 and room:
+            self._spec_tick = True
+            sim.push(sim.now + sim.heartbeat_interval, C_DECIDE, EV_SPECULATE, None)
+
+
+class HeartbeatOffers(Offers):
+    """Heartbeat mode (module docstring)."""
+
+    def __init__(self, sim: Simulation) -> None:
+        super().__init__(sim)
+        self._pending = bytearray(sim.n_nodes)  # whether the node's next heartbeat is scheduled
+        self._stalled = 0  # heartbeats in a row that launched nothing
+        # with task demands, a node beats only while some waiting task fits it
+        has_demands = any(d is not None for j in sim.jobs for st in j.stages for d in st.demands)
+        self._fit_index = DemandIndex(sim) if has_demands else None
+        self.freed = self._schedule
+
+    def work_appeared(self, job: int | None) -> None:
+        self.new_work = True
+        if job is not None and self._fit_index is not None:
+            self._fit_index.note(job)
+
+    def after_instant(self) -> None:
+        if self.new_work:
+            self.new_work = False
+            for node in range(self.sim.n_nodes):
+                if not self._pending[node]:
+                    self._schedule(node)
+
+    def _room(self, node: int) -> bool:
+        """Whether ``node`` may take pending work: it is up, with a free slot of a type that has
+        pending tasks and (tasks with demands) free resources that some pending task fits."""
+        sim = self.sim
+        runnable = sim.runnable
+        if not sim.node_up[node]:
+            return False
+        if sim.uses_slots:
+            room = (runnable[MAP] > 0 and sim.free[MAP][node] > 0) or (
+                runnable[REDUCE] > 0 and sim.free[REDUCE][node] > 0
+            )
+        else:
+            room = runnable[MAP] + runnable[REDUCE] > 0
+        return room and (self._fit_index is None or self._fit_index.any_fits(node))
+
+    def _next_beat(self, node: int) -> float:
+        sim = self.sim
+        interval = sim.heartbeat_interval
+        phase = interval * node / sim.n_nodes
+        k = math.ceil((sim.now - phase) / interval)
+        return phase + max(k, 0) * interval
+
+    def _schedule(self, node: int) -> None:
+        if not self._pending[node] and (self._room(node) or (self.spec is not None and self.spec_room(node))):
+            self._pending[node] = 1
+            self.sim.push(self._next_beat(node), C_DECIDE, EV_HEARTBEAT, node)
+
+    def beat(self, node: int) -> None:
+        """Node ``node``'s heartbeat: the policy is offered it (then the rule, under one)."""
+        self._pending[node] = 0
+        sim = self.sim
+        speculating = self.spec is not None
+        pending = self._room(node)
+        if not pending and not (speculating and self.spec_room(node)):
+            return
+        before = sim.next_attempt
+        if pending:
+            sim.policy.assign(node)
+        launched = sim.next_attempt != before
+        if speculating and self.spec_room(node):
+            self.spec.offer(node)  # type: ignore[union-attr]
+        # a heartbeat only the rule was offered never counts as stalled
+        if pending and not launched:
+            self._stalled += 1
+            if self._stalled > sim.stall_limit:
+                sim.stalled = True
+                return
+        elif launched:
+            self._stalled = 0
+        if self._room(node) or (speculating and self.spec_room(node)):
+            self._pending[node] = 1
+            sim.push(sim.now + sim.heartbeat_interval, C_DECIDE, EV_HEARTBEAT, node)
