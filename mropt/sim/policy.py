@@ -38,7 +38,7 @@ and ``hei`` give each user a pool, ``capacity`` has one queue.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Hashable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, ClassVar
 
@@ -46,8 +46,9 @@ from mropt.model.errors import InputError
 from mropt.registry import Param, Table, check_params
 
 if TYPE_CHECKING:
+    from mropt.model.solution import Solution
     from mropt.model.workload import WorkloadInstance
-    from mropt.sim.view import SimView
+    from mropt.sim.view import AttemptView, SimView
 
 EVENT, HEARTBEAT = "event", "heartbeat"
 MODES = (EVENT, HEARTBEAT)
@@ -63,16 +64,34 @@ class Admission:
 
 ACCEPT = Admission(True, "accepted")
 
+#: one decision a policy records in its ``trace``: (time, job id, node, what was decided)
+Decision = tuple[float, str, int, str]
+
 
 class Policy:
-    """Base class: accepts every job, launches nothing; subclasses override what they need."""
+    """Base class: accepts every job, launches nothing; subclasses override what they need.
 
+    Everything a policy is given, may call or must provide is here and in
+    :class:`mropt.sim.view.SimView` (``self.sim``). ``params`` are the registered parameters
+    (:func:`make_policy` checks them and fills in the defaults). Three switches are for tests, and
+    none changes a decision: ``reference`` runs the policy's plain rule without its accelerations
+    (``drf``: every offer goes to the whole heap), ``self_check`` checks kept structures against a
+    plain recomputation at every decision (``fair``: the kept pool order against a sort), and
+    ``trace``, a list, receives the policy's decisions (:data:`Decision`; ``drf``: every offer).
+    """
+
+    #: the registered name (``register_policy`` sets it)
     name: ClassVar[str] = ""
+    #: the assignment mode the policy's rules are written for (module docstring)
     mode: ClassVar[str] = EVENT
-    #: the slot types the policy schedules on each offer (both by default)
 
-    def __init__(self, **params: Any) -> None:
+    def __init__(
+        self, *, reference: bool = False, self_check: bool = False, trace: list[Decision] | None = None, **params: Any
+    ) -> None:
         self.params = dict(params)
+        self.reference = reference
+        self.self_check = self_check
+        self.trace = trace
         self.sim: SimView
 
     def start(self, sim: SimView) -> None:
@@ -86,7 +105,7 @@ class Policy:
     def assign(self, node: int) -> None:
         """Node ``node`` has free capacity and work is pending: launch what should run there."""
 
-    def on_attempt_end(self, attempt: Any, outcome: str) -> None:
+    def on_attempt_end(self, attempt: AttemptView, outcome: str) -> None:
         """An attempt ended: ``outcome`` is ``succeeded``, ``killed`` or ``failed``.
 
         A policy that overrides this hook is told of every attempt alone, which makes the
@@ -94,7 +113,7 @@ class Policy:
         counts should override :meth:`on_attempts_end` instead.
         """
 
-    def on_attempts_end(self, attempt: Any, outcome: str, count: int) -> None:
+    def on_attempts_end(self, attempt: AttemptView, outcome: str, count: int) -> None:
         """``count`` attempts that share ``attempt``'s job, stage, type and demand ended together.
 
         Called for every end (``count`` 1 for an attempt ending alone, the number of live
@@ -110,7 +129,7 @@ class Policy:
     def on_job_end(self, job: int) -> None:
         """A job finished (its last stage ended) or was dropped."""
 
-    def on_timer(self, tag: Any) -> None:
+    def on_timer(self, tag: Hashable) -> None:
         """A time asked for with ``sim.wake_at(t, tag)`` has come."""
 
     def on_node(self, node: int, up: bool) -> None:
@@ -124,6 +143,18 @@ class Policy:
         nothing (``drf``: nodes it knows no waiting task fits).
         """
         return None
+
+    def job_order(self, slot_type: int) -> Sequence[int] | None:
+        """The active jobs in the order the policy serves them (None: arrival order, the default).
+
+        A speculation rule visits jobs in this order (:mod:`mropt.sim.speculation`): ``fifo``'s
+        queue, ``fair``'s pools and jobs.
+        """
+        return None
+
+    def use_plan(self, plan: Solution) -> None:
+        """Execute ``plan``, an admission method's answer (``mropt simulate --plan``), given before
+        the run. A policy registered with ``needs_plan`` (``seq``) executes it; the others ignore it."""
 
     def plan_times(self) -> Mapping[str, tuple[float, float]] | None:
         """Predicted (map end, finish) per accepted job id, for policies that plan (SEQ, AMB)."""
@@ -252,14 +283,22 @@ def policy_info(name: str) -> PolicyInfo:
     return _POLICIES.lookup(name)
 
 
-def make_policy(name: str, params: Mapping[str, Any] | None = None) -> Policy:
+def make_policy(
+    name: str,
+    params: Mapping[str, Any] | None = None,
+    *,
+    reference: bool = False,
+    self_check: bool = False,
+    trace: list[Decision] | None = None,
+) -> Policy:
     """An instance of policy ``name`` given every declared parameter: checked, the defaults filled in.
 
     The registration is the one place of a default: a policy reads ``self.params[name]`` and
-    restates none.
+    restates none. ``reference``, ``self_check``, ``trace``: the test switches of :class:`Policy`.
     """
     info = policy_info(name)
-    return info.cls(**check_params("policy", name, info.params, params or {}, defaults=True))
+    checked = check_params("policy", name, info.params, params or {}, defaults=True)
+    return info.cls(reference=reference, self_check=self_check, trace=trace, **checked)
 
 
 def _load() -> None:

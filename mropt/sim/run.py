@@ -12,10 +12,9 @@ SEQ model, AMB sec. 3: each map and reduce slot a slot of the cluster, no locali
 stragglers, no faults).
 
 **Plans** (``plan``: a :class:`~mropt.model.solution.Solution`, as ``mropt solve --json``
-writes it) are handed to the policy as its attribute ``plan`` before the run starts
-(``Policy.start`` reads it); a policy registered with ``needs_plan`` (``seq``) refuses to
-run without one. A plan that records another instance's hash, or names jobs the workload
-lacks, is an :class:`InputError`.
+writes it) are handed to the policy before the run starts (``Policy.use_plan``); a policy
+registered with ``needs_plan`` (``seq``) refuses to run without one. A plan that records another
+instance's hash, or names jobs the workload lacks, is an :class:`InputError`.
 
 **Before the run**: the run's memory is estimated from the workload
 (:func:`mropt.sim.memory.check_memory`: tasks, attempts kept, jobs, nodes, replicas) and a run
@@ -205,7 +204,7 @@ def simulate(
     pol = make_policy(policy, params)
     pol.check_input(workload)
     if the_plan is not None:
-        pol.plan = the_plan  # type: ignore[attr-defined]  # read by the policy in start()
+        pol.use_plan(the_plan)
     start = time.perf_counter()
     sim = Simulation(
         workload,

@@ -1,8 +1,12 @@
 """What a policy may read of a running simulation, and the actions it may take.
 
 :class:`SimView` is a typing protocol: the engine (:class:`mropt.sim.engine.Simulation`) is
-the object behind it, and a policy type-checked against the protocol cannot assign to the
-state. Jobs are :class:`mropt.sim.state.Job` objects; read them, never write them.
+the object behind it. Jobs, stages and attempts are seen through read-only protocols too
+(:class:`JobView`, :class:`StageView`, :class:`AttemptView`: the engine's ``Job``, ``Stage``
+and ``Attempt`` objects), so a policy type-checked against them (``make lint``) can neither
+assign to the state nor read what is not listed here: it changes the run only through the
+actions (``launch``, ``launch_tasks``, ``speculate``, ``kill``, ``drop``, ``wake_at``). What a
+policy must provide is :class:`mropt.sim.policy.Policy`.
 """
 
 from __future__ import annotations
@@ -11,7 +15,125 @@ from collections.abc import Hashable, Mapping, Sequence
 from typing import Protocol
 
 from mropt.model.workload import WorkloadInstance
-from mropt.sim.state import Job
+from mropt.sim.state import Replicas
+
+
+class StageView(Protocol):
+    """One stage of a job at run time (``mropt.sim.state.Stage``); task ids are ``0 .. n - 1``."""
+
+    @property
+    def index(self) -> int: ...
+    @property
+    def type(self) -> int:
+        """The slot type of its tasks (``MAP`` or ``REDUCE``)."""
+        ...
+
+    @property
+    def n(self) -> int: ...
+    @property
+    def offsets(self) -> Sequence[int]:
+        """The first task id of each task group."""
+        ...
+
+    @property
+    def durations(self) -> Sequence[float]:
+        """The base duration of each task group."""
+        ...
+
+    @property
+    def demands(self) -> Sequence[tuple[float, ...] | None]:
+        """The demand of each task group (``SimView.resources`` order; None: slots only)."""
+        ...
+
+    @property
+    def replicas(self) -> Replicas | None:
+        """The nodes holding each task's input (None: no task has replicas)."""
+        ...
+
+    @property
+    def state(self) -> Sequence[int]:
+        """Each task's state (``mropt.sim.task_states``: PENDING, RUNNING, DONE)."""
+        ...
+
+    @property
+    def pending(self) -> int: ...
+    @property
+    def running(self) -> int: ...
+    @property
+    def finished(self) -> int: ...
+    @property
+    def end_time(self) -> float | None: ...
+    def duration_of(self, task: int) -> float: ...
+    def demand_of(self, task: int) -> tuple[float, ...] | None: ...
+    def replicas_of(self, task: int) -> tuple[int, ...]: ...
+    def level_on(self, task: int, node: int, rack: int, node_rack: Sequence[int]) -> int:
+        """The locality of ``task`` run on ``node`` (in ``rack``): NODE, RACK, ANY, or NONE without replicas."""
+        ...
+
+
+class JobView(Protocol):
+    """A job at run time (``mropt.sim.state.Job``): its workload fields, stages, status and counts."""
+
+    @property
+    def index(self) -> int:
+        """Its index in ``SimView.jobs``."""
+        ...
+
+    @property
+    def id(self) -> str: ...
+    @property
+    def submit(self) -> float: ...
+    @property
+    def deadline(self) -> float | None: ...
+    @property
+    def benefit(self) -> float | None: ...
+    @property
+    def user(self) -> str: ...
+    @property
+    def pool(self) -> str: ...
+    @property
+    def queue(self) -> str: ...
+    @property
+    def priority(self) -> int: ...
+    @property
+    def stages(self) -> Sequence[StageView]: ...
+    @property
+    def cur(self) -> int:
+        """Its first unfinished stage."""
+        ...
+
+    @property
+    def status(self) -> str:
+        """``waiting``, ``active``, ``finished``, ``rejected`` or ``dropped`` (``mropt.sim.state``)."""
+        ...
+
+    @property
+    def running(self) -> Sequence[int]:
+        """Running attempts per slot type."""
+        ...
+
+    @property
+    def runnable(self) -> Sequence[int]:
+        """Pending tasks of launchable stages per slot type."""
+        ...
+
+    @property
+    def remaining(self) -> Sequence[int]:
+        """Unfinished tasks per slot type, over all its stages."""
+        ...
+
+    @property
+    def first_start(self) -> float | None: ...
+    @property
+    def map_end(self) -> float | None: ...
+    @property
+    def finish(self) -> float | None: ...
+    @property
+    def n_tasks(self) -> int: ...
+    def launchable(self, stype: int, slowstart: float | None) -> StageView | None:
+        """The stage of type ``stype`` whose pending tasks may launch now, or None."""
+        ...
+
 
 #: What one ``sim.launch_tasks`` call started: ``(first, started, level, demand)``, the first
 #: attempt id (-1 when none; the others follow it, ``first .. first + started - 1``), how many
@@ -59,9 +181,9 @@ class SimView(Protocol):
     @property
     def seed(self) -> int: ...
     @property
-    def jobs(self) -> Sequence[Job]: ...
+    def jobs(self) -> Sequence[JobView]: ...
     @property
-    def active(self) -> Mapping[int, Job]:
+    def active(self) -> Mapping[int, JobView]:
         """Accepted jobs not yet finished, in arrival order (job index -> job)."""
         ...
 

@@ -10,7 +10,7 @@ import pytest
 
 from mropt.model.errors import InputError
 from mropt.sim.engine import Simulation
-from mropt.sim.policy import make_policy
+from mropt.sim.policy import Decision, make_policy
 from mropt.sim.recorder import Recorder
 from mropt.sim.verify import verify_simulation
 
@@ -18,12 +18,11 @@ from sim_helpers import workload
 
 
 def run_traced(w: Any, policy: str, params: dict[str, Any] | None = None) -> tuple[list[Any], Recorder]:
-    pol = make_policy(policy, params)
-    pol.trace = []  # type: ignore[attr-defined]
-    rec = Simulation(w, pol).run()
+    trace: list[Decision] = []
+    rec = Simulation(w, make_policy(policy, params, trace=trace)).run()
     verdict = verify_simulation(w, rec.jobs_columns(), rec.tasks_columns())
     assert verdict.ok, verdict.problems
-    return pol.trace, rec  # type: ignore[attr-defined]
+    return trace, rec
 
 
 def table1_workload() -> Any:

@@ -51,9 +51,8 @@ def saturated(seed: int, slots: bool = False, **extra: Any) -> WorkloadInstance:
 
 
 def run(w: WorkloadInstance, policy: str, params: dict[str, Any], blocking: bool) -> tuple[Any, ...]:
-    p = make_policy(policy, params)
+    p = make_policy(policy, params, reference=not blocking)
     assert isinstance(p, _DrfBase)
-    p.blocking = blocking
     blocked = [0]
     inner = p._assign_blocked
 

@@ -21,8 +21,8 @@ from mropt.sim.state import MAP, REDUCE
 from sim_helpers import map_job, policy_params, starts, succeeded_once, workload
 
 
-def run(w: WorkloadInstance, params: dict[str, Any] | None = None) -> tuple[Recorder, Fair]:
-    policy = make_policy("fair", params or {})
+def run(w: WorkloadInstance, params: dict[str, Any] | None = None, self_check: bool = False) -> tuple[Recorder, Fair]:
+    policy = make_policy("fair", params or {}, self_check=self_check)
     assert isinstance(policy, Fair)
     return Simulation(w, policy).run(), policy
 
@@ -273,14 +273,12 @@ def test_preemption_timers_stop_when_nothing_can_run() -> None:
 
 
 @pytest.mark.parametrize("params", [{}, {"assign_multiple": False}, {"preemption": True, "min_share_timeout": 2.0}])
-def test_kept_pool_order_is_a_sort_at_every_heartbeat(monkeypatch: pytest.MonkeyPatch, params: dict[str, Any]) -> None:
+def test_kept_pool_order_is_a_sort_at_every_heartbeat(params: dict[str, Any]) -> None:
     # min shares, weights, fifo pools, maxRunning, preemption: every key input changes in this run
-    monkeypatch.setattr(Fair, "check_order", True)
-    rec, policy = run(mixed_workload(), params)
+    rec, policy = run(mixed_workload(), params, self_check=True)
     succeeded_once(rec)
     # every pool left the order with its last candidate job (it is brought up to date when read)
     assert policy._pool_order(MAP) == [] and policy._pool_order(REDUCE) == []
-    monkeypatch.setattr(Fair, "check_order", False)
     assert run(mixed_workload(), params)[0].event_log_hash() == rec.event_log_hash()
 
 
@@ -292,7 +290,6 @@ class _Forgetful(Fair):
         self.repool.discard(pool.name)
 
 
-def test_the_order_check_catches_a_pool_left_in_its_old_place(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(Fair, "check_order", True)
+def test_the_order_check_catches_a_pool_left_in_its_old_place() -> None:
     with pytest.raises(AssertionError, match="kept pool order"):
-        Simulation(mixed_workload(), _Forgetful(**policy_params("fair"))).run()
+        Simulation(mixed_workload(), _Forgetful(self_check=True, **policy_params("fair"))).run()

@@ -23,7 +23,6 @@ from mropt.instances.workload_gen import generate_workload
 from mropt.model.errors import InputError
 from mropt.model.workload import WorkloadInstance
 from mropt.sim.engine import Simulation
-from mropt.sim.policies.fair import Fair
 from mropt.sim.policies.hei import HEI_PARAMS, Hei, hei_weights, hour_min_shares, hour_of
 from mropt.sim.policies.hei_history import HeiHistory, history_frames
 from mropt.sim.policy import make_policy
@@ -260,13 +259,12 @@ def mixed() -> WorkloadInstance:
 
 
 @pytest.mark.parametrize("preemption", [False, True])
-def test_every_task_once_and_the_same_log_with_a_history(preemption: bool, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_every_task_once_and_the_same_log_with_a_history(preemption: bool) -> None:
     # HEI sets minShares (hourly) and weights (every update): the kept pool order must follow
-    monkeypatch.setattr(Fair, "check_order", True)
     params = {"preemption": preemption, "min_share_timeout": 5.0, "fair_share_timeout": 10.0}
     logs = []
     for _ in range(2):
-        policy = Hei.with_history(HAND, params)
+        policy = Hei.with_history(HAND, params, self_check=True)
         w = mixed()
         rec = Simulation(w, policy, seed=4).run()
         verdict = verify_simulation(w, rec.jobs_columns(), rec.tasks_columns())

@@ -40,7 +40,7 @@ from __future__ import annotations
 
 import heapq
 import math
-from collections.abc import Mapping
+from collections.abc import Hashable, Mapping
 from dataclasses import replace
 from typing import Any
 
@@ -184,7 +184,7 @@ class Amb(SeqExecutor):
         return self._decided.pop(job)
 
     # -- timeout handling ----------------------------------------------------------------------
-    def on_timer(self, tag: Any) -> None:
+    def on_timer(self, tag: Hashable) -> None:
         if not isinstance(tag, tuple) or not tag:
             return
         if tag[0] == "amb-arm":

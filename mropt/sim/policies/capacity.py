@@ -60,7 +60,7 @@ from mropt.model.workload import QueueSpec
 from mropt.registry import Param
 from mropt.sim.policy import ACCEPT, HEARTBEAT, Admission, Policy, register_policy
 from mropt.sim.state import ACTIVE, ANY, MAP, RACK, REDUCE
-from mropt.sim.view import SimView
+from mropt.sim.view import AttemptView, SimView
 
 
 class _Queue:
@@ -127,7 +127,7 @@ class Capacity(Policy):
         self.dirty.add(job)
         return ACCEPT
 
-    def on_attempts_end(self, attempt: Any, outcome: str, count: int) -> None:
+    def on_attempts_end(self, attempt: AttemptView, outcome: str, count: int) -> None:
         q = self._queue_of(attempt.job)
         user = self.sim.jobs[attempt.job].user
         q.occupied[attempt.type] -= count

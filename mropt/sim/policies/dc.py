@@ -43,14 +43,15 @@ from typing import Any
 
 from mropt.registry import Param
 from mropt.sim.policy import EVENT, Admission, Policy, register_policy
-from mropt.sim.state import ACTIVE, ANY, MAP, REDUCE, Job
+from mropt.sim.state import ACTIVE, ANY, MAP, REDUCE
+from mropt.sim.view import JobView
 
 AVAILABILITY = ("calendar", "current")
 #: float slack of the ceilings (a count that is an integer up to rounding is that integer)
 _EPS = 1e-9
 
 
-def stage_work(job: Job) -> tuple[list[float], list[float]]:
+def stage_work(job: JobView) -> tuple[list[float], list[float]]:
     """Task times of the job's map stages and of its reduce stages (every task listed once)."""
     out: tuple[list[float], list[float]] = ([], [])
     for stage in job.stages:
@@ -71,7 +72,7 @@ def peak(reservations: Sequence[tuple[float, float, int]], start: float, end: fl
     return max((sum(c for s, e, c in reservations if s <= t < e) for t in points), default=0)
 
 
-def edf_key(job: Job) -> tuple[float, float, int]:
+def edf_key(job: JobView) -> tuple[float, float, int]:
     return (math.inf if job.deadline is None else job.deadline, job.submit, job.index)
 
 

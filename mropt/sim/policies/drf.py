@@ -48,11 +48,11 @@ node. As in Zaharia's algorithm the count resets only at a node-local launch (a 
 its wait goes on launching non-local tasks until it gets a local one).
 
 **Speed on a saturated cluster** (a replay of a trace's day; none of it changes a decision:
-``tests/sim/test_sim_drf_blocking.py`` compares every table with it on and off, class attribute
-``blocking``): a node that no waiting task fits (or too full for any task of the workload)
-is *blocked* and offered afterwards only to the jobs that may have gained work (``assign``;
-:mod:`mropt.sim.policies.blocked_nodes`, with ``new_work_nodes`` telling the engine which
-nodes an arrival can concern); whether any waiting task fits a node is one bisection
+``tests/sim/test_sim_drf_blocking.py`` compares every table with it on and off, off being
+``make_policy(..., reference=True)``): a node that no waiting task fits (or too full for any
+task of the workload) is *blocked* and offered afterwards only to the jobs that may have gained
+work (``assign``; :mod:`mropt.sim.policies.blocked_nodes`, with ``new_work_nodes`` telling the
+engine which nodes an arrival can concern); whether any waiting task fits a node is one bisection
 (:mod:`mropt.sim.demand_index`); a job whose next maps are too big for the node is passed by
 without an offer call (what the offer would find); users whose waiting tasks are too big for
 a node are *parked* by demand, out of the way of offers they cannot take
@@ -69,7 +69,7 @@ gained work in between).
 from __future__ import annotations
 
 import heapq
-from collections.abc import Sequence
+from collections.abc import Hashable, Sequence
 from operator import truediv
 from typing import Any
 
@@ -82,7 +82,7 @@ from mropt.sim.policies.drf_offers import _DECLINED, _EPS, _LAUNCHED, _NO_FIT, _
 from mropt.sim.policies.parked_users import ParkedUsers
 from mropt.sim.policy import ACCEPT, EVENT, Admission, Policy, register_policy
 from mropt.sim.state import ANY, MAP, NODE, RACK, REDUCE
-from mropt.sim.view import SimView
+from mropt.sim.view import AttemptView, SimView
 
 
 def _over(demand: tuple[float, ...] | None, free: Sequence[float]) -> bool:
@@ -96,15 +96,14 @@ class _DrfBase(DrfOffers, Policy):
 
     mode = EVENT
     tie_break = "largest-demand"
-    #: offer a blocked node only to the jobs that may take it (``assign``); False: always the
-    #: whole heap (the same decisions, slower: the tests compare the two)
-    blocking = True
 
     def __init__(self, **params: Any) -> None:
         super().__init__(**params)
-        #: set to a list to record (time, job id, node, what) per offer: "skip", or the
-        #: locality of the launch ("node", "rack", "any"; "none" without replicas)
-        self.trace: list[tuple[float, str, int, str]] | None = None
+        #: offer a blocked node only to the jobs that may take it (``assign``); off under
+        #: ``reference``: always the whole heap (the same decisions, slower: the tests compare the two).
+        #: ``trace`` receives (time, job id, node, what) per offer: "skip", or the locality of the
+        #: launch ("node", "rack", "any"; "none" without replicas)
+        self.blocking = not self.reference
 
     def start(self, sim: SimView) -> None:
         super().start(sim)
@@ -270,7 +269,7 @@ class _DrfBase(DrfOffers, Policy):
         self.skips.pop(job, None)
         self._volatile.discard(job)
 
-    def on_attempts_end(self, attempt: Any, outcome: str, count: int) -> None:
+    def on_attempts_end(self, attempt: AttemptView, outcome: str, count: int) -> None:
         job = attempt.job
         u = self._user_of.get(job)
         if u is None:  # (a dropped job's attempts)
@@ -295,7 +294,7 @@ class _DrfBase(DrfOffers, Policy):
             self._push(u, tie)
         self._retie.clear()
 
-    def on_timer(self, tag: Any) -> None:
+    def on_timer(self, tag: Hashable) -> None:
         """``check`` (same instant, after the pass): if nothing runs, ask for ``reoffer`` a heartbeat later.
 
         The engine offers every node after any timer; the pass right after ``check`` is muted

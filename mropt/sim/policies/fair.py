@@ -80,15 +80,16 @@ Simulation choices (documented departures):
 Speed (no decision changes; the Alibaba day has 12 k pools): the pools' order is kept sorted
 between heartbeats instead of sorted at every iteration; a pool moves when an input of its key
 changes (a launch or end of its tasks, its demand at update(), its minShare or weight: ``hei``
-calls :meth:`Fair.pools_changed`, its candidate jobs). ``check_order`` (tests) compares it with a
-sort at every heartbeat.
+calls :meth:`Fair.pools_changed`, its candidate jobs). Under ``self_check`` (``Policy``; tests) it
+is compared with a sort at every heartbeat.
 """
 
 from __future__ import annotations
 
 import math
 from bisect import bisect_left, insort
-from typing import Any
+from collections.abc import Hashable
+from typing import Any, ClassVar
 
 from mropt.model.workload import PoolSpec
 from mropt.registry import Param
@@ -96,7 +97,7 @@ from mropt.sim.policies.fair_preemption import FairPreemption
 from mropt.sim.policies.fair_shares import _Pool, compute_fair_shares, priority_factor
 from mropt.sim.policy import ACCEPT, HEARTBEAT, Admission, Policy, register_policy
 from mropt.sim.state import ACTIVE, ANY, MAP, NODE, NONE, RACK, REDUCE
-from mropt.sim.view import SimView
+from mropt.sim.view import AttemptView, SimView
 
 #: FairScheduler.MAX_AUTOCOMPUTED_LOCALITY_DELAY (ms in Hadoop)
 MAX_AUTO_DELAY = 15.0
@@ -135,11 +136,10 @@ FAIR_PARAMS: dict[str, Param] = {
 )
 class Fair(FairPreemption, Policy):
     mode = HEARTBEAT
-    #: check at every heartbeat that the kept pool order is what a sort would give (tests)
-    check_order = False
-    #: False: Hadoop's order and shares (max(minShare, R weight)); True: HEI's, minShare plus a
-    #: weighted part of what is left (pools over their minShare ordered by (running - minShare) / weight)
-    additive = False
+    #: the rule of the order and shares, a subclass's choice: False, Hadoop's (max(minShare, R weight));
+    #: True, HEI's (``hei``): minShare plus a weighted part of what is left (pools over their minShare
+    #: ordered by (running - minShare) / weight)
+    additive: ClassVar[bool] = False
 
     def start(self, sim: SimView) -> None:
         super().start(sim)
@@ -211,7 +211,7 @@ class Fair(FairPreemption, Policy):
             self.sim.wake_at(self._next_tick(self.sim.now), "update")
         return ACCEPT
 
-    def on_attempts_end(self, attempt: Any, outcome: str, count: int) -> None:
+    def on_attempts_end(self, attempt: AttemptView, outcome: str, count: int) -> None:
         j = self.sim.jobs[attempt.job]
         pool = self.pools[j.pool]
         pool.running[attempt.type] -= count
@@ -378,7 +378,7 @@ class Fair(FairPreemption, Policy):
                     insort(order, new)
                     placed[name] = new
         self.repool.clear()
-        if self.check_order:
+        if self.self_check:
             for stype in (MAP, REDUCE):
                 want = sorted(self._pool_key(pool, stype) for pool in self.pools.values() if pool.cand[stype])
                 assert self.order[stype] == want, "fair: the kept pool order differs from a sort"
@@ -546,7 +546,7 @@ class Fair(FairPreemption, Policy):
             self._set_key(pool, job, stype, None)
 
     # -- preemption --------------------------------------------------------------------------------
-    def on_timer(self, tag: Any) -> None:
+    def on_timer(self, tag: Hashable) -> None:
         sim = self.sim
         self._update()
         if self.dirty:

@@ -118,16 +118,19 @@ HEI_PARAMS: dict[str, Param] = {
     params=HEI_PARAMS,
 )
 class Hei(Fair):
-    additive = True
+    additive = True  # HEI sec. 2.3 step 2 (module docstring)
 
     def __init__(self, **params: Any) -> None:
         super().__init__(**params)
         self.history_data: HeiHistory | None = None
 
     @classmethod
-    def with_history(cls, history: HeiHistory, params: dict[str, Any] | None = None) -> Hei:
-        """A ``hei`` policy (parameters checked) scheduling by ``history`` instead of its ``history`` file."""
-        policy = make_policy("hei", params)
+    def with_history(
+        cls, history: HeiHistory, params: dict[str, Any] | None = None, *, self_check: bool = False
+    ) -> Hei:
+        """A ``hei`` policy (parameters checked) scheduling by ``history`` instead of its ``history`` file
+        (``self_check``: ``Policy``'s test switch)."""
+        policy = make_policy("hei", params, self_check=self_check)
         assert isinstance(policy, Hei)
         policy.history_data = history
         return policy

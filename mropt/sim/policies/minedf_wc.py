@@ -38,12 +38,14 @@ recomputation is not modelled).
 from __future__ import annotations
 
 import math
+from collections.abc import Hashable
 from typing import Any
 
 from mropt.registry import Param
 from mropt.sim.policies.dc import ceil_count, edf_key, stage_work
 from mropt.sim.policy import EVENT, Admission, Policy, register_policy
-from mropt.sim.state import ANY, MAP, REDUCE, Job
+from mropt.sim.state import ANY, MAP, REDUCE
+from mropt.sim.view import JobView
 
 BOUNDS = ("low", "avg", "up")
 COMMITS = ("job", "phase")
@@ -56,7 +58,7 @@ def aria_minimum(a: float, b: float, d_prime: float) -> tuple[float, float]:
     return sa * (sa + sb) / d_prime, sb * (sa + sb) / d_prime
 
 
-def aria_terms(job: Job, bound: str) -> tuple[float, float, float]:
+def aria_terms(job: JobView, bound: str) -> tuple[float, float, float]:
     """(a, b, C) of the job's ARIA estimate under ``bound`` (module docstring)."""
     maps, reduces = stage_work(job)
     low = (sum(maps), sum(reduces), 0.0)
@@ -135,7 +137,7 @@ class MinEdfWc(Policy):
         if self.reclaim == "kill":
             self.sim.wake_at(self.sim.now, "minedf-reclaim")
 
-    def on_timer(self, tag: Any) -> None:
+    def on_timer(self, tag: Hashable) -> None:
         if tag == "minedf-reclaim":
             for stype in (MAP, REDUCE):
                 self._reclaim(stype)

@@ -57,6 +57,7 @@ Sec. 4.4 and Algorithm 2 on top of the slot allocation of Algorithm 1 (sec. 4.3,
 from __future__ import annotations
 
 import math
+from collections.abc import Hashable
 from typing import Any
 
 from mropt.model.errors import InputError
@@ -192,7 +193,7 @@ class Mpsa(Policy):
     def on_node(self, node: int, up: bool) -> None:
         self.version += 1
 
-    def on_timer(self, tag: Any) -> None:
+    def on_timer(self, tag: Hashable) -> None:
         if tag != _TIMER:
             return
         self.version += 1

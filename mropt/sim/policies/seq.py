@@ -150,18 +150,12 @@ class Seq(SeqExecutor):
         self._method = ""
         self._instance: AdmissionInstance | None = None
 
-    @property
-    def plan(self) -> str | Solution | Sequence[str]:
-        """The plan to execute; ``mropt simulate --plan`` (``mropt.sim.run``) sets it before the run."""
-        return self._plan
-
-    @plan.setter
-    def plan(self, value: str | Solution | Sequence[str]) -> None:
-        self._plan = value
+    def use_plan(self, plan: Solution) -> None:
+        """The plan to execute (``mropt simulate --plan``: ``mropt.sim.run``), instead of the parameter's."""
+        self._plan = plan
 
     def _resolve(self) -> tuple[list[str], list[str]]:
-        given = getattr(self, "plan", None)  # simulate(plan=...) / --plan set this attribute before start()
-        plan = given if isinstance(given, Solution) else self._plan
+        plan = self._plan
         if isinstance(plan, str):
             if not plan:
                 raise InputError("policy 'seq': parameter 'plan' is required (a solution file: --plan SOLUTION.json)")

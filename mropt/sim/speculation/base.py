@@ -11,7 +11,7 @@ documented: Hadoop asks each job in the scheduler's order for a new task *then* 
 one, so a job early in the order may speculate before a later job's pending task runs; here
 the policy gives every pending task it wants first and the rule gets the slots left.
 
-Jobs are visited in the policy's order when it exposes one (``policy.job_order(slot_type)``:
+Jobs are visited in the policy's order when it gives one (``Policy.job_order(slot_type)``:
 FIFO's queue, the Fair Scheduler's pools and jobs), else in arrival order (``sim.active``).
 The first job that has a candidate for the node gets the backup (``sim.speculate(...,
 rule=True)``: the policy hears neither its start nor its end), and the loop goes on while the
@@ -226,8 +226,8 @@ class Speculation:
     def job_order(self, stype: int) -> Iterable[int]:
         """The active jobs with running attempts of ``stype``, in the policy's order (else arrival)."""
         sim = self.sim
-        order = getattr(sim.policy, "job_order", None)
-        jobs: Iterable[int] = order(stype) if order is not None else list(sim.active)
+        order = sim.policy.job_order(stype)  # (Policy.job_order: None for arrival order)
+        jobs: Iterable[int] = order if order is not None else list(sim.active)
         running = self.running
         return [j for j in jobs if running.get((j, stype)) and j in sim.active]
 
