@@ -54,6 +54,7 @@ machines or OR-Tools versions; a deterministic second took 3-10 s of wall time o
 from __future__ import annotations
 
 import math
+import time
 
 from mropt.admission.cpsat import cp_master
 from mropt.admission.cpsat_direct import DirectModel, benefit_weights
@@ -98,9 +99,9 @@ def _direct_phase(run: BendersRun, budget: cpsat_backend.DtimeBudget, *, threads
     dominates = oracle.dominates if oracle.equal_release else None
     info: dict = {"times_exact": grid.exact, "cp_status": []}
 
-    def stop() -> None:
-        left = run.time_left()
-        if left is not None and left <= 0:
+    def stop(finish: float | None = None) -> None:  # as cpsat_direct's: a projected build end past the limit
+        deadline = run.deadline
+        if deadline is not None and (time.perf_counter() > deadline or (finish or 0.0) > deadline):
             raise _OutOfTime
 
     passes = [("exact" if grid.exact else "relaxed", grid.relaxed)]

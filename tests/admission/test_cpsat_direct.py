@@ -10,6 +10,7 @@ not, and the time limit at N = 1000.
 from __future__ import annotations
 
 import math
+import time
 from fractions import Fraction
 
 import numpy as np
@@ -59,7 +60,7 @@ def model_optimum(inst: AdmissionInstance) -> float:
     jobs = [j for j in range(inst.n) if oracle.alone_ok[j]]
     weights, unit, _ = benefit_weights(inst.benefits, jobs)
     dominates = oracle.dominates if oracle.equal_release else None
-    model = DirectModel(grid, grid.relaxed, jobs, weights, dominates, lambda: None)
+    model = DirectModel(grid, grid.relaxed, jobs, weights, dominates, lambda finish: None)
     res = cpsat_backend.solve(model.model)
     assert res.status == "optimal" and res.proven_bound is not None
     return res.proven_bound / unit
@@ -183,7 +184,7 @@ def test_the_hint_is_a_complete_solution_of_the_model(case: str) -> None:
     plan = [int(j) for j in amb_static(inst, beam=16).order]
     assert plan and oracle.valid(plan)
     model = DirectModel(
-        grid, grid.relaxed, jobs, weights, oracle.dominates if oracle.equal_release else None, lambda: None
+        grid, grid.relaxed, jobs, weights, oracle.dominates if oracle.equal_release else None, lambda finish: None
     )
     model.hint(plan)
     proto = model.model.proto
@@ -192,3 +193,26 @@ def test_the_hint_is_a_complete_solution_of_the_model(case: str) -> None:
     solver.parameters.fix_variables_to_their_hinted_value = True
     assert solver.solve(model.model) == cp_model.OPTIMAL
     assert solver.objective_value == sum(weights[j] for j in plan)
+
+
+def test_the_build_projects_its_end_to_stop() -> None:
+    """The pair loop hands ``stop`` the projected end of the build (a run gives up a build
+    that cannot end before its limit): once projected, every end lies after the moment of
+    the projection, and the last one no earlier than the first half of the build took."""
+    inst = generate_admission(1, jobs=120)
+    oracle = SubsetOracle(inst)
+    grid = time_grid(inst)
+    jobs = [j for j in range(inst.n) if oracle.alone_ok[j]]
+    weights, _, _ = benefit_weights(inst.benefits, jobs)
+    seen: list[tuple[float, float]] = []
+
+    def stop(finish: float | None) -> None:
+        if finish is not None:
+            seen.append((time.perf_counter(), finish))
+
+    started = time.perf_counter()
+    DirectModel(grid, grid.relaxed, jobs, weights, None, stop)
+    ended = time.perf_counter()
+    assert len(seen) > 5
+    assert all(started < now <= finish for now, finish in seen)
+    assert seen[-1][1] >= started + (ended - started) / 2
