@@ -90,7 +90,7 @@ def _workers(value: int | None) -> int:
 
 def run_gap(args: argparse.Namespace) -> int:
     from mropt.harness.experiment import load_experiment
-    from mropt.harness.report import gap_table
+    from mropt.harness.report import study_text
     from mropt.harness.runner import MAX_LISTED, StudyInterrupted, results_frame, run_study
 
     exp = load_experiment(args.experiment, run_imports=not args.check)  # --check runs no code of the file's
@@ -139,7 +139,7 @@ def run_gap(args: argparse.Namespace) -> int:
         + (f", {summary.interrupted} not run" if summary.interrupted else "")
         + f") in {summary.seconds:.1f} s; results in {summary.out}"
     )
-    print(gap_table(results_frame(out)).to_markdown_text())
+    print(study_text(results_frame(out)))
     if summary.problems:
         what = f"{summary.study_failures} failed" + (f", {summary.interrupted} not run" if summary.interrupted else "")
         print(f"\n{what}:")

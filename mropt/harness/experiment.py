@@ -45,7 +45,17 @@ workloads or admission instances (converted to the SEQ model's idealised cluster
       "fifo",
       {name = "fair", label = "fair-nodelay", params = {node_delay = 0}},
       {name = "fifo", label = "fifo-event", mode = "event"},   # assignment mode override
+      {name = "fair", label = "fair-late", speculation = "late",  # a speculation rule (mropt policies)
+       speculation_params = {slow_task_threshold = 0.5}, straggler_draws = "task"},
     ]
+
+``speculation`` names a rule of :mod:`mropt.sim.speculation.table` (default ``none``),
+``speculation_params`` its parameters (checked against the rule's declarations),
+``straggler_draws`` ``stream`` or ``task`` (``task`` by default with a rule: give it to the
+``none`` entry to compare the rules on the same stragglers, as ``benchmarks/bench_sim_late.py``
+does); all three go to :func:`mropt.sim.run.simulate` and into the run key. When a study
+holds policies, ``mropt gap`` and ``mropt report`` print the policy tables
+(:mod:`mropt.harness.policy_report`) for those rows, not gap columns.
 
 Labels (the row's ``method``) must differ across methods and policies. A policy that
 executes a plan (``seq``) cannot be listed (studies give no plans). Every policy must be able
@@ -261,6 +271,7 @@ class Experiment:
                             time_limit=limit,
                             policy=method.policy,
                             mode=method.mode,
+                            options=method.options,
                         )
                         slot = run_slot(self.name, digest, method.label, profile, seed)
                         yield RunSpec(key, entry, method, profile, seed, limit, params, slot)
@@ -287,6 +298,7 @@ def run_key(
     time_limit: float | None,
     policy: bool = False,
     mode: str | None = None,
+    options: Mapping[str, Any] | None = None,
 ) -> str:
     """The identity of a run's result: a study resumes by skipping runs whose key is stored.
 
@@ -296,8 +308,9 @@ def run_key(
     the seed; and the slot the row fills (experiment, label, profile name). Not the mropt
     version, and not ``kill_grace`` (it only decides when an overrunning run is killed).
     A simulation's key also has ``"policy": true`` and its ``mode`` (a method's key is
-    unchanged, so stores of method studies resume as before). A canonical JSON object,
-    keys sorted.
+    unchanged, so stores of method studies resume as before), and the simulation options its
+    entry gives (``speculation``, ``speculation_params``, ``straggler_draws``; none given: the
+    key of a policy study written before they existed). A canonical JSON object, keys sorted.
     """
     fields: dict[str, Any] = {
         "experiment": experiment,
@@ -312,6 +325,7 @@ def run_key(
     if policy:
         fields["policy"] = True
         fields["mode"] = mode
+        fields.update(options or {})
     return json.dumps(fields, sort_keys=True, separators=(",", ":"))
 
 

@@ -1,7 +1,7 @@
-"""Instance sets of an experiment: a generator sweep, importer windows, a folder, or a named set.
+"""Instance sets of an experiment: a generator sweep, importer windows, a folder, files, or a named set.
 
 An experiment's ``[[instances]]`` blocks (or the blocks of ``instances/NAME.toml``, which
-``set = "NAME"`` names) each take one of four forms; every key is checked before anything
+``set = "NAME"`` names) each take one of five forms; every key is checked before anything
 runs (through :mod:`mropt.harness.toml_fields`), and a bad one is an :class:`InputError`
 naming it (``instances[1].sweep.size``)::
 
@@ -39,6 +39,9 @@ naming it (``instances[1].sweep.size``)::
     [[instances]]                 # 4. a reusable set: instances/NAME.toml holds [[instances]] blocks
     set = "paper-defaults"        #    and may ship instances/NAME.solu, its reference values
 
+    [[instances]]                 # 5. instance files named one by one (workload files too); each
+    files = ["w/day1.json", "w/day2.json"]  # is its own group (its file's stem) unless 'group' is given
+
 Relative paths are relative to the file that names them. Instances equal in content (the
 same SHA-256) are kept once. A generator's parameters are checked before anything runs: the
 key must be a field of its parameter dataclass, the value of the field's type (an integer,
@@ -71,7 +74,7 @@ from mropt.harness.toml_fields import (
 from mropt.model.errors import InputError
 from mropt.model.io import load_instance
 
-FORMS = ("generator", "importer", "folder", "set")
+FORMS = ("generator", "importer", "folder", "set", "files")
 
 
 @dataclass(frozen=True)
@@ -117,6 +120,7 @@ _KEYS = {
     "importer": {"importer", "trace", "seeds", "windows", "params", "group"},
     "folder": {"folder", "pattern", "group"},
     "set": {"set", "group"},
+    "files": {"files", "group"},
 }
 
 
@@ -207,6 +211,8 @@ def check_block(block: Any, where: str, base: Path, depth: int = 0) -> None:
         pattern = string(block, "pattern", where, "*.json")
         if not pattern or Path(pattern).is_absolute() or ".." in Path(pattern).parts:
             raise fail(where, "pattern", "a non-empty glob pattern inside the folder (not absolute, no '..')", pattern)
+    elif form == "files":
+        _check_files(block, where, base)
     else:
         if depth > 4:
             raise InputError(f"key '{where}': instance sets nest too deeply")
@@ -260,11 +266,28 @@ def expand_block(block: dict[str, Any], where: str, base: Path) -> Iterator[Inst
         for path in sorted(folder.glob(block.get("pattern", "*.json"))):
             inst = load_instance(path)
             yield InstanceEntry(inst, group_label or folder.name, {"file": path.name, "jobs": inst.n})
+    elif "files" in block:
+        for name in block["files"]:
+            inst = load_instance(base / name)
+            yield InstanceEntry(inst, group_label or Path(name).stem, {"file": Path(name).name, "jobs": inst.n})
     else:
         path = resolve_set(block["set"], base, where)
         for k, sub in enumerate(set_blocks(path)):
             for entry in expand_block(sub, f"instances[{k}]", path.parent):
                 yield entry if group_label is None else InstanceEntry(entry.instance, group_label, entry.params)
+
+
+def _check_files(block: dict[str, Any], where: str, base: Path) -> None:
+    """``files``: a non-empty list of paths (relative to the naming file) of files that exist."""
+    files = need(block, "files", list, where)
+    if not files:
+        raise fail(where, "files", "a non-empty list of instance files", files)
+    for k, name in enumerate(files):
+        at = f"{dotted(where, 'files')}[{k}]"
+        if not isinstance(name, str) or not name:
+            raise InputError(f"key '{at}' must be a file name, got {show(name)}")
+        if not (base / name).is_file():
+            raise InputError(f"key '{at}': no such file {str(base / name)!r}")
 
 
 def _windowed(name: str, where: str) -> Any:

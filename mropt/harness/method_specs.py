@@ -5,20 +5,28 @@ The ``profiles``, ``methods`` and ``policies`` keys of an experiment file (schem
 loads, every method is registered (or, under ``mropt gap --check``, taken on trust when
 an ``imports`` module may register it) with its typed parameters, a method's own
 profiles run that method, a top-level profile whose backend is not listed runs its
-backend as is, and labels differ across methods and policies.
+backend as is, and labels differ across methods and policies. A policy entry may name a
+speculation rule (``speculation``, ``speculation_params``: checked against the rule's typed
+``Param`` declarations in :mod:`mropt.sim.speculation.table`) and ``straggler_draws``; they
+are handed to :func:`mropt.sim.run.simulate` as its keyword options (``MethodSpec.options``).
 """
 
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from mropt.harness.toml_fields import check_keys, dotted, fail, method_params, need, seconds, show
 from mropt.model.errors import InputError
 
-_POLICY_KEYS = {"name", "label", "params", "mode", "time_limit"}
+#: a policy entry's keys: the spec's, then the simulation options (MethodSpec.options)
+_POLICY_KEYS = {"name", "label", "params", "mode", "time_limit"} | {
+    "speculation",
+    "speculation_params",
+    "straggler_draws",
+}
 _METHOD_KEYS = {"name", "label", "params", "profiles", "time_limit"}
 NO_PROFILE = "-"
 
@@ -32,6 +40,8 @@ class MethodSpec:
     time_limit: float | None = None  # overrides the profile's and the experiment's
     policy: bool = False  # a simulator policy (mropt.sim), not a registered method
     mode: str | None = None  # a policy's assignment mode override (event, heartbeat)
+    #: a policy's other options of mropt.sim.run.simulate, as given: speculation, speculation_params, straggler_draws
+    options: dict[str, Any] = field(default_factory=dict)
 
 
 def load_profile_any(name: str, base: Path) -> Any:
@@ -184,5 +194,46 @@ def _policies(raw_list: list[Any], methods: list[MethodSpec]) -> list[MethodSpec
             raise InputError(
                 f"key '{dotted(where, 'label')}': label {label!r} is used twice (give the policy a label of its own)"
             )
-        out.append(MethodSpec(pname, label, checked, (NO_PROFILE,), limit, policy=True, mode=mode))
+        options = _simulation_options(raw, where)
+        out.append(MethodSpec(pname, label, checked, (NO_PROFILE,), limit, policy=True, mode=mode, options=options))
+    return out
+
+
+def _simulation_options(raw: dict[str, Any], where: str) -> dict[str, Any]:
+    """A policy entry's ``speculation`` (a rule of :mod:`mropt.sim.speculation.table`), its
+    ``speculation_params`` (checked against the rule's ``Param`` declarations, as given: no
+    defaults filled in, so a run key names only what the file says) and ``straggler_draws``;
+    only the keys the entry gives. One-line errors name the key and the value."""
+    from mropt.sim.engine import STRAGGLER_DRAWS
+    from mropt.sim.speculation.table import rule_info
+
+    out: dict[str, Any] = {}
+    rule = need(raw, "speculation", str, where, None)
+    info = None
+    if rule is not None:
+        try:
+            info = rule_info(rule)
+        except InputError as exc:
+            raise InputError(f"key '{dotted(where, 'speculation')}': {exc}") from None
+        out["speculation"] = rule
+    raw_params = need(raw, "speculation_params", dict, where, None)
+    if raw_params is not None:
+        name, declared = ("none", {}) if info is None else (info.name, info.params)
+        checked: dict[str, Any] = {}
+        for key, value in raw_params.items():
+            at = f"{dotted(where, 'speculation_params')}.{key}"
+            if key not in declared:
+                takes = ", ".join(declared) or "none"
+                of = "no speculation rule (give 'speculation')" if info is None else f"rule {info.name!r}"
+                raise InputError(f"key '{at}' is not a parameter of {of} (it takes: {takes})")
+            try:
+                checked[key] = declared[key].check(name, key, value, what="speculation rule")
+            except InputError as exc:
+                raise InputError(f"key '{at}': {exc}") from None
+        out["speculation_params"] = checked
+    draws = need(raw, "straggler_draws", str, where, None)
+    if draws is not None:
+        if draws not in STRAGGLER_DRAWS:
+            raise fail(where, "straggler_draws", f"one of {', '.join(STRAGGLER_DRAWS)}", draws)
+        out["straggler_draws"] = draws
     return out

@@ -68,6 +68,12 @@ either. ``gap`` is measured against the optimum when the tag is
 which); it is missing for runs without an objective (errors, kills), for answers
 ``verify`` rejected, and for infeasible instances.
 
+**Simulations are not plans.** A policy study's rows (kind ``workload``, :data:`SIMULATION_KIND`)
+measure what a simulated cluster did, in another model than the instance's (an admission
+instance runs on the SEQ model's idealised cluster): they neither set a reference nor get a gap
+(:mod:`mropt.harness.policy_report` reports them), so a simulated benefit can never refute an
+exact method's optimum of the instance.
+
 **Robust file.** Names are written with whitespace runs replaced by ``_`` and without
 control characters or ``#`` (:func:`safe_name`), so a name can never start a new line or
 a comment; a line the reader cannot use (an unknown tag, a value that
@@ -87,10 +93,13 @@ from typing import Any
 from mropt.model.files import write_text
 from mropt.model.sense import MAXIMISE, SENSES, WORDS, better, beyond, shortfall, tighter
 from mropt.model.tolerance import same_value
+from mropt.model.workload import KIND as WORKLOAD_KIND
 
 TAGS = {"=opt=": "optimal", "=best=": "best_known", "=inf=": "infeasible"}
 _TAG_OF = {v: k for k, v in TAGS.items()}
 _FEASIBLE = ("optimal", "feasible", "time_limit")
+#: the kind of a simulation's row (mropt.harness.experiment.POLICY_KIND): not a plan, no reference, no gap
+SIMULATION_KIND = WORKLOAD_KIND
 #: an instance key in a file: one token, no comment sign (content hashes are 64 hex digits)
 _DIGEST = re.compile(r"[^\s#]+")
 
@@ -193,8 +202,11 @@ class Reference:
 
     # -- learning from runs -----------------------------------------------------------------
     def add_row(self, row: Any) -> None:
-        """Learn from one stored row (a dict or a pandas row): verified values and bounds."""
+        """Learn from one stored row (a dict or a pandas row): verified values and bounds; nothing
+        from a simulation's row (:data:`SIMULATION_KIND`)."""
         get = row.get
+        if get("kind") == SIMULATION_KIND:
+            return
         e = self.entry(get("instance_hash"), get("instance_id") or "", _row_sense(row))
         status, obj = get("status"), _num(get("objective"))
         exact = _true(get("exact"))
@@ -240,7 +252,7 @@ class Reference:
             "gap_to_bound": None,
             "bound_refuted": False,
         }
-        if e is None:
+        if e is None or row.get("kind") == SIMULATION_KIND:
             return out
         out["reference"], out["reference_tag"] = e.value, e.tag
         out["bound_refuted"] = self.refuted(row) is not None

@@ -27,7 +27,12 @@ rounded as the page shows it, :mod:`mropt.harness.formatting`):
 * ``provenance`` -- sessions of the study: host, CPUs, platform, Python, mropt, numpy,
   ortools, highspy, pulp (:mod:`mropt.harness.provenance`);
 * ``<panel>`` -- the panels each problem package registers for its kind
-  (:class:`mropt.registry.ReportPanel`), e.g. the AMB paper's Figures 7-9 (``amb_figures``).
+  (:class:`mropt.registry.ReportPanel`), e.g. the AMB paper's Figures 7-9 (``amb_figures``);
+* ``policies`` and ``policy_runs`` -- a study's simulations (rows of kind ``workload``): per
+  group and policy, benefit, on-time %, JCT mean and p95, slowdown, utilisation, locality with
+  bootstrap intervals, and one row per run (:mod:`mropt.harness.policy_report`). Simulations are
+  measured, not optimised: every gap table above is over the methods' rows only, and a study
+  of policies alone has none of them (nor their plots).
 
 Plots, each ``<name>.png`` and ``.pdf``: ``gap_distribution`` (plans), ``bound_gap_distribution``
 (bounds), ``performance_profile`` (Dolan-More over problems, the cost being the time to a plan
@@ -53,7 +58,8 @@ from typing import Any
 import pandas as pd
 
 from mropt.harness import stats
-from mropt.harness.report_plots import Figure, Notes, _panels, _plots, value_range
+from mropt.harness.policy_report import method_rows, policy_plot, policy_rows, policy_table, runs_table
+from mropt.harness.report_plots import Figure, Notes, _panels, _plots, _save, value_range
 from mropt.harness.report_tables import (
     BOUND_COLUMNS,
     INSTANCE_COLUMNS,
@@ -97,6 +103,12 @@ INTRO = (
     "wrong, and the claim counts neither as a bound nor as a proof. A problem of the paired comparisons and "
     "profiles is an (instance, method seed)."
 )
+POLICY_INTRO = (
+    "A study of simulator policies: each run simulates one workload under one policy and seed, and measures "
+    "what happened (benefit earned under AMB eq. 1, which is negative when late jobs cost more than on-time "
+    "ones earn; deadlines met; completion times; utilisation; locality). Simulations are measured, not "
+    "optimised: they have no reference, no gap and no optimality proof (mropt.harness.policy_report)."
+)
 
 
 def _section(title: str, body: str) -> str:
@@ -112,7 +124,7 @@ def write_report(result_dir: str | Path, out: str | Path, *, seed: int = 0, resa
     df = results_frame(result_dir)
     out = Path(out)
     make_folder(out)
-    d = prepare(df)
+    d = prepare(method_rows(df))  # simulations get the policy tables, not gaps (mropt.harness.policy_report)
     notes = Notes()
     headline, by_group = method_table(d, seed=seed, resamples=resamples), gap_table(d, seed=seed, resamples=resamples)
     bounds, kinds, tto = bound_table(d, seed=seed, resamples=resamples), kinds_table(d), time_to_optimality(d)
@@ -121,8 +133,10 @@ def write_report(result_dir: str | Path, out: str | Path, *, seed: int = 0, resa
     provenance = provenance_table(records, df)
     figures = _plots(d, tto.frame, out, notes)
     panel_tables, panel_figures = _panels(df, out)
-    figures += panel_figures
-    tables = [kinds, headline, bounds, by_group, wtl, tto, *panel_tables, instances, provenance]
+    policies, policy_figures = _policy_part(df, out, seed, resamples)
+    figures += panel_figures + policy_figures
+    optimisation = [kinds, headline, bounds, by_group, wtl, tto] if len(d) else []  # none for policies alone
+    tables = [*optimisation, *policies, *panel_tables, *([instances] if len(d) else []), provenance]
     for t in tables:
         t.frame.to_csv(out / f"{t.name}.csv", index=False)
         write_text(out / f"{t.name}.tex", t.latex())
@@ -138,12 +152,38 @@ def write_report(result_dir: str | Path, out: str | Path, *, seed: int = 0, resa
     )
     warning = refuted_warning(d)
     head += f" {warning}" if warning else ""
-    intro = INTRO.format(resamples=resamples, seed=seed, rtol=OBJECTIVE_RTOL)
+    intro = INTRO.format(resamples=resamples, seed=seed, rtol=OBJECTIVE_RTOL) if len(d) else POLICY_INTRO
     shown = [t for t in tables if len(t.frame)]
-    _write_markdown(out, head, intro, shown, figures, notes, records)
-    _write_html(out, head, intro, shown, figures, notes, records)
-    text = "\n\n".join(t.to_markdown_text() for t in (kinds, headline, bounds, by_group, tto) if len(t.frame))
+    title = "Gap report" if len(d) else "Policy study report"
+    _write_markdown(out, (title, head), intro, shown, figures, notes, records)
+    _write_html(out, (title, head), intro, shown, figures, notes, records)
+    printed = (kinds, headline, bounds, by_group, tto, *policies[:1])
+    text = "\n\n".join(t.to_markdown_text() for t in printed if len(t.frame))
     return f"{warning}\n\n{text}" if warning else text
+
+
+def _policy_part(df: pd.DataFrame, out: Path, seed: int, resamples: int) -> tuple[list[Table], list[Figure]]:
+    """The tables (``policies``, ``policy_runs``) and plot of the study's simulations; none without any."""
+    if policy_rows(df).empty:
+        return [], []
+    table = policy_table(df, seed=seed, resamples=resamples)
+    fig = policy_plot(table.frame)
+    figures = (
+        [] if fig is None else [Figure("Policies compared (means, 95 % CI)", "policies", _save(fig, out, "policies"))]
+    )
+    return [table, runs_table(df)], figures
+
+
+def study_text(df: pd.DataFrame, *, seed: int = 0, resamples: int = stats.RESAMPLES) -> str:
+    """What ``mropt gap`` prints after a study: the gap table of its methods' rows and the policy
+    table of its simulations (each only when the study has such rows)."""
+    parts = []
+    methods = method_rows(df)
+    if len(methods) or policy_rows(df).empty:
+        parts.append(gap_table(methods, seed=seed, resamples=resamples).to_markdown_text())
+    if not policy_rows(df).empty:
+        parts.append(policy_table(df, seed=seed, resamples=resamples).to_markdown_text())
+    return "\n\n".join(parts)
 
 
 def refuted_warning(d: pd.DataFrame) -> str:
@@ -170,18 +210,30 @@ def _configuration(records: list[Any]) -> list[tuple[str, str]]:
     return out
 
 
-TAIL = ("instances", "provenance")  # after the plots: the long table, and the machine beside the configuration
+TAIL = (
+    "instances",
+    "policy_runs",
+    "provenance",
+)  # after the plots: the long tables; the machine beside the configuration
+LONG = ("instances", "policy_runs")
 
 
 def _write_markdown(
-    out: Path, head: str, intro: str, tables: list[Table], figures: list[Figure], notes: Notes, records: list[Any]
+    out: Path,
+    heading: tuple[str, str],
+    intro: str,
+    tables: list[Table],
+    figures: list[Figure],
+    notes: Notes,
+    records: list[Any],
 ) -> None:
-    parts = [f"# Gap report\n\n{head}\n\n{intro}"]
+    title, head = heading
+    parts = [f"# {title}\n\n{head}\n\n{intro}"]
     parts += [t.markdown() for t in tables if t.name not in TAIL]
     parts += [f"### {f.title}\n\n![{f.title}]({f.name}.png)" for f in figures]
     if notes.items:
         parts.append("### Plots left out\n\n" + "\n".join(f"* {n}" for n in notes.items))
-    parts += [t.markdown() for t in tables if t.name == "instances"]
+    parts += [t.markdown() for t in tables if t.name in LONG]
     parts.append("## Configuration")
     parts += [t.markdown() for t in tables if t.name == "provenance"]
     config = _configuration(records)
@@ -201,9 +253,16 @@ _CSS = (
 
 
 def _write_html(
-    out: Path, head: str, intro: str, tables: list[Table], figures: list[Figure], notes: Notes, records: list[Any]
+    out: Path,
+    heading: tuple[str, str],
+    intro: str,
+    tables: list[Table],
+    figures: list[Figure],
+    notes: Notes,
+    records: list[Any],
 ) -> None:
-    parts = [f'<h1>Gap report</h1><p>{html.escape(head)}</p><p class="note">{html.escape(intro)}</p>']
+    title, head = heading
+    parts = [f'<h1>{html.escape(title)}</h1><p>{html.escape(head)}</p><p class="note">{html.escape(intro)}</p>']
     parts += [t.html() for t in tables if t.name not in TAIL]
     for f in figures:
         parts.append(_section(f.title, f'<img alt="{html.escape(f.title)}" src="data:image/png;base64,{f.png}">'))
@@ -212,12 +271,12 @@ def _write_html(
             _section("Plots left out", "<ul>" + "".join(f"<li>{html.escape(n)}</li>" for n in notes.items) + "</ul>")
         )
     for t in tables:
-        if t.name == "instances" and len(t.frame) > 200:
+        if t.name in LONG and len(t.frame) > 200:
             parts.append(
                 f"<details><summary>{html.escape(t.title)}: {len(t.frame)} rows "
-                f"(also instances.csv)</summary>{t.html()}</details>"
+                f"(also {t.name}.csv)</summary>{t.html()}</details>"
             )
-        elif t.name == "instances":
+        elif t.name in LONG:
             parts.append(t.html())
     parts.append("<h1>Configuration</h1>")
     parts += [t.html() for t in tables if t.name == "provenance"]
@@ -240,6 +299,7 @@ __all__ = [
     "Figure",
     "INSTANCE_COLUMNS",
     "INTRO",
+    "POLICY_INTRO",
     "KIND_COLUMNS",
     "Notes",
     "PAR_K",
@@ -259,6 +319,7 @@ __all__ = [
     "prepare",
     "provenance_table",
     "refuted_warning",
+    "study_text",
     "time_to_optimality",
     "value_range",
     "win_tie_loss_table",

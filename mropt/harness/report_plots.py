@@ -21,7 +21,6 @@ import numpy as np
 import pandas as pd
 
 from mropt.harness import formatting as fmt
-from mropt.harness import sim_report as _sim_report  # noqa: F401  (registers the policy studies' panel)
 from mropt.harness import stats
 from mropt.harness.report_tables import Table, _floats, _grouped, _matrix
 from mropt.model.files import write_bytes

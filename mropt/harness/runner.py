@@ -93,7 +93,7 @@ def make_task(exp: Experiment, run: RunSpec) -> dict[str, Any]:
         "imports": list(exp.imports),
         "paths": [str(Path.cwd()), str(exp.base.resolve())],
         "kill_after": None if limit is None else limit + exp.kill_grace,
-        **({"policy": True, "mode": run.method.mode} if run.method.policy else {}),
+        **({"policy": True, "mode": run.method.mode, "options": run.method.options} if run.method.policy else {}),
     }
 
 

@@ -274,25 +274,36 @@ def simulate_task(task: dict[str, Any], instance: Any) -> dict[str, Any]:
     are checked by the independent :func:`mropt.sim.verify.verify_simulation` (``verified``,
     ``verify_problems``; its recomputed benefit must equal the recorded one), ``accepted`` and ``on_time`` the
     job counts, ``metrics`` the whole summary (:mod:`mropt.sim.run`) but the policy's name
-    and parameters (columns of their own). A policy's exception is an ``error`` row.
+    and parameters (columns of their own), with the study's own measures of the run
+    (:func:`mropt.harness.policy_metrics.run_metrics`: completion times, slowdown, on-time
+    share, locality). ``task["options"]``: the entry's speculation rule, its parameters and
+    straggler draws. A policy's exception is an ``error`` row.
     """
     from mropt.sim.run import simulate
 
     try:
         run = simulate(
-            instance, task["method"], task.get("params", {}), seed=task.get("seed", 0), mode=task.get("mode")
+            instance,
+            task["method"],
+            task.get("params", {}),
+            seed=task.get("seed", 0),
+            mode=task.get("mode"),
+            **task.get("options", {}),
         )
     except Exception as exc:  # noqa: BLE001 - a policy's bug or bad params: an error row
         return {"status": "error", "error": f"{type(exc).__name__}: {' '.join(str(exc).split())}"}
+    from mropt.harness.policy_metrics import as_frames, run_metrics
     from mropt.model.tolerance import same_value
     from mropt.sim.verify import verify_simulation
 
     s = run.summary
-    verdict = verify_simulation(run.workload, run.recorder.jobs_columns(), run.recorder.tasks_columns())
+    jobs, tasks = run.recorder.jobs_columns(), run.recorder.tasks_columns()
+    verdict = verify_simulation(run.workload, jobs, tasks)
     problems = list(verdict.problems)
     if verdict.objective is not None and not same_value(verdict.objective, s["benefit"], atol=1e-6):
         problems.append(f"benefit {s['benefit']!r}, verify recomputes {verdict.objective!r}")
     metrics = {k: v for k, v in s.items() if k not in ("policy", "params")}
+    metrics.update(run_metrics(run.workload, *as_frames(jobs, tasks)))
     return {
         "status": "feasible",
         "objective": s["benefit"],

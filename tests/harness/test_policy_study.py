@@ -99,8 +99,12 @@ def test_report_of_a_policy_study_compares_the_policies(study, tmp_path):
     assert table[0].startswith("group,policy,runs,failed,benefit")
     assert sorted(line.split(",")[1] for line in table[1:]) == ["fifo", "fifo-event"]
     assert all(line.split(",")[2] == "4" for line in table[1:])  # 2 workloads x 2 seeds each
-    assert (report / "policies.png").is_file()
-    assert "Policies compared" in (report / "report.md").read_text()
+    assert (report / "policies.png").is_file() and (report / "policy_runs.csv").is_file()
+    md = (report / "report.md").read_text()
+    assert "# Policy study report" in md and "Policies compared" in md
+    # simulations are measured, not optimised: no gap tables, no proven optimal %
+    assert not (report / "gaps.csv").exists() and not (report / "methods.csv").exists()
+    assert "proven optimal" not in md and "proven optimal" not in done.stdout
 
 
 @pytest.mark.parametrize(

@@ -1,0 +1,95 @@
+"""What a policy study measures in one simulation beyond its summary: completion times, slowdown,
+the on-time share, locality.
+
+The worker (:func:`mropt.harness.worker.simulate_task`) computes these from the run's tables
+(the columns of ``jobs.parquet`` and ``tasks.parquet``, :mod:`mropt.sim.recorder`) and its
+workload, and stores them in the row's ``metrics`` beside the summary (:mod:`mropt.sim.run`);
+the policy tables (:mod:`mropt.harness.policy_report`) read them. Shares are fractions in
+[0, 1]; a metric that does not apply to the run is None (JSON null), never 0:
+
+* ``jct_mean``, ``jct_p95`` -- job completion time, ``finish - submit_time`` in seconds, over
+  the finished jobs: its mean and 95th percentile (numpy's linear interpolation); None when no
+  job finished;
+* ``slowdown_mean`` -- the mean over the finished jobs of JCT / the job's *ideal span*: the sum
+  over its stages (a chain) of the stage's longest base task duration divided by the fastest
+  node's speed, i.e. its time alone on an idle cluster that runs each stage's tasks at once on
+  the fastest nodes, node-local, without stragglers (the usual slowdown of scheduling studies:
+  response time over the time the job would take alone). It is >= 1 except for jobs whose reduces slow-start launched early (those may end before the
+  maps' end plus their own duration);
+* ``on_time_share`` -- jobs that finished by their deadline over the jobs **with a deadline**
+  (rejected, dropped, late and unfinished ones count as missed); None when no job has a
+  deadline, so a trace without deadlines is not reported as 0 % on time;
+* ``acceptance`` -- accepted jobs over all jobs (AMB sec. 5's acceptance rate); None without jobs;
+* ``locality_node``, ``locality_rack`` -- of the attempts that have a locality level (tasks
+  with input replicas; every attempt, backups and killed ones included), the shares that ran
+  node-local and rack-local (the locality levels of DDRF sec. 4.1 and of the recorder's
+  ``locality`` column); None when no attempt has one.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from mropt.model.workload import WorkloadInstance, WorkloadJob
+
+#: the keys :func:`run_metrics` adds to a simulation's metrics, in order (a contract of the store)
+METRIC_KEYS = (
+    "jct_mean",
+    "jct_p95",
+    "slowdown_mean",
+    "on_time_share",
+    "acceptance",
+    "locality_node",
+    "locality_rack",
+)
+
+
+def ideal_span(job: WorkloadJob, speed: float) -> float:
+    """The job's time alone on an idle, unbounded cluster of nodes of ``speed`` (module docstring)."""
+    return sum(max(g.duration for g in stage.tasks) for stage in job.stages) / speed
+
+
+def _plain(x: float) -> float | None:
+    return float(f"{x:.12g}") if math.isfinite(x) else None
+
+
+def run_metrics(workload: WorkloadInstance, jobs: pd.DataFrame, tasks: pd.DataFrame) -> dict[str, float | None]:
+    """The metrics of :data:`METRIC_KEYS` of one run: ``jobs`` and ``tasks`` as ``jobs.parquet`` and
+    ``tasks.parquet`` hold them, ``workload`` the one simulated (module docstring)."""
+    out: dict[str, float | None] = dict.fromkeys(METRIC_KEYS)
+    finish = pd.to_numeric(jobs["finish"], errors="coerce").to_numpy(float)
+    done = ~np.isnan(finish)
+    jct = finish[done] - jobs["submit_time"].to_numpy(float)[done]
+    if len(jct):
+        out["jct_mean"] = _plain(float(np.mean(jct)))
+        out["jct_p95"] = _plain(float(np.percentile(jct, 95)))
+        speed = max(spec.speed for spec in workload.nodes)
+        by_id = {job.id: job for job in workload.jobs}
+        spans = np.array([ideal_span(by_id[str(j)], speed) for j in jobs["job_id"][done]], dtype=float)
+        out["slowdown_mean"] = _plain(float(np.mean(jct / spans)))
+    has_deadline = pd.to_numeric(jobs["deadline"], errors="coerce").notna().to_numpy()
+    if has_deadline.any():
+        on_time = np.array([v is True or v is np.True_ for v in jobs["on_time"]], dtype=bool)
+        out["on_time_share"] = _plain(float(on_time[has_deadline].sum()) / float(has_deadline.sum()))
+    if len(jobs):
+        out["acceptance"] = _plain(float(np.asarray(jobs["accepted"], dtype=bool).mean()))
+    levels = tasks["locality"].dropna() if len(tasks) else pd.Series(dtype=object)
+    if len(levels):
+        out["locality_node"] = _plain(float((levels == "node").mean()))
+        out["locality_rack"] = _plain(float((levels == "rack").mean()))
+    return out
+
+
+def as_frames(jobs: Any, tasks: Any) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """``jobs`` and ``tasks`` as frames, from frames or from the recorder's column dicts (``_n`` left out)."""
+
+    def frame(cols: Any) -> pd.DataFrame:
+        if isinstance(cols, pd.DataFrame):
+            return cols
+        return pd.DataFrame({k: v for k, v in cols.items() if not k.startswith("_")})
+
+    return frame(jobs), frame(tasks)
