@@ -1,8 +1,9 @@
 """The discrete-event engine of the cluster simulator: the event loop and the rules of a run.
 
 One event queue (:mod:`mropt.sim.event_queue`: a heap of distinct times, per time one list of
-``(kind, argument)`` tuples per class) and no per-event object beyond the tuple (SimPy
-measured 3x slower here: Batsim and SimMR, ``docs/papers.md``, made the same choice).
+``(kind, argument)`` tuples per class) and no per-event object beyond the tuple (the same
+FIFO model written with SimPy's processes and events runs several times slower:
+``benchmarks/bench_sim.py``, ``benchmarks/RESULTS.md``).
 Simultaneous events follow one total order: completions (class 0) before kills (node
 failures, class 1) before arrivals and recoveries (class 2) before timers and heartbeats
 (class 3), then the order they were scheduled in. Scheduling decisions come after every event

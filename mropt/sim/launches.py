@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from mropt.sim.attempts import Attempt, Batches, Running
+from mropt.sim.attempts import Attempt, Batches
 from mropt.sim.capacity import Capacity
 from mropt.sim.event_queue import EventQueue
 from mropt.sim.offers import C_DONE, EV_DONE
@@ -48,7 +48,6 @@ class Launches:
     capacity: Capacity
     timing: AttemptTime
     batches: Batches
-    running: Running
     _live: dict[int, Attempt]
     next_attempt: int
     backups: int
