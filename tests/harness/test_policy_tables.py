@@ -1,4 +1,4 @@
-"""Policy studies as first-class studies (issue 31, item 3): speculation in policy entries, the
+"""Policy studies as first-class studies: speculation in policy entries, the
 policy tables of ``mropt gap`` and ``mropt report`` (benefit, on-time, JCT, slowdown, utilisation,
 locality with intervals over seeds; no gap, no "proven optimal %"), workloads listed as files, and
 a killed study that resumes.
