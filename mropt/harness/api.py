@@ -87,7 +87,9 @@ def results_frame(out: str | Path) -> Any:
       what ``mropt report`` averages per method: never average it over plans and bounds together;
     * ``gap_to_bound``: a plan's shortfall from the best proven bound (or the optimum).
 
-    A row without a reference, or whose answer ``verify`` rejected, has none of them.
+    A row without a reference, or whose answer ``verify`` rejected, has none of them, and
+    neither has a simulation's row (kind ``workload``, a policy study's: measured, not
+    optimised; its measures are in ``metrics``, :mod:`mropt.harness.policy_report`).
     """
     import pandas as pd
 
