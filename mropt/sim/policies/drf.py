@@ -47,6 +47,14 @@ same DRF order, one wait: node-local only until the job has been skipped D times
 node. As in Zaharia's algorithm the count resets only at a node-local launch (a job past
 its wait goes on launching non-local tasks until it gets a local one).
 
+**Where the rule is.** ``_DrfBase._assign_reference`` is the offer of a node written plain (users
+sorted by their key at each launch), ``_offer`` the launch-or-skip decision of one job, ``_level``
+and ``_after_launch`` (per policy) the delay rule, ``on_attempts_end``/``_add``/``_push`` the shares
+and keys, ``on_timer`` the heartbeat re-offer. ``make_policy(..., reference=True)`` runs that; the
+default runs the accelerated offers (:class:`~mropt.sim.policies.drf_offers.DrfOffers`,
+``_assign_fast``), and ``tests/sim/test_sim_drf_reference.py`` requires the same event log of both
+on random workloads.
+
 **Speed on a saturated cluster** (a replay of a trace's day; none of it changes a decision:
 ``tests/sim/test_sim_drf_blocking.py`` compares every table with it on and off, off being
 ``make_policy(..., reference=True)``): a node that no waiting task fits (or too full for any
@@ -69,7 +77,7 @@ gained work in between).
 from __future__ import annotations
 
 import heapq
-from collections.abc import Hashable, Sequence
+from collections.abc import Hashable
 from operator import truediv
 from typing import Any
 
@@ -78,17 +86,11 @@ from mropt.model.errors import InputError
 from mropt.registry import Param
 from mropt.sim.demand_index import DemandIndex
 from mropt.sim.policies.blocked_nodes import BlockedNodes
-from mropt.sim.policies.drf_offers import _DECLINED, _EPS, _LAUNCHED, _NO_FIT, _UNKNOWN, DrfOffers, _Vector
+from mropt.sim.policies.drf_offers import _DECLINED, _EPS, _LAUNCHED, _NO_FIT, DrfOffers, _Vector
 from mropt.sim.policies.parked_users import ParkedUsers
 from mropt.sim.policy import ACCEPT, EVENT, Admission, Policy, register_policy
 from mropt.sim.state import ANY, MAP, NODE, RACK, REDUCE
 from mropt.sim.view import AttemptView, SimView
-
-
-def _over(demand: tuple[float, ...] | None, free: Sequence[float]) -> bool:
-    """Whether a two-resource ``demand`` exceeds ``free`` (False when it cannot tell: no demand or
-    another number of resources; the caller then looks the long way)."""
-    return demand is not None and len(demand) == 2 and (demand[0] > free[0] + _EPS or demand[1] > free[1] + _EPS)
 
 
 class _DrfBase(DrfOffers, Policy):
@@ -199,11 +201,14 @@ class _DrfBase(DrfOffers, Policy):
         share, tie, _ = share_key_with_tie(self._share[u], self._next_tie(u) if tie is None else tie, u)
         entry = (share, tie, u, self._ver[u])
         self._entry[u] = entry
-        self._in_heap[u] = True
-        heapq.heappush(self._heap, entry)
+        if self.blocking:  # (the reference sorts the users' entries at each offer)
+            self._in_heap[u] = True
+            heapq.heappush(self._heap, entry)
 
     def _back(self, u: int) -> None:
         """Put the user's last entry back in the heap if ``assign`` took it out (no work, or parked)."""
+        if not self.blocking:
+            return
         if self._parked_at[u] is not None:
             self._parked_at[u] = None  # its next tasks may differ: back in the heap, same entry
             heapq.heappush(self._heap, self._entry[u])
@@ -253,6 +258,8 @@ class _DrfBase(DrfOffers, Policy):
 
     def _gained(self, job: int) -> None:
         """``job`` may have gained pending tasks, or tasks of a new demand (see ``assign``)."""
+        if not self.blocking:
+            return  # (what the accelerated offers note)
         self._fresh.append(job)
         self._index.note(job)
         u = self._user_of.get(job)
@@ -277,6 +284,9 @@ class _DrfBase(DrfOffers, Policy):
         self._add(u, attempt.demand, attempt.type, -count)
         if outcome != "succeeded" or (attempt.type == MAP and self.sim.slowstart is not None):
             self._gained(job)  # a task back to pending, or reduces that slow-start may open
+        if not self.blocking:
+            self._push(u)  # the user's new share now
+            return
         # the push is made before the next offer (``_flush``): the user's entry is then what its
         # last push at this instant would have made (shares change only at ends until then). The
         # tie key of an earlier end at this instant still holds unless the user's jobs gained work
@@ -372,142 +382,50 @@ class _DrfBase(DrfOffers, Policy):
         return cap
 
     def assign(self, node: int) -> None:
-        """Offer ``node`` to the users in increasing dominant share (module docstring).
-
-        A user none of whose jobs has runnable tasks leaves the heap (it has no offer to take)
-        and comes back with its last entry when it may have work again (``on_arrival``,
-        ``on_attempts_end``, ``on_stage_end``); a user offered the node in this call without
-        launching stays out of the heap until the call ends. Neither changes a decision:
-        both were skipped when met; they are no longer popped again after every launch.
-
-        **Blocked nodes.** When an offer ends with every job that has work either not
-        fitting the node or declining it, the node is *blocked*: its free capacity is kept,
-        with the jobs that declined. Until its capacity grows (an attempt on it ends), a job
-        that did not fit still cannot, so the next offer of the node is made only to the
-        jobs that may have gained work since (arrivals, new stages, re-queued tasks: the
-        ``_fresh`` list), the jobs that declined, and the jobs whose next task's demand can
-        change: in the same order and with the same outcome as the whole heap would give.
-        This is what keeps a saturated cluster's offers (every node at every arrival) cheap.
-        """
-        sim = self.sim
-        if sim.now == self._mute:
+        """Offer ``node`` to the users in increasing dominant share: the plain rule
+        (``_assign_reference``) under ``reference``, else the accelerated offers
+        (:meth:`~mropt.sim.policies.drf_offers.DrfOffers._assign_fast`: the same decisions)."""
+        if self.sim.now == self._mute:
             return
-        if self._later:
-            self._flush()
-        block = self._blocked.take(node) if self.blocking else None
-        if block is not None:
-            then, epoch, decliners = block
-            now_cap = self._capacity(node)
-            if len(now_cap) == 2:
-                grew = now_cap[0] > then[0] + _EPS or now_cap[1] > then[1] + _EPS
-            else:
-                grew = any(c > t + _EPS for c, t in zip(now_cap, then))
-            if not grew:
-                self._assign_blocked(node, epoch, decliners)
-                return
-        heap = self._heap
-        ver = self._ver
-        in_heap = self._in_heap
-        jobs_of = self._jobs_of
-        jobs = sim.jobs
-        parked_at = self._parked_at
-        aside: list[tuple[float, float, int, int]] = []  # users offered this node that launched nothing
-        offered: set[int] = set()  # jobs offered this call that declined or did not fit
-        declined: list[int] = []
-        exhausted = False  # every job with work was offered the node and none launched
-        index = self._index if self.blocking else None
-        parked = self._parked if self.blocking else None
-        free_res = sim.free_resources[node]
+        if self.reference:
+            self._assign_reference(node)
+        else:
+            self._assign_fast(node)
 
-        valid = self._parked_valid
-        room = self._room
-        low = self._low if len(self._low) == 2 and not self._slots else None  # (``_room`` spelled out)
+    def _assign_reference(self, node: int) -> None:
+        """The DRF rule, plain (DDRF paper sec. 3.1, progressive filling; Ghodsi et al., NSDI 2011,
+        Algorithm 1: the next task goes to the user of the lowest dominant share).
 
-        while (free_res[0] + _EPS >= low[0] and free_res[1] + _EPS >= low[1]) if low is not None else room(node):
-            if index is not None and not index.any_fits(node):
-                exhausted = True  # the scan below would find every job too big for the node
-                break
+        The users are taken in DRF's order, the increasing key (dominant share, tie key of its next
+        task, user index) of their last share change (``_push``); a user's jobs in arrival order. A
+        job that has work is offered the node (``_offer``: no fit, a launch at the level its skip
+        count allows, or a decline). After a launch the order is taken again (the launcher's share
+        grew), while the node has room; a job offered the node in this call without launching is
+        not offered it again. The offer ends when nobody launches.
+        """
+        jobs = self.sim.jobs
+        offered: set[int] = set()  # jobs offered the node in this call that did not launch
+        declined = False
+        while self._room(node):
             launcher = -1
-            # the first parked user that fits (``best``, once ``known``); it changes only when
-            # taken (users parked in this call do not fit, and the node's capacity changes only at
-            # a launch). It is looked for only when the heap's first entry does not come before
-            # every parked entry, and once taken, only when needed again (the taker usually
-            # launches, and a launch that fills the node needs no next one).
-            best = None
-            known = False
-            while True:
-                while heap and heap[0][3] != ver[heap[0][2]]:
-                    heapq.heappop(heap)  # stale
-                if parked is not None:
-                    if known:
-                        if best is not None and not valid(*best):
-                            best = parked.best(free_res, self._slot_free(node), valid)
-                    elif self._parked_may_come_first(heap):
-                        best = parked.best(free_res, self._slot_free(node), valid)
-                        known = True
-                if heap and (best is None or heap[0] < best[0]):
-                    entry = heapq.heappop(heap)
-                elif best is not None:
-                    entry = parked.pop(best[1])  # type: ignore[union-attr]
-                    parked_at[entry[2]] = None
-                    best = None
-                    known = False
-                else:
-                    break
-                u = entry[2]
-                has_work = False
-                user_declined = False
-                for job in jobs_of[u]:
-                    j = jobs[job]
-                    runnable = j.runnable
-                    if not (runnable[MAP] or runnable[REDUCE]):
+            for u in sorted(range(len(self._users)), key=self._entry.__getitem__):
+                for job in self._jobs_of[u]:
+                    runnable = jobs[job].runnable
+                    if job in offered or not (runnable[MAP] or runnable[REDUCE]):
                         continue
-                    has_work = True
-                    if job in offered:
-                        user_declined = user_declined or job in declined
-                        continue
-                    if not runnable[REDUCE]:
-                        # maps only, of the current stage: one demand too big for the node is what
-                        # ``_offer`` would find (no fit, no skip), without its calls
-                        demands = j.stages[j.cur].demands
-                        if len(demands) == 1 and _over(demands[0], free_res):
-                            offered.add(job)
-                            continue
                     result = self._offer(job, node)
                     if result == _LAUNCHED:
                         launcher = u
                         break
                     offered.add(job)
-                    if result == _DECLINED:
-                        declined.append(job)
-                        user_declined = True
+                    declined = declined or result == _DECLINED
                 if launcher >= 0:
-                    # (not when the node holds no second such task: the usual case when saturated)
-                    if parked is not None and self.trace is None and not _over(self._launched_demand, free_res):
-                        self._launch_run(u, job, node, heap, best if known else _UNKNOWN)
                     break
-                if has_work:
-                    keys = self._park_keys(u) if parked is not None and not user_declined else None
-                    if keys is not None:
-                        parked_at[u] = keys  # every waiting task of the user is too big for this node
-                        for key in keys:
-                            parked.park(key, entry)  # type: ignore[union-attr]
-                    else:
-                        aside.append(entry)
-                else:
-                    in_heap[u] = False
             if launcher < 0:
-                exhausted = True
                 break
-            self._push(launcher)  # the launching user's new share
-        else:
-            exhausted = True  # full: what is left is below every task's demand (no job fits)
-        for entry in aside:
-            heapq.heappush(heap, entry)
-        if exhausted:
-            self._blocked.block(node, self._capacity(node), len(self._fresh), tuple(declined))
+            self._push(launcher)  # its new share
         if declined:
-            self._ask_check()
+            self._ask_check()  # nothing may run to offer a node again: a heartbeat later (``on_timer``)
 
     def _run_level(self, job: int) -> int | None:
         """The locality level of the job's next launches right after a launch, if every launch of a run

@@ -12,6 +12,7 @@ and a user that stays first after a launch gets its next tasks in one ``sim.laun
 from __future__ import annotations
 
 import heapq
+from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from mropt.fairness.drf import share_key_with_tie
@@ -28,6 +29,12 @@ _LAUNCHED, _DECLINED, _NO_FIT = 0, 1, 2
 _UNKNOWN: Any = object()
 #: a task's resource vector, its dominant share and its tie key (``_DrfBase._vector``)
 _Vector = tuple[list[float], float, float]
+
+
+def _over(demand: tuple[float, ...] | None, free: Sequence[float]) -> bool:
+    """Whether a two-resource ``demand`` exceeds ``free`` (False when it cannot tell: no demand or
+    another number of resources; the caller then looks the long way)."""
+    return demand is not None and len(demand) == 2 and (demand[0] > free[0] + _EPS or demand[1] > free[1] + _EPS)
 
 
 class DrfOffers:
@@ -51,6 +58,12 @@ class DrfOffers:
     _passed: int
     _parked: ParkedUsers
     _parked_at: list[Any]
+    _heap: list[tuple[float, float, int, int]]
+    _in_heap: list[bool]
+    _later: dict[int, float]
+    _low: list[float]
+    _launched_demand: tuple[float, ...] | None
+    trace: list[Any] | None
 
     if TYPE_CHECKING:
 
@@ -58,12 +71,166 @@ class DrfOffers:
         def _dominant(self, vec: list[float]) -> float: ...
         def _next_tie(self, u: int) -> float: ...
         def _push(self, u: int, tie: float | None = None) -> None: ...
+        def _flush(self) -> None: ...
         def _add(self, u: int, demand: tuple[float, ...] | None, stype: int, count: float = 1.0) -> None: ...
         def _after_launch(self, job: int, level: int) -> None: ...
         def _run_level(self, job: int) -> int | None: ...
         def _offer(self, job: int, node: int) -> int: ...
         def _room(self, node: int) -> bool: ...
         def _capacity(self, node: int) -> list[float]: ...
+
+    def _assign_fast(self, node: int) -> None:
+        """Offer ``node`` as ``_DrfBase._assign_reference`` does, with the accelerations (same decisions).
+
+        The users sit in a heap of their keys (``_push``: stale entries dropped by version), not
+        sorted at each launch. A user none of whose jobs has runnable tasks leaves the heap and
+        comes back with its last entry when it may have work again (``_back``); a user offered the
+        node without launching stays out of the heap until the call ends (its jobs are not offered
+        the node again in this call either way). Users whose waiting tasks are all too big for the
+        node are parked by demand (``_park_keys``, :class:`ParkedUsers`) and met again only by a
+        node they fit. A node whose offer ends with no launch is blocked (``_still_blocked``).
+        A job whose next maps are too big for the node is passed by without an offer call; a user
+        that stays first after a launch gets its next tasks in one call (``_launch_run``).
+        """
+        if self._later:
+            self._flush()
+        if self._still_blocked(node):
+            return
+        sim = self.sim
+        heap = self._heap
+        ver = self._ver
+        jobs_of = self._jobs_of
+        jobs = sim.jobs
+        parked_at = self._parked_at
+        aside: list[tuple[float, float, int, int]] = []  # users offered this node that launched nothing
+        offered: set[int] = set()  # jobs offered this call that declined or did not fit
+        declined: list[int] = []
+        exhausted = False  # every job with work was offered the node and none launched
+        index = self._index
+        parked = self._parked
+        free_res = sim.free_resources[node]
+
+        valid = self._parked_valid
+        room = self._room
+        low = self._low if len(self._low) == 2 and not self._slots else None  # (``_room`` spelled out)
+
+        while (free_res[0] + _EPS >= low[0] and free_res[1] + _EPS >= low[1]) if low is not None else room(node):
+            if not index.any_fits(node):
+                exhausted = True  # the scan below would find every job too big for the node
+                break
+            launcher = -1
+            # the first parked user that fits (``best``, once ``known``); it changes only when
+            # taken (users parked in this call do not fit, and the node's capacity changes only at
+            # a launch). It is looked for only when the heap's first entry does not come before
+            # every parked entry, and once taken, only when needed again (the taker usually
+            # launches, and a launch that fills the node needs no next one).
+            best = None
+            known = False
+            while True:
+                while heap and heap[0][3] != ver[heap[0][2]]:
+                    heapq.heappop(heap)  # stale
+                if known:
+                    if best is not None and not valid(*best):
+                        best = parked.best(free_res, self._slot_free(node), valid)
+                elif self._parked_may_come_first(heap):
+                    best = parked.best(free_res, self._slot_free(node), valid)
+                    known = True
+                if heap and (best is None or heap[0] < best[0]):
+                    entry = heapq.heappop(heap)
+                elif best is not None:
+                    entry = parked.pop(best[1])
+                    parked_at[entry[2]] = None
+                    best = None
+                    known = False
+                else:
+                    break
+                u = entry[2]
+                has_work = False
+                user_declined = False
+                for job in jobs_of[u]:
+                    j = jobs[job]
+                    runnable = j.runnable
+                    if not (runnable[MAP] or runnable[REDUCE]):
+                        continue
+                    has_work = True
+                    if job in offered:
+                        user_declined = user_declined or job in declined
+                        continue
+                    if not runnable[REDUCE]:
+                        # maps only, of the current stage: one demand too big for the node is what
+                        # ``_offer`` would find (no fit, no skip), without its calls
+                        demands = j.stages[j.cur].demands
+                        if len(demands) == 1 and _over(demands[0], free_res):
+                            offered.add(job)
+                            continue
+                    result = self._offer(job, node)
+                    if result == _LAUNCHED:
+                        launcher = u
+                        break
+                    offered.add(job)
+                    if result == _DECLINED:
+                        declined.append(job)
+                        user_declined = True
+                if launcher >= 0:
+                    # (not when the node holds no second such task: the usual case when saturated)
+                    if self.trace is None and not _over(self._launched_demand, free_res):
+                        self._launch_run(u, job, node, heap, best if known else _UNKNOWN)
+                    break
+                self._set_aside(entry, has_work, user_declined, aside)
+            if launcher < 0:
+                exhausted = True
+                break
+            self._push(launcher)  # the launching user's new share
+        else:
+            exhausted = True  # full: what is left is below every task's demand (no job fits)
+        for entry in aside:
+            heapq.heappush(heap, entry)
+        if exhausted:
+            self._blocked.block(node, self._capacity(node), len(self._fresh), tuple(declined))
+        if declined:
+            self._ask_check()
+
+    def _set_aside(
+        self, entry: tuple[float, float, int, int], has_work: bool, declined: bool, aside: list[Any]
+    ) -> None:
+        """A user offered the node without a launch: parked if it did not decline and every waiting task of
+        it is too big for the node, else aside until the offer ends; out of the heap if it has no work."""
+        u = entry[2]
+        if not has_work:
+            self._in_heap[u] = False
+            return
+        keys = None if declined else self._park_keys(u)
+        if keys is None:
+            aside.append(entry)
+            return
+        self._parked_at[u] = keys
+        for key in keys:
+            self._parked.park(key, entry)
+
+    def _still_blocked(self, node: int) -> bool:
+        """Unblock ``node``; if its capacity did not grow since it was blocked, offer it only to the
+        jobs that may take it (``_assign_blocked``) and say so.
+
+        A node is blocked when an offer ends with every job that has work either not fitting it or
+        declining it: its free capacity is kept, with the jobs that declined. Until its capacity
+        grows (an attempt on it ends), a job that did not fit still cannot, so the next offer of the
+        node goes only to the jobs that may have gained work since (arrivals, new stages, re-queued
+        tasks: the ``_fresh`` list), the jobs that declined, and the jobs whose next task's demand
+        can change: in the same order and with the same outcome as the whole heap would give.
+        """
+        block = self._blocked.take(node)
+        if block is None:
+            return False
+        then, epoch, decliners = block
+        now_cap = self._capacity(node)
+        if len(now_cap) == 2:
+            grew = now_cap[0] > then[0] + _EPS or now_cap[1] > then[1] + _EPS
+        else:
+            grew = any(c > t + _EPS for c, t in zip(now_cap, then))
+        if grew:
+            return False
+        self._assign_blocked(node, epoch, decliners)
+        return True
 
     def _parked_may_come_first(self, heap: list[tuple[float, float, int, int]]) -> bool:
         """Whether some parked entry may come before the heap's first (else the parked users need no look)."""
