@@ -38,7 +38,23 @@ def _over(demand: tuple[float, ...] | None, free: Sequence[float]) -> bool:
 
 
 class DrfOffers:
-    """Offer methods of :class:`~mropt.sim.policies.drf._DrfBase` (a mixin: it uses its state)."""
+    """The accelerated offers of :class:`~mropt.sim.policies.drf._DrfBase` (a mixin: it uses its state).
+
+    ``_assign_fast`` makes the decisions of ``_DrfBase._assign_reference`` faster. The users sit in
+    a heap of their keys (``_push``; stale entries dropped by version), not sorted at each launch;
+    the pushes of the users whose attempts ended wait for the next offer (``_flush``). A user none
+    of whose jobs has runnable tasks leaves the heap and comes back with its last entry when it may
+    have work again (``_back``); a user offered the node without launching stays out of the heap
+    until the call ends (its jobs are not offered the node again in this call either way). Users
+    whose waiting tasks are all too big for the node are parked by demand (``_set_aside``,
+    :class:`ParkedUsers`): the first parked user that fits (``best``) changes only when taken (users
+    parked in this call do not fit, and the node's capacity changes only at a launch); it is looked
+    for only when the heap's first entry does not come before every parked entry, and once taken
+    only when needed again. A node whose offer ends with no launch is blocked
+    (``_still_blocked``). A job whose next maps are too big for the node is passed by without an
+    offer call; a user that stays first after a launch gets its next tasks in one call
+    (``_launch_run``).
+    """
 
     sim: SimView
     blocking: bool
@@ -80,18 +96,8 @@ class DrfOffers:
         def _capacity(self, node: int) -> list[float]: ...
 
     def _assign_fast(self, node: int) -> None:
-        """Offer ``node`` as ``_DrfBase._assign_reference`` does, with the accelerations (same decisions).
-
-        The users sit in a heap of their keys (``_push``: stale entries dropped by version), not
-        sorted at each launch. A user none of whose jobs has runnable tasks leaves the heap and
-        comes back with its last entry when it may have work again (``_back``); a user offered the
-        node without launching stays out of the heap until the call ends (its jobs are not offered
-        the node again in this call either way). Users whose waiting tasks are all too big for the
-        node are parked by demand (``_park_keys``, :class:`ParkedUsers`) and met again only by a
-        node they fit. A node whose offer ends with no launch is blocked (``_still_blocked``).
-        A job whose next maps are too big for the node is passed by without an offer call; a user
-        that stays first after a launch gets its next tasks in one call (``_launch_run``).
-        """
+        """Offer ``node`` as ``_DrfBase._assign_reference`` does (the same decisions), with the
+        accelerations of the class docstring."""
         if self._later:
             self._flush()
         if self._still_blocked(node):
@@ -119,11 +125,7 @@ class DrfOffers:
                 exhausted = True  # the scan below would find every job too big for the node
                 break
             launcher = -1
-            # the first parked user that fits (``best``, once ``known``); it changes only when
-            # taken (users parked in this call do not fit, and the node's capacity changes only at
-            # a launch). It is looked for only when the heap's first entry does not come before
-            # every parked entry, and once taken, only when needed again (the taker usually
-            # launches, and a launch that fills the node needs no next one).
+            # the first parked user that fits (``best``, once ``known``: class docstring)
             best = None
             known = False
             while True:
