@@ -689,6 +689,29 @@ def test_exact_progressive_filling_by_hand():
 )
 # a level below the solver's tolerances (u1's 2.5e-7, weight 1e6): {u0: 1} (levels 0, 0) claimed optimal
 @example((three_on_mem(1e6), 0))
+# drf-lp on two nodes, weights 1e-3, 1e8, 1e-8: CLP's smallest share 1.07e-4 below the integer
+# optimum's (3.333e-9), claimed optimal; now refused by the comparison with DRF's filling
+@example(
+    (
+        instance_from_dict(
+            {
+                "kind": "fairness",
+                "schema_version": 1,
+                "resources": {"cpu": 3},
+                "users": [
+                    {"id": "u0", "demand": {"cpu": 1}, "weight": 1e-3, "max_tasks": 1},
+                    {"id": "u1", "demand": {"cpu": 1}, "weight": 1e8, "max_tasks": 1},
+                    {"id": "u2", "demand": {"cpu": 1}, "weight": 1e-8, "max_tasks": 1},
+                ],
+                "nodes": [
+                    {"id": "n0", "capacity": {"cpu": 1}, "rack": "r0"},
+                    {"id": "n1", "capacity": {"cpu": 2}, "rack": "r1"},
+                ],
+            }
+        ),
+        0,
+    )
+)
 def test_exact_leximin_with_weights_spread_over_16_orders(case):
     inst, k = case
     best, ties = brute_force(inst)
