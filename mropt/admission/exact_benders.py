@@ -24,10 +24,10 @@ at N = 30; the two halves of the problem are easy apart, hard together. So:
 Bounds. The search starts from the best of the cheap bounds it could report without
 searching: the sum of the candidates' benefits, the LP of the energy rows written as
 chains (:func:`~mropt.admission.time_grid.lp_bound`, O(n) nonzeros: 0.14 s at N = 1000,
-``details["energy_lp_bound"]``), and the master's LP relaxation (``details["lp_bound"]``: the value of ``bound-lp``,
-tightened by the dominance rows when they are on; 0.15 s at N = 200 but 3-5 s at N = 1000, where
-the master has about 650,000 nonzeros; skipped when the time is up, see
-:data:`LP_MIN_SECONDS`). Every master
+``details["energy_lp_bound"]``), and the master's LP relaxation
+(``details["lp_bound"]``: the value of ``bound-lp``, tightened by the dominance rows when
+they are on; 0.15 s at N = 200 but 3-5 s at N = 1000, where the master has about 650,000
+nonzeros; skipped when the time is up, see :data:`LP_MIN_SECONDS`). Every master
 optimum is an upper bound too (the master is a relaxation; each master hands back a
 bound that already covers its own rounding), and a master stopped by the time limit
 hands back its proven bound when its solver proved one (the back ends' status guard,
@@ -39,19 +39,19 @@ back its unproven 0, and the run ended ``optimal`` below the true optimum): it
 never tightens the bound, and ``details["bounds_rejected"]`` records it. A warm start (the
 better of edf-greedy and ``amb``) gives the first incumbent; the beam variant amb-beam16
 joins after the first master set the oracle refutes (it takes seconds at N = 300,
-wasted where the first master set is valid, as on most instances); infeasible master sets are repaired (drop the least-benefit job of each core) to
-improve it. The search stops, with status ``optimal``, once the bound is within
+wasted where the first master set is valid, as on most instances); infeasible master
+sets are repaired (drop the least-benefit job of each core) to improve it. The search stops, with status ``optimal``, once the bound is within
 :data:`~mropt.model.tolerance.OBJECTIVE_RTOL` (relative) of the incumbent: no absolute
 tolerance, so tiny or huge benefits are treated alike (docs/tolerances.md). On time out
 the best valid order and the smallest proven bound (never below its objective) are
 returned with status ``time_limit``; ``details["bound_from"]`` says which bound it is.
 
-Time. Every step looks at the clock: edf-greedy and the energy LP
-first (a valid plan and a proven bound), then ``amb``, the
-master's rows and pair conflicts (:func:`~mropt.admission.exact_master.build_master`,
-cut short at the limit, ``details["master_complete"]`` False: still a relaxation), its
-LP, the master models' builds and solves, amb-beam16 (stopped at the limit), the oracle (which stops shrinking a core once
-the time is up); at N = 1000 a 1 s limit ends within a few hundredths of a second of it.
+Time. Every step looks at the clock: edf-greedy and the energy LP first (a valid plan
+and a proven bound), then ``amb``, the master's rows and pair conflicts
+(:func:`~mropt.admission.exact_master.build_master`, cut short at the limit,
+``details["master_complete"]`` False: still a relaxation), its LP, the master models'
+builds and solves, amb-beam16 (stopped at the limit), the oracle (which stops shrinking
+a core once the time is up); at N = 1000 a 1 s limit ends within a few hundredths of a second of it.
 """
 
 from __future__ import annotations
