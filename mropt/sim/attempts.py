@@ -11,7 +11,7 @@ and one completion event instead of ``n``. :class:`Batches` says which attempt t
 may join (the join itself is made in one place, ``Launches.launch_tasks``): only the last one
 made, and any other completion scheduled in between (another attempt, an early reduce's end)
 closes it, so simultaneous completions keep the order single attempts would have. Straggler draws stay one per task in launch order; a task drawn slow
-does not join.
+joins only a batch of its own running time (one drawn slow too).
 
 When a batch ends, its tasks are completed in id order, in bulk when nothing can tell the
 difference, else one by one exactly as single attempts (``mropt.sim.engine``). Batches stay
