@@ -114,8 +114,19 @@ def projected_build_end(started: float, done: int, n: int) -> float | None:
     return started + BUILD_PER_PAIRS * (time.perf_counter() - started) / share
 
 
-class _OutOfTime(Exception):
-    """The time limit passed while the model was being built."""
+class BuildOutOfTime(Exception):
+    """The time limit passed, or would pass, while the model was being built."""
+
+
+def build_stop(deadline: float | None) -> Callable[[float | None], None]:
+    """The ``stop`` of :class:`DirectModel` for a ``time.perf_counter`` limit: raises
+    :class:`BuildOutOfTime` once the limit has passed or a projected build end is past it."""
+
+    def stop(finish: float | None = None) -> None:
+        if deadline is not None and (time.perf_counter() > deadline or (finish or 0.0) > deadline):
+            raise BuildOutOfTime
+
+    return stop
 
 
 class DirectModel:
@@ -356,11 +367,6 @@ class _Run:
     def left(self) -> float | None:
         return None if self.deadline is None else self.deadline - time.perf_counter()
 
-    def stop(self, finish: float | None = None) -> None:
-        """Raise :class:`_OutOfTime` when the limit has passed or ``finish`` (a projected end) is past it."""
-        if self.deadline is not None and (time.perf_counter() > self.deadline or (finish or 0.0) > self.deadline):
-            raise _OutOfTime
-
     def offer(self, order: list[int], source: str) -> None:
         if self.value(order) > self.value(self.best) and self.oracle.valid(order):
             self.best = [int(j) for j in order]
@@ -409,8 +415,8 @@ class _Run:
         dominates = self.oracle.dominates if self.oracle.equal_release else None
         built = time.perf_counter()
         try:
-            model = DirectModel(grid, deadlines, self.jobs, w, dominates, self.stop)
-        except _OutOfTime:
+            model = DirectModel(grid, deadlines, self.jobs, w, dominates, build_stop(self.deadline))
+        except BuildOutOfTime:
             self.details["stopped_early"] = True
             self.details["model"] = f"{label} model not built: out of time"
             return

@@ -54,10 +54,9 @@ machines or OR-Tools versions; a deterministic second took 3-10 s of wall time o
 from __future__ import annotations
 
 import math
-import time
 
 from mropt.admission.cpsat import cp_master
-from mropt.admission.cpsat_direct import DirectModel, benefit_weights
+from mropt.admission.cpsat_direct import BuildOutOfTime, DirectModel, benefit_weights, build_stop
 from mropt.admission.exact_benders import DOMINANCE, BendersRun
 from mropt.admission.exact_oracle import OracleTimeout
 from mropt.admission.time_grid import time_grid
@@ -86,10 +85,6 @@ _PARAMS = {
 }
 
 
-class _OutOfTime(Exception):
-    """The wall-clock limit passed while the direct model was being built."""
-
-
 def _direct_phase(run: BendersRun, budget: cpsat_backend.DtimeBudget, *, threads: int, seed: int) -> dict:
     """Phase 3 of the module docstring, within ``budget``; what it did, for ``details``."""
     inst, oracle = run.instance, run.oracle
@@ -99,11 +94,6 @@ def _direct_phase(run: BendersRun, budget: cpsat_backend.DtimeBudget, *, threads
     dominates = oracle.dominates if oracle.equal_release else None
     info: dict = {"times_exact": grid.exact, "cp_status": []}
 
-    def stop(finish: float | None = None) -> None:  # as cpsat_direct's: a projected build end past the limit
-        deadline = run.deadline
-        if deadline is not None and (time.perf_counter() > deadline or (finish or 0.0) > deadline):
-            raise _OutOfTime
-
     passes = [("exact" if grid.exact else "relaxed", grid.relaxed)]
     if not grid.exact:
         passes.append(("restricted", grid.restricted))
@@ -111,8 +101,8 @@ def _direct_phase(run: BendersRun, budget: cpsat_backend.DtimeBudget, *, threads
         if run.proved() or budget.exhausted():
             break
         try:
-            model = DirectModel(grid, deadlines, jobs, weights, dominates, stop)
-        except _OutOfTime:
+            model = DirectModel(grid, deadlines, jobs, weights, dominates, build_stop(run.deadline))
+        except BuildOutOfTime:
             info["model"] = f"{label} model not built: out of time"
             run.timed_out = True
             break
