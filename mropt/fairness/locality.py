@@ -177,13 +177,14 @@ def ddrf_max_wait(E2: float, T: float, L: float, W: float, M: int) -> float:
 # -- Monte Carlo ------------------------------------------------------------------------
 @dataclass(frozen=True)
 class MonteCarloResult:
-    """Estimated fractions of launches per level and L, with a 95% confidence half-width for L."""
+    """Estimated fractions of launches per level and L, with a 95% confidence half-width for L
+    (``None`` for a single trial: one sample gives no interval, and JSON has no infinity)."""
 
     node: float
     rack: float
     any: float
     L: float
-    half_width: float
+    half_width: float | None
     trials: int
 
 
@@ -250,6 +251,6 @@ def monte_carlo(
         levels[:, K - 1] = np.where(is_node, 1.0, np.where(is_rack, theta, 0.0))
         counts += [is_node.sum(), is_rack.sum(), (~is_node & ~is_rack).sum()]
     per_trial = levels.mean(axis=1)
-    half = 1.96 * float(per_trial.std(ddof=1)) / math.sqrt(trials) if trials > 1 else math.inf
+    half = 1.96 * float(per_trial.std(ddof=1)) / math.sqrt(trials) if trials > 1 else None
     node, rack, other = counts / (trials * N)
     return MonteCarloResult(float(node), float(rack), float(other), float(per_trial.mean()), half, trials)

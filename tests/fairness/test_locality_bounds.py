@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import time
 
 import pytest
@@ -53,6 +54,19 @@ def test_monte_carlo_refuses_before_drawing():
         monte_carlo(2, 10, 20, 3, 100, 5, 0.05, trials=2**40)
     with pytest.raises(InputError, match="seed"):
         monte_carlo(2, 10, 20, 3, 100, 5, 0.05, trials=10, seed=-1)
+
+
+def test_one_trial_has_no_interval_and_the_json_stays_strict():
+    """One trial gives no sample deviation: ``--json`` wrote ``Infinity`` (not JSON) as its half-width."""
+    result = run_cli("locality", "ddrf", "--e1", "2", "--e2", "10", "--monte-carlo", "1", "--json")
+    assert result.code == 0, result.err
+
+    def refuse(name: str) -> float:
+        raise AssertionError(f"non-JSON constant {name} in {result.out}")
+
+    (row,) = json.loads(result.out, parse_constant=refuse)["rows"]
+    assert row["mc_half_width"] is None and 0 <= row["mc_L"] <= 1
+    assert monte_carlo(2, 10, 20, 3, 100, 5, 0.05, trials=2).half_width is not None
 
 
 @pytest.fixture
