@@ -8,7 +8,11 @@ import signal
 import sys
 from pathlib import Path
 
+from mropt.cli.common import SEED, int_type
 from mropt.model.errors import InputError
+
+#: at most this many bootstrap resamples (each a mean over the runs of a cell)
+MAX_RESAMPLES = 1_000_000
 
 
 def add_parsers(sub: argparse._SubParsersAction) -> None:
@@ -25,7 +29,7 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:
     p.add_argument(
         "--workers",
         "-j",
-        type=int,
+        type=int_type(1),
         default=None,
         help="parallel runs: worker processes (local) or LocalCluster workers (dask) (default: CPU count)",
     )
@@ -73,8 +77,10 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:
     )
     p.add_argument("dir", metavar="DIR", help="result folder of `mropt gap`")
     p.add_argument("--out", "-o", help="report folder (default DIR/report)")
-    p.add_argument("--seed", type=int, default=0, help="seed of the bootstrap intervals (default 0)")
-    p.add_argument("--resamples", type=int, default=2000, help="bootstrap resamples (default 2000)")
+    p.add_argument("--seed", type=SEED, default=0, help="seed of the bootstrap intervals (default 0)")
+    p.add_argument(
+        "--resamples", type=int_type(1, MAX_RESAMPLES), default=2000, help="bootstrap resamples (default 2000)"
+    )
     p.set_defaults(handler=run_report)
 
 

@@ -9,6 +9,7 @@ import sys
 
 import duckdb
 
+from mropt.cli.common import int_type
 from mropt.history.analyses import create_views
 from mropt.history.guard import one_select
 from mropt.history.report import report_lines
@@ -77,7 +78,7 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:
         "report", help="a short summary of DB", description="Counts, per source, per user group, slow nodes."
     )
     r.add_argument("db", metavar="DB")
-    r.add_argument("--rows", type=int, default=20, help="at most this many groups and slow nodes (default 20)")
+    r.add_argument("--rows", type=int_type(1), default=20, help="at most this many groups and slow nodes (default 20)")
     r.set_defaults(handler=_report)
 
     w = sub.add_parser(

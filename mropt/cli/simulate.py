@@ -25,7 +25,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from mropt.cli.common import parse_param
+from mropt.cli.common import SEED, parse_param
 from mropt.harness.table import render
 from mropt.model.errors import InputError
 from mropt.model.io import load_instance, read_json
@@ -52,7 +52,7 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:
     p.add_argument(
         "--param", "-p", action="append", default=[], metavar="NAME=VALUE", help="policy parameter, repeatable"
     )
-    p.add_argument("--seed", type=int, default=0, help="random seed: stragglers, placement (default 0)")
+    p.add_argument("--seed", type=SEED, default=0, help="random seed: stragglers, placement (default 0)")
     p.add_argument("--mode", choices=("event", "heartbeat"), help="assignment mode (default: the policy's)")
     p.add_argument(
         "--speculation",

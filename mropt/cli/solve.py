@@ -14,7 +14,7 @@ import os
 import sys
 from typing import Any
 
-from mropt.cli.common import parse_param, write_text
+from mropt.cli.common import SEED, int_type, parse_param, write_text
 from mropt.harness.profiles import load_profile
 from mropt.harness.table import render
 from mropt.model.errors import InputError
@@ -35,9 +35,12 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--profile", help="solver profile: a name in solvers/ (e.g. cpsat) or a .toml path")
     p.add_argument("--time-limit", type=float, default=None, help="seconds (default: the profile's, else none)")
     p.add_argument(
-        "--threads", type=int, default=None, help="solver threads (exact methods; default: the profile's, else 1)"
+        "--threads",
+        type=int_type(1),
+        default=None,
+        help="solver threads (exact methods; default: the profile's, else 1)",
     )
-    p.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
+    p.add_argument("--seed", type=SEED, default=0, help="random seed (default 0)")
     p.add_argument(
         "--param", "-p", action="append", default=[], metavar="NAME=VALUE", help="method parameter, repeatable"
     )
@@ -74,8 +77,6 @@ def run_methods(args: argparse.Namespace) -> int:
 def run_solve(args: argparse.Namespace) -> int:
     instance = load_instance(args.instance)
     method, time_limit, params = args.method, args.time_limit, {}
-    if args.threads is not None and args.threads < 1:
-        raise InputError(f"--threads must be >= 1, got {args.threads}")
     if args.profile:
         profile = load_profile(args.profile)
         if method is not None and method != profile.backend:
