@@ -196,10 +196,6 @@ def run_results(args: argparse.Namespace) -> int:
 def run_report(args: argparse.Namespace) -> int:
     from mropt.harness.report import write_report
 
-    if args.seed < 0:
-        raise InputError(f"--seed must be >= 0, got {args.seed}")
-    if args.resamples < 1:
-        raise InputError(f"--resamples must be >= 1, got {args.resamples}")
     out = Path(args.out) if args.out else Path(args.dir) / "report"
     from mropt.sim.outputs import is_simulation_folder, settle_outputs
 

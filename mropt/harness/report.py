@@ -85,6 +85,7 @@ from mropt.harness.report_tables import (
     win_tie_loss_table,
 )
 from mropt.model.files import make_folder, write_text
+from mropt.model.folders import refuse_linked_entry
 from mropt.model.tolerance import OBJECTIVE_RTOL
 
 INTRO = (
@@ -121,6 +122,7 @@ def write_report(result_dir: str | Path, out: str | Path, *, seed: int = 0, resa
     from mropt.harness.provenance import read_studies
     from mropt.harness.runner import results_frame
 
+    refuse_linked_entry(result_dir, out)
     df = results_frame(result_dir)
     out = Path(out)
     make_folder(out)

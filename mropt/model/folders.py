@@ -65,6 +65,18 @@ def resolve_folder(path: str | os.PathLike[str]) -> Path:
     return target
 
 
+def refuse_linked_entry(folder: str | os.PathLike[str], out: str | os.PathLike[str]) -> None:
+    """InputError when ``out`` is an entry of ``folder`` that is a symlink.
+
+    A report goes by default into ``DIR/report``; in a result folder received from someone else
+    that entry may be a link to anywhere (``~/.ssh``), and writing the report would write there.
+    An ``--out`` the user names is followed as given: it is the user's own path.
+    """
+    entry = Path(out)
+    if entry.is_symlink() and os.path.abspath(entry.parent) == os.path.abspath(folder):
+        raise InputError(f"{os.fspath(out)}: is a symlink, not a report folder: remove it, or give --out")
+
+
 @contextmanager
 def replacing_folder(path: str | os.PathLike[str], step: Callable[[str], None] | None = None) -> Iterator[Path]:
     """Yield a new empty folder beside ``path``; swap it in whole when the block succeeds, else remove it.

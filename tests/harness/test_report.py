@@ -141,3 +141,21 @@ def test_html_report_renders_in_a_headless_browser(tmp_path):
     colours = np.unique(pixels.reshape(-1, 3), axis=0)
     ink = (pixels < 0.9).any(axis=-1).mean()  # share of pixels that are not (nearly) white
     assert len(colours) > 50 and ink > 0.02, (len(colours), ink)
+
+
+def test_report_refuses_a_linked_report_entry_of_a_received_folder(write_experiment, tmp_path):
+    """A result folder from someone else whose ``report`` entry links elsewhere: the default
+    ``DIR/report`` would write the report there; one line, exit 2, nothing written."""
+    exp = load_experiment(write_experiment(STUDY.replace("seeds = [1, 2]", "seeds = [1]")))
+    run_study(exp, tmp_path / "res", workers=1, progress=False)
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    (tmp_path / "res" / "report").symlink_to(elsewhere)
+    done = mropt("report", str(tmp_path / "res"))
+    assert done.returncode == 2 and "is a symlink, not a report folder" in done.stderr, done.stderr
+    assert len(done.stderr.strip().splitlines()) == 1 and "Traceback" not in done.stderr
+    assert not list(elsewhere.iterdir())
+    named = tmp_path / "mine"
+    done = mropt("report", str(tmp_path / "res"), "--out", str(named))  # a folder the user names: written
+    assert done.returncode == 0, done.stderr
+    assert (named / "report.md").is_file()
