@@ -52,6 +52,26 @@ Sec. 4.4 and Algorithm 2 on top of the slot allocation of Algorithm 1 (sec. 4.3,
   queue with work takes it). Without it a queue holding a reservation whose jobs are all gone
   could block the others forever (Algorithm 1 gives an infeasible queue every slot left, so
   the later queues get 0 and no shared slot).
+* **Idle reserved slots** (``lend_idle``; mropt's reading, the paper's rule by default). Sec. 4.4
+  keeps a free slot idle when every queue below its reservation has no work ("新的空闲槽位将被
+  保留"), so a lone job on an empty cluster gets only its queue's reservation and the shared
+  slots. ``lend_idle`` reads the reserve as a guarantee instead, as the Capacity Scheduler the
+  paper takes its hunger degree from does (a queue over its capacity runs on idle capacity):
+
+  - ``no`` (default): the paper's rule, the slot stays idle.
+  - ``task_end``: the slot is lent to the hungriest queue with work (eqs. 19-20's order; a
+    borrower is over its reservation, so its hunger is negative). Lent slots come back as the
+    borrowers' tasks end: once the lending has used up the shared slots (``Mapshared`` < 0)
+    only queues below their reservation may take a freed slot, by the paper's own rule.
+  - ``preempt``: lent as ``task_end``, and reclaimed at once (the paper's "随时", at any time):
+    when a queue below its reservation has pending tasks that the free slots cannot serve, the
+    policy kills borrowed attempts through the engine's kill path (``sim.kill``, as Fair's
+    preemption does): at most ``-Mapshared`` of them (the lent slots, never a queue's shared
+    ones), from the queue lowest in hunger first (ties: the lower priority), latest started
+    first (Hadoop's preemption order, ``FairScheduler.preemptTasks``). It checks at each
+    arrival, each stage end, each recomputation and each node event (a timer at that instant,
+    after the new work is runnable); reduces opened early by reduce slow-start wait for the
+    next check or a task end.
 """
 
 from __future__ import annotations
@@ -68,6 +88,9 @@ from mropt.sim.state import ANY, MAP, NODE, RACK, REDUCE
 from mropt.sim.view import SimView
 
 _TIMER = "mpsa-allocation"
+_RECLAIM = "mpsa-reclaim"
+#: the values of ``lend_idle`` (module docstring)
+LEND_IDLE = ("no", "task_end", "preempt")
 #: the declined-slot memo of :meth:`Mpsa.choose` (speed only; tests turn it off to compare)
 MEMO = True
 
@@ -121,6 +144,13 @@ def algorithm2_order(
             int, 6, "AR(1) series length: the last this many slices (0: every slice since the start)", minimum=0
         ),
         "liveness": Param(bool, True, "skip the reserve when no slot of the type is busy (mropt's addition)"),
+        "lend_idle": Param(
+            str,
+            "no",
+            "idle reserved slots: no (kept idle, sec. 4.4), task_end (lent, back as tasks end), "
+            "preempt (lent, reclaimed at once by killing borrowed tasks)",
+            choices=LEND_IDLE,
+        ),
     },
 )
 class Mpsa(Policy):
@@ -135,6 +165,10 @@ class Mpsa(Policy):
         self.default_deadline = float(p["default_deadline"])
         self.liveness = bool(p["liveness"])
         self.window = int(p["window"])
+        self.lend = str(p["lend_idle"]) != "no"
+        self.preempt = p["lend_idle"] == "preempt"
+        self.reclaim_due = False  # a reclaim check is scheduled at this instant
+        self.reclaimed = 0  # attempts killed to reclaim lent slots (preempt)
         # queues: one per priority value, highest (most urgent) first; known from the jobs' fields
         levels = sorted({j.priority for j in sim.jobs}, reverse=True)
         self.queue_of_priority = {p: k for k, p in enumerate(levels)}
@@ -183,6 +217,7 @@ class Mpsa(Policy):
         if j.deadline is not None:
             self.deadline_sum[q] += j.deadline - j.submit
             self.deadline_count[q] += 1
+        self.schedule_reclaim()
         return ACCEPT
 
     def on_job_end(self, job: int) -> None:
@@ -190,10 +225,18 @@ class Mpsa(Policy):
         self.members[q].remove(job)
         self.version += 1
 
+    def on_stage_end(self, job: int, stage: int) -> None:
+        self.schedule_reclaim()  # the next stage's tasks become runnable at this instant
+
     def on_node(self, node: int, up: bool) -> None:
         self.version += 1
+        self.schedule_reclaim()
 
     def on_timer(self, tag: Hashable) -> None:
+        if tag == _RECLAIM:
+            self.reclaim_due = False
+            self.reclaim()
+            return
         if tag != _TIMER:
             return
         self.version += 1
@@ -209,6 +252,7 @@ class Mpsa(Policy):
                     self.work_series[t][q].append(sum(values) / len(values))
                     self.slice_work[t][q] = []
         self.recompute()
+        self.reclaim()
         if sim.active or self.seen < len(sim.jobs):
             sim.wake_at(sim.now + self.interval, _TIMER)
 
@@ -302,7 +346,7 @@ class Mpsa(Policy):
         wants = [any(jobs[j].runnable[stype] for j in members) for members in self.members]
         total = sim.total_slots[stype]
         order = algorithm2_order(assigned, self.reserved[stype], total, wants)
-        if not order and self.liveness and sim.busy[stype] == 0 and any(wants):
+        if not order and (self.lend or (self.liveness and sim.busy[stype] == 0)) and any(wants):
             order = algorithm2_order(assigned, self.reserved[stype], total, wants, liveness_open=True)
         if not order:
             self.declined[stype] = key
@@ -321,3 +365,47 @@ class Mpsa(Policy):
             while sim.free[stype][node] > 0 and sim.runnable[stype] > 0:
                 if not self.choose(node, stype):
                     break
+
+    # -- lent slots taken back (lend_idle = preempt) ----------------------------------------------
+    def schedule_reclaim(self) -> None:
+        """Check for lent slots to take back later at this instant, once new work is runnable."""
+        if self.preempt and not self.reclaim_due:
+            self.reclaim_due = True
+            self.sim.wake_at(self.sim.now, _RECLAIM)
+
+    def reclaim(self) -> None:
+        """Kill borrowed attempts for queues below their reservation with work (module docstring)."""
+        if not self.preempt:
+            return
+        sim = self.sim
+        jobs = sim.jobs
+        for stype in (MAP, REDUCE):
+            reserved = self.reserved[stype]
+            assigned = self.assigned(stype)
+            total = sim.total_slots[stype]
+            owed = 0
+            for q, members in enumerate(self.members):
+                if assigned[q] < reserved[q]:
+                    pending = sum(jobs[j].runnable[stype] for j in members)
+                    owed += min(reserved[q] - assigned[q], pending)
+            lent = -shared_left(assigned, reserved, total)
+            kills = min(lent, owed - (total - sim.busy[stype]))
+            if kills <= 0:
+                continue
+            queue_of = {j: q for q, members in enumerate(self.members) for j in members}
+            victims: list[list[tuple[float, int]]] = [[] for _ in self.members]
+            for a in sim.running.values():
+                owner = queue_of.get(a.job)
+                if a.type == stype and not a.speculative and owner is not None and assigned[owner] > reserved[owner]:
+                    victims[owner].append((a.start, a.id))
+            for v in victims:
+                v.sort()  # latest started last: popped first
+            for _ in range(kills):
+                over = [q for q in range(len(victims)) if victims[q] and assigned[q] > reserved[q]]
+                if not over:
+                    break
+                q = min(over, key=lambda i: (hunger_degree(assigned[i], reserved[i]), -i))
+                sim.kill(victims[q].pop()[1], "killed")
+                assigned[q] -= 1
+                self.reclaimed += 1
+            self.version += 1
