@@ -56,7 +56,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--seeds", type=int, default=5, help="seeds 0..K-1")
     ap.add_argument("--time-limit", type=float, default=60.0)
     ap.add_argument(
-        "--methods", help="default milp-cbc,milp-highs,cpsat; --frontier: cpsat,cpsat-direct,cpsat-portfolio"
+        "--methods",
+        help="default milp-cbc,milp-highs,cpsat; --frontier: cpsat,cpsat-direct,cpsat-portfolio "
+        "(--frontier: a method may carry parameters, NAME:KEY=VALUE+KEY=VALUE, e.g. cpsat:dominance=false)",
     )
     ap.add_argument("--threads", type=int, default=1)
     ap.add_argument("--quick", action="store_true", help="N = 10, 20, 30; 3 seeds; 20 s per run")
@@ -140,10 +142,27 @@ def parse_seeds(text: str) -> list[int]:
     return seeds
 
 
+def method_spec(spec: str) -> tuple[str, dict]:
+    """``cpsat:dominance=false+k=v`` -> ("cpsat", {"dominance": False, "k": "v"}): a method with
+    parameters (values read as JSON, else as text), for A/B runs of one parameter (``--methods
+    cpsat,cpsat:dominance=false``)."""
+    name, _, rest = spec.partition(":")
+    params = {}
+    for item in filter(None, rest.split("+")):
+        key, _, text = item.partition("=")
+        try:
+            params[key] = json.loads(text)
+        except json.JSONDecodeError:
+            params[key] = text
+    return name, params
+
+
 def frontier_run(n: int, seed: int, method: str, time_limit: float, threads: int) -> dict:
-    """One run of the frontier: what it proved, its final gap, whether mropt.verify accepts its plan."""
+    """One run of the frontier: what it proved, its final gap, whether mropt.verify accepts its plan.
+    ``method`` may carry parameters (:func:`method_spec`); the runs are labelled with it whole."""
     inst = generate_admission(seed, jobs=n)  # cheap (milliseconds at N = 1000)
-    sol = solve(inst, method, time_limit=time_limit, threads=threads)
+    name, params = method_spec(method)
+    sol = solve(inst, name, time_limit=time_limit, threads=threads, **params)
     verified = verify(inst, sol).ok
     objective, bound = float(sol.objective), float(sol.bound if sol.bound is not None else "inf")
     gap = 0.0 if sol.status == "optimal" else 100.0 * (bound - objective) / bound if bound > 0 else 0.0
