@@ -13,7 +13,8 @@ the policy tables (:mod:`mropt.harness.policy_report`) read them. Shares are fra
 * ``slowdown_mean`` -- the mean over the finished jobs of JCT / the job's *ideal span*: the sum
   over its stages (a chain) of the stage's longest base task duration divided by the fastest
   node's speed, i.e. its time alone on an idle cluster that runs each stage's tasks at once on
-  the fastest nodes, node-local, without stragglers (the usual slowdown of scheduling studies:
+  the fastest nodes, node-local, without stragglers (:func:`mropt.sim.recorder.ideal_span`, the
+  ``ideal_span`` column of ``jobs.parquet``; the usual slowdown of scheduling studies:
   response time over the time the job would take alone). It is >= 1 except for jobs whose reduces slow-start launched early (those may end before the
   maps' end plus their own duration);
 * ``on_time_share`` -- jobs that finished by their deadline over the jobs **with a deadline**
@@ -34,7 +35,8 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from mropt.model.workload import WorkloadInstance, WorkloadJob
+from mropt.model.workload import WorkloadInstance
+from mropt.sim.recorder import ideal_span
 
 #: the keys :func:`run_metrics` adds to a simulation's metrics, in order (a contract of the store)
 METRIC_KEYS = (
@@ -46,11 +48,6 @@ METRIC_KEYS = (
     "locality_node",
     "locality_rack",
 )
-
-
-def ideal_span(job: WorkloadJob, speed: float) -> float:
-    """The job's time alone on an idle, unbounded cluster of nodes of ``speed`` (module docstring)."""
-    return sum(max(g.duration for g in stage.tasks) for stage in job.stages) / speed
 
 
 def _plain(x: float) -> float | None:

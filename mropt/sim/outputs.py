@@ -149,8 +149,10 @@ def run_tables(run: SimRun) -> dict[str, pa.Table]:
 
 
 def summary_record(run: SimRun) -> dict[str, Any]:
-    """``summary.json`` but its ``run_id``: the summary, ``"kind": "simulation"``, the workload's name, nodes, slots."""
-    return {
+    """``summary.json`` but its ``run_id``: the summary, ``"kind": "simulation"``, the workload's name, nodes,
+    slots, and on a cluster of resources ``resources``, each one's total over every node, by its name in the
+    workload (the ``demand_<name>`` columns of ``tasks.parquet``; ``mropt report`` draws use against it)."""
+    record = {
         **run.summary,
         "kind": "simulation",
         "workload": run.workload.name,
@@ -160,6 +162,12 @@ def summary_record(run: SimRun) -> dict[str, Any]:
             "reduce": sum((spec.reduce_slots or 0) * spec.count for spec in run.workload.nodes),
         },
     }
+    names = sorted({r for spec in run.workload.nodes for r in spec.resources})
+    if names:
+        record["resources"] = {
+            r: sum(spec.resources.get(r, 0.0) * spec.count for spec in run.workload.nodes) for r in names
+        }
+    return record
 
 
 def _write_files(run: SimRun, folder: Path, run_id: str) -> list[Path]:

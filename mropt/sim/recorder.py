@@ -10,12 +10,15 @@ Columns (the contract of ``jobs.parquet``, ``tasks.parquet`` and ``utilisation.p
   ``lateness`` (finish - deadline; positive when late), ``benefit`` (earned under AMB eq. 1:
   the job's benefit when an accepted job ends by its deadline, ``-alpha`` times it when an
   accepted job ends late, is dropped or never finishes, 0 when rejected), ``job_benefit``
-  (the benefit the job offered), ``tasks``;
+  (the benefit the job offered), ``tasks``, ``ideal_span`` (:func:`ideal_span`: the job's time
+  alone on an idle cluster, the denominator of its slowdown);
 * tasks (one row per attempt): ``job_id``, ``stage``, ``stage_type``, ``task``, ``attempt``,
   ``node``, ``rack``, ``start``, ``end``, ``locality`` (``node``, ``rack``, ``any``; null for a
   task without input replicas), ``speculative``, ``outcome`` (``succeeded``, ``killed``,
   ``failed``), ``input_mb`` (MB the task reads: its task group's ``input_mb``, default one
-  128 MB block, for a map; NaN for a reduce);
+  128 MB block, for a map; NaN for a reduce), and on a cluster of resources one column
+  ``demand_<name>`` per resource (``demand_cpu``, ``demand_mem``: the amount the attempt held
+  on its node from start to end; 0 for a task that demands none of it);
 * utilisation: the exact step function of busy slots: a row at every instant where a count
   changed, ``time``, ``slot_type``, ``pool`` (``*`` for the whole cluster), ``busy``,
   ``capacity`` (slots of the nodes up; for a pool, the cluster's).
@@ -38,6 +41,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from mropt.model.tolerance import deadline_limit
+from mropt.model.workload import WorkloadInstance, WorkloadJob
 from mropt.sim.state import DROPPED, LEVEL_NAMES, REJECTED, SLOT_TYPES, Job
 from mropt.sim.unfinished import unfinished_causes
 
@@ -62,6 +66,20 @@ _ONE_FIELDS = (
     ("spec", "b"),
     ("outcome", "b"),
 )
+
+
+def ideal_span(job: WorkloadJob, speed: float) -> float:
+    """The job's time alone on an idle, unbounded cluster of nodes of ``speed``: the sum over its
+    stages (a chain) of the stage's longest base task duration over ``speed`` (node-local, no
+    stragglers); a job's slowdown is its completion time over this (the usual slowdown of
+    scheduling studies: response time over the time the job would take alone)."""
+    return sum(max(g.duration for g in stage.tasks) for stage in job.stages) / speed
+
+
+def _ideal_spans(workload: WorkloadInstance) -> np.ndarray:
+    """:func:`ideal_span` of every job on the workload's fastest node."""
+    speed = max(spec.speed for spec in workload.nodes)
+    return np.array([ideal_span(job, speed) for job in workload.jobs], dtype=float)
 
 
 class Recorder:
@@ -353,6 +371,7 @@ class Recorder:
             "benefit": earned,
             "job_benefit": offered,
             "tasks": np.array([j.n_tasks for j in jobs], dtype=np.int64),
+            "ideal_span": _ideal_spans(sim.workload),
             "_n": n,
         }
 
@@ -376,7 +395,20 @@ class Recorder:
             "speculative": np.array(self.a_spec, dtype=bool),
             "outcome": [OUTCOMES[k] for k in self.a_outcome],
             "input_mb": self._input_mb(),
+            **self._demands(),
         }
+
+    def _demands(self) -> dict[str, np.ndarray]:
+        """``demand_<name>`` per resource of the cluster: each attempt's demand (its task group's, as the engine held it)."""
+        sim = self.sim
+        if not sim.resources:
+            return {}
+        out = np.zeros((len(self.a_job), len(sim.resources)))
+        for row, (job, stage, task) in enumerate(zip(self.a_job, self.a_stage, self.a_task, strict=True)):
+            demand = sim.jobs[job].stages[stage].demand_of(task)
+            if demand is not None:
+                out[row] = demand
+        return {f"demand_{name}": out[:, k] for k, name in enumerate(sim.resources)}
 
     def _input_mb(self) -> np.ndarray:
         """MB each attempt's task reads: its task group's ``input_mb`` (default one block) for a map, NaN for a reduce."""

@@ -59,7 +59,7 @@ from __future__ import annotations
 
 import math
 import time
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -232,13 +232,14 @@ def summarise(recorder: Recorder, policy: str, params: Mapping[str, Any], wall_t
     finished = accepted & ~np.isnan(finish)
     on_time = np.array([v is True for v in jobs["on_time"]], dtype=bool)
     late = np.array([v is False for v in jobs["on_time"]], dtype=bool) & finished
+    deadlines = bool((~np.isnan(np.asarray(jobs["deadline"], dtype=float))).any())  # else on_time, late: null
     ends = recorder.a_end
     makespan = float(max(ends)) if ends else 0.0
     out: dict[str, Any] = {
         "policy": policy,
         "jobs": int(jobs["_n"]),
         "accepted": int(accepted.sum()),
-        "on_time": int(on_time.sum()),
+        "on_time": int(on_time.sum()) if deadlines else None,
         "benefit": _plain(float(np.sum(jobs["benefit"]))),
         "makespan": _plain(makespan),
         "events": int(sim.events),
@@ -250,10 +251,10 @@ def summarise(recorder: Recorder, policy: str, params: Mapping[str, Any], wall_t
         "dropped": int(dropped.sum()),
         "finished": int(finished.sum()),
         "unfinished": int((accepted & ~dropped & np.isnan(finish)).sum()),
-        "late": int(late.sum()),
+        "late": int(late.sum()) if deadlines else None,
         "attempts": len(recorder.a_id),
         "event_log_sha256": recorder.event_log_hash(),
-        "utilisation": utilisation_ratio(recorder, makespan),
+        "utilisation": {**utilisation_ratio(recorder, makespan), **resource_ratio(recorder, makespan)},
         "ideal": ideal_benefit(sim.workload),
     }
     if sim.straggler_draws != "stream":
@@ -270,7 +271,13 @@ def summarise(recorder: Recorder, policy: str, params: Mapping[str, Any], wall_t
 
 
 def utilisation_ratio(recorder: Recorder, horizon: float) -> dict[str, float | None]:
-    """Busy over capacity slot-seconds per slot type on [0, horizon], from the cluster-wide step series."""
+    """Busy over capacity slot-seconds per slot type on [0, horizon], from the cluster-wide step series.
+
+    Empty for a workload whose nodes give resources, not slots (:func:`resource_ratio` measures it).
+    """
+    workload = recorder.sim.workload
+    if not workload.uses_slots and any(spec.resources for spec in workload.nodes):
+        return {}
     cols = recorder.utilisation_columns()
     time_ = np.asarray(cols["time"], dtype=float)
     pool = np.asarray(cols["pool"], dtype=object)
@@ -292,6 +299,62 @@ def utilisation_ratio(recorder: Recorder, horizon: float) -> dict[str, float | N
         capacity = float(np.dot(c, width)) + float(c[0]) * min(lead, horizon)
         out[name] = _plain(float(np.dot(b, width)) / capacity) if capacity > 0 else None
     return out
+
+
+def resource_name(name: str, resources: Sequence[str]) -> str:
+    """The summary's key of a resource: ``memory`` for the workload's ``mem`` (unless it has both), else its name."""
+    return "memory" if name == "mem" and "memory" not in resources else name
+
+
+def resource_ratio(recorder: Recorder, horizon: float) -> dict[str, float | None]:
+    """Per resource (``cpu``, ``memory``, ...): held over capacity amount-seconds on [0, horizon].
+
+    An attempt holds its demand on its node over [start, end) (:mod:`mropt.sim.capacity`): the
+    held amount-seconds are the sum over attempts of demand x (min(end, T) - min(start, T)),
+    T = ``horizon``. The capacity is that of the nodes up (as for slots): each node's amount
+    times the time it was up in [0, T], replaying the workload's ``faults`` in the engine's
+    order (downs before ups at one instant, a down of a node already down and an up of a node
+    up ignored). None when T is 0 or the resource has no capacity. Empty without resources.
+    """
+    sim = recorder.sim
+    names = list(sim.resources)
+    if not names:
+        return {}
+    if horizon <= 0:
+        return {resource_name(r, names): None for r in names}
+    spans = recorder.spans()
+    width = np.minimum(spans["end"], horizon) - np.minimum(spans["start"], horizon)
+    held = (spans["demand"] * (spans["count"] * np.maximum(width, 0.0))[:, None]).sum(axis=0)
+    amounts = np.array(
+        [[spec.resources.get(r, 0.0) for r in names] for spec in sim.workload.nodes for _ in range(spec.count)]
+    )
+    up_time = _up_time(sim.workload, horizon)
+    capacity = up_time @ amounts if len(amounts) else np.zeros(len(names))
+    return {
+        resource_name(r, names): _plain(float(held[k] / capacity[k])) if capacity[k] > 0 else None
+        for k, r in enumerate(names)
+    }
+
+
+def _up_time(workload: WorkloadInstance, horizon: float) -> np.ndarray:
+    """Seconds each node (in :attr:`WorkloadInstance.node_ids` order) was up in [0, horizon]."""
+    index = {node: k for k, node in enumerate(workload.node_ids)}
+    events = []  # (time, 0 down / 1 up, order, node): the engine's order of one instant
+    for k, fault in enumerate(workload.faults):
+        events.append((fault.down, 0, k, index[fault.node]))
+        if fault.up is not None:
+            events.append((fault.up, 1, k, index[fault.node]))
+    up = np.full(len(index), horizon)
+    down_since: dict[int, float] = {}
+    for t, kind, _, node in sorted(events):
+        if kind == 0 and node not in down_since:
+            down_since[node] = t
+        elif kind == 1 and node in down_since:
+            start = down_since.pop(node)
+            up[node] -= max(0.0, min(t, horizon) - min(start, horizon))
+    for node, start in down_since.items():
+        up[node] -= max(0.0, horizon - min(start, horizon))
+    return up
 
 
 def ideal_benefit(workload: WorkloadInstance) -> float | None:
