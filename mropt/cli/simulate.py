@@ -178,6 +178,9 @@ def run_simulate(args: argparse.Namespace) -> int:
         sys.stdout.write(summary_json(run))
     else:
         print(summary_text(run.summary, args.out))
+    from mropt.sim.low_acceptance import warn_low_acceptance
+
+    warn_low_acceptance(run.summary)  # one stderr line when most jobs were rejected on an idle cluster
     return 0
 
 
