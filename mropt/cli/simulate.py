@@ -2,7 +2,8 @@
 
 ``mropt simulate FILE --policy NAME [--plan SOLUTION.json] [--param K=V]... [--seed S]
 [--out DIR [--force]] [--json] [--mode event|heartbeat] [--speculation RULE [--speculation-param K=V]...]
-[--max-memory GIB]`` (a contract; ``-o`` is ``--out``). ``--speculation`` (a registered rule,
+[--max-memory GIB] [--until T] [--time-limit S] [--no-progress]`` (a contract; ``-o`` is ``--out``).
+``--speculation`` (a registered rule,
 :mod:`mropt.sim.speculation.table`: ``none``, ``hadoop-0.20``, ``late``, ``late-percentile``, ``clairvoyant``;
 default ``none``) adds backup attempts under any policy; with a rule the summary has ``backups`` and
 ``wasted_work``. ``mropt policies`` lists the policies, then the speculation rules, each with its parameters. FILE is a workload or an
@@ -14,6 +15,14 @@ writes the Parquet tables and ``summary.json`` into a new folder swapped in whol
 policy that cannot run on the workload (what it needs: ``mropt policies`` lists it) and a run
 whose memory estimate is above ``--max-memory GIB`` (16 GiB by default, :mod:`mropt.sim.memory`),
 both before the run.
+
+``--until T`` stops the run at simulated time T (after the events of T), ``--time-limit S``
+after S seconds of wall-clock time, and so does Ctrl-C: the outputs are then those of what
+happened so far, the summary's ``stopped`` saying which (``until``, ``time_limit``,
+``interrupted``; null for a run to its end), and the exit status is 0, or 130 after Ctrl-C
+(:mod:`mropt.sim.watch`; a second Ctrl-C abandons the run, writing nothing). A progress bar is
+drawn on stderr when it is a terminal, unless ``--no-progress``. Files written one by one
+(``--force``) are never cut by Ctrl-C: it is held until they are written.
 """
 
 from __future__ import annotations
@@ -101,6 +110,22 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:
         metavar="GIB",
         help="refuse a run whose memory estimate exceeds GIB gibibytes (default 16; see mropt.sim.memory)",
     )
+    p.add_argument(
+        "--until",
+        type=float,
+        metavar="T",
+        help="stop at simulated time T (seconds), keeping what happened by then (summary: stopped until)",
+    )
+    p.add_argument(
+        "--time-limit",
+        type=float,
+        metavar="S",
+        help="stop after S seconds of wall-clock time, keeping what happened (summary: stopped time_limit); "
+        "Ctrl-C stops likewise (stopped interrupted)",
+    )
+    p.add_argument(
+        "--no-progress", action="store_true", help="no progress bar (drawn on stderr only when it is a terminal)"
+    )
     p.add_argument("--json", action="store_true", help="print the summary as one JSON object")
     p.set_defaults(handler=run_simulate)
 
@@ -140,16 +165,22 @@ def run_simulate(args: argparse.Namespace) -> int:
     from mropt.sim.outputs import prepare_out, summary_json, write_outputs
     from mropt.sim.policy import policy_info
     from mropt.sim.run import read_plan, simulate
+    from mropt.sim.watch import INTERRUPTED, held_interrupts
 
+    if args.until is not None and not 0 <= args.until < float("inf"):
+        raise InputError(f"--until must be a simulated time in seconds >= 0, got {args.until}")
+    if args.time_limit is not None and not 0 < args.time_limit < float("inf"):
+        raise InputError(f"--time-limit must be a number of seconds > 0, got {args.time_limit}")
     if args.seed < 0:
         raise InputError(f"--seed must be >= 0, got {args.seed}")
     if args.max_memory is not None and not 0 < args.max_memory < float("inf"):
         raise InputError(f"--max-memory must be a number of GiB > 0, got {args.max_memory}")
     policy_info(args.policy)  # an unknown name before the file is read
+    in_place = False
     if args.out is not None:
         if not args.out:
             raise InputError("option '--out' must name a folder, got ''")
-        prepare_out(args.out, args.force)  # a folder it would refuse, before the run
+        in_place = prepare_out(args.out, args.force)  # a folder it would refuse, before the run
     elif args.force:
         raise InputError("option '--force' needs --out")
     params = dict(parse_param(p) for p in args.param)
@@ -167,9 +198,14 @@ def run_simulate(args: argparse.Namespace) -> int:
         speculation_params=spec_params,
         straggler_draws=args.straggler_draws,
         max_memory=None if args.max_memory is None else int(args.max_memory * (1 << 30)),
+        until=args.until,
+        time_limit=args.time_limit,
+        progress=not args.no_progress and sys.stderr.isatty(),
+        stop_on_interrupt=True,
     )
     if args.out:
-        write_outputs(run, args.out, args.force)
+        with held_interrupts(in_place):  # files written one by one: never cut in two by Ctrl-C
+            write_outputs(run, args.out, args.force)
     if args.history:
         _record_history(run, args)
     elif args.history_source:
@@ -181,7 +217,7 @@ def run_simulate(args: argparse.Namespace) -> int:
     from mropt.sim.low_acceptance import warn_low_acceptance
 
     warn_low_acceptance(run.summary)  # one stderr line when most jobs were rejected on an idle cluster
-    return 0
+    return 130 if run.summary["stopped"] == INTERRUPTED else 0
 
 
 def run_verify_run(args: argparse.Namespace) -> int:
@@ -197,9 +233,13 @@ def run_verify_run(args: argparse.Namespace) -> int:
         print(json.dumps({"ok": verdict.ok, "objective": verdict.objective, "claimed_objective": claimed,
                           "late": verdict.late, "problems": verdict.problems}))  # fmt: skip
     elif verdict.ok:
+        stopped = run.summary.get("stopped")
+        early = (
+            f"; a run stopped early ({stopped}, at simulated time {run.summary['stopped_at']:g} s)" if stopped else ""
+        )
         print(
             f"ok: {len(run.jobs)} jobs and {len(run.tasks)} attempts checked against {args.instance}, "
-            f"benefit {verdict.objective:g} recomputed (AMB eq. 1)"
+            f"benefit {verdict.objective:g} recomputed (AMB eq. 1){early}"
         )
     else:
         for problem in verdict.problems:
@@ -259,6 +299,9 @@ def summary_text(s: dict[str, Any], out: str | None = None) -> str:
         rows.append(["wasted work (slot-s)", s["wasted_work"]])
     if s.get("stalled"):
         rows.append(["stalled", "yes: the policy kept declining work"])
+    if s.get("stopped"):
+        rows.append(["stopped", f"{s['stopped']}, at simulated time {s['stopped_at']:g} s"])
+        rows.append(["not submitted", s["not_submitted"]])
     if out:
         rows.append(["outputs", out])
     return render(["field", "value"], rows)

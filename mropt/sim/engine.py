@@ -39,6 +39,14 @@ unfinished, with their cause in ``jobs.parquet``'s ``unfinished_cause``
 (failed for good); a heartbeat run whose policy keeps declining work while nothing else
 happens stops after ``stall_limit`` heartbeats in a row (``stalled``); a policy that left
 runnable work unlaunched otherwise gets no cause, and verify rejects the run.
+
+**A run stopped early** (``stopped``, :mod:`mropt.sim.watch`) ends at the end of an instant:
+``until`` T, after the events of T (the first instant later is not processed; the run's
+time is then T), or when its :class:`~mropt.sim.watch.Watch` says so (a wall-clock limit,
+Ctrl-C), looked at once every ``watch.every`` events. Attempts still running are recorded
+ending then, ``killed`` (as a stalled run's), jobs not yet submitted stay ``not_submitted``
+and accepted jobs not finished are ``stopped`` (:mod:`mropt.sim.unfinished`). A run that
+reaches its last event by T is not stopped: it is the whole run, event for event.
 """
 
 from __future__ import annotations
@@ -88,9 +96,13 @@ from mropt.sim.state import (
     node_indices,
     slowstart_threshold,
 )
+from mropt.sim.watch import UNTIL, Watch
 
 if TYPE_CHECKING:
     from mropt.sim.speculation.base import Speculation
+
+_NEVER = float("inf")
+_NO_LOOK = 1 << 62  # no watch: the loop's event count never reaches it
 
 
 class Simulation(Launches):
@@ -109,6 +121,8 @@ class Simulation(Launches):
         batch: bool = True,
         speculation: Speculation | None = None,
         straggler_draws: str | None = None,
+        until: float | None = None,
+        watch: Watch | None = None,
     ) -> None:
         mode = mode or policy.mode
         if mode not in MODES:
@@ -160,6 +174,12 @@ class Simulation(Launches):
         self._queue = EventQueue()
         self.stalled = False
         self.events = 0
+        self.jobs_finished = 0
+        # stopping early (mropt.sim.watch): at simulated time ``until``, or when the watch says
+        # (wall-clock limit, Ctrl-C); ``stopped`` is then the reason, and None for a run to its end
+        self.until = until
+        self.watch = watch
+        self.stopped: str | None = None
         self.offers: Offers = EventOffers(self) if mode == EVENT else HeartbeatOffers(self)
         cap.freed = self.offers.freed
         self.record = Recorder(self, record_utilisation)
@@ -190,6 +210,8 @@ class Simulation(Launches):
         try:
             return self._run()
         finally:
+            if self.watch is not None:
+                self.watch.end(self)
             if enabled:
                 gc.enable()
 
@@ -208,8 +230,18 @@ class Simulation(Launches):
         queue = self._queue
         record = self.record
         offers = self.offers
+        until = _NEVER if self.until is None else self.until
+        watch = self.watch
+        look_at = _NO_LOOK  # (events) the next look at the watch, at the end of an instant
+        if watch is not None:
+            watch.begin(self)
+            look_at = watch.every
         while queue:
             now, lists = queue.next_instant()
+            if now > until:  # the events of ``until`` itself are the run's last
+                self.stopped = UNTIL
+                self.now = until
+                break
             self.now = now
             for kind, arg in drain(lists):
                 self.events += 1
@@ -236,6 +268,12 @@ class Simulation(Launches):
                 queue.close(now)
             offers.after_instant()
             record.flush(now)
+            if self.events >= look_at:
+                assert watch is not None
+                self.stopped = watch.check(self)
+                if self.stopped is not None:
+                    break
+                look_at = self.events + watch.every
         record.finish()
         return record
 
@@ -487,6 +525,7 @@ class Simulation(Launches):
             if j.status == ACTIVE:
                 j.status = FINISHED
                 j.finish = now
+                self.jobs_finished += 1
                 del self.active[j.index]
                 self.record.job_ended(j)
                 self.policy.on_job_end(j.index)

@@ -3,10 +3,12 @@
 Columns (the contract of ``jobs.parquet``, ``tasks.parquet`` and ``utilisation.parquet``):
 
 * jobs: ``job_id``, ``submit_time``, ``user``, ``pool``, ``queue``, ``priority``, ``decision``
-  (``accepted``, ``rejected``; a dropped job was accepted), ``accepted``, ``reason``,
-  ``dropped``, ``first_start``, ``map_end``, ``finish``, ``unfinished_cause`` (why an accepted,
-  not dropped job has no ``finish``: ``no_node``, ``stalled``, or ``""``, which verify rejects;
-  ``""`` for every other job; :mod:`mropt.sim.unfinished`), ``deadline``, ``on_time``,
+  (``accepted``, ``rejected``; a dropped job was accepted; ``not_submitted``: the run stopped,
+  or stalled, before the job's arrival, ``accepted`` false and benefit 0), ``accepted``,
+  ``reason``, ``dropped``, ``first_start``, ``map_end``, ``finish``, ``unfinished_cause`` (why
+  an accepted, not dropped job has no ``finish``: ``no_node``, ``stalled``, ``stopped``, or
+  ``""``, which verify rejects; ``""`` for every other job; :mod:`mropt.sim.unfinished`),
+  ``deadline``, ``on_time``,
   ``lateness`` (finish - deadline; positive when late), ``benefit`` (earned under AMB eq. 1:
   the job's benefit when an accepted job ends by its deadline, ``-alpha`` times it when an
   accepted job ends late, is dropped or never finishes, 0 when rejected), ``job_benefit``
@@ -42,7 +44,7 @@ import numpy as np
 
 from mropt.model.tolerance import deadline_limit
 from mropt.model.workload import WorkloadInstance, WorkloadJob
-from mropt.sim.state import DROPPED, LEVEL_NAMES, REJECTED, SLOT_TYPES, Job
+from mropt.sim.state import DROPPED, LEVEL_NAMES, REJECTED, SLOT_TYPES, WAITING, Job
 from mropt.sim.unfinished import unfinished_causes
 
 if TYPE_CHECKING:
@@ -325,7 +327,7 @@ class Recorder:
         self.u_cap.append(cap)
 
     def finish(self) -> None:
-        """Attempts still running when the run stopped (a stalled run) are recorded as killed."""
+        """Attempts still running when the run stopped (stalled, or stopped early) are recorded as killed, ending now."""
         sim = self.sim
         killed = _OUTCOME_CODE["killed"]
         for aid, attempt in list(sim.running.of.items()):
@@ -357,7 +359,10 @@ class Recorder:
             "pool": [j.pool for j in jobs],
             "queue": [j.queue for j in jobs],
             "priority": np.array([j.priority for j in jobs], dtype=np.int64),
-            "decision": ["accepted" if a else "rejected" for a in accepted],
+            "decision": [
+                "accepted" if a else "not_submitted" if j.status == WAITING else "rejected"
+                for a, j in zip(accepted, jobs, strict=True)
+            ],
             "accepted": accepted,
             "reason": [j.reason for j in jobs],
             "dropped": dropped,

@@ -26,7 +26,8 @@ keys): ``policy``, ``jobs``, ``accepted``, ``on_time``, ``benefit``, ``makespan`
 ``events``, ``wall_time``, then ``seed``, ``mode``, ``params``, ``rejected``, ``dropped``
 (accepted, then dropped by the policy), ``finished``, ``unfinished`` (accepted, neither
 finished nor dropped), ``late`` (finished after its deadline), ``attempts``,
-``event_log_sha256`` (:meth:`Recorder.event_log_hash`), ``utilisation`` and ``ideal``:
+``event_log_sha256`` (:meth:`Recorder.event_log_hash`), ``utilisation``, ``ideal`` and
+``stopped``:
 
 * ``benefit``: the sum of the jobs' earned benefit, AMB eq. 1 (``mropt.sim.recorder``);
 * ``makespan``: the time the last attempt ended (0 when nothing ran);
@@ -38,7 +39,16 @@ finished nor dropped), ``late`` (finished after its deadline), ``attempts``,
   SEQ model's ``(M TCm + R TCr)/(M + R)`` with task work in base seconds), ``Max_time`` =
   the latest deadline; null when no job has both, or the cluster has no slots. On an
   idealised cluster converted from an admission instance it is the registered ``ideal``
-  bound's value.
+  bound's value;
+* ``stopped``: null for a run that reached its last event; ``"until"``, ``"time_limit"`` or
+  ``"interrupted"`` for one stopped before (``until``: a simulated time; ``time_limit``:
+  wall-clock seconds; Ctrl-C with ``stop_on_interrupt``: :mod:`mropt.sim.watch`), whose
+  tables hold what happened by then (:mod:`mropt.sim.engine`: attempts still running end
+  then, ``killed``; accepted jobs not finished are ``unfinished``, cause ``stopped``). A
+  stopped run's summary adds ``stopped_at`` (the simulated time it stopped at) and
+  ``not_submitted`` (jobs whose arrival it did not reach: neither accepted nor rejected; a
+  stalled run that left some has it too). ``benefit`` counts an unfinished job as AMB eq. 1
+  counts one that never finishes: the run as if it ended there.
 
 **Speculation** (``speculation``: a rule name of :mod:`mropt.sim.speculation`, default
 ``none``; ``speculation_params``: its parameters). With a rule other than ``none`` the summary
@@ -75,6 +85,7 @@ from mropt.sim.policy import MODES, make_policy, policy_info
 from mropt.sim.recorder import Recorder
 from mropt.sim.speculation import make_speculation
 from mropt.sim.state import SLOT_TYPES
+from mropt.sim.watch import Watch
 
 #: the summary's keys, in order (the first eight are the contract of ``mropt simulate --json``)
 SUMMARY_KEYS = (
@@ -98,6 +109,7 @@ SUMMARY_KEYS = (
     "event_log_sha256",
     "utilisation",
     "ideal",
+    "stopped",
 )
 
 
@@ -176,6 +188,10 @@ def simulate(
     speculation_params: Mapping[str, Any] | None = None,
     straggler_draws: str | None = None,
     max_memory: int | None = None,
+    until: float | None = None,
+    time_limit: float | None = None,
+    progress: bool = False,
+    stop_on_interrupt: bool = False,
 ) -> SimRun:
     """Run ``policy`` (a registered name, ``mropt policies``) on a workload or an admission instance.
 
@@ -185,11 +201,17 @@ def simulate(
     :meth:`Policy.check_input`) is a one-line :class:`InputError`, and so is a run whose
     memory estimate exceeds ``max_memory`` bytes (default 16 GiB, :mod:`mropt.sim.memory`),
     refused before the run builds anything.
+
+    ``until`` (simulated seconds >= 0) and ``time_limit`` (wall-clock seconds > 0) stop the run
+    early, ``progress`` draws a bar on stderr, and ``stop_on_interrupt`` makes Ctrl-C stop it
+    too, keeping what happened (else Ctrl-C raises KeyboardInterrupt): :mod:`mropt.sim.watch`;
+    the summary's ``stopped`` says which stopped it.
     """
     if not isinstance(seed, int) or isinstance(seed, bool) or seed < 0:
         raise InputError(f"simulate: seed must be an integer >= 0, got {seed!r}")
     if mode is not None and mode not in MODES:
         raise InputError(f"simulate: mode must be one of {', '.join(MODES)}, got {mode!r}")
+    check_stops(until, time_limit)
     info = policy_info(policy)
     workload = as_workload(instance)
     check_memory(workload, max_memory, speculation=speculation not in (None, "none"))
@@ -214,11 +236,25 @@ def simulate(
         record_utilisation=record_utilisation,
         speculation=rule,
         straggler_draws=straggler_draws,
+        until=until,
+        watch=Watch(time_limit=time_limit, progress=progress, stop_on_interrupt=stop_on_interrupt)
+        if time_limit is not None or progress or stop_on_interrupt
+        else None,
     )
     recorder = sim.run()
     wall = time.perf_counter() - start
     summary = summarise(recorder, policy, pol.params, wall)
     return SimRun(workload, policy, recorder, summary, wall, dict(pol.params))
+
+
+def check_stops(until: Any, time_limit: Any) -> None:
+    """``until`` a number >= 0 and ``time_limit`` one > 0, each finite or None (one-line InputError)."""
+    for name, value, zero in (("until", until, True), ("time_limit", time_limit, False)):
+        if value is None:
+            continue
+        number = isinstance(value, (int, float)) and not isinstance(value, bool)
+        if not number or not math.isfinite(value) or value < 0 or (value == 0 and not zero):
+            raise InputError(f"simulate: {name} must be a number of seconds {'>= 0' if zero else '> 0'}, got {value!r}")
 
 
 # -- the summary -----------------------------------------------------------------------------
@@ -235,6 +271,7 @@ def summarise(recorder: Recorder, policy: str, params: Mapping[str, Any], wall_t
     deadlines = bool((~np.isnan(np.asarray(jobs["deadline"], dtype=float))).any())  # else on_time, late: null
     ends = recorder.a_end
     makespan = float(max(ends)) if ends else 0.0
+    not_submitted = sum(1 for d in jobs["decision"] if d == "not_submitted")
     out: dict[str, Any] = {
         "policy": policy,
         "jobs": int(jobs["_n"]),
@@ -247,7 +284,7 @@ def summarise(recorder: Recorder, policy: str, params: Mapping[str, Any], wall_t
         "seed": int(sim.seed),
         "mode": sim.mode,
         "params": {k: _json_value(v) for k, v in params.items()},
-        "rejected": int((~accepted).sum()),
+        "rejected": int((~accepted).sum()) - not_submitted,
         "dropped": int(dropped.sum()),
         "finished": int(finished.sum()),
         "unfinished": int((accepted & ~dropped & np.isnan(finish)).sum()),
@@ -256,7 +293,12 @@ def summarise(recorder: Recorder, policy: str, params: Mapping[str, Any], wall_t
         "event_log_sha256": recorder.event_log_hash(),
         "utilisation": {**utilisation_ratio(recorder, makespan), **resource_ratio(recorder, makespan)},
         "ideal": ideal_benefit(sim.workload),
+        "stopped": sim.stopped,
     }
+    if sim.stopped is not None:
+        out["stopped_at"] = float(sim.now)  # exact (not rounded): verify compares submit times with it
+    if sim.stopped is not None or not_submitted:
+        out["not_submitted"] = not_submitted
     if sim.straggler_draws != "stream":
         out["straggler_draws"] = sim.straggler_draws
     rule = sim.speculation

@@ -35,7 +35,7 @@ from mropt.model.workload import WorkloadInstance
 from mropt.sim import outputs
 from mropt.sim.run import SimRun, as_workload
 from mropt.sim.run import simulate as run_simulation
-from mropt.sim.verify import verify_simulation
+from mropt.sim.verify import check_stop, verify_simulation
 
 
 class RunResult:
@@ -90,7 +90,9 @@ class RunResult:
 
     def verify(self, workload: WorkloadInstance | str | os.PathLike[str] | None = None) -> Verdict:
         """The independent check of the tables against ``workload`` (:func:`mropt.sim.verify.verify_simulation`),
-        and of the summary's ``benefit`` against the total it recomputes (AMB eq. 1; ``OBJECTIVE_RTOL``).
+        and of the summary's ``benefit`` against the total it recomputes (AMB eq. 1; ``OBJECTIVE_RTOL``);
+        a run stopped early (``stopped``) is checked as a run that ended then, and against its
+        stop (:func:`mropt.sim.verify.check_stop`).
 
         ``workload``: a workload, an admission instance or the path of either's file; the run's
         own by default, which a run read from a folder does not have (InputError).
@@ -99,6 +101,7 @@ class RunResult:
         if against is None:
             raise InputError("verify: a run read from a folder needs its workload (a workload or its file)")
         verdict = verify_simulation(against, self.jobs, self.tasks)
+        verdict.problems.extend(check_stop(self.summary, self.jobs, self.tasks))
         claimed = self.summary.get("benefit")
         if isinstance(claimed, (int, float)) and not isinstance(claimed, bool) and verdict.objective is not None:
             scale = float(self.jobs["benefit"].abs().sum()) if "benefit" in self.jobs else 0.0
@@ -147,7 +150,9 @@ def simulate(
 
     ``params`` are the policy's (``mropt policies --params``); ``options`` are those of
     :func:`mropt.sim.run.simulate` (``mode``, ``plan``, ``speculation``, ``speculation_params``,
-    ``straggler_draws``, ``max_memory``, ...). Bad input is a one-line :class:`InputError`.
+    ``straggler_draws``, ``max_memory``; ``until`` and ``time_limit`` to stop early, the
+    summary's ``stopped`` then saying which; ``progress``, ``stop_on_interrupt``: Ctrl-C raises
+    KeyboardInterrupt unless it is set). Bad input is a one-line :class:`InputError`.
     """
     if isinstance(workload, (str, os.PathLike)):
         workload = _workload(workload)

@@ -9,10 +9,12 @@ and did not finish then has one of two stated causes:
 * ``stalled``: the run stopped early, a heartbeat run whose policy declined work for
   ``stall_limit`` heartbeats in a row (the run's horizon; the summary's ``stalled``).
 
-``no_node`` is given first when both hold. Any other unfinished job gets ``""``: the policy
-left runnable work unlaunched while nodes could run it, which
-:func:`mropt.sim.verify.verify_simulation` reports as an error. Finished, rejected and dropped
-jobs get ``""`` too.
+``no_node`` is given first when both hold. A run stopped before its last event (``--until``,
+``--time-limit``, Ctrl-C: :mod:`mropt.sim.watch`) gives every such job the cause ``stopped``
+instead: it may well have finished later, and the nodes up at the stop are not those of the
+end. Any other unfinished job gets ``""``: the policy left runnable work unlaunched while
+nodes could run it, which :func:`mropt.sim.verify.verify_simulation` reports as an error.
+Finished, rejected, dropped and not submitted jobs get ``""`` too.
 """
 
 from __future__ import annotations
@@ -26,7 +28,7 @@ if TYPE_CHECKING:
 
 #: the float slack of a resource fit, as the engine's
 _FIT_EPS = 1e-9
-NO_NODE, STALLED = "no_node", "stalled"
+NO_NODE, STALLED, STOPPED = "no_node", "stalled", "stopped"
 
 
 def unfinished_causes(sim: Simulation) -> list[str]:
@@ -34,6 +36,10 @@ def unfinished_causes(sim: Simulation) -> list[str]:
     causes = [""] * len(sim.jobs)
     left = [j for j in sim.active.values() if j.status == ACTIVE]
     if not left:
+        return causes
+    if sim.stopped is not None:
+        for j in left:
+            causes[j.index] = STOPPED
         return causes
     capacity = [
         [spec.resources.get(r, 0.0) for r in sim.resources] for spec in sim.workload.nodes for _ in range(spec.count)

@@ -15,8 +15,10 @@ the engine, its state or its recorder. What it checks:
   is left unfinished for a stated cause (``unfinished_cause`` of ``jobs.parquet``,
   :mod:`mropt.sim.unfinished`): ``no_node``, checked here from the workload alone (some task
   of the job that never succeeded fits no node that is up at the end, after the faults in
-  their order, with a slot of its type and the resources for its demand), or ``stalled`` (the
-  heartbeat run stopped early: its horizon); an unfinished job without one, or a table
+  their order, with a slot of its type and the resources for its demand), ``stalled`` (the
+  heartbeat run stopped early: its horizon) or ``stopped`` (the run was stopped before its last
+  event: ``--until``, ``--time-limit``, Ctrl-C; its tables are checked as those of a run that
+  ended there, every rule above holding up to the stop); an unfinished job without one, or a table
   without the column, is an error, and a task never succeeds twice; a stage's
   attempts end no earlier than the last success of the stage before (reduces launched early
   by slow-start included) and, without slow-start, start no earlier than it;
@@ -317,14 +319,14 @@ class _Check:
 
     def _cause(self, cause: str, jid: str, job: Any, up_at_end: set[str]) -> None:
         """An unfinished job states why (:mod:`mropt.sim.unfinished`): ``no_node``, true when some task
-        that never succeeded fits no node up at the end, or ``stalled``."""
+        that never succeeded fits no node up at the end, ``stalled`` or ``stopped``."""
         if cause == "no_node":
             if _stuck_task(job, self.successes, up_at_end, self.slots, self.capacity, self.slotted) is None:
                 self.fail(f"job {jid!r}: unfinished for cause 'no_node', yet a node up at the end can run each task")
-        elif cause != "stalled":
+        elif cause not in ("stalled", "stopped"):
             self.fail(
                 f"job {jid!r}: accepted, not dropped, yet unfinished with no stated cause "
-                f"(unfinished_cause {cause!r}; 'no_node' or 'stalled' expected)"
+                f"(unfinished_cause {cause!r}; 'no_node', 'stalled' or 'stopped' expected)"
             )
 
     def _earned(
@@ -349,6 +351,37 @@ class _Check:
         if not _close(float(jt.benefit[r]), earned):
             self.fail(f"job {jid!r}: benefit {jt.benefit[r]} but eq. 1 gives {earned:g}")
         return earned
+
+
+def check_stop(summary: Mapping[str, Any], jobs: Mapping[str, Any] | Any, tasks: Mapping[str, Any] | Any) -> list[str]:
+    """A run's stop against its tables (the summary's ``stopped`` and ``stopped_at``, :mod:`mropt.sim.watch`).
+
+    A run stopped at simulated time S holds nothing after S: no attempt ends later, every job
+    submitted by S was decided (accepted or rejected) and none submitted later was
+    (``not_submitted``). A run that ran to its end has no job unfinished for cause ``stopped``.
+    The problems found, in words.
+    """
+    problems: list[str] = []
+    ids, causes = _col(jobs, "job_id"), _col(jobs, "unfinished_cause") if _has(jobs, "unfinished_cause") else []
+    stopped, at = summary.get("stopped"), summary.get("stopped_at")
+    if stopped is None:
+        cut = [jid for jid, cause in zip(ids, causes, strict=True) if cause == "stopped"]
+        if cut:
+            problems.append(f"job {cut[0]!r}: unfinished_cause 'stopped', yet the summary says the run was not stopped")
+        return problems
+    if not isinstance(at, (int, float)) or isinstance(at, bool):
+        return [f"summary: stopped {stopped!r} without a simulated time stopped_at"]
+    ends = [float(e) for e in _col(tasks, "end")]
+    if ends and max(ends) > at:
+        problems.append(f"tasks: an attempt ends at {max(ends):g}, after the run stopped at {at:g}")
+    decisions = _col(jobs, "decision") if _has(jobs, "decision") else []
+    for jid, submit, decision in zip(ids, _col(jobs, "submit_time"), decisions, strict=True):
+        if (decision == "not_submitted") != (float(submit) > at):
+            problems.append(
+                f"job {jid!r}: decision {decision!r} with submit time {float(submit):g} in a run stopped at {at:g}"
+            )
+            break
+    return problems
 
 
 def wasted_work(tasks: Mapping[str, Any] | Any) -> float:
