@@ -75,7 +75,8 @@ class Policy:
     :class:`mropt.sim.view.SimView` (``self.sim``). ``params`` are the registered parameters
     (:func:`make_policy` checks them and fills in the defaults). Three switches are for tests, and
     none changes a decision: ``reference`` runs the policy's plain rule without its accelerations
-    (``drf``: every offer goes to the whole heap), ``self_check`` checks kept structures against a
+    (``drf``: the users sorted at every launch; ``fair``, ``capacity``: the pools, queues and jobs
+    sorted at every task), ``self_check`` checks kept structures against a
     plain recomputation at every decision (``fair``: the kept pool order against a sort), and
     ``trace``, a list, receives the policy's decisions (:data:`Decision`; ``drf``: every offer).
     """

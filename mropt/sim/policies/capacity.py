@@ -46,12 +46,19 @@ offered a scheduling opportunity (Hadoop counts one for them too; it cannot laun
 The reference sheet says the missed-opportunity count resets on every map launch and bounds it
 by pending maps; Hadoop 1.0.3's code resets it on local launches only and uses unfinished maps
 (``desiredMaps() - finishedMaps()``), which is what this policy does.
+
+**Where the rule is.** ``Capacity._assign_reference`` is the heartbeat written plain (the queues and
+their jobs listed afresh before every task: ``_jobs``); ``make_policy(..., reference=True)`` runs it.
+The default, ``_assign_fast``, keeps each queue's candidate jobs sorted between heartbeats
+(``_set_key``, ``_refresh``); ``tests/sim/test_sim_heartbeat_reference.py`` requires the same event
+log of both on random workloads, with and without speculation rules.
 """
 
 from __future__ import annotations
 
 import math
 from bisect import bisect_left, insort
+from collections.abc import Iterator
 from typing import Any
 
 import numpy as np
@@ -218,6 +225,77 @@ class Capacity(Policy):
 
     # -- the heartbeat ---------------------------------------------------------------------------
     def assign(self, node: int) -> None:
+        """A heartbeat of ``node``: the plain rule (``_assign_reference``) under ``reference``, else
+        ``_assign_fast`` (the same decisions, on each queue's kept sorted candidate jobs)."""
+        if self.reference:
+            self._assign_reference(node)
+        else:
+            self._assign_fast(node)
+
+    def _assign_reference(self, node: int) -> None:
+        """CapacityTaskScheduler.assignTasks (Hadoop 1.0.3), plain: the queues sorted afresh and each
+        queue's jobs listed afresh before every task.
+
+        Maps (``addMapTasks``) while the tracker has a free map slot: the first job, queue by queue
+        (``_order``) and job by job (``_jobs``), within the maximum capacity and the user limit
+        (``_fits``), that gets a map: each job considered has a scheduling opportunity; a node- or
+        rack-local map (or one without replicas) launches and resets its missed opportunities, else
+        an off-switch map launches if none went out on this heartbeat and the job missed more than
+        min(unfinished maps, trackers) x localityWaitFactor; no map after an off-switch one. Then at
+        most one reduce (``addReduceTask``), from the first queue and job within the limits.
+        """
+        sim = self.sim
+        total = sim.total_slots
+        caps = [[int(q.spec.capacity * total[t] / 100.0) for q in self.queues] for t in (MAP, REDUCE)]
+        max_caps = [
+            [
+                None if q.spec.maximum_capacity is None else int(q.spec.maximum_capacity * total[t] / 100.0)
+                for q in self.queues
+            ]
+            for t in (MAP, REDUCE)
+        ]
+        trackers = sum(1 for up in sim.node_up if up)
+        off_switch_left = True
+        while sim.free[MAP][node] > 0 and off_switch_left:
+            got = -1
+            for job, q in self._jobs(MAP, caps[MAP], max_caps[MAP]):
+                self.missed[job] += 1  # JobInProgress.schedulingOpportunity
+                got = sim.launch(job, node, MAP, RACK)
+                if got >= 0:
+                    self.missed[job] = 0  # resetSchedulingOpportunities (local launch)
+                elif off_switch_left:
+                    j = sim.jobs[job]
+                    stage = j.stages[j.cur]
+                    if min(stage.n - stage.finished, trackers) * self._locality_wait_factor(job) < self.missed[job]:
+                        got = sim.launch(job, node, MAP, ANY)
+                        off_switch_left = got < 0  # maximum-tasks-after-offswitch = 0
+                if got >= 0:
+                    self._launched(q, job, MAP)
+                    break
+            if got < 0:
+                break
+        if sim.free[REDUCE][node] > 0:
+            for job, q in self._jobs(REDUCE, caps[REDUCE], max_caps[REDUCE]):
+                if sim.launch(job, node, REDUCE, ANY) >= 0:
+                    self._launched(q, job, REDUCE)
+                    break
+
+    def _jobs(self, stype: int, caps: list[int], max_caps: list[int | None]) -> Iterator[tuple[int, _Queue]]:
+        """The active jobs with pending ``stype`` tasks, queue by queue (``_order``, now) and job by job
+        (submit time, id; priority first where the queue supports it), that the queue's maximum
+        capacity and the user limit let take one more slot, with their queue."""
+        jobs = self.sim.jobs
+        for q in self._order(stype, caps):
+            cap, max_cap = caps[q.rank], max_caps[q.rank]
+            mine = [job for job in self.sim.active if self._queue_of(job) is q and jobs[job].runnable[stype] > 0]
+            prio = q.spec.supports_priority
+            for job in sorted(mine, key=lambda job: (-jobs[job].priority if prio else 0, jobs[job].submit, job)):
+                if self._fits(q, job, stype, cap, max_cap):
+                    yield job, q
+
+    def _assign_fast(self, node: int) -> None:
+        """``_assign_reference`` on each queue's candidate jobs kept sorted (``_set_key``, refreshed for
+        the jobs marked ``dirty``: ``_refresh``) instead of listed at every task."""
         sim = self.sim
         if self.dirty:
             self._refresh()

@@ -77,11 +77,23 @@ Simulation choices (documented departures):
   whose free resources fit no pending task counts as full (Hadoop 1.x has no such check).
 * Per-user maxRunningJobs, sizebasedweight and weight adjusters are not modelled.
 
-Speed (no decision changes; the Alibaba day has 12 k pools): the pools' order is kept sorted
-between heartbeats instead of sorted at every iteration; a pool moves when an input of its key
-changes (a launch or end of its tasks, its demand at update(), its minShare or weight: ``hei``
-calls :meth:`Fair.pools_changed`, its candidate jobs). Under ``self_check`` (``Policy``; tests) it
-is compared with a sort at every heartbeat.
+**Where the rule is.** ``Fair._assign_reference`` is the heartbeat written plain (the pools and their
+jobs sorted afresh before every task: ``_launch_first``), ``_update_reference`` update() (every pool
+and job recomputed), ``_allowed_level`` delay scheduling, ``_pool_key``/``_job_key`` the comparators,
+:mod:`~mropt.sim.policies.fair_shares` the fair shares and :mod:`~mropt.sim.policies.fair_preemption`
+preemption (both plain, shared by the two modes). ``make_policy(..., reference=True)`` runs that.
+
+Speed (no decision changes; the Alibaba day has 12 k pools): the default runs the heartbeat on kept
+orders (:class:`~mropt.sim.policies.fair_offers.FairOffers`, ``_assign_fast``): each pool's
+candidate jobs and the pools with a candidate are kept sorted between heartbeats instead of sorted
+at every task; a pool moves when an input of its key changes (a launch or end of its tasks, its
+demand at update(), its minShare or weight: ``hei`` calls :meth:`Fair.pools_changed`, its candidate
+jobs), and update() recomputes only the jobs and pools that changed. Under ``self_check``
+(``Policy``; tests) the kept pool order is compared with a sort at every heartbeat;
+``tests/sim/test_sim_heartbeat_reference.py`` requires the same event log of both modes on random
+workloads (without a speculation rule: the accelerated update() leaves the demand of a job whose
+rule backup started until the policy hears of the job again, the reference counts the backup at
+the next update, as Hadoop's ``updateDemand`` does).
 """
 
 from __future__ import annotations
@@ -93,6 +105,7 @@ from typing import Any, ClassVar
 
 from mropt.model.workload import PoolSpec
 from mropt.registry import Param
+from mropt.sim.policies.fair_offers import FairOffers
 from mropt.sim.policies.fair_preemption import FairPreemption
 from mropt.sim.policies.fair_shares import _Pool, compute_fair_shares, priority_factor
 from mropt.sim.policy import ACCEPT, HEARTBEAT, Admission, Policy, register_policy
@@ -134,7 +147,7 @@ FAIR_PARAMS: dict[str, Param] = {
     needs=("slots",),
     params=FAIR_PARAMS,
 )
-class Fair(FairPreemption, Policy):
+class Fair(FairOffers, FairPreemption, Policy):
     mode = HEARTBEAT
     #: the rule of the order and shares, a subclass's choice: False, Hadoop's (max(minShare, R weight));
     #: True, HEI's (``hei``): minShare plus a weighted part of what is left (pools over their minShare
@@ -240,7 +253,14 @@ class Fair(FairPreemption, Policy):
         return (math.floor(now / self.update_interval + 1e-9) + 1) * self.update_interval
 
     def _update(self) -> None:
-        """FairScheduler.update(): runnability (updateRunnability), then demands (updateDemand)."""
+        """FairScheduler.update(): runnability (updateRunnability), then demands (updateDemand).
+
+        Under ``reference`` every pool and job afresh (``_update_reference``); else only the pools
+        whose members changed and the jobs whose demand may have (``members_changed``,
+        ``demand_dirty``: a launch moves a task from pending to running and leaves the demand)."""
+        if self.reference:
+            self._update_reference()
+            return
         sim = self.sim
         self.force_update = False
         self.next_update = self._next_tick(sim.now)
@@ -279,19 +299,28 @@ class Fair(FairPreemption, Policy):
         self.repool.update(before)  # a pool's demand is in its key (min(minShare, demand))
         self.total_slots_at_update = list(sim.total_slots)
 
-    def _refresh_keys(self) -> None:
-        """Place the changed jobs in their pools' candidate lists (live running counts)."""
-        jobs = self.sim.jobs
-        for job in self.dirty:
-            j = jobs[job]
-            pool = self.pools[j.pool]
-            ok = self.is_runnable[job] and j.status == ACTIVE
-            for stype in (MAP, REDUCE):
-                if ok and j.runnable[stype] > 0:
-                    self._set_key(pool, job, stype, self._job_key(pool, job, stype))
-                else:
-                    self._set_key(pool, job, stype, None)
-        self.dirty.clear()
+    def _update_reference(self) -> None:
+        """FairScheduler.update(), plain: each pool's first ``max_running`` jobs in FIFO order are
+        runnable (updateRunnability); a job's demand is its running plus pending runnable tasks, 0
+        if it is not runnable (updateDemand); a pool's is the sum, capped at its max slots."""
+        sim = self.sim
+        self.force_update = False
+        self.next_update = self._next_tick(sim.now)
+        jobs = sim.jobs
+        for pool in self.pools.values():
+            pool.demand_raw = [0, 0]
+            for rank, (_, _, job) in enumerate(pool.members):
+                j = jobs[job]
+                self.is_runnable[job] = pool.max_running is None or rank < pool.max_running
+                ok = self.is_runnable[job] and j.status == ACTIVE
+                self.demand[job] = [j.running[t] + j.runnable[t] if ok else 0 for t in (MAP, REDUCE)]
+                for t in (MAP, REDUCE):
+                    pool.demand_raw[t] += self.demand[job][t]
+                self.dirty.add(job)  # (its keys may have changed: ``hei`` reads this)
+        self.runnable_total = [float(sum(pool.demand(t) for pool in self.pools.values())) for t in (MAP, REDUCE)]
+        self.members_changed.clear()
+        self.demand_dirty.clear()
+        self.total_slots_at_update = list(sim.total_slots)
 
     def _job_key(self, pool: _Pool, job: int, stype: int) -> tuple[Any, ...]:
         j = self.sim.jobs[job]
@@ -299,20 +328,6 @@ class Fair(FairPreemption, Policy):
             return (-j.priority, j.submit, job)
         # FairShareComparator for jobs: minShare 0, so never needy
         return (j.running[stype] / self.weight[job], j.submit, job)
-
-    def _set_key(self, pool: _Pool, job: int, stype: int, key: tuple[Any, ...] | None) -> None:
-        old = self.key[job][stype]
-        if old == key:
-            return
-        cand = pool.cand[stype]
-        had = bool(cand)
-        if old is not None:
-            del cand[bisect_left(cand, old)]
-        if key is not None:
-            insort(cand, key)
-        self.key[job][stype] = key
-        if bool(cand) != had:  # the pool enters or leaves the order
-            self.repool.add(pool.name)
 
     # -- fair shares -----------------------------------------------------------------------------
     def fair_shares(self, stype: int) -> dict[str, float]:
@@ -355,39 +370,6 @@ class Fair(FairPreemption, Policy):
             return (1, (running - min_share) / pool.weight, pool.name)
         return (1, running / pool.weight, pool.name)
 
-    def pools_changed(self) -> None:
-        """Every pool's key may have changed (its minShare or weight was set: ``hei``)."""
-        self.repool.update(self.pools)
-
-    def _reorder(self) -> None:
-        """Bring ``order`` up to date for the pools in ``repool`` (their running counts, demands,
-        minShares, weights or candidate jobs changed): each moves to its new key's place."""
-        for name in self.repool:
-            pool = self.pools[name]
-            for stype in (MAP, REDUCE):
-                placed = self.placed[stype]
-                new = self._pool_key(pool, stype) if pool.cand[stype] else None
-                old = placed.get(name)
-                if new == old:
-                    continue
-                order = self.order[stype]
-                if old is not None:
-                    del order[bisect_left(order, old)]
-                    del placed[name]
-                if new is not None:
-                    insort(order, new)
-                    placed[name] = new
-        self.repool.clear()
-        if self.self_check:
-            for stype in (MAP, REDUCE):
-                want = sorted(self._pool_key(pool, stype) for pool in self.pools.values() if pool.cand[stype])
-                assert self.order[stype] == want, "fair: the kept pool order differs from a sort"
-
-    def _pool_order(self, stype: int) -> list[_Pool]:
-        """Pools with a candidate job, sorted by FairShareComparator (pool start time 0, then name)."""
-        self._reorder()
-        return [self.pools[key[-1]] for key in self.order[stype]]
-
     def job_order(self, stype: int) -> list[int]:
         """Jobs in heartbeat order: pools by FairShareComparator, then jobs by the pool's comparator.
 
@@ -400,6 +382,98 @@ class Fair(FairPreemption, Policy):
             members = [job for _, _, job in pool.members if self.is_runnable[job]]
             out.extend(sorted(members, key=lambda job: self._job_key(pool, job, stype)))
         return out
+
+    def assign(self, node: int) -> None:
+        """A heartbeat of ``node``: the plain rule (``_assign_reference``) under ``reference``, else the
+        heartbeat on kept orders (:meth:`~mropt.sim.policies.fair_offers.FairOffers._assign_fast`:
+        the same decisions)."""
+        if self.reference:
+            self._assign_reference(node)
+        else:
+            self._assign_fast(node)
+
+    def _assign_reference(self, node: int) -> None:
+        """FairScheduler.assignTasks (Hadoop 1.0.3), plain: the pools and their jobs sorted afresh
+        before every task.
+
+        update() when it is due; updateLocalityWaitTimes (the jobs skipped at the last heartbeat
+        waited the time since it). Per slot type, the tasks this heartbeat may take (assignmultiple:
+        its cap, -1 the tracker's free slots; else 1) and the CapBasedLoadManager's verdict on the
+        tracker's reported running tasks. Loop: a type is rejected when its cap is reached, when
+        every runnable task of it runs or the load manager refuses it; MAP when the tracker reported
+        no more maps than reduces; one task of the first pool and job that launch one
+        (``_launch_first``), or the type is rejected. The jobs visited for a map that launched none
+        are skipped.
+        """
+        sim = self.sim
+        if self.force_update or sim.now >= self.next_update:
+            self._update()
+        self.dirty.clear()  # (the marks of the kept orders: unread here)
+        since = 0.0 if self.last_heartbeat is None else sim.now - self.last_heartbeat
+        self.last_heartbeat = sim.now
+        for job in self.skipped:
+            self.waited[job] += since
+        self.skipped = []
+        reported = [sim.slots[t][node] - sim.free[t][node] for t in (MAP, REDUCE)]
+        capacity = [self.caps[t] if self.caps[t] != -1 else sim.free[t][node] for t in (MAP, REDUCE)]
+        if not self.assign_multiple:
+            capacity = [1, 1]
+        total = sim.total_slots
+        load = [min(1.0, self.runnable_total[t] / total[t]) if total[t] > 0 else 0.0 for t in (MAP, REDUCE)]
+        allowed = [reported[t] < math.ceil(sim.slots[t][node] * load[t]) for t in (MAP, REDUCE)]
+        assigned, rejected = [0, 0], [False, False]
+        visited: set[int] = set()
+        launched_map: set[int] = set()
+        while True:
+            for t in (MAP, REDUCE):
+                if assigned[t] == capacity[t] or self.running_total[t] == self.runnable_total[t] or not allowed[t]:
+                    rejected[t] = True
+            if (rejected[MAP] and rejected[REDUCE]) or (not self.assign_multiple and sum(assigned) > 0):
+                break
+            if rejected[MAP] or rejected[REDUCE]:
+                stype = REDUCE if rejected[MAP] else MAP
+            else:
+                stype = MAP if reported[MAP] <= reported[REDUCE] else REDUCE
+            job = self._launch_first(node, stype, visited)
+            if job < 0:
+                rejected[stype] = True
+                continue
+            assigned[stype] += 1
+            if stype == MAP:
+                launched_map.add(job)
+        self.skipped = sorted(visited - launched_map)
+
+    def _launch_first(self, node: int, stype: int, visited: set[int]) -> int:
+        """Launch one ``stype`` task on ``node`` from the first pool (FairShareComparator, under its max
+        slots) and job (the pool's comparator) that launch one; its job, or -1. A map launches at the
+        level delay scheduling allows (its job is ``visited``); the job's level becomes the map's."""
+        sim = self.sim
+        jobs = sim.jobs
+        candidates = {
+            name: [job for _, _, job in pool.members if self.is_runnable[job] and jobs[job].runnable[stype] > 0]
+            for name, pool in self.pools.items()
+        }
+        pools = sorted(
+            (pool for pool in self.pools.values() if candidates[pool.name]), key=lambda p: self._pool_key(p, stype)
+        )
+        for pool in pools:
+            if pool.running[stype] >= pool.max[stype]:
+                continue
+            for job in sorted(candidates[pool.name], key=lambda job: self._job_key(pool, job, stype)):
+                if stype == MAP:
+                    visited.add(job)
+                level = self._allowed_level(job, pool) if stype == MAP else ANY
+                aid = sim.launch(job, node, stype, level)
+                if aid < 0:
+                    continue
+                if stype == MAP:
+                    got = sim.running[aid].level
+                    self.last_level[job] = ANY if got == NONE else got  # LocalityLevel.fromTask
+                    self.waited[job] = 0.0
+                pool.running[stype] += 1
+                self.running_total[stype] += 1
+                return job
+        return -1
 
     def _allowed_level(self, job: int, pool: _Pool) -> int:
         """FairScheduler.getAllowedLocalityLevel."""
@@ -441,115 +515,11 @@ class Fair(FairPreemption, Policy):
             self.no_locality[key] = got
         return got
 
-    def assign(self, node: int) -> None:
-        sim = self.sim
-        now = sim.now
-        if self.force_update or now >= self.next_update:
-            self._update()
-        if self.dirty:
-            self._refresh_keys()
-        # updateLocalityWaitTimes
-        since = 0.0 if self.last_heartbeat is None else now - self.last_heartbeat
-        self.last_heartbeat = now
-        if self.skipped:
-            waited = self.waited
-            for job in self.skipped:
-                waited[job] += since
-            self.skipped = []
-
-        slots = sim.slots
-        free = sim.free
-        reported = (slots[MAP][node] - free[MAP][node], slots[REDUCE][node] - free[REDUCE][node])
-        capacity = [0, 0]
-        allowed = [False, False]
-        for stype in (MAP, REDUCE):
-            if not self.assign_multiple:
-                capacity[stype] = 1
-            elif self.caps[stype] == -1:
-                capacity[stype] = free[stype][node]
-            else:
-                capacity[stype] = self.caps[stype]
-            total = sim.total_slots[stype]
-            load = min(1.0, self.runnable_total[stype] / total) if total > 0 else 0.0
-            allowed[stype] = reported[stype] < math.ceil(slots[stype][node] * load)  # CapBasedLoadManager
-        assigned = [0, 0]
-        rejected = [False, False]
-        # jobs that could not launch a task of the type on this node at this heartbeat: they
-        # cannot later in it either (the node's free capacity only shrinks, and a job's allowed
-        # level and pending tasks change only when it launches), so later loops pass them by
-        failed: tuple[set[int], set[int]] = (set(), set())
-        pools = self.pools
-        visited: set[int] = set()
-        launched_map: set[int] = set()
-        launched = 0
-        while True:
-            for stype in (MAP, REDUCE):
-                if not rejected[stype] and (
-                    assigned[stype] == capacity[stype]
-                    or self.running_total[stype] == self.runnable_total[stype]
-                    or not allowed[stype]
-                ):
-                    rejected[stype] = True
-            if (rejected[MAP] and rejected[REDUCE]) or (not self.assign_multiple and launched > 0):
-                break
-            if rejected[MAP]:
-                stype = REDUCE
-            elif rejected[REDUCE]:
-                stype = MAP
-            else:
-                stype = MAP if reported[MAP] <= reported[REDUCE] else REDUCE
-            found = False
-            self._reorder()
-            for pkey in self.order[stype]:
-                pool = pools[pkey[-1]]
-                if pool.running[stype] >= pool.max[stype]:
-                    continue
-                cannot = failed[stype]
-                for key in pool.cand[stype]:
-                    job = key[-1]
-                    if job in cannot:
-                        continue
-                    if stype == MAP:
-                        visited.add(job)
-                        aid = sim.launch(job, node, MAP, self._allowed_level(job, pool))
-                    else:
-                        aid = sim.launch(job, node, REDUCE, ANY)
-                    if aid < 0:
-                        cannot.add(job)
-                        continue
-                    found = True
-                    if stype == MAP:
-                        launched_map.add(job)
-                        level = sim.running[aid].level
-                        self.last_level[job] = ANY if level == NONE else level  # LocalityLevel.fromTask
-                        self.waited[job] = 0.0
-                    self._launched(pool, job, stype)
-                    break
-                if found:
-                    break
-            if found:
-                assigned[stype] += 1
-                launched += 1
-            else:
-                rejected[stype] = True
-        if visited:
-            self.skipped = sorted(visited - launched_map)
-
-    def _launched(self, pool: _Pool, job: int, stype: int) -> None:
-        pool.running[stype] += 1
-        self.running_total[stype] += 1
-        self.repool.add(pool.name)
-        j = self.sim.jobs[job]
-        if j.runnable[stype] > 0:
-            self._set_key(pool, job, stype, self._job_key(pool, job, stype))
-        else:
-            self._set_key(pool, job, stype, None)
-
     # -- preemption --------------------------------------------------------------------------------
     def on_timer(self, tag: Hashable) -> None:
         sim = self.sim
         self._update()
-        if self.dirty:
+        if self.dirty and not self.reference:
             self._refresh_keys()
         self._update_preemption_variables()
         if sim.now - self.last_preempt_check >= PREEMPTION_INTERVAL:
