@@ -48,6 +48,7 @@ class Notes:
 def _save(fig: Any, out: Path, stem: str) -> str:
     """Write PNG and PDF; return the PNG as base64 for the HTML page."""
     plt = fmt.pyplot()
+    fmt.fit_titles(fig)
     fig.tight_layout()
     fig.savefig(out / f"{stem}.pdf")
     buf = io.BytesIO()

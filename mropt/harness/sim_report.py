@@ -4,17 +4,28 @@
 ``utilisation.parquet`` (:mod:`mropt.sim.outputs`) and writes, into the report folder
 (default ``DIR/report``), each plot as ``<name>.png`` and ``<name>.svg``:
 
-* ``utilisation`` -- busy slots over time, a step plot per slot type (the exact step series
-  of the whole cluster, pool ``*``), with the capacity of the nodes up as a dashed step;
-* ``completion_cdf`` -- the empirical CDF of the finished jobs' completion time (finish -
-  submit), and beside it, for jobs with a deadline, of their lateness (finish - deadline;
-  <= 0 is on time);
-* ``gantt`` -- for runs of at most :data:`GANTT_MAX_ATTEMPTS` attempts: one lane per slot
-  (node x slot type x slot), each attempt a bar coloured by its job; killed and failed
-  attempts hatched. Attempts are put on a node's slots in start order, each on the
-  lowest-numbered slot free at its start (the recorder does not name slots; this packing
-  is exact for slot counts because a node never runs more attempts of a type than it has
-  slots).
+* ``utilisation`` -- on a cluster of slots, busy slots per slot type over time with the
+  capacity of the nodes up; on a cluster of resources (summary.json's ``resources``: Alibaba,
+  DRF/DDRF workloads), the share of the cluster's CPU and memory held over time; per pool
+  where the workload has several;
+* ``shares`` -- resources only: each user's dominant share over time and Jain's index of the
+  dominant shares of the users with work;
+* ``completion_cdf`` -- CDFs of the finished jobs' completion time (finish - submit), slowdown
+  (over ``ideal_span``), lateness (jobs with a deadline; <= 0 is on time) and completion time
+  per pool, queue or user where the workload has several; log axes where the data spans
+  decades;
+* ``locality`` -- node-local, rack-local and remote shares of the attempts with input, per
+  stage type and pool;
+* ``gantt`` -- one lane per slot (node x slot type x slot), each attempt a bar coloured by its
+  job; killed and failed attempts hatched. Attempts are put on a node's slots in start order,
+  each on the lowest-numbered slot free at its start (the recorder does not name slots; this
+  packing is exact for slot counts because a node never runs more attempts of a type than it
+  has slots). A run too large for one chart is drawn over a window its title names.
+
+Each figure is drawn by :mod:`mropt.harness.sim_plots` (the rules: time units, bins, log axes,
+windows), from the series of :mod:`mropt.harness.sim_series`; a figure with nothing to draw is
+left out with a note saying why, and no figure has an empty panel. Titles are kept inside the
+canvas (:func:`mropt.harness.formatting.fit_titles`).
 
 and ``report.md`` and a self-contained ``report.html`` (inline PNG) with the summary table,
 a table of the jobs (for at most 200 jobs) and the plots. A folder whose files are not one
@@ -32,21 +43,30 @@ import os
 from pathlib import Path
 from typing import Any
 
-import numpy as np
 import pandas as pd
 
-from mropt.harness.formatting import pyplot
+from mropt.harness.formatting import fit_titles, pyplot
+from mropt.harness.sim_plots import (
+    GANTT_MAX_ATTEMPTS,
+    completion_figure,
+    gantt_figure,
+    locality_figure,
+    shares_figure,
+    slot_lanes,
+    utilisation_figure,
+)
 from mropt.harness.table import render
 from mropt.model.errors import InputError
 from mropt.model.files import make_folder, write_bytes, write_text
 
-GANTT_MAX_ATTEMPTS = 2000
 JOB_TABLE_MAX = 200
+__all__ = ["GANTT_MAX_ATTEMPTS", "read_simulation", "slot_lanes", "write_simulation_report"]
 
 
 def _save(fig: Any, out: Path, stem: str) -> str:
     """Write PNG and SVG (each atomically); return the PNG as base64."""
     plt = pyplot()
+    fit_titles(fig)
     fig.tight_layout()
     png = io.BytesIO()
     fig.savefig(png, format="png", dpi=110)
@@ -68,113 +88,6 @@ def read_simulation(folder: str | Path) -> tuple[dict[str, Any], pd.DataFrame, p
 
     summary, tables = read_outputs(folder)
     return summary, tables["jobs.parquet"], tables["tasks.parquet"], tables["utilisation.parquet"]
-
-
-# -- plots -------------------------------------------------------------------------------------
-def utilisation_plot(util: pd.DataFrame, horizon: float) -> Any | None:
-    rows = util[util["pool"] == "*"]
-    if rows.empty:
-        return None
-    plt = pyplot()
-    types = [t for t in ("map", "reduce") if (rows["slot_type"] == t).any()]
-    fig, axes = plt.subplots(len(types), 1, figsize=(8, 2.6 * len(types)), sharex=True, squeeze=False)
-    for ax, stype in zip(axes[:, 0], types):
-        r = rows[rows["slot_type"] == stype].drop_duplicates("time", keep="last")
-        t = np.append(r["time"].to_numpy(float), max(horizon, float(r["time"].max())))
-        busy = np.append(r["busy"].to_numpy(float), r["busy"].to_numpy(float)[-1])
-        cap = np.append(r["capacity"].to_numpy(float), r["capacity"].to_numpy(float)[-1])
-        ax.step(t, busy, where="post", label="busy")
-        ax.step(t, cap, where="post", linestyle="--", color="grey", label="capacity")
-        ax.set_ylabel(f"{stype} slots")
-        ax.set_ylim(0, max(1.0, float(cap.max())) * 1.08)
-        ax.legend(loc="upper right", fontsize=8)
-    axes[-1, 0].set_xlabel("time (s)")
-    axes[0, 0].set_title("Slot utilisation over time")
-    return fig
-
-
-def completion_plot(jobs: pd.DataFrame) -> Any | None:
-    done = jobs[jobs["finish"].notna()]
-    if done.empty:
-        return None
-    plt = pyplot()
-    late = done[done["deadline"].notna()]
-    panels = 2 if len(late) else 1
-    fig, axes = plt.subplots(1, panels, figsize=(4.2 * panels + 0.6, 3.2), squeeze=False)
-    response = np.sort((done["finish"] - done["submit_time"]).to_numpy(float))
-    share = np.arange(1, len(response) + 1) / len(jobs)
-    ax = axes[0, 0]
-    ax.step(np.insert(response, 0, 0.0), np.insert(share, 0, 0.0), where="post")
-    ax.set_xlabel("completion time: finish - submit (s)")
-    ax.set_ylabel("share of all jobs")
-    ax.set_ylim(0, 1.02)
-    ax.set_title("Job completion time CDF")
-    if panels == 2:
-        lateness = np.sort((late["finish"] - late["deadline"]).to_numpy(float))
-        ax = axes[0, 1]
-        ax.step(lateness, np.arange(1, len(lateness) + 1) / len(lateness), where="post")
-        ax.axvline(0.0, color="grey", linestyle=":")
-        ax.set_xlabel("finish - deadline (s)")
-        ax.set_ylabel("share of finished jobs with a deadline")
-        ax.set_ylim(0, 1.02)
-        ax.set_title("Lateness CDF")
-    return fig
-
-
-def slot_lanes(tasks: pd.DataFrame) -> pd.Series:
-    """Per attempt, its lane ``node/type/k``: the lowest slot of its node and type free at its start."""
-    lanes = pd.Series("", index=tasks.index, dtype=object)
-    for (node, stype), g in tasks.groupby(["node", "stage_type"], sort=False):
-        ends: list[float] = []  # per slot: when it frees
-        for idx, start, end in sorted(zip(g.index, g["start"], g["end"]), key=lambda x: (x[1], x[2], x[0])):
-            k = next((i for i, e in enumerate(ends) if e <= start), len(ends))
-            if k == len(ends):
-                ends.append(end)
-            else:
-                ends[k] = end
-            lanes[idx] = f"{node}/{stype}/{k}"
-    return lanes
-
-
-def gantt_plot(tasks: pd.DataFrame) -> Any | None:
-    if tasks.empty or len(tasks) > GANTT_MAX_ATTEMPTS:
-        return None
-    plt = pyplot()
-    lanes = slot_lanes(tasks)
-    order = sorted(
-        lanes.unique(),
-        key=lambda s: (s.rsplit("/", 2)[0], s.rsplit("/", 2)[1] != "map", int(s.rsplit("/", 2)[2])),
-    )
-    row = {lane: i for i, lane in enumerate(order)}
-    jobs = list(dict.fromkeys(tasks["job_id"]))
-    cmap = plt.get_cmap("tab20")
-    colour = {job: cmap(i % 20) for i, job in enumerate(jobs)}
-    fig, ax = plt.subplots(figsize=(10, min(14.0, 1.2 + 0.22 * len(order))))
-    for job, g in tasks.groupby("job_id", sort=False):
-        ok = g["outcome"] == "succeeded"
-        for part, hatch in ((g[ok], None), (g[~ok], "//")):
-            if part.empty:
-                continue
-            y = [row[lanes[i]] for i in part.index]
-            ax.barh(
-                y,
-                (part["end"] - part["start"]).to_numpy(float),
-                left=part["start"].to_numpy(float),
-                height=0.8,
-                color=colour[job],
-                edgecolor="black" if hatch else colour[job],
-                linewidth=0.3,
-                hatch=hatch,
-                label=str(job) if hatch is None or ok.sum() == 0 else None,
-            )
-    ax.set_yticks(range(len(order)))
-    ax.set_yticklabels(order, fontsize=max(4, min(8, int(400 / max(1, len(order))))))
-    ax.invert_yaxis()
-    ax.set_xlabel("time (s)")
-    ax.set_title("Attempts per slot (hatched: killed or failed)")
-    if len(jobs) <= 20:
-        ax.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.0, 1.0), title="job")
-    return fig
 
 
 # -- the report --------------------------------------------------------------------------------
@@ -200,17 +113,27 @@ def write_simulation_report(folder: str | Path, out: str | Path) -> str:
     horizon = float(tasks["end"].max()) if len(tasks) else 0.0
     figures: list[tuple[str, str, str]] = []  # (title, stem, png base64)
     notes: list[str] = []
+    totals = {str(k): float(v) for k, v in (summary.get("resources") or {}).items()}
+    resources = bool(totals) and any(c.startswith("demand_") for c in tasks.columns)
+    if not resources:
+        totals = {}
     for title, stem, make in (
-        ("Slot utilisation over time", "utilisation", lambda: utilisation_plot(util, horizon)),
-        ("Job completion time CDF", "completion_cdf", lambda: completion_plot(jobs)),
-        ("Gantt chart per slot", "gantt", lambda: gantt_plot(tasks)),
+        (
+            "CPU and memory utilisation over time" if resources else "Slot utilisation over time",
+            "utilisation",
+            lambda: utilisation_figure(util, tasks, jobs, totals, horizon),
+        ),
+        ("Dominant shares and Jain's index over time", "shares", lambda: shares_figure(tasks, jobs, totals, horizon)),
+        ("Job completion time and slowdown CDFs", "completion_cdf", lambda: completion_figure(jobs)),
+        ("Locality of attempts", "locality", lambda: locality_figure(tasks, jobs)),
+        ("Gantt chart per slot", "gantt", lambda: gantt_figure(tasks, horizon)),
     ):
+        if stem == "shares" and not resources:
+            continue  # a cluster of slots has no dominant shares
         fig = make()
         if fig is None:
-            if stem == "gantt" and len(tasks) > GANTT_MAX_ATTEMPTS:
-                notes.append(f"Gantt chart left out: {len(tasks)} attempts (drawn up to {GANTT_MAX_ATTEMPTS}).")
-            else:
-                notes.append(f"{title} left out: nothing to draw.")
+            why = "no attempt has a locality level" if stem == "locality" else "nothing to draw"
+            notes.append(f"{title} left out: {why}.")
             continue
         figures.append((title, stem, _save(fig, out, stem)))
     rows = _summary_rows(summary, jobs, tasks)
