@@ -276,6 +276,20 @@ def test_every_task_once_and_the_same_log_with_a_history(preemption: bool) -> No
     assert logs[0] == logs[1]
 
 
+@pytest.mark.parametrize("preemption", [False, True])
+def test_the_plain_heartbeat_gives_the_same_log_with_a_history(preemption: bool) -> None:
+    # reference=True: Fair's plain heartbeat and update() (every pool and job afresh) under HEI's
+    # minShares and weights; the default: the kept orders (tests/sim/test_sim_heartbeat_reference.py)
+    params = {"preemption": preemption, "min_share_timeout": 5.0, "fair_share_timeout": 10.0}
+    logs = []
+    for reference in (True, False):
+        policy = make_policy("hei", params, reference=reference)
+        assert isinstance(policy, Hei)
+        policy.history_data = HAND
+        logs.append(Simulation(mixed(), policy, seed=4).run().event_log_hash())
+    assert logs[0] == logs[1]
+
+
 def test_cli_takes_a_json_history(tmp_path) -> None:
     HAND.save(tmp_path / "h.json")
     (tmp_path / "w.json").write_text(json.dumps(workload(NODES, [mr("ja", "a", 4, 2), mr("jb", "b", 2, 1)]).to_dict()))
