@@ -565,21 +565,8 @@ class Simulation(Launches):
         self.offers.freed(node)
 
 
-def simulate(
-    workload: WorkloadInstance,
-    policy: Policy,
-    *,
-    seed: int = 0,
-    mode: str | None = None,
-    heartbeat: float | None = None,
-) -> Recorder:
-    """Run ``policy`` on ``workload``; the recorder has the job, attempt and utilisation tables."""
-    return Simulation(workload, policy, seed=seed, mode=mode, heartbeat=heartbeat).run()
-
-
 __all__ = [
     "STRAGGLER_DRAWS",
     "Simulation",
     "heartbeat_interval",
-    "simulate",
 ]
