@@ -33,7 +33,10 @@ finished nor dropped), ``late`` (finished after its deadline), ``attempts``,
 * ``makespan``: the time the last attempt ended (0 when nothing ran);
 * ``utilisation``: per slot type, busy slot-seconds over capacity slot-seconds (slots of the
   nodes that are up) on ``[0, makespan]``, from the exact step series of the recorder;
-  null for a type without slots;
+  null for a type without slots; on a cluster of resources, per resource instead (``cpu``,
+  ``memory`` for the workload's ``mem``): held over capacity amount-seconds, :func:`resource_ratio`;
+* ``on_time``, ``late``: jobs with a deadline that finished by it, or after it; null when no
+  job has a deadline (not 0: a trace without deadlines is not "0 on time");
 * ``ideal``: AMB sec. 5.1 eq. 4, the fractional knapsack over the jobs with a deadline and
   a benefit: STC(j) = (map work + reduce work) / (speed-weighted map + reduce slots) (the
   SEQ model's ``(M TCm + R TCr)/(M + R)`` with task work in base seconds), ``Max_time`` =
