@@ -10,7 +10,7 @@ import sys
 import duckdb
 
 from mropt.cli.common import int_type
-from mropt.history.analyses import create_views
+from mropt.history.analyses import MIN_INPUT_BYTES, create_views, tiny_input_maps
 from mropt.history.guard import one_select
 from mropt.history.report import report_lines
 from mropt.history.store import DEFAULT_WAIT, connect, import_batches
@@ -75,10 +75,14 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:
     q.add_argument("--wait", type=_wait, default=DEFAULT_WAIT, help="seconds to wait for a writer (default 60)")
     q.set_defaults(handler=_query)
     r = hs.add_parser(
-        "report", help="a short summary of DB", description="Counts, per source, per user group, slow nodes."
+        "report",
+        help="a short summary of DB",
+        description="Counts, per source, per user group (every source's jobs pooled, as HEI's analyses pool them; "
+        "--by-source: per source and group), slow nodes. Notes say what the group table leaves out.",
     )
     r.add_argument("db", metavar="DB")
     r.add_argument("--rows", type=int_type(1), default=20, help="at most this many groups and slow nodes (default 20)")
+    r.add_argument("--by-source", action="store_true", help="one row per source and user group, not per group")
     r.set_defaults(handler=_report)
 
     w = sub.add_parser(
@@ -97,11 +101,21 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:
 def _import(args: argparse.Namespace) -> int:
     batches = read_batches(args.files, args.source)
     counts = import_batches(args.db, batches, wait=args.wait)
+    with connect(args.db, wait=args.wait) as con:
+        tiny = tiny_input_maps(con)
     for batch in batches:
         c = counts[batch.source]
+        notes = ""
+        if c["jobs"] and not c["tasks"]:
+            notes += "; no task rows: its jobs add no demand, D or reduce cost to HEI's analyses"
+        if tiny.get(batch.source):
+            notes += (
+                f"; {tiny[batch.source]} succeeded map tasks read under {MIN_INPUT_BYTES // 1024} KiB: "
+                "no D (s/MB) from them"
+            )
         print(
             f"{batch.source}: {batch.kind}, {c['jobs']} jobs, {c['tasks']} tasks, {c['attempts']} attempts, "
-            f"{c['jobconf']} jobconf rows"
+            f"{c['jobconf']} jobconf rows{notes}"
         )
     return 0
 
@@ -126,7 +140,7 @@ def _query(args: argparse.Namespace) -> int:
 def _report(args: argparse.Namespace) -> int:
     if args.rows < 1:
         raise InputError(f"history report: --rows must be >= 1, got {args.rows}")
-    print("\n".join(report_lines(args.db, max_rows=args.rows)))
+    print("\n".join(report_lines(args.db, max_rows=args.rows, by_source=args.by_source)))
     return 0
 
 

@@ -12,7 +12,12 @@ sees them and the database file holds only the four tables). Notation of HEI sec
     R_total = sum of R_i over the job's tasks (also split into map, reduce and other).
 ``map_task_cost`` (eq. 5, and sec. 2.2 step 3)
     D_i = R_i / M_i in seconds per MB (M_i = the task's input bytes / 10^6: the data a map
-    reads from HDFS), for every SUCCEEDED map task with input bytes > 0. Within each job,
+    reads from HDFS), for every SUCCEEDED map task that read at least
+    :data:`MIN_INPUT_BYTES` (64 KiB). A map that read less (TeraGen's and the Sleep job's
+    maps generate their data and report 48-86 bytes read) has no D_i: its time
+    is start-up, not reading, and R_i / M_i would be seconds per few bytes (5.5e5 s/MB for
+    SLS's TeraGen sample, ``2jobs2min-rumen-jh.json``). Such maps still count in R_i, R_total
+    and the demand (eqs. 2-4); :func:`tiny_input_maps` counts them per source. Within each job,
     the mean and the population standard deviation of its tasks' D_i; a task is an
     **outlier** when |D_i - mean| > k x sd (k = :data:`OUTLIER_SD` = 2, HEI's "empirical
     threshold"; with sd = 0 nothing is an outlier) and **slow** when D_i - mean > k x sd:
@@ -62,6 +67,10 @@ from mropt.history.store import connect
 OUTLIER_SD = 2.0
 #: bytes per MB in D (seconds per MB of map input)
 MB = 1e6
+#: a SUCCEEDED map that read fewer bytes has no D_i (eq. 5): 64 KiB, one HDFS packet
+#: (dfs.client-write-packet-size), far above a generator's split (TeraGen's 79-86 bytes) and
+#: far below any block of real input (module docstring, ``map_task_cost``)
+MIN_INPUT_BYTES = 65536
 SECONDS_PER_DAY = 86400.0
 
 
@@ -91,7 +100,7 @@ def view_sql(k: float = OUTLIER_SD) -> dict[str, str]:
             WITH d AS (
                 SELECT source, job_id, task_id, "group", host, r, input_bytes / {MB} AS mb,
                        r / (input_bytes / {MB}) AS d
-                FROM task_resource WHERE type = 'map' AND status = 'SUCCEEDED' AND input_bytes > 0),
+                FROM task_resource WHERE type = 'map' AND status = 'SUCCEEDED' AND input_bytes >= {MIN_INPUT_BYTES}),
             s AS (
                 SELECT *, avg(d) OVER w AS d_mean, coalesce(stddev_pop(d) OVER w, 0) AS d_sd
                 FROM d WINDOW w AS (PARTITION BY source, job_id))
@@ -174,7 +183,8 @@ def demand_by_group_hour(db: str | Path | duckdb.DuckDBPyConnection) -> Any:
 
 def map_cost_per_unit(db: str | Path | duckdb.DuckDBPyConnection, k: float = OUTLIER_SD) -> Any:
     """Columns [group, D]: eqs. 5-7, map seconds per MB of input per user group, outlier tasks
-    (|D_i - job mean| > k x sd) removed. Groups without a map task of known input are absent."""
+    (|D_i - job mean| > k x sd) removed. Groups without a map task of known input of at least
+    :data:`MIN_INPUT_BYTES` are absent."""
     return _frame(db, 'SELECT "group", d AS "D" FROM group_map_cost ORDER BY "group"', k)
 
 
@@ -203,3 +213,19 @@ def slow_nodes(db: str | Path | duckdb.DuckDBPyConnection, k: float = OUTLIER_SD
     """Sec. 2.2 step 3 per host: map_tasks, slow_tasks (D_i > job mean + k x sd), slow_share, mean_z;
     slowest first."""
     return _frame(db, "SELECT * FROM slow_nodes ORDER BY slow_share DESC, mean_z DESC NULLS LAST, host", k)
+
+
+def tiny_input_maps(db: str | Path | duckdb.DuckDBPyConnection) -> dict[str, int]:
+    """Per source, its SUCCEEDED map tasks that read fewer than :data:`MIN_INPUT_BYTES`: no D_i (eq. 5) from them."""
+    sql = f"""SELECT source, count(*) FROM tasks WHERE type = 'map' AND status = 'SUCCEEDED'
+              AND input_bytes < {MIN_INPUT_BYTES} GROUP BY source ORDER BY source"""
+    with views(db) as con:
+        return {source: int(n) for source, n in con.execute(sql).fetchall()}
+
+
+def untimed_jobs(db: str | Path | duckdb.DuckDBPyConnection) -> dict[str, int]:
+    """Per source, its jobs without a task row of known start and finish (a SWIM trace's jobs): they add
+    nothing to R_total, D, the reduce cost or the demand (eqs. 2-9)."""
+    sql = "SELECT source, count(*) FROM job_resource WHERE tasks = 0 GROUP BY source ORDER BY 2 DESC, 1"
+    with views(db) as con:
+        return {source: int(n) for source, n in con.execute(sql).fetchall()}

@@ -56,6 +56,7 @@ them. minShares are also recomputed when the cluster's slots change (a node down
 from __future__ import annotations
 
 import math
+import sys
 from typing import Any
 
 import numpy as np
@@ -68,6 +69,9 @@ from mropt.sim.policies.hei_history import HOURS, HeiHistory
 from mropt.sim.policy import make_policy, register_policy
 from mropt.sim.state import ACTIVE, DONE, MAP, REDUCE
 from mropt.sim.view import SimView
+
+#: the history databases whose jobs without task rows were noted on stderr (:meth:`Hei.load_history`)
+_NOTED: set[str] = set()
 
 #: the float slack of the minShare floor (6 x 0.5 computed as 2.9999999999999996 is 3)
 _FLOOR_EPS = 1e-9
@@ -146,7 +150,9 @@ class Hei(Fair):
 
         A history file that gives nothing to schedule by (:attr:`HeiHistory.no_task_data`: a
         job-history database of a SWIM import, whose jobs have no task rows) is refused: ``hei``
-        would be ``fair`` exactly. An empty parameter is no history, documented as ``fair``.
+        would be ``fair`` exactly. An empty parameter is no history, documented as ``fair``. A
+        database of which only some jobs lack task rows is used, with one note on stderr saying what
+        their groups get (:meth:`HeiHistory.untimed_note`).
         """
         if self.history_data is None:
             given = str(self.params["history"])
@@ -157,6 +163,11 @@ class Hei(Fair):
                     "group (its jobs have no task rows, as a SWIM import's), so hei would be fair exactly; "
                     "give a history with task rows, or run fair"
                 )
+            if given and not given.lower().endswith(".json") and given not in _NOTED:
+                _NOTED.add(given)  # once per database and process (a study's worker runs many)
+                note = HeiHistory.untimed_note(given)
+                if note:
+                    print(f"mropt: note: {note}", file=sys.stderr)
             self.history_data = history
         return self.history_data
 

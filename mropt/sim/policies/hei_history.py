@@ -178,6 +178,25 @@ class HeiHistory:
 
         write_text(path, json.dumps(self.to_dict(), indent=1) + "\n")
 
+    @staticmethod
+    def untimed_note(db: str | Path) -> str | None:
+        """One line when some jobs of the database ``db`` have no task rows with times (a SWIM import's),
+        else None: they add no demand, D or reduce cost, so a group with only such jobs has demand 0
+        in every hour (HEI minShare 0, see :func:`mropt.sim.policies.hei.hour_min_shares`) and no cost
+        (its pool keeps the workload's weight, as under ``fair``)."""
+        from mropt.history import analyses  # a layer below sim, imported when used (it loads DuckDB)
+
+        untimed = analyses.untimed_jobs(db)
+        if not untimed:
+            return None
+        where = ", ".join(f"{source}: {n}" for source, n in list(untimed.items())[:3])
+        more = f" and {len(untimed) - 3} more sources" if len(untimed) > 3 else ""
+        return (
+            f"policy 'hei': {sum(untimed.values())} job(s) of the history {str(db)!r} have no task rows with times "
+            f"({where}{more}): they add no demand, D or reduce cost, so a group of only such jobs gets minShare 0 "
+            "and keeps its pool's weight (fair's); see docs/simulation.md, \"HEI and its history\""
+        )
+
     @classmethod
     def from_param(cls, value: str) -> HeiHistory:
         """The ``hei`` policy's ``history`` parameter: a ``.json`` file of this class, else a database; '' none."""
