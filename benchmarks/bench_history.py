@@ -62,7 +62,7 @@ def pandas_demand(jobs: pd.DataFrame, tasks: pd.DataFrame) -> pd.DataFrame:
 def pandas_map_cost(tasks: pd.DataFrame, jobs: pd.DataFrame, k: float = 2.0) -> tuple[pd.Series, pd.Series, pd.Series]:
     t = tasks.merge(jobs[["job_id", "group"]], on="job_id")
     t["r"] = t.slots * (t.finish_time - t.start_time)
-    m = t[(t.type == "map") & (t.status == "SUCCEEDED") & (t.input_bytes > 0)].copy()
+    m = t[(t.type == "map") & (t.status == "SUCCEEDED") & (t.input_bytes >= analyses.MIN_INPUT_BYTES)].copy()
     m["mb"] = m.input_bytes / 1e6
     m["d"] = m.r / m.mb
     grp = m.groupby("job_id").d
