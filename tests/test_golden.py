@@ -21,7 +21,7 @@ from pathlib import Path
 
 import pytest
 
-from readme_examples import Command, Workspace, commands, session_workspace, slug
+from doc_examples import Command, Workspace, commands, session_workspace, slug
 
 GOLDEN = Path(__file__).resolve().parent / "golden"
 UPDATE = os.environ.get("MROPT_UPDATE_GOLDENS") == "1"
@@ -31,8 +31,8 @@ GOLDEN_LEFT_OUT = {
     "gap ": "a gap study: long, and its tables report measured times",
     "results ": "a gap study's runs: wall times, host, finish times",
     "report ": "a gap study's report: measured times",
-    "simulate amb-static.json --policy fair --seed 1 --out ": "a folder of Parquet tables (tests/sim/test_sim_outputs.py)",
-    "simulate late.json --policy fair --seed 1 --out ": "a folder of Parquet tables (tests/sim/test_sim_outputs.py)",
+    "simulate results/amb-static.json --policy fair --seed 1 --out ": "a folder of Parquet tables (tests/sim/test_sim_outputs.py)",
+    "simulate results/late.json --policy fair --seed 1 --out ": "a folder of Parquet tables (tests/sim/test_sim_outputs.py)",
 }
 
 WALL_TIME = "<wall_time>"
@@ -58,7 +58,8 @@ def mask(text: str) -> str:
 
 
 def golden_commands() -> list[Command]:
-    return [c for c in commands() if not c.text.startswith(tuple(GOLDEN_LEFT_OUT))]
+    """The README's commands (docs/*.md's run in test_docs_commands.py, with no golden)."""
+    return [c for c in commands() if c.doc == "README.md" and not c.text.startswith(tuple(GOLDEN_LEFT_OUT))]
 
 
 @pytest.fixture(scope="session")
@@ -109,4 +110,4 @@ def test_golden(command: Command, readme_workspace: Workspace):
     compare(command, f"{name}.stdout", mask(result.stdout))
     for out in command.outputs:
         assert out in result.files, f"{command.where}\nwrote no {out}"
-        compare(command, f"{name}.{out}", mask(result.files[out]))
+        compare(command, f"{name}.{Path(out).name}", mask(result.files[out]))
