@@ -171,8 +171,6 @@ def run_simulate(args: argparse.Namespace) -> int:
         raise InputError(f"--until must be a simulated time in seconds >= 0, got {args.until}")
     if args.time_limit is not None and not 0 < args.time_limit < float("inf"):
         raise InputError(f"--time-limit must be a number of seconds > 0, got {args.time_limit}")
-    if args.seed < 0:
-        raise InputError(f"--seed must be >= 0, got {args.seed}")
     if args.max_memory is not None and not 0 < args.max_memory < float("inf"):
         raise InputError(f"--max-memory must be a number of GiB > 0, got {args.max_memory}")
     policy_info(args.policy)  # an unknown name before the file is read

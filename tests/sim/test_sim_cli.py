@@ -68,7 +68,7 @@ def test_policies_lists_fifo_with_its_mode():
         (["--policy", "no-such-policy"], "unknown policy 'no-such-policy'"),
         (["--policy", "fifo", "--param", "bogus=1"], "unknown parameter 'bogus'"),
         (["--policy", "fifo", "--param", "novalue"], "--param expects name=value"),
-        (["--policy", "fifo", "--seed", "-1"], "--seed must be >= 0"),
+        (["--policy", "fifo", "--seed", "-1"], "argument --seed: must be an integer in [0, 2^63 - 1], got -1"),
     ],
 )
 def test_bad_arguments_exit_2_with_one_line(tiny, args, words):
