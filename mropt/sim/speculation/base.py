@@ -32,6 +32,13 @@ The **rate** of an attempt is progress / max(1 ms, now - start) (0.21 ``TaskInPr
 getCurrentProgressRate``), a task's (TIP's) rate and progress the largest over its running
 attempts.
 
+**What a rule is given** (:class:`RuleView`, ``self.sim``): what a policy may read and do
+(:class:`~mropt.sim.view.SimView`), the policy itself (for its ``job_order``), whether the nodes
+have slots, ``next_work`` (the clairvoyant rule's oracle) and ``speculate(..., rule=True)``; the
+attempts of its hooks are read-only :class:`RuleAttempt` views (an :class:`~mropt.sim.attempts.
+Attempt` of the engine). ``make lint`` checks the rules against these protocols and the engine
+against :class:`RuleView` where it hands itself to a rule.
+
 A rule keeps what it needs from the engine's hooks (``started``, ``ended``): the running
 attempts of each job and slot type by task (in launch order), the nodes where a task failed,
 each task's first dispatch time, the live backups per job and type. Batching is off under a
@@ -42,9 +49,13 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterable
-from typing import Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from mropt.sim.state import MAP, REDUCE
+from mropt.sim.view import AttemptView, SimView
+
+if TYPE_CHECKING:
+    from mropt.sim.policy import Policy
 
 #: Hadoop's SPECULATIVE_LAG: a task must have run this long before it gets a backup (s)
 SPECULATIVE_LAG = 60.0
@@ -54,7 +65,39 @@ MIN_ELAPSED = 0.001
 TaskKey = tuple[int, int]  # (stage, task) within a job
 
 
-def progress(sim: Any, a: Any, now: float) -> float:
+class RuleAttempt(AttemptView, Protocol):
+    """An attempt as a rule sees it: :class:`~mropt.sim.view.AttemptView` and its running time."""
+
+    @property
+    def work(self) -> float:
+        """The attempt's full running time on its node (speed, locality, straggler draw)."""
+        ...
+
+
+class RuleView(SimView, Protocol):
+    """What a speculation rule may read and do through ``self.sim`` (module docstring): a policy's
+    :class:`~mropt.sim.view.SimView` and the engine's parts a rule needs besides."""
+
+    @property
+    def policy(self) -> Policy:
+        """The run's policy (a rule reads its ``job_order``)."""
+        ...
+
+    @property
+    def uses_slots(self) -> bool:
+        """Whether the nodes give map and reduce slots (else resources only)."""
+        ...
+
+    def next_work(self, job: int, stage: int, task: int, node: int) -> float:
+        """The running time an attempt of the task started on ``node`` now would get (straggler draw peeked)."""
+        ...
+
+    def speculate(self, job: int, stage: int, task: int, node: int, *, rule: bool = False) -> int:
+        """Start a backup attempt of a running task on ``node``; -1 if it cannot run there."""
+        ...
+
+
+def progress(sim: SimView, a: RuleAttempt, now: float) -> float:
     """The progress Hadoop would report for attempt ``a`` at ``now`` (module docstring)."""
     w = a.work
     start = a.start
@@ -73,7 +116,7 @@ def progress(sim: Any, a: Any, now: float) -> float:
     return min(1.0, max(0.0, (now - start) / w))
 
 
-def rate(sim: Any, a: Any, now: float) -> float:
+def rate(sim: SimView, a: RuleAttempt, now: float) -> float:
     """Progress per second of attempt ``a`` since its dispatch (0.21 getCurrentProgressRate)."""
     return progress(sim, a, now) / max(MIN_ELAPSED, now - a.start)
 
@@ -147,20 +190,20 @@ class Speculation:
 
     def __init__(self, **params: Any) -> None:
         self.params = dict(params)
-        self.sim: Any = None
+        self.sim: RuleView
 
     # -- the engine's calls -----------------------------------------------------------------
-    def start(self, sim: Any) -> None:
+    def start(self, sim: RuleView) -> None:
         """Called once by the engine before the first event."""
         self.sim = sim
         # (job, type) -> {(stage, task): [live attempts, launch order]}, in first-launch order
-        self.running: dict[tuple[int, int], dict[TaskKey, list[Any]]] = {}
+        self.running: dict[tuple[int, int], dict[TaskKey, list[RuleAttempt]]] = {}
         self.failed_on: dict[tuple[int, int, int], set[int]] = {}
         self.first_dispatch: dict[tuple[int, int, int], float] = {}
         self.live_backups: dict[tuple[int, int], int] = {}
         self.backups_by_type = [0, 0]  # live backups per slot type, all jobs
 
-    def started(self, a: Any) -> None:
+    def started(self, a: RuleAttempt) -> None:
         """An attempt started (the engine's ``_start``)."""
         key = (a.job, a.type)
         tasks = self.running.get(key)
@@ -176,7 +219,7 @@ class Speculation:
             self.live_backups[key] = self.live_backups.get(key, 0) + 1
             self.backups_by_type[a.type] += 1
 
-    def ended(self, a: Any, outcome: str) -> None:
+    def ended(self, a: RuleAttempt, outcome: str) -> None:
         """An attempt ended: ``succeeded`` (before its siblings are killed), ``killed`` or ``failed``."""
         if outcome == "succeeded":
             self.on_success(a)
@@ -196,10 +239,10 @@ class Speculation:
             self.failed_on.setdefault((a.job, a.stage, a.task), set()).add(a.node)
         self.on_end(a, outcome)
 
-    def on_success(self, a: Any) -> None:
+    def on_success(self, a: RuleAttempt) -> None:
         """Attempt ``a`` won its task (its siblings still run; they are killed next)."""
 
-    def on_end(self, a: Any, outcome: str) -> None:
+    def on_end(self, a: RuleAttempt, outcome: str) -> None:
         """Attempt ``a`` ended (after the bookkeeping)."""
 
     def offer(self, node: int) -> None:
@@ -231,7 +274,7 @@ class Speculation:
         running = self.running
         return [j for j in jobs if running.get((j, stype)) and j in sim.active]
 
-    def ran_on(self, job: int, stage: int, task: int, attempts: list[Any], node: int) -> bool:
+    def ran_on(self, job: int, stage: int, task: int, attempts: list[RuleAttempt], node: int) -> bool:
         """0.21 ``TaskInProgress.hasRunOnMachine``: an active attempt on the node, or a failure there."""
         for a in attempts:
             if a.node == node:
@@ -239,7 +282,7 @@ class Speculation:
         failed = self.failed_on.get((job, stage, task))
         return failed is not None and node in failed
 
-    def tip_progress_rate(self, attempts: list[Any], now: float) -> tuple[float, float]:
+    def tip_progress_rate(self, attempts: list[RuleAttempt], now: float) -> tuple[float, float]:
         """A task's progress and rate: the largest over its running attempts."""
         sim = self.sim
         best_p = best_r = 0.0

@@ -42,10 +42,8 @@ task's type (half of 4,000 gives 20; all 4,000 would give 40), and backups do no
 
 from __future__ import annotations
 
-from typing import Any
-
 from mropt.registry import Param
-from mropt.sim.speculation.base import SPECULATIVE_LAG, DataStatistics, Speculation, mean_std
+from mropt.sim.speculation.base import SPECULATIVE_LAG, DataStatistics, RuleAttempt, RuleView, Speculation, mean_std
 from mropt.sim.speculation.table import register_rule
 from mropt.sim.state import MAP, REDUCE
 
@@ -114,7 +112,7 @@ class Late(Speculation):
         self.speculative_cap = speculative_cap
         self.lag = lag
 
-    def start(self, sim: Any) -> None:
+    def start(self, sim: RuleView) -> None:
         super().start(sim)
         # (job, type): the frozen running-rate points of succeeded tasks
         self.finished_rates: dict[tuple[int, int], DataStatistics] = {}
@@ -122,7 +120,7 @@ class Late(Speculation):
         self.tracker: dict[tuple[int, int], dict[int, list[float]]] = {}
         self.overall: dict[tuple[int, int], DataStatistics] = {}
 
-    def on_success(self, a: Any) -> None:
+    def on_success(self, a: RuleAttempt) -> None:
         key = (a.job, a.type)
         now = self.sim.now
         attempts = self.running.get(key, {}).get((a.stage, a.task), [a])

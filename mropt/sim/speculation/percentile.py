@@ -26,10 +26,8 @@ Percentiles interpolate linearly between order statistics (numpy's default).
 
 from __future__ import annotations
 
-from typing import Any
-
 from mropt.registry import Param
-from mropt.sim.speculation.base import SPECULATIVE_LAG, Speculation, percentile, progress
+from mropt.sim.speculation.base import SPECULATIVE_LAG, RuleAttempt, RuleView, Speculation, percentile, progress
 from mropt.sim.speculation.table import register_rule
 
 
@@ -75,7 +73,7 @@ class LatePercentile(Speculation):
         self.slow_task_percentile = slow_task_percentile
         self.lag = lag
 
-    def start(self, sim: Any) -> None:
+    def start(self, sim: RuleView) -> None:
         super().start(sim)
         self.succeeded_on = [0.0] * sim.n_nodes  # progress 1 per attempt that succeeded on the node
         self.finished_rates: dict[tuple[int, int], list[float]] = {}  # (job, type): last rates
@@ -83,13 +81,13 @@ class LatePercentile(Speculation):
         self._threshold = 0.0
         self._scores: list[float] = []
 
-    def on_success(self, a: Any) -> None:
+    def on_success(self, a: RuleAttempt) -> None:
         self.succeeded_on[a.node] += 1.0
         attempts = self.running.get((a.job, a.type), {}).get((a.stage, a.task), [a])
         self.finished_rates.setdefault((a.job, a.type), []).append(self.tip_progress_rate(attempts, self.sim.now)[1])
         self._scores_at = None
 
-    def on_end(self, a: Any, outcome: str) -> None:
+    def on_end(self, a: RuleAttempt, outcome: str) -> None:
         self._scores_at = None
 
     def slow_node(self, node: int) -> bool:
