@@ -13,6 +13,7 @@ saying which, when it is absent. CONTRIBUTING.md ("Documentation that runs") giv
 
 from __future__ import annotations
 
+import argparse
 import json
 import os
 import re
@@ -96,6 +97,52 @@ def test_without_shared_a_command_that_reads_what_a_shared_command_writes_skips(
     # with the folder present, the reader's missing input is the importer's to write
     monkeypatch.setattr(doc_examples, "SHARED", tmp_path)
     assert importer in workspace.missing_producers(readers[0])
+
+
+#: an inline code span of prose (not a fence)
+INLINE_SPAN = re.compile(r"(?<!`)`([^`\n]+)`(?!`)")
+
+
+def _subcommands(parser: argparse.ArgumentParser) -> dict[str, argparse.ArgumentParser]:
+    actions = [a for a in parser._actions if isinstance(a, argparse._SubParsersAction)]
+    return dict(actions[0].choices) if actions else {}
+
+
+def _inline_problems(paths: list[Path]) -> list[str]:
+    """The inline `` `mropt ...` `` spans of these documents' prose (fences left out) that name no
+    command of ``mropt`` or an option their command lacks; placeholders and values are not checked."""
+    from mropt.cli.main import build_parser
+
+    root = build_parser()
+    wrong = []
+    for path in paths:
+        prose = re.sub(r"(?ms)^```.*?^```", "", path.read_text())
+        for span in (m.group(1) for m in INLINE_SPAN.finditer(prose) if re.match(r"mropt\s", m.group(1))):
+            words, parser = span.replace('"', " ").replace("'", " ").split()[1:], root
+            while words and words[0] in _subcommands(parser):
+                parser = _subcommands(parser)[words.pop(0)]
+            if parser is root and words and not words[0].startswith("-"):
+                wrong.append(f"{path.name}: `{span}`: no command {words[0]!r}")
+            for option in (w.split("=")[0] for w in words if w.startswith("--") and len(w) > 2):
+                if option not in parser._option_string_actions:
+                    wrong.append(f"{path.name}: `{span}`: {parser.prog!r} has no option {option}")
+    return wrong
+
+
+def test_inline_commands_name_real_commands_and_options(tmp_path):
+    """Every inline `` `mropt ...` `` of README.md and docs/*.md names a real command and options it has."""
+    problems = _inline_problems(doc_examples.documents())
+    assert not problems, "\n".join(problems)
+    page = tmp_path / "page.md"
+    page.write_text(
+        "Run `mropt simulate W.json --node-wait 3` or `mropt gap FILE --check -j 2`, `mropt histroy report DB`,\n"
+        "`mropt --version`, `mropt history report DB --by-sauce`.\n```sh\nmropt solve --nope\n```\n"
+    )
+    assert _inline_problems([page]) == [
+        "page.md: `mropt simulate W.json --node-wait 3`: 'mropt simulate' has no option --node-wait",
+        "page.md: `mropt histroy report DB`: no command 'histroy'",
+        "page.md: `mropt history report DB --by-sauce`: 'mropt history report' has no option --by-sauce",
+    ]
 
 
 def _skip_marked(block: Block) -> None:
