@@ -9,6 +9,8 @@ bytes; folders written before that column existed leave it null).
   user), ``priority``, ``submit_time``, ``launch_time`` = its first task start,
   ``finish_time``, ``status`` (finished: SUCCEEDED; dropped: KILLED; refused by admission:
   REJECTED; else RUNNING), ``maps`` and ``reduces`` (tasks of its map and reduce stages).
+  A job the run never submitted (``not_submitted``: a run stopped early, :mod:`mropt.sim.watch`)
+  is left out: a history holds submitted jobs; one the stop left running is RUNNING.
 * ``tasks``: one per (job, stage, task) that ran, ``task_id`` = ``JOB/STAGE/TASK``:
   start = its first attempt's start, finish = its successful attempt's end (else the
   last attempt's), host and rack of that attempt.
@@ -114,6 +116,7 @@ def simulation_batch(path: str | Path, source: str | None = None) -> Batch:
                               count(*) FILTER (type = 'map' AND status = 'SUCCEEDED') AS done_maps,
                               count(*) FILTER (type = 'reduce' AND status = 'SUCCEEDED') AS done_reduces
                        FROM tsk GROUP BY job_id) c USING (job_id)
+                   WHERE j.decision <> 'not_submitted'
                    ORDER BY j.submit_time, j.job_id"""
             ).to_arrow_table()
         except duckdb.Error as exc:

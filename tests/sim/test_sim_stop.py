@@ -300,3 +300,14 @@ def test_ctrl_c_on_the_command_keeps_the_run_so_far_whole(tmp_path: Path) -> Non
     run = load_run(out)
     assert run.verify(path).ok
     assert (run.tasks["outcome"] == "succeeded").sum() == s["stopped_at"]  # one 1 s map ends each second
+
+
+def test_a_stopped_run_in_the_job_history(stop_file: Path, tmp_path: Path) -> None:
+    """Imported into a history, the run stopped at 12 has a SUCCEEDED and b RUNNING; c, never
+    submitted, is not a job of the history (it was RUNNING there, a job that never arrived)."""
+    assert run_cli("simulate", stop_file, "--policy", "fifo", "--until", "12", "--out", tmp_path / "out").code == 0
+    db = tmp_path / "h.duckdb"
+    assert run_cli("history", "import", db, tmp_path / "out").code == 0
+    r = run_cli("history", "query", db, "select job_id, status from jobs order by job_id")
+    assert r.code == 0, r.err
+    assert r.out.split() == ["job_id,status", "a,SUCCEEDED", "b,RUNNING"]
