@@ -141,7 +141,7 @@ def _bar(sim: Simulation, stream: TextIO) -> Any:
     """A tqdm bar over the simulated time up to the last submit (or ``until``, when earlier)."""
     from tqdm import tqdm  # only when a bar is drawn: tqdm is not imported by every run
 
-    class Bar(tqdm):  # type: ignore[type-arg]
+    class Bar(tqdm):
         monitor_interval = 0  # no monitor thread: the loop redraws it
 
     span = max((j.submit for j in sim.jobs), default=0.0)
