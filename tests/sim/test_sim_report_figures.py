@@ -15,13 +15,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from mropt.harness.sim_plots import (
-    GANTT_MAX_ATTEMPTS,
-    completion_figure,
-    gantt_window,
-    utilisation_figure,
-)
-from mropt.harness.sim_report import read_simulation, write_simulation_report
+from mropt.harness.sim_plots import GANTT_MAX_ATTEMPTS, gantt_window
+from mropt.harness.sim_report import write_simulation_report
 from mropt.harness.sim_series import bin_means, dominant_share_bins, held_integrals, jain_index, readable_bin
 from mropt.model.workload import WorkloadInstance
 from mropt.sim.outputs import write_outputs
@@ -162,19 +157,22 @@ def test_the_report_of_a_resource_run_draws_cpu_memory_shares_and_locality(
     assert completion.axes[0].get_xscale() == "log"  # 5 s to over 1,215 s: two decades and more
 
 
-def test_the_slot_report_keeps_its_slot_plot(tmp_path: Path) -> None:
+def test_the_slot_report_keeps_its_slot_plot(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from mropt.harness import sim_report
+
     folder = tmp_path / "sim"
     write_outputs(simulate(WorkloadInstance.from_dict(TINY), "fifo", mode="event"), folder)
-    summary, jobs, tasks, util = read_simulation(folder)
-    assert "resources" not in summary
-    fig = utilisation_figure(util, tasks, jobs, {}, float(tasks["end"].max()))
-    assert [ax.get_ylabel() for ax in fig.axes] == ["map slots", "reduce slots"]
-    assert all(panels_with_data(fig))
-    assert completion_figure(jobs).axes[0].get_xscale() == "linear"  # 15 s and 20 s
-    write_simulation_report(folder, tmp_path / "report")
-    names = {p.name for p in (tmp_path / "report").iterdir()}
-    assert {"utilisation.png", "completion_cdf.png", "gantt.png"} <= names and "shares.png" not in names
-    assert "Slot utilisation over time" in (tmp_path / "report" / "report.md").read_text()
+    figures: dict[str, Any] = {}
+    monkeypatch.setattr(sim_report, "_save", lambda fig, out, stem: figures.setdefault(stem, fig) and "")
+    write_simulation_report(folder, tmp_path / "report")  # test_sim_outputs renders the files
+    assert list(figures) == ["utilisation", "completion_cdf", "gantt"]  # no shares, no locality (no replicas)
+    assert [ax.get_ylabel() for ax in figures["utilisation"].axes] == ["map slots", "reduce slots"]
+    for stem, fig in figures.items():
+        assert all(panels_with_data(fig)), stem
+    assert figures["completion_cdf"].axes[0].get_xscale() == "linear"  # 15 s and 20 s
+    text = (tmp_path / "report" / "report.md").read_text()
+    assert "## Slot utilisation over time" in text and "Locality of attempts left out" in text
+    assert "resources" not in json.loads((folder / "summary.json").read_text())
 
 
 def test_a_large_run_gets_a_gantt_of_a_named_window() -> None:
