@@ -158,4 +158,14 @@ class DemandIndex:
         return False
 
 
-__all__ = ["DemandIndex"]
+class NoDemandIndex(DemandIndex):
+    """No index (``drf`` without its ``index`` acceleration): any task may fit any node; the caller looks."""
+
+    def note(self, job: int) -> None:
+        return
+
+    def any_fits(self, node: int) -> bool:
+        return True
+
+
+__all__ = ["DemandIndex", "NoDemandIndex"]

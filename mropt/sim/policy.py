@@ -38,7 +38,7 @@ and ``hei`` give each user a pool, ``capacity`` has one queue.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Hashable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Collection, Hashable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, ClassVar
 
@@ -79,16 +79,31 @@ class Policy:
     sorted at every task), ``self_check`` checks kept structures against a
     plain recomputation at every decision (``fair``: the kept pool order against a sort), and
     ``trace``, a list, receives the policy's decisions (:data:`Decision`; ``drf``: every offer).
+    A fourth, ``without``, turns off some of the accelerations one by one (names of
+    :attr:`accelerations`; ``drf``: ``blocked``, ``parked``, ``index``, ``runs``, ``deferred``).
     """
 
     #: the registered name (``register_policy`` sets it)
     name: ClassVar[str] = ""
     #: the assignment mode the policy's rules are written for (module docstring)
     mode: ClassVar[str] = EVENT
+    #: the accelerations ``without`` may turn off one by one (none: the policy has none apart)
+    accelerations: ClassVar[tuple[str, ...]] = ()
 
     def __init__(
-        self, *, reference: bool = False, self_check: bool = False, trace: list[Decision] | None = None, **params: Any
+        self,
+        *,
+        reference: bool = False,
+        self_check: bool = False,
+        trace: list[Decision] | None = None,
+        without: Collection[str] = (),
+        **params: Any,
     ) -> None:
+        unknown = sorted(set(without) - set(self.accelerations))
+        if unknown:
+            known = ", ".join(self.accelerations) or "none"
+            raise ValueError(f"policy {self.name!r}: no acceleration {unknown[0]!r} to turn off (known: {known})")
+        self.without = frozenset(without)
         self.params = dict(params)
         self.reference = reference
         self.self_check = self_check
@@ -291,15 +306,17 @@ def make_policy(
     reference: bool = False,
     self_check: bool = False,
     trace: list[Decision] | None = None,
+    without: Collection[str] = (),
 ) -> Policy:
     """An instance of policy ``name`` given every declared parameter: checked, the defaults filled in.
 
     The registration is the one place of a default: a policy reads ``self.params[name]`` and
-    restates none. ``reference``, ``self_check``, ``trace``: the test switches of :class:`Policy`.
+    restates none. ``reference``, ``self_check``, ``trace``, ``without``: the test switches of
+    :class:`Policy`.
     """
     info = policy_info(name)
     checked = check_params("policy", name, info.params, params or {}, defaults=True)
-    return info.cls(reference=reference, self_check=self_check, trace=trace, **checked)
+    return info.cls(reference=reference, self_check=self_check, trace=trace, without=without, **checked)
 
 
 def _load() -> None:

@@ -67,9 +67,11 @@ def random_workload(rng: random.Random) -> WorkloadInstance:
     return workload(nodes, jobs, **extra)
 
 
-def run(w: WorkloadInstance, policy: str, params: dict[str, Any], reference: bool) -> tuple[str, list[Any]]:
+def run(
+    w: WorkloadInstance, policy: str, params: dict[str, Any], reference: bool, without: frozenset[str] = frozenset()
+) -> tuple[str, list[Any]]:
     trace: list[Any] = []
-    p = make_policy(policy, params, reference=reference, trace=trace if reference else None)
+    p = make_policy(policy, params, reference=reference, trace=trace if reference else None, without=without)
     assert isinstance(p, _DrfBase)
     calls = {"reference": 0, "fast": 0}
     for name, attr in (("reference", "_assign_reference"), ("fast", "_assign_fast")):
@@ -96,6 +98,31 @@ def test_reference_and_accelerated_offers_give_the_same_event_log(policy: str) -
         plain, _ = run(w, policy, params[policy], reference=True)
         fast, _ = run(w, policy, params[policy], reference=False)
         assert plain == fast, (policy, params[policy], w.to_dict() if hasattr(w, "to_dict") else w)
+
+
+def test_each_acceleration_turns_off_alone_and_any_subset_gives_the_same_event_log() -> None:
+    # make_policy(..., without=...) turns off some of the accelerated offers' parts (the heap stays)
+    names = _DrfBase.accelerations
+    assert set(names) == {"blocked", "parked", "index", "runs", "deferred"}
+    rng = random.Random("drf-without")
+    subsets = [frozenset([name]) for name in names]
+    subsets += [frozenset(n for n in names if rng.random() < 0.5) for _ in range(10)]
+    for without in subsets:
+        w = random_workload(rng)
+        policy = rng.choice(["drf", "ddrf", "delay"])
+        params = {"drf": {}, "ddrf": {"e1": 1, "e2": 2}, "delay": {"d": 2}}[policy]
+        plain, _ = run(w, policy, params, reference=True)
+        fast, _ = run(w, policy, params, reference=False, without=without)
+        assert plain == fast, (policy, sorted(without))
+
+
+def test_without_names_only_the_policys_accelerations() -> None:
+    with pytest.raises(ValueError, match="policy 'drf': no acceleration 'heap' to turn off"):
+        make_policy("drf", without={"heap"})
+    with pytest.raises(ValueError, match=r"policy 'fifo': no acceleration 'index' to turn off \(known: none\)"):
+        make_policy("fifo", without={"index"})
+    p = make_policy("ddrf", {"e1": 1, "e2": 1}, without={"parked", "runs"})
+    assert p.without == {"parked", "runs"}
 
 
 @pytest.mark.parametrize("policy,params", [("ddrf", {"e1": 1, "e2": 2}), ("delay", {"d": 2})])

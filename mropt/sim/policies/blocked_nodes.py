@@ -61,4 +61,11 @@ class BlockedNodes:
         return np.flatnonzero(offer).tolist()
 
 
-__all__ = ["BlockedNodes"]
+class NeverBlocked(BlockedNodes):
+    """No node is ever blocked (``drf`` without its ``blocked`` acceleration: every offer goes to every job)."""
+
+    def block(self, node: int, free: list[float], epoch: int, decliners: tuple[int, ...]) -> None:
+        return
+
+
+__all__ = ["BlockedNodes", "NeverBlocked"]

@@ -68,7 +68,10 @@ a node are *parked* by demand, out of the way of offers they cannot take
 gets its next tasks on the node in one ``sim.launch(count=k)`` (``_launch_run``); and a user
 whose attempts end gets its new heap entry once, before the next offer (``_flush``), however
 many of its attempts ended at that instant (and its tie key is looked up once, unless its jobs
-gained work in between).
+gained work in between). Blocked nodes, the demand index, parked users, launch runs and the
+deferred pushes each turn off alone (the heap and the pass-by stay): ``make_policy(...,
+without={"blocked", "index", "parked", "runs", "deferred"})`` or any part of it
+(``tests/sim/test_sim_drf_reference.py`` runs each alone and random subsets against the plain rule).
 
 **drf**: DRF without delay (every launch at any level, node-local tasks first, as
 ``sim.launch`` picks the best task for the node).
@@ -84,8 +87,8 @@ from typing import Any
 from mropt.fairness.drf import share_key_with_tie, tie_key
 from mropt.model.errors import InputError
 from mropt.registry import Param
-from mropt.sim.demand_index import DemandIndex
-from mropt.sim.policies.blocked_nodes import BlockedNodes
+from mropt.sim.demand_index import DemandIndex, NoDemandIndex
+from mropt.sim.policies.blocked_nodes import BlockedNodes, NeverBlocked
 from mropt.sim.policies.drf_offers import _DECLINED, _EPS, _LAUNCHED, _NO_FIT, DrfOffers, _Vector
 from mropt.sim.policies.parked_users import ParkedUsers
 from mropt.sim.policy import ACCEPT, EVENT, Admission, Policy, register_policy
@@ -98,6 +101,9 @@ class _DrfBase(DrfOffers, Policy):
 
     mode = EVENT
     tie_break = "largest-demand"
+    #: ``without`` (``Policy``; tests) turns these off one by one in the accelerated offers: blocked
+    #: nodes, parked users, the demand index, runs of launches, pushes deferred to the next offer
+    accelerations = ("blocked", "parked", "index", "runs", "deferred")
 
     def __init__(self, **params: Any) -> None:
         super().__init__(**params)
@@ -149,9 +155,15 @@ class _DrfBase(DrfOffers, Policy):
         # blocked nodes (see assign): jobs that may have gained work, in order; jobs whose
         # next task's demand can change between launches (stages of several demands)
         self._fresh: list[int] = []
-        self._index = DemandIndex(sim)
+        off = self.without
+        self._index = NoDemandIndex(sim) if "index" in off else DemandIndex(sim)
         self._volatile: set[int] = set()
-        self._blocked = BlockedNodes(sim.n_nodes, n_res + (2 if self._slots else 0))
+        self._blocked = (NeverBlocked if "blocked" in off else BlockedNodes)(
+            sim.n_nodes, n_res + (2 if self._slots else 0)
+        )
+        self._parking = "parked" not in off
+        self._runs = self.trace is None and "runs" not in off  # (a trace lists launches one by one)
+        self._defer = self.blocking and "deferred" not in off
         self._passed = 0  # the part of _fresh that new_work_nodes has looked at
         self._parked = ParkedUsers()
         self._parked_at: list[Any] = []  # per user: the keys it is parked under, or None
@@ -284,7 +296,7 @@ class _DrfBase(DrfOffers, Policy):
         self._add(u, attempt.demand, attempt.type, -count)
         if outcome != "succeeded" or (attempt.type == MAP and self.sim.slowstart is not None):
             self._gained(job)  # a task back to pending, or reduces that slow-start may open
-        if not self.blocking:
+        if not self._defer:
             self._push(u)  # the user's new share now
             return
         # the push is made before the next offer (``_flush``): the user's entry is then what its

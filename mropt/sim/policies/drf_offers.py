@@ -79,6 +79,8 @@ class DrfOffers:
     _later: dict[int, float]
     _low: list[float]
     _launched_demand: tuple[float, ...] | None
+    _parking: bool
+    _runs: bool
     trace: list[Any] | None
 
     if TYPE_CHECKING:
@@ -175,7 +177,7 @@ class DrfOffers:
                         user_declined = True
                 if launcher >= 0:
                     # (not when the node holds no second such task: the usual case when saturated)
-                    if self.trace is None and not _over(self._launched_demand, free_res):
+                    if self._runs and not _over(self._launched_demand, free_res):
                         self._launch_run(u, job, node, heap, best if known else _UNKNOWN)
                     break
                 self._set_aside(entry, has_work, user_declined, aside)
@@ -201,7 +203,7 @@ class DrfOffers:
         if not has_work:
             self._in_heap[u] = False
             return
-        keys = None if declined else self._park_keys(u)
+        keys = None if declined or not self._parking else self._park_keys(u)
         if keys is None:
             aside.append(entry)
             return
