@@ -286,7 +286,15 @@ def test_the_plain_heartbeat_gives_the_same_log_with_a_history(preemption: bool)
         policy = make_policy("hei", params, reference=reference)
         assert isinstance(policy, Hei)
         policy.history_data = HAND
+        heartbeats: list[int] = []
+
+        def counting(node: int, plain: Any = policy._assign_reference, seen: list[int] = heartbeats) -> None:
+            seen.append(node)
+            plain(node)
+
+        policy._assign_reference = counting  # type: ignore[method-assign]
         logs.append(Simulation(mixed(), policy, seed=4).run().event_log_hash())
+        assert bool(heartbeats) == reference  # the plain heartbeat ran, and only under reference
     assert logs[0] == logs[1]
 
 
