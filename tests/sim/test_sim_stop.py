@@ -33,6 +33,7 @@ from typing import Any
 
 import pytest
 
+from mropt.model.errors import InputError
 from mropt.model.workload import WorkloadInstance
 from mropt.sim.engine import Simulation
 from mropt.sim.outputs import check_outputs
@@ -311,3 +312,14 @@ def test_a_stopped_run_in_the_job_history(stop_file: Path, tmp_path: Path) -> No
     r = run_cli("history", "query", db, "select job_id, status from jobs order by job_id")
     assert r.code == 0, r.err
     assert r.out.split() == ["job_id,status", "a,SUCCEEDED", "b,RUNNING"]
+
+
+def test_the_python_api_stops_too(stop_file: Path) -> None:
+    import mropt
+
+    run = mropt.simulate(stop_file, "fifo", mode="event", until=12)
+    assert (run.summary["stopped"], run.summary["not_submitted"]) == ("until", 1)
+    assert list(run.jobs["decision"]) == ["accepted", "accepted", "not_submitted"]
+    assert run.verify().ok
+    with pytest.raises(InputError, match="time_limit must be a number of seconds > 0, got -1"):
+        mropt.simulate(stop_file, "fifo", time_limit=-1)
