@@ -255,21 +255,15 @@ def test_json_block(block: Block, tmp_path):
 
 def _write_named_inputs(experiment: dict, folder: Path) -> None:
     """A small generated workload in every file and folder the experiment's instance blocks name."""
-    sample = folder / ".sample.json"
-    subprocess.run(
-        [sys.executable, "-m", "mropt.cli.main", "generate", "workload", "--preset", "amb-static"]
-        + ["--seed", "1", "-o", str(sample)],
-        check=True,
-        capture_output=True,
-        timeout=120,
-    )
+    from mropt.instances.workload_gen import generate_amb_static
+    from mropt.model.io import instance_to_json
+
+    sample = instance_to_json(generate_amb_static(seed=1, jobs=3))
     for spec in experiment.get("instances", []):
-        if "folder" in spec:
-            (folder / spec["folder"]).mkdir(parents=True, exist_ok=True)
-            (folder / spec["folder"] / "sample.json").write_bytes(sample.read_bytes())
-        for name in spec.get("files", []):
+        named = [f"{spec['folder']}/sample.json"] if "folder" in spec else []
+        for name in named + list(spec.get("files", [])):
             (folder / name).parent.mkdir(parents=True, exist_ok=True)
-            (folder / name).write_bytes(sample.read_bytes())
+            (folder / name).write_text(sample)
 
 
 @pytest.mark.parametrize("block", [pytest.param(b, marks=pytest.mark.slow) for b in blocks("toml")], ids=str)
