@@ -108,17 +108,28 @@ def _subcommands(parser: argparse.ArgumentParser) -> dict[str, argparse.Argument
     return dict(actions[0].choices) if actions else {}
 
 
+def _synopses(text: str) -> list[str]:
+    """The synopses of a document: each ``mropt ...`` line of a ```` ```text ```` block or of an
+    indented block, joined with its indented continuation lines."""
+    bodies = [m.group(1) for m in re.finditer(r"(?ms)^```text\n(.*?)^```", text)]
+    bodies += [re.sub(r"(?m)^    ", "", m.group(0)) for m in re.finditer(r"(?m)(?<=\n\n)(?:    .*\n)+", text)]
+    return [" ".join(m.group(0).split()) for body in bodies for m in re.finditer(r"(?m)^mropt .*(?:\n\s+.*)*", body)]
+
+
 def _inline_problems(paths: list[Path]) -> list[str]:
-    """The inline `` `mropt ...` `` spans of these documents' prose (fences left out) that name no
-    command of ``mropt`` or an option their command lacks; placeholders and values are not checked."""
+    """The inline `` `mropt ...` `` spans of these documents' prose (fences left out) and their
+    synopses (:func:`_synopses`) that name no command of ``mropt`` or an option their command lacks;
+    placeholders and values are not checked."""
     from mropt.cli.main import build_parser
 
     root = build_parser()
     wrong = []
     for path in paths:
-        prose = re.sub(r"(?ms)^```.*?^```", "", path.read_text())
-        for span in (m.group(1) for m in INLINE_SPAN.finditer(prose) if re.match(r"mropt\s", m.group(1))):
-            words, parser = span.replace('"', " ").replace("'", " ").split()[1:], root
+        text = path.read_text()
+        prose = re.sub(r"(?ms)^```.*?^```", "", text)
+        spans = [m.group(1) for m in INLINE_SPAN.finditer(prose) if re.match(r"mropt\s", m.group(1))]
+        for span in spans + _synopses(text):
+            words, parser = re.sub(r"[\"'\[\]|]", " ", span).split()[1:], root
             while words and words[0] in _subcommands(parser):
                 parser = _subcommands(parser)[words.pop(0)]
             if parser is root and words and not words[0].startswith("-"):
@@ -136,12 +147,17 @@ def test_inline_commands_name_real_commands_and_options(tmp_path):
     page = tmp_path / "page.md"
     page.write_text(
         "Run `mropt simulate W.json --node-wait 3` or `mropt gap FILE --check -j 2`, `mropt histroy report DB`,\n"
-        "`mropt --version`, `mropt history report DB --by-sauce`.\n```sh\nmropt solve --nope\n```\n"
+        "`mropt --version`, `mropt history report DB --by-sauce`.\n```sh\nmropt solve --nope\n```\n\n"
+        "    mropt simulate FILE --policy NAME [--out DIR [--force]]\n                   [--untill T] [--mode a|b]\n\n"
+        "```text\nmropt solve FILE --method NAME\n    [--jsn]\n```\n"
     )
     assert _inline_problems([page]) == [
         "page.md: `mropt simulate W.json --node-wait 3`: 'mropt simulate' has no option --node-wait",
         "page.md: `mropt histroy report DB`: no command 'histroy'",
         "page.md: `mropt history report DB --by-sauce`: 'mropt history report' has no option --by-sauce",
+        "page.md: `mropt solve FILE --method NAME [--jsn]`: 'mropt solve' has no option --jsn",
+        "page.md: `mropt simulate FILE --policy NAME [--out DIR [--force]] [--untill T] [--mode a|b]`: "
+        "'mropt simulate' has no option --untill",
     ]
 
 
