@@ -187,9 +187,10 @@ class Block:
                 continue
             text, pending = (pending + text).strip(), ""
             if text:
-                env = ENV_PREFIX.match(text).group(1)  # type: ignore[union-attr]
-                pairs = tuple(tuple(w.split("=", 1)) for w in env.split())
-                out.append(ShellLine(self.doc, self.id, start, text[len(env) :], pairs))  # type: ignore[arg-type]
+                prefix = ENV_PREFIX.match(text)
+                words = prefix.group(1).split() if prefix else []
+                env = tuple((name, value) for name, _, value in (w.partition("=") for w in words))
+                out.append(ShellLine(self.doc, self.id, start, ENV_PREFIX.sub("", text), env))
         return out
 
     @property

@@ -132,7 +132,7 @@ def _inline_problems(paths: list[Path]) -> list[str]:
             words, parser = re.sub(r"[\"'\[\]|]", " ", span).split()[1:], root
             while words and words[0] in _subcommands(parser):
                 parser = _subcommands(parser)[words.pop(0)]
-            if parser is root and words and not words[0].startswith("-"):
+            if parser is root and words and re.fullmatch(r"[a-z][a-z0-9-]*", words[0]):  # not `mropt ...`, `mropt CMD`
                 wrong.append(f"{path.name}: `{span}`: no command {words[0]!r}")
             for option in (w.split("=")[0] for w in words if w.startswith("--") and len(w) > 2):
                 if option not in parser._option_string_actions:
