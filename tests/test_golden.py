@@ -2,7 +2,8 @@
 
 Every ``mropt`` line of the README (see ``GOLDEN_LEFT_OUT`` for the few that are not) runs as a
 subprocess; its stdout, and every file it writes with ``-o``, are compared byte for byte with
-``tests/golden/<command slug>.stdout`` and ``tests/golden/<command slug>.<file name>``. Only
+``tests/golden/<command slug>.stdout`` and ``tests/golden/<command slug>.<file name>`` (the name
+without its folder: ``-o results/paper.json`` gives ``<command slug>.paper.json``). Only
 run-dependent fields are masked first (:func:`mask`): the value of ``"wall_time"`` in JSON, the
 ``wall time (s)`` row of ``solve``'s table, and version strings (``"version"`` in JSON, the version
 numbers of the ``solver`` row). A command whose golden changes changes the command-line contract.
