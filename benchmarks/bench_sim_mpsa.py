@@ -17,8 +17,11 @@ deadline (Fig. 8).
    with), i.e. what a perfect forecast would give.
 2. **Fig 7**: mean sojourn per priority of ``mpsa`` against the arrival rate.
 3. **Figs 8-9**: failed jobs per priority (T1/T2/T3 and total, mean per run) and mean sojourn
-   per priority for ``mpsa``, ``mpsa`` with ``method=mpsa-exact``, ``fair`` (three equal pools,
-   FIFO inside) and ``capacity`` (three queues of 33 %).
+   per priority for ``mpsa``, ``mpsa`` with ``method=mpsa-exact``, ``mpsa`` under the two
+   work-conserving readings of sec. 4.4 (``lend_idle=task_end``: idle reserved slots lent, back
+   as the borrowers' tasks end; ``lend_idle=preempt``: lent, reclaimed at once by killing
+   borrowed tasks; the ``mpsa`` column is the paper's rule, idle reserved slots kept idle),
+   ``fair`` (three equal pools, FIFO inside) and ``capacity`` (three queues of 33 %).
 4. **The queueing model against the cluster**: beside each simulated mean sojourn of ``mpsa``,
    the Jackson-network prediction (:func:`mropt.priority.queueing.priority_sojourn`, MPSA eq. 16)
    for the same allocation (the mean reservation of part 1) and the true rates and works, and
@@ -31,6 +34,8 @@ Run (from the repository root)::
     PYTHONPATH=. python benchmarks/bench_sim_mpsa.py            # default: 6 rates x 5 seeds, a few minutes
     PYTHONPATH=. python benchmarks/bench_sim_mpsa.py --quick    # smoke run: 3 rates x 2 seeds
     PYTHONPATH=. python benchmarks/bench_sim_mpsa.py --seeds 10 --rates 0.1,0.3,0.5
+    PYTHONPATH=. python benchmarks/bench_sim_mpsa.py --seeds 3 --no-sweep   # Figs 5 and 7-9 only
+    PYTHONPATH=. python benchmarks/bench_sim_mpsa.py --policies mpsa,mpsa-preempt,fair
 
 It prints markdown tables (means over seeds unless said otherwise) and, last, the wall time of
 the Figs 7-9 runs of mpsa, fair and capacity (the speed goal: under 10 minutes for 3
@@ -64,6 +69,8 @@ QUICK_RATES = (0.1, 0.3, 0.5)
 POLICIES = (
     ("mpsa", "mpsa", {}),
     ("mpsa-exact", "mpsa", {"method": "mpsa-exact"}),
+    ("mpsa-task_end", "mpsa", {"lend_idle": "task_end"}),
+    ("mpsa-preempt", "mpsa", {"lend_idle": "preempt"}),
     ("fair", "fair", {}),
     ("capacity", "capacity", {}),
 )
@@ -152,7 +159,15 @@ def main() -> None:
     ap.add_argument("--quick", action="store_true", help="3 rates x 2 seeds, a short workload sweep")
     ap.add_argument("--seeds", type=int, default=None, help="seeds per point (default 5; --quick 2)")
     ap.add_argument("--rates", default=None, help="comma-separated arrival rates, jobs/min")
+    ap.add_argument("--policies", default=None, help="comma-separated labels to run (default: all of POLICIES)")
+    ap.add_argument("--no-sweep", action="store_true", help="skip Fig 6's workload sweep")
     args = ap.parse_args()
+    known = [p[0] for p in POLICIES]
+    wanted = args.policies.split(",") if args.policies else known
+    unknown = [x for x in wanted if x not in known]
+    if unknown:
+        ap.error(f"--policies: unknown label {unknown[0]!r} (known: {', '.join(known)})")
+    policies = [p for p in POLICIES if p[0] in wanted]
     seeds = list(range(args.seeds if args.seeds else (2 if args.quick else 5)))
     rates = tuple(float(x) for x in args.rates.split(",")) if args.rates else (QUICK_RATES if args.quick else RATES)
     reduce_works = (REDUCE_WORKS[0], REDUCE_WORKS[1], REDUCE_WORKS[3]) if args.quick else REDUCE_WORKS
@@ -170,10 +185,11 @@ def main() -> None:
     soj: dict[tuple[str, float], list[list[float]]] = defaultdict(list)
     fail: dict[tuple[str, float], list[list[int]]] = defaultdict(list)
     alloc: dict[tuple[str, float], list[tuple[list[float], list[float]]]] = defaultdict(list)
+    killed: dict[tuple[str, float], list[int]] = defaultdict(list)
     wall: dict[str, float] = defaultdict(float)
     for rate in rates:
         for seed in seeds:
-            for label, policy, params in POLICIES:
+            for label, policy, params in policies:
                 t0 = time.perf_counter()
                 run = run_checked(rate, seed, policy, params)
                 wall[label] += time.perf_counter() - t0
@@ -182,6 +198,7 @@ def main() -> None:
                 fail[(label, rate)].append(f)
                 if policy == "mpsa":
                     alloc[(label, rate)].append(mean_allocation(run))
+                    killed[(label, rate)].append(list(run.recorder.tasks_columns()["outcome"]).count("killed"))
         print(f"<!-- rate {rate} done at {time.perf_counter() - started:.0f} s -->", file=sys.stderr, flush=True)
 
     def avg_alloc(key: tuple[str, float]) -> tuple[list[float], list[float]]:
@@ -191,35 +208,43 @@ def main() -> None:
             [float(np.mean([r[1][i] for r in rows])) for i in range(PRIORITIES)],
         )
 
+    labels = [p[0] for p in policies]
+    mpsa_labels = [p[0] for p in policies if p[1] == "mpsa"]
     print("## 1. Fig 5: slots per priority against the arrival rate\n")
+    if "mpsa" not in labels:
+        print("(`mpsa` not run)\n")
     print(
         "Cells: map / reduce slots reserved by `mpsa` (mean over the run's 600-s recomputations and over seeds; "
         "0 before the first one). Last column: Algorithm 1 on the true parameters (a perfect forecast).\n"
     )
     print("| rate (jobs/min) | T1 | T2 | T3 | share | Algorithm 1, true parameters (T1 T2 T3 map/reduce) |")
     print("|---|---|---|---|---|---|")
-    for rate in rates:
+    for rate in rates if "mpsa" in labels else ():
         m, r = avg_alloc(("mpsa", rate))
         print(f"| {rate:g} | {fmt_alloc(m, r)} | {fmt_int_alloc(*algorithm1_true(rate))} |")
     print()
-    print("`mpsa-exact` (the exact allocation in the same policy):\n")
-    print("| rate (jobs/min) | T1 | T2 | T3 | share | exact, true parameters |")
-    print("|---|---|---|---|---|---|")
-    for rate in rates:
-        m, r = avg_alloc(("mpsa-exact", rate))
-        print(f"| {rate:g} | {fmt_alloc(m, r)} | {fmt_int_alloc(*algorithm1_true(rate, 'mpsa-exact'))} |")
-    print()
+    if "mpsa-exact" in labels:
+        print("`mpsa-exact` (the exact allocation in the same policy):\n")
+        print("| rate (jobs/min) | T1 | T2 | T3 | share | exact, true parameters |")
+        print("|---|---|---|---|---|---|")
+        for rate in rates:
+            m, r = avg_alloc(("mpsa-exact", rate))
+            print(f"| {rate:g} | {fmt_alloc(m, r)} | {fmt_int_alloc(*algorithm1_true(rate, 'mpsa-exact'))} |")
+        print()
     sys.stdout.flush()
 
     # -- Fig 6: the workload at 0.3 jobs/min ---------------------------------------------------
     print("## 2. Fig 6: slots per priority against the workload (0.3 jobs/min, `mpsa`)\n")
-    print("| workload | T1 | T2 | T3 | share | Algorithm 1, true parameters | failed T1/T2/T3 |")
-    print("|---|---|---|---|---|---|---|")
+    if args.no_sweep:
+        print("(skipped: `--no-sweep`)\n")
+    else:
+        print("| workload | T1 | T2 | T3 | share | Algorithm 1, true parameters | failed T1/T2/T3 |")
+        print("|---|---|---|---|---|---|---|")
     sweeps: list[tuple[str, dict[str, Any]]] = [
         (f"reduce work {w / 60:g} slot-min", {"reduce_work": w}) for w in reduce_works
     ]
     sweeps += [(f"map tasks {n}", {"map_tasks": n}) for n in map_tasks]
-    for name, over in sweeps:
+    for name, over in () if args.no_sweep else sweeps:
         rows, fails = [], []
         for seed in seeds:
             run = run_checked(0.3, seed, "mpsa", {}, **over)
@@ -237,17 +262,15 @@ def main() -> None:
     print(
         "Minutes. sim: simulated mean over the seeds' jobs of the priority (mean of per-run means); model: MPSA eq. 16 "
         "for the mean reservation of part 1 and the true rate and work per visit; err = (model - sim) / sim. "
-        "Deadlines T1 10, T2 20, T3 40 min.\n"
+        "Deadlines T1 10, T2 20, T3 40 min. Under `lend_idle` a queue also runs on lent slots, which the model "
+        "does not count.\n"
     )
     head = " | ".join(f"{q} sim | {q} model | {q} err" for q in MPSA_QUEUES)
-    print(f"| rate | {head} |")
-    print("|---" * (1 + 3 * PRIORITIES) + "|")
     model_rows: list[tuple[float, int, float, float]] = []
-    for label in ("mpsa", "mpsa-exact"):
-        if label == "mpsa-exact":
-            print("\n`mpsa-exact`:\n")
-            print(f"| rate | {head} |")
-            print("|---" * (1 + 3 * PRIORITIES) + "|")
+    for label in mpsa_labels:
+        print(f"`{label}`:\n")
+        print(f"| rate | {head} |")
+        print("|---" * (1 + 3 * PRIORITIES) + "|")
         for rate in rates:
             m, r = avg_alloc((label, rate))
             lam, wm, wr = true_parameters(rate)
@@ -264,7 +287,7 @@ def main() -> None:
                     else f"{minutes(sim_t)} | inf (unstable) | -"
                 )
             print(f"| {rate:g} | " + " | ".join(cells) + " |")
-    print()
+        print()
     sys.stdout.flush()
 
     # -- Figs 8-9 --------------------------------------------------------------------------------
@@ -273,7 +296,6 @@ def main() -> None:
         f"Failed = sojourn over the priority's deadline; cells T1/T2/T3 (total), mean per run of 150 jobs "
         f"({len(seeds)} seeds).\n"
     )
-    labels = [p[0] for p in POLICIES]
     print("| rate | " + " | ".join(labels) + " |")
     print("|---" * (1 + len(labels)) + "|")
     for rate in rates:
@@ -295,13 +317,20 @@ def main() -> None:
             cells.append("/".join(f"{v / 60:.1f}" for v in per) + f" ({np.mean(per) / 60:.1f})")
         print(f"| {rate:g} | " + " | ".join(cells) + " |")
     print()
+    if "mpsa-preempt" in labels:
+        print(
+            "Attempts killed by `mpsa-preempt` to reclaim lent slots, mean per run: "
+            + ", ".join(f"{rate:g}: {np.mean(killed[('mpsa-preempt', rate)]):.0f}" for rate in rates)
+            + "\n"
+        )
 
-    timed = sum(wall[p] for p in TIMED)
+    timed_labels = [p for p in TIMED if p in labels]
+    timed = sum(wall[p] for p in timed_labels)
     n = len(rates) * len(seeds)
     print(
         "Wall time of the runs: "
         + ", ".join(f"{p} {wall[p]:.0f} s ({wall[p] / n:.2f} s a run)" for p in labels)
-        + f"; Figs 7-9 of mpsa, fair and capacity ({3 * n} runs): {timed:.0f} s; "
+        + f"; Figs 7-9 of {', '.join(timed_labels)} ({len(timed_labels) * n} runs): {timed:.0f} s; "
         f"whole benchmark {time.perf_counter() - started:.0f} s.\n"
     )
 

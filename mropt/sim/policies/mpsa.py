@@ -60,7 +60,8 @@ Sec. 4.4 and Algorithm 2 on top of the slot allocation of Algorithm 1 (sec. 4.3,
 
   - ``no`` (default): the paper's rule, the slot stays idle.
   - ``task_end``: the slot is lent to the hungriest queue with work (eqs. 19-20's order; a
-    borrower is over its reservation, so its hunger is negative). Lent slots come back as the
+    borrower is over its reservation, so its hunger is negative; ``liveness`` then has nothing
+    left to do). Lent slots come back as the
     borrowers' tasks end: once the lending has used up the shared slots (``Mapshared`` < 0)
     only queues below their reservation may take a freed slot, by the paper's own rule.
   - ``preempt``: lent as ``task_end``, and reclaimed at once (the paper's "随时", at any time):
