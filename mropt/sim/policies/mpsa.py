@@ -56,14 +56,15 @@ Sec. 4.4 and Algorithm 2 on top of the slot allocation of Algorithm 1 (sec. 4.3,
   keeps a free slot idle when every queue below its reservation has no work ("新的空闲槽位将被
   保留"), so a lone job on an empty cluster gets only its queue's reservation and the shared
   slots. ``lend_idle`` reads the reserve as a guarantee instead, as the Capacity Scheduler the
-  paper takes its hunger degree from does (a queue over its capacity runs on idle capacity):
+  paper takes its hunger degree from does (Hadoop 1.0.3 ``CapacityTaskScheduler``: a queue over
+  its capacity runs on idle capacity, which comes back as its tasks end, without preemption):
 
   - ``no`` (default): the paper's rule, the slot stays idle.
   - ``task_end``: the slot is lent to the hungriest queue with work (eqs. 19-20's order; a
     borrower is over its reservation, so its hunger is negative; ``liveness`` then has nothing
-    left to do). Lent slots come back as the
-    borrowers' tasks end: once the lending has used up the shared slots (``Mapshared`` < 0)
-    only queues below their reservation may take a freed slot, by the paper's own rule.
+    left to do). Lent slots come back as the borrowers' tasks end: once the lending has used up
+    the shared slots (``Mapshared`` < 0) only queues below their reservation may take a freed
+    slot, by the paper's own rule.
   - ``preempt``: lent as ``task_end``, and reclaimed at once (the paper's "随时", at any time):
     when a queue below its reservation has pending tasks that the free slots cannot serve, the
     policy kills borrowed attempts through the engine's kill path (``sim.kill``, as Fair's
