@@ -8,13 +8,18 @@ local executor stores, column for column except the wall-clock ones, and their r
 executed on those two workers (each worker's own count of executed tasks), not on a cluster of the
 client's making.
 
-One test holds both studies, so that ``pytest -n 2`` starts one cluster, not one per xdist worker;
-every wait has a timeout that a loaded 2-core machine meets (the cluster is up in about 1.5 s there).
+One test holds both studies, so that ``pytest -n 2`` starts one cluster, not one per xdist worker,
+and each study's local run goes on while its Dask run does (the test takes about 15 s at a load
+average of 4 on 2 cores);
+every wait has a timeout (60 s) that a loaded 2-core machine meets: the cluster was up in 1.5 s on a
+quiet one, in 6 s at a load average of 10.
 """
 
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
 from pathlib import Path
 
 import pandas as pd
@@ -23,7 +28,7 @@ import pytest
 from mropt.harness.experiment import load_experiment
 from mropt.harness.runner import results_frame, run_study
 
-from .conftest import mropt
+from .conftest import ROOT
 from .dask_processes import DASK, ClusterStartError, DaskProcesses
 from .test_policy_study import workload
 
@@ -85,26 +90,39 @@ def timeless(df: pd.DataFrame) -> pd.DataFrame:
     return out
 
 
-def through_scheduler(experiment: Path, out: Path, cluster: DaskProcesses) -> pd.DataFrame:
-    """``mropt gap EXPERIMENT --scheduler ADDRESS``: its rows, once the runs are counted on the cluster's workers."""
+def local_and_dask(experiment: Path, out: Path, cluster: DaskProcesses) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """The rows of the study on the local executor and through ``mropt gap EXPERIMENT --scheduler
+    ADDRESS``, the two at the same time; the Dask runs counted on the cluster's workers."""
     before = cluster.executed()
-    done = mropt("gap", str(experiment), "--scheduler", cluster.address, "--out", str(out), "--no-progress")
-    assert done.returncode == 0, done.stdout + done.stderr
-    df = results_frame(out)
+    command = [sys.executable, "-m", "mropt.cli.main", "gap", str(experiment), "--scheduler", cluster.address]
+    gap = subprocess.Popen(
+        [*command, "--out", str(out / "dask"), "--no-progress"],
+        cwd=ROOT,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+    )
+    try:
+        run_study(load_experiment(experiment), out / "local", workers=1, progress=False)
+        printed = gap.communicate(timeout=120)[0].decode(errors="replace")
+    finally:
+        if gap.poll() is None:
+            gap.kill()
+            gap.wait()
+    assert gap.returncode == 0, printed
+    local, remote = results_frame(out / "local"), results_frame(out / "dask")
     after = cluster.executed()
     ran = {name: after[name] - before.get(name, 0) for name in after}
     assert sorted(ran) == [f"w{i}" for i in range(WORKERS)]
-    assert sum(ran.values()) == len(df), f"runs on the cluster's workers {ran}, rows {len(df)}"
+    assert sum(ran.values()) == len(remote), f"runs on the cluster's workers {ran}, rows {len(remote)}"
     assert all(n > 0 for n in ran.values()), f"a worker ran nothing: {ran}"
-    return df
+    return local, remote
 
 
 @pytest.mark.slow
 def test_method_and_policy_studies_through_a_scheduler_store_the_local_rows(cluster, tmp_path):
     methods = tmp_path / "methods.toml"
     methods.write_text(METHOD_STUDY)
-    local = results_frame(run_study(load_experiment(methods), tmp_path / "m-local", workers=2, progress=False).out)
-    remote = through_scheduler(methods, tmp_path / "m-dask", cluster)
+    local, remote = local_and_dask(methods, tmp_path / "methods", cluster)
     assert len(local) == 4
     assert set(local["status"]) == {"feasible", "error", "time_limit"}  # a plan, an exception, a kill
     pd.testing.assert_frame_equal(timeless(local), timeless(remote))
@@ -113,7 +131,6 @@ def test_method_and_policy_studies_through_a_scheduler_store_the_local_rows(clus
     (tmp_path / "workloads" / "w4.json").write_text(json.dumps(workload("w4", 4)))
     policies = tmp_path / "policies.toml"
     policies.write_text(POLICY_STUDY)
-    local = results_frame(run_study(load_experiment(policies), tmp_path / "p-local", workers=2, progress=False).out)
-    remote = through_scheduler(policies, tmp_path / "p-dask", cluster)
+    local, remote = local_and_dask(policies, tmp_path / "policies", cluster)
     assert len(local) == 4 and set(local["kind"]) == {"workload"} and set(local["status"]) == {"feasible"}
     pd.testing.assert_frame_equal(timeless(local), timeless(remote))
