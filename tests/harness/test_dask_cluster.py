@@ -3,16 +3,15 @@
 A scheduler and two workers are started the way a user (or dask-jobqueue's SLURM jobs) starts them,
 as processes of the ``dask scheduler`` and ``dask worker`` commands (``dask_processes.py``: free
 ports, one thread per worker, no dashboard, scratch files in a temporary folder). A study of
-methods and a study of policies run through ``--scheduler tcp://...`` (the ``DaskExecutor`` of ``mropt.harness.executors`` connected by address) must store the rows the
-local executor stores, column for column except the wall-clock ones, and their runs must have
-executed on those two workers (each worker's own count of executed tasks), not on a cluster of the
-client's making.
+methods and a study of policies run through ``--scheduler tcp://...`` (the ``DaskExecutor`` of
+``mropt.harness.executors`` connected by address) must store the rows the local executor stores,
+column for column except the wall-clock ones, and their runs must have executed on those two
+workers (each worker's own count of executed tasks), not on a cluster of the client's making.
 
 One test holds both studies, so that ``pytest -n 2`` starts one cluster, not one per xdist worker,
 and each study's local run goes on while its Dask run does (the test takes about 15 s at a load
-average of 4 on 2 cores);
-every wait has a timeout (60 s) that a loaded 2-core machine meets: the cluster was up in 1.5 s on a
-quiet one, in 6 s at a load average of 10.
+average of 4 on 2 cores). Every wait has a timeout (60 s) that a loaded 2-core machine meets: the
+cluster was up in 1.5 s on a quiet one, in 6 s at a load average of 10.
 """
 
 from __future__ import annotations
