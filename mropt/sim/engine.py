@@ -366,7 +366,8 @@ class Simulation(Launches):
     def _notify(self, a: Attempt, i: int, outcome: str) -> None:
         """Tell the policy that member ``i`` of ``a`` ended (unless it is the rule's backup)."""
         if self._rule_backups and a.id + i in self._rule_backups:
-            return  # the rule's backup: the policy never heard of it
+            self.policy.on_rule_backup(a.job, False)  # the rule's backup: not an attempt the policy gave
+            return
         if self._notify_attempt:
             self.policy.on_attempt_end(a.member(i), outcome)
         elif self._notify_batch:

@@ -25,6 +25,7 @@ from mropt.sim.view import Launched
 
 if TYPE_CHECKING:
     from mropt.sim.attempt_time import AttemptTime
+    from mropt.sim.policy import Policy
     from mropt.sim.recorder import Recorder
     from mropt.sim.speculation.base import Speculation
 
@@ -56,6 +57,7 @@ class Launches:
     _util: bool
     record: Recorder
     speculation: Speculation | None
+    policy: Policy
 
     def launch(self, job: int, node: int, slot_type: int, level: int = ANY) -> int:
         """Start one pending task of ``job``'s launchable stage of ``slot_type`` on ``node``.
@@ -192,6 +194,7 @@ class Launches:
         self.backups += 1
         if rule:
             self._rule_backups.add(aid)
+            self.policy.on_rule_backup(job, True)
         return aid
 
     def _start(

@@ -139,6 +139,14 @@ class Policy:
         batch keeps the engine's bulk completion of batches.
         """
 
+    def on_rule_backup(self, job: int, started: bool) -> None:
+        """The run's speculation rule started (``started``) or ended a backup attempt of ``job``.
+
+        The policy gave no slot to it and hears of it through this hook only (its counters of
+        the slots it gave leave it out); what it derives from a job's attempts may change:
+        Fair's demand counts every active attempt (Hadoop 1.0.3 ``JobSchedulable.updateDemand``).
+        """
+
     def on_stage_end(self, job: int, stage: int) -> None:
         """Every task of a stage has finished."""
 

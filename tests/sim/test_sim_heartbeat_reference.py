@@ -106,11 +106,9 @@ def capacity_params(rng: random.Random) -> dict[str, Any]:
     return {"locality_wait_factor": rng.choice([-1.0, -1.0, 0.0, 0.5])}
 
 
-# Fair runs without a speculation rule: the accelerated update() recomputes the demand of the jobs
-# whose attempts the policy saw start or end, and a rule's backups are neither (the policy hears of
-# neither): their jobs' demands wait for the next such change, which update() under ``reference``
-# does not (it recomputes every job). Capacity keeps no demand.
-RULES = {"fair": [None], "capacity": [None, *rules()]}
+# Every speculation rule too: its backups change a job's demand (Fair; Hadoop's updateDemand counts
+# active attempts), which the policy hears through on_rule_backup. Capacity keeps no demand.
+RULES = {"fair": [None, *rules()], "capacity": [None, *rules()]}
 
 
 def run(w: WorkloadInstance, policy: str, params: dict[str, Any], reference: bool, rule: str | None = None) -> str:
@@ -142,3 +140,14 @@ def test_reference_and_accelerated_heartbeats_give_the_same_event_log(policy: st
         plain = run(w, policy, params, reference=True, rule=rule)
         fast = run(w, policy, params, reference=False, rule=rule)
         assert plain == fast, (policy, params, rule, w)
+
+
+@pytest.mark.parametrize("rule", [name for name in rules() if name != "none"])
+def test_fair_counts_a_rules_backups_in_demand_as_the_reference_does(rule: str) -> None:
+    """A rule's backup changes its job's demand (updateDemand counts active attempts); the
+    accelerated update() hears of it through on_rule_backup, or its logs part from the plain rule's."""
+    rng = random.Random(f"fair-backups-{rule}")
+    for _ in range(8):
+        w = random_workload(rng)
+        params = fair_params(rng)
+        assert run(w, "fair", params, reference=True, rule=rule) == run(w, "fair", params, reference=False, rule=rule)

@@ -91,9 +91,9 @@ demand at update(), its minShare or weight: ``hei`` calls :meth:`Fair.pools_chan
 jobs), and update() recomputes only the jobs and pools that changed. Under ``self_check``
 (``Policy``; tests) the kept pool order is compared with a sort at every heartbeat;
 ``tests/sim/test_sim_heartbeat_reference.py`` requires the same event log of both modes on random
-workloads (without a speculation rule: the accelerated update() leaves the demand of a job whose
-rule backup started until the policy hears of the job again, the reference counts the backup at
-the next update, as Hadoop's ``updateDemand`` does).
+workloads, with every speculation rule (a rule's backup changes its job's demand, as Hadoop's
+``updateDemand`` counts active attempts: :meth:`Fair.on_rule_backup` marks the job for the next
+update()).
 """
 
 from __future__ import annotations
@@ -236,6 +236,9 @@ class Fair(FairOffers, FairPreemption, Policy):
     def on_stage_end(self, job: int, stage: int) -> None:
         self.dirty.add(job)
         self.demand_dirty.add(job)
+
+    def on_rule_backup(self, job: int, started: bool) -> None:
+        self.demand_dirty.add(job)  # updateDemand counts the rule's backups too (active attempts)
 
     def on_job_end(self, job: int) -> None:
         j = self.sim.jobs[job]
