@@ -76,7 +76,8 @@ def plot_figures(data: pd.DataFrame) -> Any:
             ax.set_ylabel(ylabel)
             ax.grid(alpha=0.3)
     grid[0][0].legend(fontsize=7)
-    fig.suptitle("AMB paper Figs. 7-9 panels: benefit, acceptance and completion against L, N, D")
+    swept = ", ".join(label.split(" (")[0].split()[-1] for _, label in axes)  # "L", "N", "D"
+    fig.suptitle(f"AMB paper Figs. 7-9 panels: benefit, acceptance and completion against {swept}")
     return fig
 
 

@@ -200,3 +200,4 @@ def test_the_amb_figure_title_is_inside_the_canvas(tmp_path: Path) -> None:
     box = fig._suptitle.get_window_extent()
     assert 0 <= box.x0 and box.x1 <= fig.bbox.width and box.y1 <= fig.bbox.height
     assert json.dumps(fig._suptitle.get_text()).count("\\n") >= 1  # wrapped, not clipped
+    assert " ".join(fig._suptitle.get_text().split()).endswith("against N")  # the swept axis alone
