@@ -310,7 +310,11 @@ class _Check:
                     f"job {jid!r}: stage {s} attempt {i} starts at {a.start[i]:g}, before stage {s - 1} ends at {prev_end:g}"
                 )
             if a.out[i] == "succeeded" and not (slowstart and stage.type == "reduce" and s > 0):
-                base = _group_of(stage, a.task[i]).duration / self.speed[a.node[i]] * self.factors[a.loc[i]]
+                loc = a.loc[i] if _has_value(a.loc[i]) else None  # a reduce's: none (null in Parquet: NaN)
+                if loc not in self.factors:
+                    self.fail(f"job {jid!r}: attempt {i} has locality {loc!r} ('node', 'rack', 'any' or none expected)")
+                    continue
+                base = _group_of(stage, a.task[i]).duration / self.speed[a.node[i]] * self.factors[loc]
                 took = float(a.end[i]) - float(a.start[i])
                 if not (
                     _close(took, base) or (timing.straggler_rate > 0 and _close(took, base * timing.straggler_slowdown))

@@ -151,3 +151,27 @@ def test_verify_bad_input_is_one_line(
     r = run_cli("verify", *args)
     assert r.code == 2 and len(r.err_lines) == 1, r.err
     assert r.err_lines[0].startswith("mropt: error: ") and message in r.err_lines[0]
+
+
+def test_a_folder_of_a_run_with_reduces_verifies(tmp_path: Path) -> None:
+    """A reduce has no locality: null in tasks.parquet, read back as NaN, which the verifier took
+    for a locality and raised KeyError (a traceback from ``mropt verify`` on every SWIM day run)."""
+    two_stage = json.loads(json.dumps(TWO_JOBS))
+    two_stage["cluster"]["nodes"][0]["reduce_slots"] = 1
+    for job in two_stage["jobs"]:
+        job["stages"][0]["tasks"][0]["replicas"] = ["n"]  # a map's locality: node
+        job["stages"].append({"type": "reduce", "tasks": [{"duration": 2}]})
+        job["deadline"] = 100
+    path = tmp_path / "reduces.json"
+    path.write_text(json.dumps(two_stage))
+    mropt.simulate(path, "fifo", mode="event").write(tmp_path / "out")
+    back = mropt.load_run(tmp_path / "out")
+    assert back.tasks["locality"].isna().sum() == 2  # the two reduces
+    assert back.verify(path).ok
+    r = run_cli("verify", path, tmp_path / "out")
+    assert r.code == 0 and "Traceback" not in r.err, r.err
+    tasks = pq.read_table(tmp_path / "out" / "tasks.parquet").to_pandas()
+    tasks.loc[tasks["locality"].notna(), "locality"] = "far"
+    tasks.to_parquet(tmp_path / "out" / "tasks.parquet")
+    r = run_cli("verify", path, tmp_path / "out")
+    assert r.code in (1, 2) and "Traceback" not in r.err, r.err
