@@ -40,7 +40,8 @@ finished nor dropped), ``late`` (finished after its deadline), ``attempts``,
 * ``ideal``: AMB sec. 5.1 eq. 4, the fractional knapsack over the jobs with a deadline and
   a benefit: STC(j) = (map work + reduce work) / (speed-weighted map + reduce slots) (the
   SEQ model's ``(M TCm + R TCr)/(M + R)`` with task work in base seconds), ``Max_time`` =
-  the latest deadline; null when no job has both, or the cluster has no slots. On an
+  the latest deadline; null when no job has both, or the cluster has no slots, and for a
+  stopped run (the bound is over every job of the workload, not those it submitted). On an
   idealised cluster converted from an admission instance it is the registered ``ideal``
   bound's value;
 * ``stopped``: null for a run that reached its last event; ``"until"``, ``"time_limit"`` or
@@ -295,7 +296,7 @@ def summarise(recorder: Recorder, policy: str, params: Mapping[str, Any], wall_t
         "attempts": len(recorder.a_id),
         "event_log_sha256": recorder.event_log_hash(),
         "utilisation": {**utilisation_ratio(recorder, makespan), **resource_ratio(recorder, makespan)},
-        "ideal": ideal_benefit(sim.workload),
+        "ideal": ideal_benefit(sim.workload) if sim.stopped is None else None,  # eq. 4 is over every job
         "stopped": sim.stopped,
     }
     if sim.stopped is not None:

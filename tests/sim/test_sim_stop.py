@@ -323,3 +323,15 @@ def test_the_python_api_stops_too(stop_file: Path) -> None:
     assert run.verify().ok
     with pytest.raises(InputError, match="time_limit must be a number of seconds > 0, got -1"):
         mropt.simulate(stop_file, "fifo", time_limit=-1)
+
+
+def test_a_stopped_run_has_no_ideal(tmp_path: Path) -> None:
+    """AMB eq. 4 is over every job of the workload: beside a run stopped before most of them were
+    submitted it read as a benefit the run fell short of (the SWIM day stopped at 6 h: 22 %)."""
+    valued = {**STOP, "jobs": [{**job, "deadline": 50.0, "benefit": 10.0} for job in STOP["jobs"]]}
+    path = tmp_path / "valued.json"
+    path.write_text(json.dumps(valued))
+    whole = simulate_json(path)
+    assert whole["stopped"] is None and whole["ideal"] == pytest.approx(30.0)  # every job fits by 50
+    cut = simulate_json(path, "--until", "12")
+    assert cut["stopped"] == "until" and cut["ideal"] is None
