@@ -80,9 +80,13 @@ class Launches:
         j = self.jobs[job]
         if j.status != ACTIVE:
             return NOTHING
-        stage = j.launchable(slot_type, self.slowstart)
-        if stage is None:
-            return NOTHING
+        # Job.launchable, its common case inline (the current stage, of this type, with pending tasks)
+        stages, k = j.stages, j.cur
+        stage = stages[k] if k < len(stages) else None
+        if stage is None or stage.type != slot_type or not stage.pending:
+            stage = j.launchable(slot_type, self.slowstart)
+            if stage is None:
+                return NOTHING
         demands = stage.demands
         one_demand = len(demands) == 1
         if one_demand and demands[0] is not None and not self.capacity.fits(node, demands[0]):
@@ -90,7 +94,10 @@ class Launches:
         state = stage.state
         no_replicas = stage.replicas is None
         timing = self.timing
+        drawing = timing.rate != 0
         batches = self.batches
+        now = self.now
+        util = self._util
         first = -1
         launched = 0
         last_level = NONE
@@ -120,12 +127,12 @@ class Launches:
             stage.pending -= 1
             j.runnable[slot_type] -= 1
             self.runnable[slot_type] -= 1
-            work = timing.of(stage, task, node, got, timing.rate != 0 and timing.draw(j.index, stage.index, task))
+            work = timing.of(stage, task, node, got, drawing and timing.draw(j.index, stage.index, task))
             o = batches.open
             if (
                 o is not None
                 and o.work == work
-                and o.start == self.now
+                and o.start == now
                 and batches.stage is stage
                 and o.level == got
                 and o.demand is demand
@@ -153,7 +160,7 @@ class Launches:
                     res = self.free_resources[node]
                     for k, amount in enumerate(demand):
                         res[k] -= amount
-                if self._util:
+                if util:
                     self.record.started(o, j)
             else:
                 aid = self._start(j, stage, task, node, got, False, demand, work)
