@@ -53,14 +53,15 @@ from __future__ import annotations
 
 import gc
 from collections.abc import Hashable, Mapping
-from typing import TYPE_CHECKING
+from heapq import heappop
+from typing import TYPE_CHECKING, Any
 
 from mropt.model.errors import InputError
 from mropt.model.workload import WorkloadInstance
 from mropt.sim.attempt_time import STRAGGLER_DRAWS, AttemptTime
 from mropt.sim.attempts import Attempt, Batches, Running
 from mropt.sim.capacity import Capacity
-from mropt.sim.event_queue import EventQueue, drain
+from mropt.sim.event_queue import EventQueue
 from mropt.sim.launches import Launches
 from mropt.sim.offers import (
     C_ARRIVE,
@@ -227,47 +228,32 @@ class Simulation(Launches):
         self.policy.start(self)
         if self.speculation is not None:
             self.speculation.start(self)
-        queue = self._queue
         record = self.record
-        offers = self.offers
         until = _NEVER if self.until is None else self.until
         watch = self.watch
         look_at = _NO_LOOK  # (events) the next look at the watch, at the end of an instant
         if watch is not None:
             watch.begin(self)
             look_at = watch.every
-        while queue:
-            now, lists = queue.next_instant()
+        times, at = self._queue.times, self._queue.at  # next_instant and close, inlined (event_queue)
+        after_instant = self.offers.after_instant
+        flush = record.flush if self._util else None
+        while times:
+            now = times[0]
             if now > until:  # the events of ``until`` itself are the run's last
                 self.stopped = UNTIL
                 self.now = until
                 break
             self.now = now
-            for kind, arg in drain(lists):
-                self.events += 1
-                if kind == EV_DONE:
-                    self._on_done(arg)
-                elif kind == EV_ARRIVE:
-                    self._on_arrive(arg)
-                elif kind == EV_HEARTBEAT:
-                    offers.beat(arg)
-                elif kind == EV_TIMER:
-                    self.policy.on_timer(arg)
-                    offers.work_appeared(None)
-                elif kind == EV_DOWN:
-                    self._on_down(arg)
-                elif kind == EV_UP:
-                    self._on_up(arg)
-                else:  # EV_SPECULATE
-                    offers.tick()
-                if self.stalled:
-                    break
+            self.events += self._instant(at[now])
             if self.stalled:
-                queue.clear()
-            else:
-                queue.close(now)
-            offers.after_instant()
-            record.flush(now)
+                self._queue.clear()
+            else:  # queue.close(now), inlined
+                heappop(times)
+                del at[now]
+            after_instant()
+            if flush is not None:
+                flush(now)
             if self.events >= look_at:
                 assert watch is not None
                 self.stopped = watch.check(self)
@@ -276,6 +262,46 @@ class Simulation(Launches):
                 look_at = self.events + watch.every
         record.finish()
         return record
+
+    def _instant(self, lists: list[list[tuple[int, Any]]]) -> int:
+        """Process the events of an instant (its class lists) in ``event_queue.drain``'s order, walked
+        here without a generator (its module docstring); return how many. A stall stops it."""
+        done, kills, arrivals, decisions = lists
+        d = k = a = c = 0
+        offers = self.offers
+        while True:
+            if d < len(done):
+                kind, arg = done[d]
+                d += 1
+            elif k < len(kills):
+                kind, arg = kills[k]
+                k += 1
+            elif a < len(arrivals):
+                kind, arg = arrivals[a]
+                a += 1
+            elif c < len(decisions):
+                kind, arg = decisions[c]
+                c += 1
+            else:
+                break
+            if kind == EV_HEARTBEAT:  # (the kinds tested most frequent first)
+                offers.beat(arg)
+            elif kind == EV_DONE:
+                self._on_done(arg)
+            elif kind == EV_ARRIVE:
+                self._on_arrive(arg)
+            elif kind == EV_TIMER:
+                self.policy.on_timer(arg)
+                offers.work_appeared(None)
+            elif kind == EV_DOWN:
+                self._on_down(arg)
+            elif kind == EV_UP:
+                self._on_up(arg)
+            else:  # EV_SPECULATE
+                offers.tick()
+            if self.stalled:
+                break
+        return d + k + a + c
 
     # -- queries for policies --------------------------------------------------------------
     def launchable(self, job: int, slot_type: int) -> bool:

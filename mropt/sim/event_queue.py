@@ -11,9 +11,18 @@ costs no comparisons at all. This is what a calendar queue does for equal keys (
 31(10), 1988), kept simple.
 
 :class:`EventQueue` gives the instants in increasing time (:meth:`EventQueue.next_instant`);
-the engine drains an instant with :func:`drain`, which yields its events class by class and
-sees events pushed at that instant while it runs (a completion at the start time of a task of
-no duration, a timer set for now), each in its place in the order.
+:func:`drain` yields the events of an instant class by class and sees events pushed at that
+instant while it runs (a completion at the start time of a task of no duration, a timer set for
+now), each in its place in the order.
+
+**The engine's loop** (``Simulation._run``, ``Simulation._instant``) does what ``next_instant``,
+``drain`` and ``close`` do without their calls: a SWIM day in heartbeat mode is 4 million
+instants, most holding a single heartbeat, so a call or a generator per instant is a visible
+share of the run. It reads :attr:`EventQueue.times` and :attr:`EventQueue.at` (the instant is
+``at[times[0]]``), walks the four class lists with one index each, going back to the lowest
+class after every event as ``drain`` does, and closes the instant with a heap pop and a
+dictionary delete. ``drain`` is the rule; ``tests/sim/test_sim_event_queue.py`` checks the
+engine's walk against it.
 """
 
 from __future__ import annotations
@@ -29,40 +38,42 @@ N_CLASSES = 4
 class EventQueue:
     """Distinct times in a heap; per time, one list of (kind, arg) per class (module docstring)."""
 
-    __slots__ = ("_times", "_at")
+    __slots__ = ("times", "at")
 
     def __init__(self) -> None:
-        self._times: list[float] = []
-        self._at: dict[float, list[list[tuple[int, Any]]]] = {}
+        #: the distinct times waiting, a binary heap (read by the engine's loop: module docstring)
+        self.times: list[float] = []
+        #: per time, its N_CLASSES lists of (kind, arg)
+        self.at: dict[float, list[list[tuple[int, Any]]]] = {}
 
     def __bool__(self) -> bool:
-        return bool(self._times)
+        return bool(self.times)
 
     def __len__(self) -> int:
         """Events waiting (for tests and diagnostics: O(instants))."""
-        return sum(len(events) for lists in self._at.values() for events in lists)
+        return sum(len(events) for lists in self.at.values() for events in lists)
 
     def push(self, time: float, cls: int, kind: int, arg: Any) -> None:
-        lists = self._at.get(time)
+        lists = self.at.get(time)
         if lists is None:
-            lists = self._at[time] = [[] for _ in range(N_CLASSES)]
-            heapq.heappush(self._times, time)
+            lists = self.at[time] = [[], [], [], []]  # N_CLASSES lists (a literal: no call)
+            heapq.heappush(self.times, time)
         lists[cls].append((kind, arg))
 
     def next_instant(self) -> tuple[float, list[list[tuple[int, Any]]]]:
         """The earliest time and its class lists, left in the queue (pushes at that time still go
         there) until :meth:`close` (``drain`` reads them)."""
-        time = self._times[0]
-        return time, self._at[time]
+        time = self.times[0]
+        return time, self.at[time]
 
     def close(self, time: float) -> None:
         """Remove the instant ``time`` (drained): a later push at that time opens it again."""
-        heapq.heappop(self._times)
-        del self._at[time]
+        heapq.heappop(self.times)
+        del self.at[time]
 
     def clear(self) -> None:
-        self._times.clear()
-        self._at.clear()
+        self.times.clear()
+        self.at.clear()
 
 
 def drain(lists: list[list[tuple[int, Any]]]) -> Iterator[tuple[int, Any]]:

@@ -184,6 +184,19 @@ class HeartbeatOffers(Offers):
         has_demands = any(d is not None for j in sim.jobs for st in j.stages for d in st.demands)
         self._fit_index = DemandIndex(sim) if has_demands else None
         self.freed = self._schedule
+        interval = sim.heartbeat_interval
+        self._phase = [interval * node / sim.n_nodes for node in range(sim.n_nodes)]  # (``_next_beat``)
+        self._push = sim._queue.push  # (``Simulation.push`` without its own call)
+        # slots, no task demands, no rule: ``_room`` is a test of counts, inlined in ``_schedule_all``
+        # and in ``_beat_counts``, which is then ``beat`` (speed only: ``plain`` turns both off)
+        self._counts_only = sim.uses_slots and self._fit_index is None and self.spec is None
+        if self._counts_only:
+            self.beat = self._beat_counts  # type: ignore[method-assign]
+
+    def plain(self) -> None:
+        """Run the plain rules only (``beat``, ``_schedule``, ``_room``), as the equivalence test does."""
+        self._counts_only = False
+        self.beat = type(self).beat.__get__(self)  # type: ignore[method-assign]
 
     def work_appeared(self, job: int | None) -> None:
         self.new_work = True
@@ -193,9 +206,37 @@ class HeartbeatOffers(Offers):
     def after_instant(self) -> None:
         if self.new_work:
             self.new_work = False
-            for node in range(self.sim.n_nodes):
-                if not self._pending[node]:
+            self._schedule_all()
+
+    def _schedule_all(self) -> None:
+        """New work: ``_schedule`` every node whose heartbeat is not scheduled, in node order.
+
+        On slots without task demands or a rule (``_counts_only``) the test is ``_room``'s,
+        inlined, with what it reads taken once: nothing here changes the runnable counts, the
+        free slots or the nodes up (only heartbeats are pushed). A SWIM day under ``fair``
+        makes thousands of these passes over its 600 nodes.
+        """
+        sim = self.sim
+        pending = self._pending
+        if not self._counts_only:
+            for node in range(sim.n_nodes):
+                if not pending[node]:
                     self._schedule(node)
+            return
+        maps, reduces = sim.runnable
+        if maps <= 0 and reduces <= 0:
+            return
+        free_map, free_reduce = sim.free
+        node_up = sim.node_up
+        interval = sim.heartbeat_interval
+        now = sim.now
+        push = self._push
+        for node, phase in enumerate(self._phase):
+            if pending[node] or not node_up[node]:
+                continue
+            if (maps > 0 and free_map[node] > 0) or (reduces > 0 and free_reduce[node] > 0):
+                pending[node] = 1
+                push(phase + max(math.ceil((now - phase) / interval), 0) * interval, C_DECIDE, EV_HEARTBEAT, node)
 
     def _room(self, node: int) -> bool:
         """Whether ``node`` may take pending work: it is up, with a free slot of a type that has
@@ -213,16 +254,16 @@ class HeartbeatOffers(Offers):
         return room and (self._fit_index is None or self._fit_index.any_fits(node))
 
     def _next_beat(self, node: int) -> float:
-        sim = self.sim
-        interval = sim.heartbeat_interval
-        phase = interval * node / sim.n_nodes
-        k = math.ceil((sim.now - phase) / interval)
+        """The node's first heartbeat at or after now: its phase ``interval * node / nodes`` plus whole intervals."""
+        interval = self.sim.heartbeat_interval
+        phase = self._phase[node]
+        k = math.ceil((self.sim.now - phase) / interval)
         return phase + max(k, 0) * interval
 
     def _schedule(self, node: int) -> None:
         if not self._pending[node] and (self._room(node) or (self.spec is not None and self.spec_room(node))):
             self._pending[node] = 1
-            self.sim.push(self._next_beat(node), C_DECIDE, EV_HEARTBEAT, node)
+            self._push(self._next_beat(node), C_DECIDE, EV_HEARTBEAT, node)
 
     def beat(self, node: int) -> None:
         """Node ``node``'s heartbeat: the policy is offered it (then the rule, under one)."""
@@ -249,3 +290,34 @@ class HeartbeatOffers(Offers):
         if self._room(node) or (speculating and self.spec_room(node)):
             self._pending[node] = 1
             sim.push(sim.now + sim.heartbeat_interval, C_DECIDE, EV_HEARTBEAT, node)
+
+    def _beat_counts(self, node: int) -> None:
+        """:meth:`beat` on slots without task demands or a rule (``_counts_only``), ``_room`` inlined.
+
+        Most heartbeats of a trace's day find no room (work appeared, every idle node was
+        scheduled, the first ones took it): this one returns after a test of four counts.
+        """
+        self._pending[node] = 0
+        sim = self.sim
+        runnable = sim.runnable
+        up = sim.node_up
+        free_map, free_reduce = sim.free
+        if not (
+            up[node]
+            and ((runnable[MAP] > 0 and free_map[node] > 0) or (runnable[REDUCE] > 0 and free_reduce[node] > 0))
+        ):
+            return
+        before = sim.next_attempt
+        sim.policy.assign(node)
+        if sim.next_attempt == before:
+            self._stalled += 1
+            if self._stalled > sim.stall_limit:
+                sim.stalled = True
+                return
+        else:
+            self._stalled = 0
+        if up[node] and (
+            (runnable[MAP] > 0 and free_map[node] > 0) or (runnable[REDUCE] > 0 and free_reduce[node] > 0)
+        ):
+            self._pending[node] = 1
+            self._push(sim.now + sim.heartbeat_interval, C_DECIDE, EV_HEARTBEAT, node)

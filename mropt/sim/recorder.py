@@ -307,8 +307,18 @@ class Recorder:
         if not self._utilisation:
             return
         sim = self.sim
-        total = [sim.busy[0], sim.busy[1], sim.total_slots[0], sim.total_slots[1]]
-        if total != self._last_total:
+        busy, slots, last = sim.busy, sim.total_slots, self._last_total
+        # most instants change no count (a heartbeat that launched nothing): nothing to build
+        if (
+            busy[0] == last[0]
+            and busy[1] == last[1]
+            and slots[0] == last[2]
+            and slots[1] == last[3]
+            and not self._changed
+        ):
+            return
+        total = [busy[0], busy[1], slots[0], slots[1]]
+        if total != last:
             for stype in (0, 1):
                 if total[stype] != self._last_total[stype] or total[2 + stype] != self._last_total[2 + stype]:
                     self._row(now, stype, 0, total[stype], total[2 + stype])

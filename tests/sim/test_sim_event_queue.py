@@ -5,11 +5,16 @@ from __future__ import annotations
 
 import heapq
 import random
-from collections.abc import Callable
+from collections.abc import Callable, Hashable
 
 import pytest
 
+from mropt.sim.engine import Simulation
 from mropt.sim.event_queue import EventQueue, drain
+from mropt.sim.offers import EV_TIMER
+from mropt.sim.policy import Policy
+
+from sim_helpers import mr_job, workload
 
 Push = Callable[[float, int, int], None]
 
@@ -27,7 +32,7 @@ def initial(seed: int) -> list[tuple[float, int, int]]:
     return [(float(rng.randrange(8)), rng.randrange(4), tag) for tag in range(60)]
 
 
-def with_heap(seed: int) -> list[tuple[float, int]]:
+def with_heap(seed: int, reopen: bool = True) -> list[tuple[float, int]]:
     heap: list[tuple[float, int, int, int]] = []
     seq = 0
     for time, cls, tag in initial(seed):
@@ -42,7 +47,7 @@ def with_heap(seed: int) -> list[tuple[float, int]]:
             for time, cls, new in reactions(seed, tag, now):
                 seq += 1
                 heapq.heappush(heap, (time, cls, seq, new))
-        if now == 3.0 and (now, -1) not in out:  # a push at an instant just closed: opens it again
+        if reopen and now == 3.0 and (now, -1) not in out:  # a push at an instant just closed: opens it again
             out.append((now, -1))
             seq += 1
             heapq.heappush(heap, (now, 2, seq, 9999))
@@ -73,3 +78,32 @@ def test_same_order_as_one_heap_of_tuples(seed: int) -> None:
     got = with_queue(seed)
     assert got == with_heap(seed)
     assert len(got) > 60  # the reactions happened
+
+
+class Reacting(Policy):
+    """Each timer is one event of ``initial``/``reactions``: it records (now, tag) and pushes its reactions."""
+
+    def __init__(self, seed: int) -> None:
+        super().__init__()
+        self.seed = seed
+        self.out: list[tuple[float, int]] = []
+
+    def on_timer(self, tag: Hashable) -> None:
+        assert isinstance(tag, int)
+        now = self.sim.now
+        self.out.append((now, tag))
+        for time, cls, new in reactions(self.seed, tag, now):
+            self.sim.push(time, cls, EV_TIMER, new)  # (a timer in any class: it is drained in that class's place)
+
+
+@pytest.mark.parametrize("seed", range(10))
+def test_the_engine_walks_an_instant_in_the_same_order(seed: int) -> None:
+    """``Simulation._instant`` walks the class lists itself (no ``drain``): the same order."""
+    policy = Reacting(seed)
+    w = workload([{"id": "n0", "map_slots": 1, "reduce_slots": 1}], [mr_job("j", 1.0, submit_time=100.0)])
+    sim = Simulation(w, policy)
+    for time, cls, tag in initial(seed):
+        sim.push(time, cls, EV_TIMER, tag)
+    sim.run()
+    assert policy.out == with_heap(seed, reopen=False)
+    assert len(policy.out) > 60
