@@ -266,21 +266,20 @@ class Simulation(Launches):
     def _instant(self, lists: list[list[tuple[int, Any]]]) -> int:
         """Process the events of an instant (its class lists) in ``event_queue.drain``'s order, walked
         here without a generator (its module docstring); return how many. A stall stops it."""
-        done, kills, arrivals, decisions = lists
         d = k = a = c = 0
         offers = self.offers
-        while True:
-            if d < len(done):
-                kind, arg = done[d]
+        while True:  # (a class's list is made at its first push: read again after every event)
+            if d < len(lists[0]):
+                kind, arg = lists[0][d]
                 d += 1
-            elif k < len(kills):
-                kind, arg = kills[k]
+            elif k < len(lists[1]):
+                kind, arg = lists[1][k]
                 k += 1
-            elif a < len(arrivals):
-                kind, arg = arrivals[a]
+            elif a < len(lists[2]):
+                kind, arg = lists[2][a]
                 a += 1
-            elif c < len(decisions):
-                kind, arg = decisions[c]
+            elif c < len(lists[3]):
+                kind, arg = lists[3][c]
                 c += 1
             else:
                 break

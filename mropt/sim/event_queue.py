@@ -8,7 +8,8 @@ events, and at most one instant per second of its 104,117 s makespan). The queue
 binary heap of the distinct *times* and, per time, one list per class: a push is a dictionary
 look-up and an append (a heap push only for a new time), and the order of an instant's events
 costs no comparisons at all. This is what a calendar queue does for equal keys (Brown, CACM
-31(10), 1988), kept simple.
+31(10), 1988), kept simple. A class's list is made at its first push at that time (until then
+it is the empty tuple): most instants of a heartbeat run hold a single heartbeat.
 
 :class:`EventQueue` gives the instants in increasing time (:meth:`EventQueue.next_instant`);
 :func:`drain` yields the events of an instant class by class and sees events pushed at that
@@ -19,8 +20,9 @@ now), each in its place in the order.
 ``drain`` and ``close`` do without their calls: a SWIM day in heartbeat mode is 4 million
 instants, most holding a single heartbeat, so a call or a generator per instant is a visible
 share of the run. It reads :attr:`EventQueue.times` and :attr:`EventQueue.at` (the instant is
-``at[times[0]]``), walks the four class lists with one index each, going back to the lowest
-class after every event as ``drain`` does, and closes the instant with a heap pop and a
+``at[times[0]]``), walks the four class lists with one index each (reading each list again after
+every event, as a push may have made it), going back to the lowest class after every event as
+``drain`` does, and closes the instant with a heap pop and a
 dictionary delete. ``drain`` is the rule; ``tests/sim/test_sim_event_queue.py`` checks the
 engine's walk against it.
 """
@@ -33,6 +35,8 @@ from typing import Any
 
 #: the number of event classes (``mropt.sim.engine``: C_DONE, C_KILL, C_ARRIVE, C_DECIDE)
 N_CLASSES = 4
+#: a class without events at a time (most instants hold one event): its list is made at its first push
+_NONE: Any = ()
 
 
 class EventQueue:
@@ -43,7 +47,7 @@ class EventQueue:
     def __init__(self) -> None:
         #: the distinct times waiting, a binary heap (read by the engine's loop: module docstring)
         self.times: list[float] = []
-        #: per time, its N_CLASSES lists of (kind, arg)
+        #: per time, its N_CLASSES lists of (kind, arg) (a class without events: the empty tuple)
         self.at: dict[float, list[list[tuple[int, Any]]]] = {}
 
     def __bool__(self) -> bool:
@@ -56,9 +60,13 @@ class EventQueue:
     def push(self, time: float, cls: int, kind: int, arg: Any) -> None:
         lists = self.at.get(time)
         if lists is None:
-            lists = self.at[time] = [[], [], [], []]  # N_CLASSES lists (a literal: no call)
+            lists = self.at[time] = [_NONE, _NONE, _NONE, _NONE]  # (N_CLASSES)
             heapq.heappush(self.times, time)
-        lists[cls].append((kind, arg))
+        events = lists[cls]
+        if events:
+            events.append((kind, arg))
+        else:
+            lists[cls] = [(kind, arg)]
 
     def next_instant(self) -> tuple[float, list[list[tuple[int, Any]]]]:
         """The earliest time and its class lists, left in the queue (pushes at that time still go
