@@ -269,13 +269,13 @@ class Simulation(Launches):
         d = k = a = c = 0
         offers = self.offers
         while True:  # (a class's list is made at its first push: read again after every event)
-            if d < len(lists[0]):
+            if lists[0] and d < len(lists[0]):  # (most are empty: a truth test before a len call)
                 kind, arg = lists[0][d]
                 d += 1
-            elif k < len(lists[1]):
+            elif lists[1] and k < len(lists[1]):
                 kind, arg = lists[1][k]
                 k += 1
-            elif a < len(lists[2]):
+            elif lists[2] and a < len(lists[2]):
                 kind, arg = lists[2][a]
                 a += 1
             elif c < len(lists[3]):
