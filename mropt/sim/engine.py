@@ -54,7 +54,7 @@ from __future__ import annotations
 import gc
 from collections.abc import Hashable, Mapping
 from heapq import heappop
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from mropt.model.errors import InputError
 from mropt.model.workload import WorkloadInstance
@@ -236,7 +236,8 @@ class Simulation(Launches):
             watch.begin(self)
             look_at = watch.every
         times, at = self._queue.times, self._queue.at  # next_instant and close, inlined (event_queue)
-        after_instant = self.offers.after_instant
+        offers = self.offers
+        after_instant = offers.after_instant
         flush = record.flush if self._util else None
         while times:
             now = times[0]
@@ -245,7 +246,43 @@ class Simulation(Launches):
                 self.now = until
                 break
             self.now = now
-            self.events += self._instant(at[now])
+            # the instant's events in ``event_queue.drain``'s order, walked with an index per class
+            # (its module docstring); a push may make a class's list, so each is read after every event
+            lists = at[now]
+            d = k = a = c = 0
+            while True:
+                if lists[0] and d < len(lists[0]):  # (most are empty: a truth test before a len call)
+                    kind, arg = lists[0][d]
+                    d += 1
+                elif lists[1] and k < len(lists[1]):
+                    kind, arg = lists[1][k]
+                    k += 1
+                elif lists[2] and a < len(lists[2]):
+                    kind, arg = lists[2][a]
+                    a += 1
+                elif c < len(lists[3]):
+                    kind, arg = lists[3][c]
+                    c += 1
+                else:
+                    break
+                if kind == EV_HEARTBEAT:  # (the kinds tested most frequent first)
+                    offers.beat(arg)
+                elif kind == EV_DONE:
+                    self._on_done(arg)
+                elif kind == EV_ARRIVE:
+                    self._on_arrive(arg)
+                elif kind == EV_TIMER:
+                    self.policy.on_timer(arg)
+                    offers.work_appeared(None)
+                elif kind == EV_DOWN:
+                    self._on_down(arg)
+                elif kind == EV_UP:
+                    self._on_up(arg)
+                else:  # EV_SPECULATE
+                    offers.tick()
+                if self.stalled:
+                    break
+            self.events += d + k + a + c
             if self.stalled:
                 self._queue.clear()
             else:  # queue.close(now), inlined
@@ -262,45 +299,6 @@ class Simulation(Launches):
                 look_at = self.events + watch.every
         record.finish()
         return record
-
-    def _instant(self, lists: list[list[tuple[int, Any]]]) -> int:
-        """Process the events of an instant (its class lists) in ``event_queue.drain``'s order, walked
-        here without a generator (its module docstring); return how many. A stall stops it."""
-        d = k = a = c = 0
-        offers = self.offers
-        while True:  # (a class's list is made at its first push: read again after every event)
-            if lists[0] and d < len(lists[0]):  # (most are empty: a truth test before a len call)
-                kind, arg = lists[0][d]
-                d += 1
-            elif lists[1] and k < len(lists[1]):
-                kind, arg = lists[1][k]
-                k += 1
-            elif lists[2] and a < len(lists[2]):
-                kind, arg = lists[2][a]
-                a += 1
-            elif c < len(lists[3]):
-                kind, arg = lists[3][c]
-                c += 1
-            else:
-                break
-            if kind == EV_HEARTBEAT:  # (the kinds tested most frequent first)
-                offers.beat(arg)
-            elif kind == EV_DONE:
-                self._on_done(arg)
-            elif kind == EV_ARRIVE:
-                self._on_arrive(arg)
-            elif kind == EV_TIMER:
-                self.policy.on_timer(arg)
-                offers.work_appeared(None)
-            elif kind == EV_DOWN:
-                self._on_down(arg)
-            elif kind == EV_UP:
-                self._on_up(arg)
-            else:  # EV_SPECULATE
-                offers.tick()
-            if self.stalled:
-                break
-        return d + k + a + c
 
     # -- queries for policies --------------------------------------------------------------
     def launchable(self, job: int, slot_type: int) -> bool:

@@ -16,15 +16,14 @@ it is the empty tuple): most instants of a heartbeat run hold a single heartbeat
 instant while it runs (a completion at the start time of a task of no duration, a timer set for
 now), each in its place in the order.
 
-**The engine's loop** (``Simulation._run``, ``Simulation._instant``) does what ``next_instant``,
-``drain`` and ``close`` do without their calls: a SWIM day in heartbeat mode is 4 million
-instants, most holding a single heartbeat, so a call or a generator per instant is a visible
-share of the run. It reads :attr:`EventQueue.times` and :attr:`EventQueue.at` (the instant is
-``at[times[0]]``), walks the four class lists with one index each (reading each list again after
-every event, as a push may have made it), going back to the lowest class after every event as
-``drain`` does, and closes the instant with a heap pop and a
-dictionary delete. ``drain`` is the rule; ``tests/sim/test_sim_event_queue.py`` checks the
-engine's walk against it.
+**The engine's loop** (``Simulation._run``) does what ``next_instant``, ``drain`` and ``close``
+do, without their calls: a SWIM day in heartbeat mode is 4 million instants, most holding a
+single heartbeat, so a call or a generator per instant is a visible share of the run. It reads
+:attr:`EventQueue.times` and :attr:`EventQueue.at` (the instant is ``at[times[0]]``), walks the
+four class lists with one index each (reading each list again after every event, as a push may
+have made it), going back to the lowest class after every event as ``drain`` does, and closes
+the instant with a heap pop and a dictionary delete. ``drain`` is the rule;
+``tests/sim/test_sim_event_queue.py`` checks the engine's walk against it.
 """
 
 from __future__ import annotations

@@ -98,7 +98,7 @@ class Reacting(Policy):
 
 @pytest.mark.parametrize("seed", range(10))
 def test_the_engine_walks_an_instant_in_the_same_order(seed: int) -> None:
-    """``Simulation._instant`` walks the class lists itself (no ``drain``): the same order."""
+    """``Simulation._run`` walks an instant's class lists itself (no ``drain``): the same order."""
     policy = Reacting(seed)
     w = workload([{"id": "n0", "map_slots": 1, "reduce_slots": 1}], [mr_job("j", 1.0, submit_time=100.0)])
     sim = Simulation(w, policy)
