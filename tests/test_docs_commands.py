@@ -174,7 +174,7 @@ def _declared_markers() -> set[str]:
 def _check_pytest(line: ShellLine) -> None:
     """Paths exist, ``-m`` names declared markers, and a ``-k`` selection collects a test."""
     args = line.words[3:]
-    values = {args[i + 1] for i, a in enumerate(args[:-1]) if a in ("-m", "-k")}
+    values = {args[i + 1] for i, a in enumerate(args[:-1]) if a in ("-m", "-k", "-n", "-p", "--durations")}
     for arg in args:
         if not arg.startswith("-") and arg not in values:
             assert (ROOT / arg.split("::")[0]).exists(), f"{line.where}\nnames no file or folder {arg!r}"
