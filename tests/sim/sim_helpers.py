@@ -117,3 +117,23 @@ def succeeded_once(rec: Recorder) -> None:
     assert set(done.values()) == {1}
     assert len(done) == sum(jobs["tasks"])
     assert all(f is not None and f == f for f in jobs["finish"])
+
+
+def count_assign_paths(policy: Any) -> dict[str, int]:
+    """Wrap ``policy``'s ``_assign_reference`` and ``_assign_fast`` with call counters (returned, by
+    ``"reference"`` / ``"fast"``): a reference test requires that the path it compares ran, alone."""
+    calls = {"reference": 0, "fast": 0}
+    for name, attr in (("reference", "_assign_reference"), ("fast", "_assign_fast")):
+        inner = getattr(policy, attr)
+
+        def counting(node: int, name: str = name, inner: Any = inner) -> None:
+            calls[name] += 1
+            inner(node)
+
+        setattr(policy, attr, counting)
+    return calls
+
+
+def assert_only_path_ran(calls: dict[str, int], reference: bool) -> None:
+    assert calls["reference" if reference else "fast"] > 0
+    assert calls["fast" if reference else "reference"] == 0

@@ -20,7 +20,7 @@ from mropt.sim.engine import Simulation
 from mropt.sim.policies.drf import _DrfBase
 from mropt.sim.policy import make_policy
 
-from sim_helpers import workload
+from sim_helpers import assert_only_path_ran, count_assign_paths, workload
 
 RESOURCES = ("cpu", "mem", "disk")
 
@@ -73,18 +73,9 @@ def run(
     trace: list[Any] = []
     p = make_policy(policy, params, reference=reference, trace=trace if reference else None, without=without)
     assert isinstance(p, _DrfBase)
-    calls = {"reference": 0, "fast": 0}
-    for name, attr in (("reference", "_assign_reference"), ("fast", "_assign_fast")):
-        inner = getattr(p, attr)
-
-        def counting(node: int, name: str = name, inner: Any = inner) -> None:
-            calls[name] += 1
-            inner(node)
-
-        setattr(p, attr, counting)
+    calls = count_assign_paths(p)
     rec = Simulation(w, p, seed=3).run()
-    assert calls["reference" if reference else "fast"] > 0
-    assert calls["fast" if reference else "reference"] == 0
+    assert_only_path_ran(calls, reference)
     return rec.event_log_hash(), trace
 
 

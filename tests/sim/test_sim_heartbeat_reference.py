@@ -21,7 +21,7 @@ from mropt.sim.engine import Simulation
 from mropt.sim.policy import Policy, make_policy
 from mropt.sim.speculation.table import make_speculation, rules
 
-from sim_helpers import workload
+from sim_helpers import assert_only_path_ran, count_assign_paths, workload
 
 
 def random_workload(rng: random.Random) -> WorkloadInstance:
@@ -113,20 +113,11 @@ RULES = {"fair": [None, *rules()], "capacity": [None, *rules()]}
 
 def run(w: WorkloadInstance, policy: str, params: dict[str, Any], reference: bool, rule: str | None = None) -> str:
     p: Policy = make_policy(policy, params, reference=reference)
-    calls = {"reference": 0, "fast": 0}
-    for name, attr in (("reference", "_assign_reference"), ("fast", "_assign_fast")):
-        inner = getattr(p, attr)
-
-        def counting(node: int, name: str = name, inner: Any = inner) -> None:
-            calls[name] += 1
-            inner(node)
-
-        setattr(p, attr, counting)
+    calls = count_assign_paths(p)
     rec = Simulation(
         w, p, seed=5, stall_limit=300, speculation=make_speculation(rule)
     ).run()  # (a queue whose maximum capacity rounds to 0 never runs)
-    assert calls["reference" if reference else "fast"] > 0
-    assert calls["fast" if reference else "reference"] == 0
+    assert_only_path_ran(calls, reference)
     return rec.event_log_hash()
 
 
