@@ -14,6 +14,8 @@ the same arguments (the commands and their options are a contract).
 from __future__ import annotations
 
 import argparse
+import sys
+from typing import Any
 
 from mropt.cli.common import add_param_options, given_params, option_flag, write_text
 from mropt.model.errors import InputError
@@ -61,8 +63,20 @@ def run_import(args: argparse.Namespace) -> int:
         if name not in output.fields():
             rule = "is not for --workload" if workload else "needs --workload"
             raise InputError(f"{imp.command}: option '{option_flag(parser, name)}' {rule}")
-    write_text(instance_to_json(output.make(args.trace, **given)), args.output)
+    instance = output.make(args.trace, **given)
+    write_text(instance_to_json(instance), args.output)
+    if args.output not in (None, "-"):  # what the trace became, on stderr (stdout stays the file's, or empty)
+        print(f"mropt: wrote {args.output}: {describe(instance)}", file=sys.stderr)
     return 0
+
+
+def describe(instance: Any) -> str:
+    """``5,894 jobs, 755,983 tasks on 600 nodes``: the size of an imported instance, in one phrase."""
+    if instance.kind == "workload":
+        return f"a workload of {len(instance.jobs):,} jobs, {instance.n_tasks:,} tasks on {instance.n_nodes:,} nodes"
+    items = "users" if instance.kind == "fairness" else "jobs"
+    article = "an" if instance.kind[0] in "aeiou" else "a"
+    return f"{article} {instance.kind} instance of {instance.n:,} {items}"
 
 
 def run_importers(args: argparse.Namespace) -> int:

@@ -332,7 +332,7 @@ def test_cli_writes_a_loadable_file_identical_to_the_api(tmp_path):
     out = tmp_path / "inst.json"
     proc = run_cli(str(path), "--jobs", "3", "--seed", "5", "--map-rate", "25", "-o", str(out), cwd=tmp_path)
     assert proc.returncode == 0, proc.stderr
-    assert proc.stdout == "" and proc.stderr == ""
+    assert proc.stdout == "" and proc.stderr == f"mropt: wrote {out}: an admission instance of 3 jobs\n"
     inst = load_instance(out)
     assert inst.ids == ("tiny", "zero", "huge")
     assert out.read_text() == instance_to_json(import_swim(path, jobs=3, seed=5, map_rate=25.0))

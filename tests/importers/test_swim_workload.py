@@ -135,8 +135,12 @@ def test_bad_workload_parameters_are_one_line_errors(tmp_path: Path, overrides, 
 def test_cli_workload_and_its_errors(tmp_path: Path):
     path = write_trace(tmp_path)
     out = tmp_path / "w.json"
-    assert cli("import-swim", path, "--workload", "--seed", "3", "--users", "2", "-o", out) == (0, "", "")
-    assert out.read_text() == instance_to_json(import_swim_workload(path, seed=3, users=2))
+    code, text, err = cli("import-swim", path, "--workload", "--seed", "3", "--users", "2", "-o", out)
+    written = import_swim_workload(path, seed=3, users=2)
+    assert out.read_text() == instance_to_json(written)
+    nodes = sum(n.count for n in written.nodes)
+    size = f"a workload of {len(written.jobs):,} jobs, {written.n_tasks:,} tasks on {nodes:,} nodes"
+    assert (code, text, err) == (0, "", f"mropt: wrote {out}: {size}\n")  # what the trace became, on stderr
     assert isinstance(load_instance(out), WorkloadInstance)
     code, text, _ = cli("import-swim", path, "--workload", "--nodes", "40", "--jobs", "2", "--replicas", "0")
     data = json.loads(text)
