@@ -32,6 +32,9 @@ naming it (``instances[1].sweep.size``)::
     seeds = [0]                   #    for an importer that takes a seed
     windows = {start = {from = 0, step = 3600, count = 24}, jobs = [30]}
     params = {nodes = 40}         #    its other parameters (SwimParams), typed and checked
+    workload = false              #    true: each window as a simulator workload (--workload: policy
+                                  #    studies on the trace's own cluster), with the workload's
+                                  #    parameters (mropt importers --params)
 
     [[instances]]                 # 3. a folder of instance files (*.json; workload files too)
     folder = "instances/small"    #    pattern = "*.json" (default): a glob inside the folder
@@ -117,7 +120,7 @@ GENERATORS: dict[str, Generator] = {
 }
 _KEYS = {
     "generator": {"generator", "seeds", "params", "sweep", "group", "preset"},
-    "importer": {"importer", "trace", "seeds", "windows", "params", "group"},
+    "importer": {"importer", "trace", "seeds", "windows", "params", "group", "workload"},
     "folder": {"folder", "pattern", "group"},
     "set": {"set", "group"},
     "files": {"files", "group"},
@@ -250,7 +253,7 @@ def expand_block(block: dict[str, Any], where: str, base: Path) -> Iterator[Inst
                 }
                 yield InstanceEntry(inst, group, params)
     elif "importer" in block:
-        output = _windowed(block["importer"], where)
+        output = _windowed(block["importer"], where, block.get("workload", False))
         trace = base / block["trace"]
         seeded_runs: list[dict[str, int]] = [{}]  # an importer without a seed: one run per window
         if "seed" in output.fields():
@@ -290,14 +293,18 @@ def _check_files(block: dict[str, Any], where: str, base: Path) -> None:
             raise InputError(f"key '{at}': no such file {str(base / name)!r}")
 
 
-def _windowed(name: str, where: str) -> Any:
-    """The output of the importer ``name``, which must declare windows (what an experiment sweeps)."""
+def _windowed(name: str, where: str, workload: bool = False) -> Any:
+    """The output of the importer ``name``, which must declare windows (what an experiment sweeps):
+    its instance, or with ``workload`` its simulator workload (``mropt import-NAME --workload``)."""
     from mropt.importers.table import importers
 
-    known = {n: imp.output for n, imp in importers().items() if imp.windows and imp.output is not None}
+    known = {n: imp for n, imp in importers().items() if imp.windows and imp.output is not None}
     if name not in known:
         raise fail(where, "importer", f"a known importer ({', '.join(known)})", name)
-    return known[name]
+    output = known[name].workload if workload else known[name].output
+    if output is None:
+        raise InputError(f"key '{dotted(where, 'workload')}': importer {name!r} makes no workload")
+    return output
 
 
 def _check_importer(block: dict[str, Any], where: str, base: Path) -> None:
@@ -310,7 +317,7 @@ def _check_importer(block: dict[str, Any], where: str, base: Path) -> None:
     from mropt.importers.table import importer_info
     from mropt.registry import check_params
 
-    output = _windowed(need(block, "importer", str, where), where)
+    output = _windowed(need(block, "importer", str, where), where, need(block, "workload", bool, where, False))
     imp = importer_info(block["importer"])
     trace = need(block, "trace", str, where)
     if not (base / trace).is_file():

@@ -131,3 +131,49 @@ def test_policies_refuse_instances_of_other_kinds(write_experiment):
     )
     with pytest.raises(InputError, match="runs on workload or admission instances"):
         load_experiment(path).instances()
+
+
+SWIM_ROWS = "\n".join(  # job, submit, gap, map input, shuffle, output bytes (SWIM's six columns)
+    [f"a\t0\t0\t{200 * 2**20}\t0\t{10 * 2**20}", f"b\t30\t30\t{10 * 2**20}\t{100 * 2**20}\t{28 * 2**20}"]
+)
+
+
+def test_an_importer_window_as_a_workload(write_experiment, tmp_path):
+    """``workload = true``: each window of a trace is the importer's workload (``import-swim
+    --workload``, the trace's own cluster), not its admission instance on the SEQ model's cluster."""
+    from mropt.importers.swim_workload import import_swim_workload
+
+    (tmp_path / "tiny.tsv").write_text(SWIM_ROWS + "\n")
+    exp = load_experiment(
+        write_experiment(
+            """
+            name = "trace-policies"
+            method_seeds = [0]
+            policies = ["fifo", "fair"]
+            [[instances]]
+            importer = "swim"
+            trace = "tiny.tsv"
+            workload = true
+            windows = {start = [0, 30]}
+            params = {nodes = 6, replicas = 2}
+            """
+        )
+    )
+    out = tmp_path / "res"
+    assert run_study(exp, out, progress=False).failures == 0
+    df = results_frame(out)
+    assert len(df) == 4 and set(df["kind"]) == {"workload"} and df["verified"].all()
+    for start, jobs in ((0, 2), (30, 1)):  # the window from 30 s holds b alone
+        mine = df[df["instance_params"].map(lambda p, s=start: json.loads(p)["start"] == s)]
+        expected = import_swim_workload(tmp_path / "tiny.tsv", start=start, nodes=6, replicas=2, seed=0)
+        assert len(expected.jobs) == jobs and len(mine) == 2  # fifo and fair
+        for row in mine.to_dict("records"):
+            again = simulate(expected, row["method_name"], seed=0).summary
+            assert json.loads(row["metrics"])["event_log_sha256"] == again["event_log_sha256"]
+    with pytest.raises(InputError, match=r"key 'instances\[0\]\.workload' must be"):
+        load_experiment(
+            write_experiment(
+                'name = "x"\npolicies = ["fifo"]\n[[instances]]\nimporter = "swim"\ntrace = "tiny.tsv"\nworkload = "yes"\n',
+                "bad.toml",
+            )
+        )
