@@ -266,7 +266,6 @@ def main() -> None:
         "does not count.\n"
     )
     head = " | ".join(f"{q} sim | {q} model | {q} err" for q in MPSA_QUEUES)
-    model_rows: list[tuple[float, int, float, float]] = []
     for label in mpsa_labels:
         print(f"`{label}`:\n")
         print(f"| rate | {head} |")
@@ -279,8 +278,6 @@ def main() -> None:
                 sim_t = float(np.mean([s[i] for s in soj[(label, rate)]]))
                 model_t = priority_sojourn(ROUTING, lam, wm, wr, m[i], r[i])
                 err = (model_t - sim_t) / sim_t if math.isfinite(model_t) else math.inf
-                if label == "mpsa":
-                    model_rows.append((rate, i, sim_t, model_t))
                 cells.append(
                     f"{minutes(sim_t)} | {minutes(model_t)} | {err:+.0%}"
                     if math.isfinite(err)

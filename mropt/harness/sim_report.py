@@ -39,7 +39,6 @@ import base64
 import html
 import io
 import json
-import os
 from pathlib import Path
 from typing import Any
 
@@ -56,8 +55,8 @@ from mropt.harness.sim_plots import (
     utilisation_figure,
 )
 from mropt.harness.table import render
-from mropt.model.errors import InputError
 from mropt.model.files import make_folder, write_bytes, write_text
+from mropt.model.folders import refuse_linked_entry
 
 JOB_TABLE_MAX = 200
 __all__ = ["GANTT_MAX_ATTEMPTS", "read_simulation", "slot_lanes", "write_simulation_report"]
@@ -105,10 +104,8 @@ def _summary_rows(summary: dict[str, Any], jobs: pd.DataFrame, tasks: pd.DataFra
 def write_simulation_report(folder: str | Path, out: str | Path) -> str:
     """Write the plots, ``report.md`` and ``report.html`` of a simulation folder; return the summary as text."""
     summary, jobs, tasks, util = read_simulation(folder)
+    refuse_linked_entry(folder, out)
     out = Path(out)
-    entry = Path(folder) / "report"
-    if entry.is_symlink() and os.path.abspath(out) == os.path.abspath(entry):
-        raise InputError(f"{entry}: is a symlink, not a report folder: remove it, or give --out")
     make_folder(out)
     horizon = float(tasks["end"].max()) if len(tasks) else 0.0
     figures: list[tuple[str, str, str]] = []  # (title, stem, png base64)

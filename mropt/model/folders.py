@@ -66,15 +66,15 @@ def resolve_folder(path: str | os.PathLike[str]) -> Path:
 
 
 def refuse_linked_entry(folder: str | os.PathLike[str], out: str | os.PathLike[str]) -> None:
-    """InputError when ``out`` is an entry of ``folder`` that is a symlink.
+    """InputError when ``out`` is ``folder``'s ``report`` entry and that entry is a symlink.
 
-    A report goes by default into ``DIR/report``; in a result folder received from someone else
-    that entry may be a link to anywhere (``~/.ssh``), and writing the report would write there.
-    An ``--out`` the user names is followed as given: it is the user's own path.
+    A report goes by default into ``DIR/report``; in a folder received from someone else that
+    entry may be a link to anywhere (``~/.ssh``), and writing the report would write there.
+    An ``--out`` elsewhere is followed as given: it is the user's own path.
     """
-    entry = Path(out)
-    if entry.is_symlink() and os.path.abspath(entry.parent) == os.path.abspath(folder):
-        raise InputError(f"{os.fspath(out)}: is a symlink, not a report folder: remove it, or give --out")
+    entry = Path(folder) / "report"
+    if entry.is_symlink() and os.path.abspath(out) == os.path.abspath(entry):
+        raise InputError(f"{entry}: is a symlink, not a report folder: remove it, or give --out")
 
 
 @contextmanager

@@ -29,6 +29,7 @@ from mropt.harness.runner import results_frame, run_study
 
 from .conftest import ROOT
 from .dask_processes import DASK, ClusterStartError, DaskProcesses
+from .test_policy_study import STUDY as POLICY_STUDY_LOCAL
 from .test_policy_study import workload
 
 WORKERS = 2
@@ -47,14 +48,8 @@ seeds = [1]
 params = {jobs = 6}
 """
 
-POLICY_STUDY = """
-name = "dask-cluster-policies"
-method_seeds = [0, 1]
-time_limit = 60
-policies = ["fifo", {name = "fifo", label = "fifo-event", mode = "event"}]
-[[instances]]
-folder = "workloads"
-"""
+#: test_policy_study's study (two policies, two seeds, a folder of workloads) under its own name
+POLICY_STUDY = POLICY_STUDY_LOCAL.replace('name = "policies"', 'name = "dask-cluster-policies"')
 
 
 @pytest.fixture(scope="module")

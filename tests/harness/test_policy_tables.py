@@ -228,8 +228,13 @@ def test_policies_and_methods_in_one_study_keep_simulations_out_of_the_gaps(writ
     ],
 )
 def test_bad_speculation_entries_are_one_line_errors(write_experiment, tmp_path, entry, words):
+    _assert_one_line_error(write_experiment, tmp_path, f"policies = [{entry}]", '["w.json"]', words)
+
+
+def _assert_one_line_error(write_experiment, tmp_path, policies: str, files: str, words: str) -> None:
+    """An experiment of ``policies`` over ``files`` (beside w.json, a two-job workload) is refused in one line."""
     (tmp_path / "w.json").write_text(json.dumps(two_jobs("w", True)))
-    path = write_experiment(f'policies = [{entry}]\n[[instances]]\nfiles = ["w.json"]\n')
+    path = write_experiment(f"{policies}\n[[instances]]\nfiles = {files}\n")
     with pytest.raises(InputError) as err:
         load_experiment(path)
     assert words in str(err.value) and "\n" not in str(err.value)
@@ -244,11 +249,7 @@ def test_bad_speculation_entries_are_one_line_errors(write_experiment, tmp_path,
     ],
 )
 def test_bad_file_lists_are_one_line_errors(write_experiment, tmp_path, files, words):
-    (tmp_path / "w.json").write_text(json.dumps(two_jobs("w", True)))
-    path = write_experiment(f'policies = ["fifo"]\n[[instances]]\nfiles = {files}\n')
-    with pytest.raises(InputError) as err:
-        load_experiment(path)
-    assert words in str(err.value) and "\n" not in str(err.value)
+    _assert_one_line_error(write_experiment, tmp_path, 'policies = ["fifo"]', files, words)
 
 
 def test_the_options_are_in_the_run_key_and_old_policy_keys_are_unchanged(write_experiment, tmp_path):
