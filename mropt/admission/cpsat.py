@@ -46,11 +46,11 @@ _PARAMS = {
 }
 
 
-def integer_rows(data: MasterData) -> list[tuple[list[int], list[int], int]]:
-    """The energy rows on their integer grids (module docstring): (jobs, coefficients, right side)."""
+def integer_rows(data: MasterData, start: int = 0) -> list[tuple[list[int], list[int], int]]:
+    """The energy rows from ``start`` on their integer grids (module docstring): (jobs, coefficients, right side)."""
     out = []
     candidates = set(data.candidates)
-    for coefs, rhs in data.rows:
+    for coefs, rhs in data.rows[start:]:
         s, _ = integer_grid([*coefs.values(), rhs], 30)
         terms = [(j, math.floor(c * s)) for j, c in coefs.items() if j in candidates]
         terms = [(j, c) for j, c in terms if c]
@@ -73,7 +73,7 @@ def _rows(
 
 def cp_master(threads: int, weight_bits: int, seed: int, budget: cpsat_backend.DtimeBudget | None = None):  # noqa: ANN202
     """The CP-SAT master; with ``budget`` every solve is capped by, and spends, its deterministic time."""
-    cache: dict[int, tuple[MasterData, list]] = {}  # the integer rows of the master data in use
+    cache: dict[int, tuple[MasterData, list]] = {}  # the integer rows of the master data in use (rows only grow)
 
     def solve_master(data: MasterData, cuts: list[list[int]], time_left: float | None, hint: list[int]) -> MasterResult:
         if not data.candidates:
@@ -81,7 +81,9 @@ def cp_master(threads: int, weight_bits: int, seed: int, budget: cpsat_backend.D
         deadline = None if time_left is None else time.perf_counter() + time_left
         if id(data) not in cache or cache[id(data)][0] is not data:
             cache.clear()
-            cache[id(data)] = (data, integer_rows(data))
+            cache[id(data)] = (data, [])
+        int_rows = cache[id(data)][1]
+        int_rows.extend(integer_rows(data, len(int_rows)))  # the Benders run's lifted cuts since the last solve
         model = cp_model.CpModel()
         x = {j: model.new_bool_var(f"x_{j}") for j in data.candidates}
         try:

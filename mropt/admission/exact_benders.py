@@ -19,7 +19,14 @@ at N = 30; the two halves of the problem are easy apart, hard together. So:
   optimum is an upper bound reached by a feasible set. Otherwise the set is shrunk by
   greedy deletion to a minimal infeasible subset ``C`` and the cut
   ``sum_{j in C} x_j <= |C| - 1`` is added; the down-closed family of feasible sets
-  makes it valid, and minimality makes it cut off every superset of C at once.
+  makes it valid, and minimality makes it cut off every superset of C at once. When
+  the set fails a deadline prefix's energy condition (the oracle's necessary test),
+  that prefix's energy row lifted to the set's own threshold is added to the master's
+  rows too (:func:`~mropt.admission.exact_master.lifted_energy_cuts`): it removes every
+  set failing the same prefix at that threshold, where a no-good cut removes one core
+  of some 30 jobs among very many of nearly equal value (``details["lifted_cuts"]``;
+  before them N = 200 seed 3 made 110 master solves in 40 s and proved nothing, with
+  them 2 solves and 1.6 s).
 
 Bounds. The search starts from the best of the cheap bounds it could report without
 searching: the sum of the candidates' benefits, the LP of the energy rows written as
@@ -64,7 +71,7 @@ import numpy as np
 
 from mropt.admission.amb import BEAM_VARIANT, DEFAULT_BEAM, amb_oracle, amb_static
 from mropt.admission.baselines import edf_greedy_order
-from mropt.admission.exact_master import MasterData, build_master, master_value
+from mropt.admission.exact_master import MasterData, build_master, lifted_energy_cuts, master_value
 from mropt.admission.exact_oracle import OracleTimeout, SubsetOracle
 from mropt.admission.objective import solution_from_order
 from mropt.admission.time_grid import lp_bound, time_grid
@@ -124,6 +131,7 @@ class BendersRun:
         self.deadline = None if time_limit is None else self.started + time_limit
         self.oracle = SubsetOracle(instance)
         self.cuts: list[list[int]] = []
+        self.lifted_rows = 0  # energy rows lifted to refuted master sets (lifted_energy_cuts)
         self.iterations = 0
         self.message = ""
         self.timed_out = False
@@ -240,6 +248,9 @@ class BendersRun:
 
     def _cut(self, chosen: list[int]) -> None:
         """The no-good cut of a minimal infeasible subset of ``chosen``, and the repair of the set."""
+        lifted = lifted_energy_cuts(self.oracle, self.data.candidates, chosen)
+        self.data.rows.extend(lifted)
+        self.lifted_rows += len(lifted)
         core = self.oracle.minimal_infeasible(chosen, self.deadline)
         self.cuts.append(sorted(core))
         _repair(self.oracle, chosen, core, self.deadline, self.instance.benefits, self.cuts)
@@ -254,6 +265,7 @@ class BendersRun:
             "formulation": "logic-based Benders: set master + SEQ order oracle with no-good cuts",
             "iterations": self.iterations,
             "cuts": len(self.cuts),
+            "lifted_cuts": self.lifted_rows,
             "oracle_searches": oracle.searches,
             "oracle_nodes": oracle.nodes,
             "energy_rows": len(data.rows),

@@ -38,6 +38,7 @@ starts (:mod:`mropt.admission.exact_benders`).
 from __future__ import annotations
 
 import time
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -107,6 +108,58 @@ def energy_rows(
             red_rhs = max(d[j] for j in group) - min(r[j] + a[j] for j in group) + loose
             if sum(b[j] for j in group) > red_rhs:
                 rows.append(({j: b[j] for j in group if b[j] > 0}, red_rhs))
+    return rows
+
+
+def lifted_energy_cuts(
+    oracle: SubsetOracle, candidates: list[int], chosen: Sequence[int]
+) -> list[tuple[dict[int, float], float]]:
+    """Energy rows lifted to the jobs of ``chosen``: valid rows that ``chosen`` violates.
+
+    The Benders cut of a set that fails a necessary condition of
+    :meth:`~mropt.admission.exact_oracle.SubsetOracle.necessary` (a deadline prefix
+    whose map or reduce work does not fit: AMB sec. 4.1, Horn's condition on that
+    prefix); a no-good cut of its minimal core removes that one core, these rows every
+    set failing the same condition at the same threshold. For a window (R, D) with the
+    group ``g = {j : submit_j >= R, deadline_j <= D}`` and a valid set V:
+
+    * map: the last map of ``V & g`` ends at ``R + sum_{V&g} TCm`` or later, and its
+      job's reduce still has to run, so ``sum_{V&g} TCm_j <= max_{V&g} u_j - R`` with
+      ``u_j = d_j - TCr_j``. For any threshold t,
+      ``sum_g TCm_j x_j - sum_{g, u_j > t} (u_j - t) x_j <= t - R`` follows (when the
+      largest u of V exceeds t its own term pays the difference);
+    * reduce: every reduce of ``V & g`` runs after the first map of it ends, at
+      ``min_{V&g} w_j`` with ``w_j = submit_j + TCm_j``, and before D, so for any t,
+      ``sum_g TCr_j x_j - sum_{g, w_j < t} (t - w_j) x_j <= D - t``.
+
+    The threshold is the one ``chosen`` takes (t = its largest u, or its smallest w, in
+    the window), which makes the row violated exactly when the window's condition fails
+    for ``chosen``. Rows for every failing window are returned, right sides loosened by
+    float rounding's reach as :func:`energy_rows`; coefficients may be negative.
+    """
+    a, b, d, r = oracle.a, oracle.b, oracle.d, oracle.r
+    members = sorted(set(int(j) for j in chosen), key=lambda j: d[j])
+    if not members:
+        return []
+    releases = sorted(set(r[j] for j in members)) if not oracle.equal_release else [min(r[j] for j in members)]
+    loose = 1e-12 * max((abs(d[j]) + abs(r[j]) for j in candidates), default=0.0)
+    rows: list[tuple[dict[int, float], float]] = []
+    for rel in releases:
+        inside = [j for j in members if r[j] >= rel]
+        pool = [j for j in candidates if r[j] >= rel]
+        for k, j in enumerate(inside):
+            if k + 1 < len(inside) and d[inside[k + 1]] == d[j]:
+                continue  # one window per deadline value
+            dl, group = d[j], inside[: k + 1]
+            window = [i for i in pool if d[i] <= dl]
+            t_map = max(d[i] - b[i] for i in group)
+            if rel + sum(a[i] for i in group) > t_map:
+                coefs = {i: a[i] - max(0.0, d[i] - b[i] - t_map) for i in window}
+                rows.append(({i: c for i, c in coefs.items() if c}, t_map - rel + loose))
+            t_red = min(r[i] + a[i] for i in group)
+            if t_red + sum(b[i] for i in group) > dl:
+                coefs = {i: b[i] - max(0.0, t_red - r[i] - a[i]) for i in window}
+                rows.append(({i: c for i, c in coefs.items() if c}, dl - t_red + loose))
     return rows
 
 
