@@ -26,8 +26,9 @@ JSON line of ``--runs-out`` (rewritten after every run). Reduce with ``--sizes``
     python benchmarks/bench_exact.py --frontier                         # hours: 480 runs of up to 60 s
     python benchmarks/bench_exact.py --frontier --sizes 40,60,100 --seed-list 1-3 --time-limit 30
 
-Runs split over processes (one per core, ``--runs-out`` each) are put into one table with
-``--tables-from``:
+``--jobs K`` runs K of them at once, each in its own process (``--threads`` threads each: on a
+machine with more cores than K times that, the runs do not compete for a core). Runs split
+over separate commands (``--runs-out`` each) are put into one table with ``--tables-from``:
 
     python benchmarks/bench_exact.py --frontier --tables-from a.jsonl b.jsonl
 """
@@ -39,6 +40,7 @@ import json
 import statistics
 import sys
 import warnings
+from concurrent.futures import ProcessPoolExecutor, as_completed
 from pathlib import Path
 
 from mropt.admission.verify import verify
@@ -66,6 +68,12 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--seed-list", help="seeds as a list of numbers and ranges, e.g. 1-3,7 (overrides --seeds)")
     ap.add_argument("--runs-out", default="frontier-runs.jsonl", help="--frontier: one JSON line per run")
     ap.add_argument("--tables-from", nargs="+", metavar="JSONL", help="--frontier: print the table of these runs files")
+    ap.add_argument(
+        "--jobs",
+        type=int,
+        default=1,
+        help="--frontier: runs at once, each in its own process with --threads threads (default 1: one after another)",
+    )
     args = ap.parse_args(argv)
     if args.frontier and args.tables_from:
         return frontier_tables(args.tables_from)
@@ -190,19 +198,29 @@ def frontier(args: argparse.Namespace, argv: list[str]) -> int:
     limit = args.time_limit
     print(f"frontier: AMB Table 2 defaults, N {sizes}, seeds {seeds}, {limit:g} s, {args.threads} thread(s)")
     print(f"command: python benchmarks/bench_exact.py {' '.join(argv)}", flush=True)
+    tasks = [(n, seed, m) for n in sizes for seed in seeds for m in methods]
     runs: list[dict] = []
-    for n in sizes:
-        for seed in seeds:
-            for m in methods:
-                row = frontier_run(n, seed, m, limit, args.threads)
-                runs.append(row)
-                write_text(args.runs_out, "".join(json.dumps(r) + "\n" for r in runs))
-                print(
-                    f"  N={n} seed={seed} {m}: {row['status']} {row['objective']:g} bound {row['bound']:g} "
-                    f"gap {row['gap_pct']:.2f}% {row['wall_time']:.2f}s{'' if row['verified'] else ' VERIFY FAILED'}",
-                    file=sys.stderr,
-                    flush=True,
-                )
+
+    def done(row: dict) -> None:
+        runs.append(row)
+        write_text(args.runs_out, "".join(json.dumps(r) + "\n" for r in runs))
+        print(
+            f"  N={row['n']} seed={row['seed']} {row['method']}: {row['status']} {row['objective']:g} "
+            f"bound {row['bound']:g} gap {row['gap_pct']:.2f}% {row['wall_time']:.2f}s"
+            f"{'' if row['verified'] else ' VERIFY FAILED'}",
+            file=sys.stderr,
+            flush=True,
+        )
+
+    if args.jobs <= 1:
+        for n, seed, m in tasks:
+            done(frontier_run(n, seed, m, limit, args.threads))
+    else:  # largest N first, so that the long runs do not come last and leave processes idle
+        tasks.sort(key=lambda t: -t[0])
+        with ProcessPoolExecutor(max_workers=args.jobs) as pool:
+            futures = [pool.submit(frontier_run, n, seed, m, limit, args.threads) for n, seed, m in tasks]
+            for future in as_completed(futures):
+                done(future.result())
     print_frontier(runs, sizes, seeds, methods)
     return 0
 
