@@ -33,6 +33,9 @@ from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
 
 from mropt.sim.demand_index import DemandIndex
+from mropt.sim.launch_runs import LaunchRuns
+from mropt.sim.launch_runs import allowed as launch_runs_allowed
+from mropt.sim.policy import Policy
 from mropt.sim.state import MAP, REDUCE
 
 if TYPE_CHECKING:
@@ -98,6 +101,18 @@ class EventOffers(Offers):
         self._dirty: set[int] = set()  # nodes whose capacity freed at this instant
         self._held: set[int] = set()  # freed nodes a pass did not offer (see ``_pass``)
         self.freed = self._dirty.add
+        # speed only (``plain`` turns both off): the room index, on slots for a policy that names no
+        # nodes for new work, and launch runs where the run allows them (``_pass``)
+        self._room: set[int] | None = None
+        if sim.uses_slots and type(sim.policy).new_work_nodes is Policy.new_work_nodes:
+            self._room = set(range(sim.n_nodes))
+        self._runs = LaunchRuns(sim) if launch_runs_allowed(sim) else None
+
+    def plain(self) -> None:
+        """Run the plain pass only (every node when work appeared, each offered to ``assign``), as the
+        equivalence tests do."""
+        self._room = None
+        self._runs = None
 
     def down(self, node: int) -> None:
         self._dirty.discard(node)
@@ -119,6 +134,20 @@ class EventOffers(Offers):
         freed capacity but were not offered (no work to give then, or no free slot of a type
         with work) are *held* and offered at the next such pass, so such a policy still sees
         every node whose capacity grew.
+
+        Speed only, no decision changes (``tests/sim/test_sim_fifo_runs.py``):
+
+        * *the room index* (``_room``, on slots when the policy names no nodes): a superset of the
+          nodes with a free slot, which a pass after new work visits instead of every node. A
+          node joins it when its capacity frees (every such node passes through ``_dirty``, and
+          only a free or a node coming up adds a slot), and leaves it at a pass after new work
+          when it has no free slot: the plain pass would skip it (no free slot of a type with
+          work). What it would add to ``held`` then is never read (``held`` is read only for a
+          policy that names nodes).
+        * *launch runs*: a policy with an offer run (``offer_run(nodes, held, runs)``, FIFO's
+          :mod:`mropt.sim.policies.fifo_runs`) is given the pass's nodes at once and plans its
+          launches, which :class:`~mropt.sim.launch_runs.LaunchRuns` starts in bulk; it returns
+          where it stopped as the loop below would, or None to have the loop offer them.
         """
         sim = self.sim
         runnable = sim.runnable
@@ -129,12 +158,22 @@ class EventOffers(Offers):
         assign = policy.assign
         dirty = self._dirty
         held = self._held
+        room = self._room
+        runs = self._runs
+        offer_run = getattr(policy, "offer_run", None) if runs is not None else None
         while dirty or self.new_work:
+            if room is not None:
+                room.update(dirty)
             if self.new_work:
                 self.new_work = False
                 chosen = policy.new_work_nodes()
                 if chosen is None:
-                    nodes: Sequence[int] = range(sim.n_nodes)
+                    if room is not None:  # the nodes with a free slot, in node order
+                        nodes: Sequence[int] = sorted([n for n in room if free_map[n] > 0 or free_reduce[n] > 0])
+                        room.clear()
+                        room.update(nodes)
+                    else:
+                        nodes = range(sim.n_nodes)
                     held.clear()
                 else:
                     nodes = sorted(dirty.union(held, chosen))
@@ -143,9 +182,21 @@ class EventOffers(Offers):
             else:
                 nodes = sorted(dirty)
                 dirty.clear()
+            if offer_run is not None:
+                stop = offer_run(nodes, held, runs)
+                if stop is not None:
+                    if stop < len(nodes):
+                        if room is not None:
+                            room.update(dirty)
+                        dirty.clear()
+                        held.update(nodes[stop:])
+                        return
+                    continue
             for i, node in enumerate(nodes):
                 maps, reduces = runnable
                 if maps + reduces == 0:
+                    if room is not None:
+                        room.update(dirty)
                     dirty.clear()
                     held.update(nodes[i:])
                     return

@@ -110,8 +110,10 @@ def test_each_acceleration_turns_off_alone_and_any_subset_gives_the_same_event_l
 def test_without_names_only_the_policys_accelerations() -> None:
     with pytest.raises(ValueError, match="policy 'drf': no acceleration 'heap' to turn off"):
         make_policy("drf", without={"heap"})
-    with pytest.raises(ValueError, match=r"policy 'fifo': no acceleration 'index' to turn off \(known: none\)"):
+    with pytest.raises(ValueError, match=r"policy 'fifo': no acceleration 'index' to turn off \(known: runs\)"):
         make_policy("fifo", without={"index"})
+    with pytest.raises(ValueError, match=r"policy 'seq': no acceleration 'runs' to turn off \(known: none\)"):
+        make_policy("seq", without={"runs"})
     p = make_policy("ddrf", {"e1": 1, "e2": 1}, without={"parked", "runs"})
     assert p.without == {"parked", "runs"}
 

@@ -1,0 +1,143 @@
+"""Launch runs: fresh tasks a policy's offer run planned, started in bulk (speed only).
+
+In event mode a pass offers many nodes in a row (:mod:`mropt.sim.offers`), and on a saturated
+slot cluster each takes one task, mostly of the same stage as the node before it: one
+:meth:`~mropt.sim.launches.Launches.launch_tasks` call per node, about 1 us of Python each, was
+most of the FIFO model's run (``benchmarks/RESULTS.md``, issue 32). A policy that can say in
+advance what its rule would launch on each node of a pass (an *offer run*, ``Fifo``'s
+:mod:`mropt.sim.policies.fifo_runs`) hands the launches to :class:`LaunchRuns` instead: a
+*segment* is a job, a slot type and the nodes that take one task each, in launch order (a node
+repeated for several tasks), and :meth:`LaunchRuns.start` starts each segment's tasks in one
+step, with what ``launch_tasks`` would have made of them call by call: the same tasks (the
+fresh pointer's next ones), the same attempt ids, the same batch joins (the first task joins
+the open batch when it may, the others join the first: :mod:`mropt.sim.attempts`), the same
+counters, slots and recorded starts.
+
+That holds only where a launch cannot fail and every task of the stage runs alike, so a run
+is *allowed* (:func:`allowed`) on slots, with batches on, no speculation rule, no straggler
+draws and one node speed; and a stage is *eligible* (:meth:`LaunchRuns.eligible`) when it is
+its active job's current stage, of the slot type, without replicas (no locality: every task is
+the fresh pointer's), without re-queued tasks, with one task group without demands, and its
+pending tasks are the job's runnable ones. A policy plans only for eligible stages and the
+nodes it knows have the free slots, and offers a node by its plain rule otherwise (after
+:meth:`LaunchRuns.start`, so that the launches keep their order).
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from mropt.sim.state import ACTIVE, NONE, PENDING, RUNNING
+
+if TYPE_CHECKING:
+    from mropt.sim.engine import Simulation
+
+#: a planned segment: (job, slot type, the nodes taking one task each, in launch order)
+Segment = tuple[int, int, list[int]]
+
+
+def allowed(sim: Simulation) -> bool:
+    """Whether launch runs may start this run's launches (module docstring)."""
+    return (
+        sim.uses_slots
+        and sim.batches.on
+        and sim.speculation is None
+        and sim.timing.rate == 0
+        and len(set(sim.node_speed)) <= 1
+    )
+
+
+class LaunchRuns:
+    """The bulk start of planned segments for one run (module docstring)."""
+
+    def __init__(self, sim: Simulation) -> None:
+        self.sim = sim
+
+    def eligible(self, job: int, stype: int) -> bool:
+        """Whether ``job``'s tasks of ``stype`` that may launch now are an eligible stage's (module docstring)."""
+        j = self.sim.jobs[job]
+        stages, k = j.stages, j.cur
+        if j.status != ACTIVE or k >= len(stages):
+            return False
+        st = stages[k]
+        return (
+            st.type == stype
+            and st.replicas is None
+            and not st.requeue
+            and len(st.durations) == 1
+            and len(st.demands) == 1
+            and st.demands[0] is None
+            and st.pending == j.runnable[stype]
+        )
+
+    def start(self, plan: list[Segment]) -> None:
+        """Start the segments of ``plan`` in order, and empty it."""
+        for job, stype, nodes in plan:
+            self._segment(job, stype, nodes)
+        plan.clear()
+
+    def _segment(self, job: int, stype: int, nodes: list[int]) -> None:
+        """One task of an eligible stage of ``job`` on each of ``nodes``, as ``launch_tasks`` would start them."""
+        sim = self.sim
+        j = sim.jobs[job]
+        stage = j.stages[j.cur]
+        state = stage.state
+        c = len(nodes)
+        t0 = state.find(PENDING, stage.fresh)  # the fresh pointer's next task (``launch_tasks``)
+        if t0 < 0 or state.count(PENDING, t0, t0 + c) != c:  # (not seen: tasks past it are all pending)
+            for node in nodes:
+                sim.launch_tasks(job, node, stype)
+            return
+        work = sim.timing.of(stage, t0, nodes[0], NONE)  # (one node speed: the same for each)
+        now = sim.now
+        batches = sim.batches
+        o = batches.open
+        first = 0
+        if not (
+            o is not None
+            and o.work == work
+            and o.start == now
+            and batches.stage is stage
+            and o.level == NONE
+            and o.demand is None
+        ):  # the first task opens a batch, which the others join
+            state[t0] = RUNNING
+            stage.fresh = t0
+            stage.pending -= 1
+            j.runnable[stype] -= 1
+            sim.runnable[stype] -= 1
+            aid = sim._start(j, stage, t0, nodes[0], NONE, False, None, work)
+            o = sim._live[aid]
+            first = 1
+        k = c - first
+        if not k:
+            return
+        # the batch join of ``launch_tasks``, for k tasks at once
+        lo, hi = t0 + first, t0 + c
+        joined = nodes[first:] if first else nodes
+        state[lo:hi] = bytes([RUNNING]) * k
+        stage.fresh = hi - 1
+        stage.pending -= k
+        j.runnable[stype] -= k
+        sim.runnable[stype] -= k
+        aid = sim.next_attempt
+        sim.next_attempt = aid + k
+        if o.tasks is None:
+            o.tasks = [o.task, *range(lo, hi)]
+            o.nodes = [o.node, *joined]
+        else:
+            o.tasks.extend(range(lo, hi))
+            o.nodes.extend(joined)  # type: ignore[union-attr]
+        o.n += k
+        o.live += k
+        sim._live.update(dict.fromkeys(range(aid, aid + k), o))
+        stage.running += k
+        j.running[stype] += k
+        sim.busy[stype] += k
+        free = sim.free[stype]
+        for node in joined:
+            free[node] -= 1
+        if sim._util:
+            record = sim.record
+            for _ in range(k):
+                record.started(o, j)
