@@ -41,6 +41,10 @@ from mropt.sim.state import MAP, REDUCE
 if TYPE_CHECKING:
     from mropt.sim.engine import Simulation
 
+#: a policy's offer run (``EventOffers._pass_runs``): (nodes, launch runs, the nodes with a free map slot
+#: when ``nodes`` has others)
+OfferRun = Callable[[Sequence[int], LaunchRuns, "Sequence[int] | None"], None]
+
 # event classes (the order of simultaneous events, ``mropt.sim.engine``) and kinds
 C_DONE, C_KILL, C_ARRIVE, C_DECIDE = 0, 1, 2, 3
 EV_DONE, EV_DOWN, EV_UP, EV_ARRIVE, EV_TIMER, EV_HEARTBEAT, EV_SPECULATE = 0, 1, 2, 3, 4, 5, 6
@@ -102,16 +106,21 @@ class EventOffers(Offers):
         self._held: set[int] = set()  # freed nodes a pass did not offer (see ``_pass``)
         self.freed = self._dirty.add
         # speed only (``plain`` turns both off): the room index, on slots for a policy that names no
-        # nodes for new work, and launch runs where the run allows them (``_pass``)
+        # nodes for new work, and launch runs for its offer run where the run allows them (``_pass``)
         self._room: set[int] | None = None
+        self._map_room: set[int] | None = None  # (with an offer run: ``_pass_runs``)
+        self._runs: LaunchRuns | None = None
         if sim.uses_slots and type(sim.policy).new_work_nodes is Policy.new_work_nodes:
             self._room = set(range(sim.n_nodes))
-        self._runs = LaunchRuns(sim) if launch_runs_allowed(sim) else None
+            if launch_runs_allowed(sim):
+                self._map_room = set(self._room)
+                self._runs = LaunchRuns(sim)
 
     def plain(self) -> None:
         """Run the plain pass only (every node when work appeared, each offered to ``assign``), as the
         equivalence tests do."""
         self._room = None
+        self._map_room = None
         self._runs = None
 
     def down(self, node: int) -> None:
@@ -135,32 +144,31 @@ class EventOffers(Offers):
         with work) are *held* and offered at the next such pass, so such a policy still sees
         every node whose capacity grew.
 
-        Speed only, no decision changes (``tests/sim/test_sim_fifo_runs.py``):
-
-        * *the room index* (``_room``, on slots when the policy names no nodes): a superset of the
-          nodes with a free slot, which a pass after new work visits instead of every node. A
-          node joins it when its capacity frees (every such node passes through ``_dirty``, and
-          only a free or a node coming up adds a slot), and leaves it at a pass after new work
-          when it has no free slot: the plain pass would skip it (no free slot of a type with
-          work). What it would add to ``held`` then is never read (``held`` is read only for a
-          policy that names nodes).
-        * *launch runs*: a policy with an offer run (``offer_run(nodes, held, runs)``, FIFO's
-          :mod:`mropt.sim.policies.fifo_runs`) is given the pass's nodes at once and plans its
-          launches, which :class:`~mropt.sim.launch_runs.LaunchRuns` starts in bulk; it returns
-          where it stopped as the loop below would, or None to have the loop offer them.
+        Speed only, no decision changes (``tests/sim/test_sim_fifo_runs.py``): the *room index*
+        (``_room``, on slots when the policy names no nodes), the nodes that a pass after new work
+        visits instead of every node. It is a superset of the nodes with a free slot: a node
+        joins when its capacity frees (every such node passes
+        through ``_dirty``, and only an attempt's end or a node coming up adds a slot) and
+        leaves at a pass after new work when it has none, which the plain pass would skip (no
+        free slot of a type with work). What the plain pass would add to ``held`` then is never
+        read (``held`` is read only for a policy that names nodes). With an offer run,
+        :meth:`_pass_runs`.
         """
         sim = self.sim
+        policy = sim.policy
+        if self._runs is not None:
+            offer_run: OfferRun | None = getattr(policy, "offer_run", None)
+            if offer_run is not None:
+                self._pass_runs(offer_run, self._runs)
+                return
         runnable = sim.runnable
         free_map, free_reduce = sim.free
         node_up = sim.node_up
         uses_slots = sim.uses_slots
-        policy = sim.policy
         assign = policy.assign
         dirty = self._dirty
         held = self._held
         room = self._room
-        runs = self._runs
-        offer_run = getattr(policy, "offer_run", None) if runs is not None else None
         while dirty or self.new_work:
             if room is not None:
                 room.update(dirty)
@@ -182,16 +190,6 @@ class EventOffers(Offers):
             else:
                 nodes = sorted(dirty)
                 dirty.clear()
-            if offer_run is not None:
-                stop = offer_run(nodes, held, runs)
-                if stop is not None:
-                    if stop < len(nodes):
-                        if room is not None:
-                            room.update(dirty)
-                        dirty.clear()
-                        held.update(nodes[stop:])
-                        return
-                    continue
             for i, node in enumerate(nodes):
                 maps, reduces = runnable
                 if maps + reduces == 0:
@@ -206,6 +204,48 @@ class EventOffers(Offers):
                     held.add(node)
                     continue
                 assign(node)
+
+    def _pass_runs(self, offer_run: OfferRun, runs: LaunchRuns) -> None:
+        """:meth:`_pass` for a policy with an offer run (FIFO's :mod:`mropt.sim.policies.fifo_runs`).
+
+        The offer run is given a pass's nodes at once; it offers them as the loop of ``_pass``
+        would (skipping the same nodes, stopping where it would stop), plans its launches and
+        has :class:`~mropt.sim.launch_runs.LaunchRuns` start them in bulk. An offer run only
+        launches (no kill: no task becomes pending and no capacity frees during its pass), so a
+        slot type without pending tasks when a pass starts has none at its end. A pass after
+        new work is therefore given, when only maps are pending, the nodes of the room index
+        of map slots (``_map_room``, kept as ``_room`` is); when reduces are pending too, every
+        node (a pass places a reduce per node at most, on the first nodes with room: it stops
+        early) and the map room's nodes, over which it goes on once no reduce is pending. It is
+        used only with the room index (a policy that names no nodes: ``held`` is never read).
+        """
+        sim = self.sim
+        runnable = sim.runnable
+        free_map = sim.free[MAP]
+        dirty = self._dirty
+        room = self._map_room
+        assert room is not None
+        while dirty or self.new_work:
+            if dirty:
+                room.update(dirty)
+            maps, reduces = runnable
+            nodes: Sequence[int] = ()
+            map_nodes: list[int] | None = None
+            if self.new_work:
+                self.new_work = False
+                if maps:
+                    map_nodes = sorted([n for n in room if free_map[n] > 0])
+                    room.clear()
+                    room.update(map_nodes)
+                if reduces:
+                    nodes = range(sim.n_nodes)
+                elif map_nodes is not None:
+                    nodes, map_nodes = map_nodes, None
+            elif maps or reduces:
+                nodes = sorted(dirty)
+            dirty.clear()
+            if nodes:
+                offer_run(nodes, runs, map_nodes)
 
     def _speculation_pass(self, nodes: Sequence[int]) -> None:
         """After the policy's pass, offer the rule the nodes freed at this instant (every node at a

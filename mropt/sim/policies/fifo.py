@@ -20,7 +20,7 @@ heartbeat.
 from __future__ import annotations
 
 from bisect import insort
-from collections.abc import Sequence
+from functools import partial
 from typing import TYPE_CHECKING
 
 from mropt.sim.policies import fifo_runs
@@ -29,7 +29,7 @@ from mropt.sim.state import ANY, MAP, RACK, REDUCE
 from mropt.sim.view import SimView
 
 if TYPE_CHECKING:
-    from mropt.sim.launch_runs import LaunchRuns
+    from mropt.sim.offers import OfferRun
 
 
 @register_policy(
@@ -40,8 +40,8 @@ if TYPE_CHECKING:
 )
 class Fifo(Policy):
     """``assign`` is the rule, node by node; ``offer_run`` the same for an event-mode pass's nodes in
-    one loop with its launches started in bulk (:mod:`mropt.sim.policies.fifo_runs`, the acceleration
-    ``runs``: off under ``reference=True`` or ``without={"runs"}``)."""
+    one loop, its launches started in bulk (:mod:`mropt.sim.policies.fifo_runs`: the acceleration
+    ``runs``, off under ``reference=True`` or ``without={"runs"}``)."""
 
     mode = HEARTBEAT
     accelerations = ("runs",)
@@ -49,12 +49,10 @@ class Fifo(Policy):
     def start(self, sim: SimView) -> None:
         super().start(sim)
         self._queue: list[tuple[int, float, int]] = []  # (-priority, submit, job), sorted
-        self._runs = not self.reference and "runs" not in self.without
-
-    def offer_run(self, nodes: Sequence[int], held: set[int], runs: LaunchRuns) -> int | None:
-        """Offer an event pass's ``nodes`` (:func:`fifo_runs.offer_run`); None when ``runs`` is off
-        (the pass then offers each node to :meth:`assign`)."""
-        return fifo_runs.offer_run(self, nodes, held, runs) if self._runs else None
+        #: the offer run of an event pass (``mropt.sim.offers``), None when ``runs`` is off
+        self.offer_run: OfferRun | None = None
+        if not self.reference and "runs" not in self.without:
+            self.offer_run = partial(fifo_runs.offer_run, self)
 
     def on_arrival(self, job: int) -> Admission:
         j = self.sim.jobs[job]

@@ -6,21 +6,23 @@ node, maps up to its tracker's capacity from the first jobs of the queue that ha
 at most one reduce from the first job with a reduce. Within a pass no event happens and no
 launch ends a job, so what the rule reads stays what it was except for what its own launches
 change: the queue, each tracker's capacity (remaining maps; pending plus running reduces) and
-the free slots of a node not yet offered. The run therefore keeps its own counts of the
+the free slots of a node not yet offered stay. The run therefore keeps its own counts of the
 launches it planned (pending tasks left, of the cluster and of the job it takes from: jobs are
-taken from in queue order, so a pointer per slot type says where), plans each node's tasks as
-the rule would launch them, one call each, and hands them to :class:`~mropt.sim.launch_runs.LaunchRuns`,
-which starts them in the same order with the same attempts and batches.
+taken from in queue order, so a pointer per slot type says which), plans each node's tasks as
+the rule would launch them, and hands them to :class:`~mropt.sim.launch_runs.LaunchRuns`, which
+starts them in the same order with the same attempts and batches (one segment for the tasks of
+one job on consecutive nodes, where the rule made a ``launch_tasks`` call per node).
 
 A job whose stage is not eligible there (replicas, re-queued tasks, task groups, demands,
 slow-start's early reduces: :meth:`LaunchRuns.eligible`) is never planned: the run starts what
 it planned, offers that node by ``Fifo.assign`` itself and goes on from the true counts. The
-result is the plain pass's (``tests/sim/test_sim_fifo_runs.py`` compares the event logs on
-random workloads); ``make_policy("fifo", without={"runs"})`` or ``reference=True`` turn it off.
+event logs are the plain pass's (``tests/sim/test_sim_fifo_runs.py``, random workloads);
+``make_policy("fifo", without={"runs"})`` or ``reference=True`` turn it off.
 """
 
 from __future__ import annotations
 
+from bisect import bisect_right
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
@@ -31,10 +33,14 @@ if TYPE_CHECKING:
     from mropt.sim.policies.fifo import Fifo
 
 
-def offer_run(policy: Fifo, nodes: Sequence[int], held: set[int], runs: LaunchRuns) -> int:
-    """Offer ``nodes`` in order as the event pass's loop would (``mropt.sim.offers``): skip a node
-    that is down, hold one without a free slot of a type with pending tasks, stop when no task is
-    pending; the number of nodes gone through before stopping (``len(nodes)`` when none)."""
+def offer_run(policy: Fifo, nodes: Sequence[int], runs: LaunchRuns, map_nodes: Sequence[int] | None = None) -> None:
+    """Offer ``nodes`` in order as the event pass's loop would (``EventOffers._pass``): skip a node
+    that is down or without a free slot of a type with pending tasks, stop when no task is pending.
+
+    ``map_nodes``: the nodes of ``nodes`` with a free map slot, when ``nodes`` has others (the
+    pass's nodes with a free reduce slot): once no reduce is pending, only they can take a task,
+    and the run goes on over them alone (the others would be skipped).
+    """
     sim = policy.sim
     queue, jobs = policy._queue, sim.jobs
     runnable = sim.runnable
@@ -44,6 +50,9 @@ def offer_run(policy: Fifo, nodes: Sequence[int], held: set[int], runs: LaunchRu
     total_map, total_reduce = sim.total_slots
     remaining_map = sim.remaining[MAP]  # (no launch changes it)
     reduce_demand = runnable[REDUCE] + sim.busy[REDUCE]  # (a launch moves a reduce from one to the other)
+    # each tracker's capacity, by its slots: _tracker_capacity's, which nothing here changes
+    map_capacity: dict[int, int] = {}
+    reduce_capacity: dict[int, int] = {}
     eligible = runs.eligible
     plan: list[Segment] = []
     seg_job, seg_type, seg = -1, -1, [0]  # the last segment of the plan: its job, its type, its nodes
@@ -51,77 +60,91 @@ def offer_run(policy: Fifo, nodes: Sequence[int], held: set[int], runs: LaunchRu
     # taken from, what it has left (the jobs before it have none left)
     maps, reduces = runnable
     mi = ri = -1
+    m_job = r_job = -1
     m_left = r_left = 0
-    for i, node in enumerate(nodes):
-        if maps + reduces == 0:
-            runs.start(plan)
-            return i
-        if not node_up[node]:
-            continue
-        fm, fr = free_map[node], free_reduce[node]
-        if not ((maps and fm > 0) or (reduces and fr > 0)):
-            held.add(node)
-            continue
-        plain = False
-        if maps and fm > 0:
-            slots = slots_map[node]
-            capacity = min(-(-remaining_map * slots // total_map), slots) if total_map else 0
-            available = capacity - (slots - fm)
-            while available > 0:
-                if not m_left:  # the next job of the queue with maps
-                    mi += 1
-                    while mi < len(queue) and not jobs[queue[mi][2]].runnable[MAP]:
+    left = iter(nodes)
+    while True:
+        for node in left:
+            if not node_up[node]:
+                continue
+            fm, fr = free_map[node], free_reduce[node]
+            if not ((maps and fm > 0) or (reduces and fr > 0)):
+                continue
+            plain = False
+            if maps and fm > 0:
+                slots = slots_map[node]
+                capacity = map_capacity.get(slots)
+                if capacity is None:
+                    capacity = map_capacity[slots] = (
+                        min(-(-remaining_map * slots // total_map), slots) if total_map else 0
+                    )
+                available = capacity - slots + fm
+                while available > 0:
+                    if not m_left:  # the next job of the queue with maps
                         mi += 1
-                    if mi == len(queue):
-                        break
-                    job = queue[mi][2]
-                    if not eligible(job, MAP):
-                        plain = True
-                        break
-                    m_left = jobs[job].runnable[MAP]
-                job = queue[mi][2]
-                take = available if available < m_left else m_left
-                if job == seg_job and seg_type == MAP:
-                    seg += [node] * take
-                else:
-                    seg_job, seg_type, seg = job, MAP, [node] * take
-                    plan.append((job, MAP, seg))
-                available -= take
-                m_left -= take
-                maps -= take
-        if (
-            not plain
-            and reduces
-            and fr > 0
-            and total_reduce
-            and min(-(-reduce_demand * slots_reduce[node] // total_reduce), slots_reduce[node])
-            - (slots_reduce[node] - fr)
-            > 0
-        ):
-            if not r_left:  # the next job of the queue with reduces
-                ri += 1
-                while ri < len(queue) and not jobs[queue[ri][2]].runnable[REDUCE]:
-                    ri += 1
-            if ri < len(queue):
-                job = queue[ri][2]
-                if r_left or eligible(job, REDUCE):
-                    if not r_left:
-                        r_left = jobs[job].runnable[REDUCE]
-                    if job == seg_job and seg_type == REDUCE:
-                        seg.append(node)
+                        while mi < len(queue) and not jobs[queue[mi][2]].runnable[MAP]:
+                            mi += 1
+                        if mi == len(queue):
+                            break
+                        m_job = queue[mi][2]
+                        if not eligible(m_job, MAP):
+                            plain = True
+                            break
+                        m_left = jobs[m_job].runnable[MAP]
+                    take = available if available < m_left else m_left
+                    if m_job == seg_job and seg_type == MAP:
+                        if take == 1:
+                            seg.append(node)
+                        else:
+                            seg += [node] * take
                     else:
-                        seg_job, seg_type, seg = job, REDUCE, [node]
-                        plan.append((job, REDUCE, seg))
-                    r_left -= 1
-                    reduces -= 1
-                else:
-                    plain = True
-        if plain:  # a stage the run does not plan for: this node by the rule itself, from the true counts
-            runs.start(plan)
-            seg_job = -1
-            policy.assign(node)
-            maps, reduces = runnable
-            mi = ri = -1
-            m_left = r_left = 0
+                        seg_job, seg_type, seg = m_job, MAP, [node] * take
+                        plan.append((m_job, MAP, seg))
+                    available -= take
+                    m_left -= take
+                    maps -= take
+            if not plain and reduces and fr > 0:
+                slots = slots_reduce[node]
+                capacity = reduce_capacity.get(slots)
+                if capacity is None:
+                    capacity = reduce_capacity[slots] = (
+                        min(-(-reduce_demand * slots // total_reduce), slots) if total_reduce else 0
+                    )
+                if capacity - slots + fr > 0:
+                    if not r_left:  # the next job of the queue with reduces
+                        ri += 1
+                        while ri < len(queue) and not jobs[queue[ri][2]].runnable[REDUCE]:
+                            ri += 1
+                        if ri < len(queue):
+                            r_job = queue[ri][2]
+                            if eligible(r_job, REDUCE):
+                                r_left = jobs[r_job].runnable[REDUCE]
+                            else:
+                                plain = True
+                    if r_left:
+                        if r_job == seg_job and seg_type == REDUCE:
+                            seg.append(node)
+                        else:
+                            seg_job, seg_type, seg = r_job, REDUCE, [node]
+                            plan.append((r_job, REDUCE, seg))
+                        r_left -= 1
+                        reduces -= 1
+            if plain:  # a stage the run does not plan for: this node by the rule itself, from the true counts
+                runs.start(plan)
+                seg_job = -1
+                policy.assign(node)
+                maps, reduces = runnable
+                mi = ri = -1
+                m_left = r_left = 0
+            if not reduces:
+                if not maps:
+                    runs.start(plan)
+                    return
+                if map_nodes is not None:
+                    break
+        else:
+            break
+        # no reduce pending, maps are: the rest of the pass is its nodes with a free map slot
+        left = iter(map_nodes[bisect_right(map_nodes, node) :])
+        map_nodes = None
     runs.start(plan)
-    return len(nodes)
