@@ -46,39 +46,36 @@ def offer_run(policy: Fifo, nodes: Sequence[int], runs: LaunchRuns, map_nodes: S
     runnable = sim.runnable
     free_map, free_reduce = sim.free
     slots_map, slots_reduce = sim.slots
-    node_up = sim.node_up
     total_map, total_reduce = sim.total_slots
     remaining_map = sim.remaining[MAP]  # (no launch changes it)
     reduce_demand = runnable[REDUCE] + sim.busy[REDUCE]  # (a launch moves a reduce from one to the other)
-    # each tracker's capacity, by its slots: _tracker_capacity's, which nothing here changes
-    map_capacity: dict[int, int] = {}
-    reduce_capacity: dict[int, int] = {}
+    # a tracker's capacity less its slots, by its slots (``Fifo._tracker_capacity``, which nothing here changes)
+    map_room: dict[int, int] = {}
+    reduce_room: dict[int, int] = {}
     eligible = runs.eligible
     plan: list[Segment] = []
-    seg_job, seg_type, seg = -1, -1, [0]  # the last segment of the plan: its job, its type, its nodes
+    seg: list[int] = []  # the nodes of the plan's last segment
+    seg_of = 0  # whose the last segment is: 1 the map job's (``m_job``), 2 the reduce job's, 0 another's
     # the counts as the planned launches leave them; a pointer per type into the queue: the job
     # taken from, what it has left (the jobs before it have none left)
     maps, reduces = runnable
     mi = ri = -1
     m_job = r_job = -1
     m_left = r_left = 0
+    plain = False  # a node to offer by the rule itself
     left = iter(nodes)
     while True:
+        # a node with a free slot is up (a node down has none): the tests of a node are on its slots
         for node in left:
-            if not node_up[node]:
-                continue
-            fm, fr = free_map[node], free_reduce[node]
-            if not ((maps and fm > 0) or (reduces and fr > 0)):
-                continue
-            plain = False
+            fm = free_map[node]
             if maps and fm > 0:
                 slots = slots_map[node]
-                capacity = map_capacity.get(slots)
-                if capacity is None:
-                    capacity = map_capacity[slots] = (
-                        min(-(-remaining_map * slots // total_map), slots) if total_map else 0
-                    )
-                available = capacity - slots + fm
+                try:
+                    available = map_room[slots] + fm
+                except KeyError:
+                    capacity = min(-(-remaining_map * slots // total_map), slots) if total_map else 0
+                    map_room[slots] = capacity - slots
+                    available = capacity - slots + fm
                 while available > 0:
                     if not m_left:  # the next job of the queue with maps
                         mi += 1
@@ -87,55 +84,69 @@ def offer_run(policy: Fifo, nodes: Sequence[int], runs: LaunchRuns, map_nodes: S
                         if mi == len(queue):
                             break
                         m_job = queue[mi][2]
+                        if seg_of == 1:
+                            seg_of = 0
                         if not eligible(m_job, MAP):
                             plain = True
                             break
                         m_left = jobs[m_job].runnable[MAP]
                     take = available if available < m_left else m_left
-                    if m_job == seg_job and seg_type == MAP:
+                    if seg_of == 1:
                         if take == 1:
                             seg.append(node)
                         else:
                             seg += [node] * take
                     else:
-                        seg_job, seg_type, seg = m_job, MAP, [node] * take
+                        seg = [node] * take
+                        seg_of = 1
                         plan.append((m_job, MAP, seg))
                     available -= take
                     m_left -= take
                     maps -= take
-            if not plain and reduces and fr > 0:
+                fr = free_reduce[node]
+            elif reduces:
+                fr = free_reduce[node]
+                if fr <= 0:
+                    continue
+            else:
+                continue
+            if reduces and fr > 0 and not plain:
                 slots = slots_reduce[node]
-                capacity = reduce_capacity.get(slots)
-                if capacity is None:
-                    capacity = reduce_capacity[slots] = (
-                        min(-(-reduce_demand * slots // total_reduce), slots) if total_reduce else 0
-                    )
-                if capacity - slots + fr > 0:
+                try:
+                    room = reduce_room[slots]
+                except KeyError:
+                    capacity = min(-(-reduce_demand * slots // total_reduce), slots) if total_reduce else 0
+                    room = reduce_room[slots] = capacity - slots
+                if room + fr > 0:
                     if not r_left:  # the next job of the queue with reduces
                         ri += 1
                         while ri < len(queue) and not jobs[queue[ri][2]].runnable[REDUCE]:
                             ri += 1
                         if ri < len(queue):
                             r_job = queue[ri][2]
+                            if seg_of == 2:
+                                seg_of = 0
                             if eligible(r_job, REDUCE):
                                 r_left = jobs[r_job].runnable[REDUCE]
                             else:
                                 plain = True
                     if r_left:
-                        if r_job == seg_job and seg_type == REDUCE:
+                        if seg_of == 2:
                             seg.append(node)
                         else:
-                            seg_job, seg_type, seg = r_job, REDUCE, [node]
+                            seg = [node]
+                            seg_of = 2
                             plan.append((r_job, REDUCE, seg))
                         r_left -= 1
                         reduces -= 1
             if plain:  # a stage the run does not plan for: this node by the rule itself, from the true counts
                 runs.start(plan)
-                seg_job = -1
+                seg_of = 0
                 policy.assign(node)
                 maps, reduces = runnable
                 mi = ri = -1
                 m_left = r_left = 0
+                plain = False
             if not reduces:
                 if not maps:
                     runs.start(plan)
