@@ -115,6 +115,8 @@ class EventOffers(Offers):
             if launch_runs_allowed(sim):
                 self._map_room = set(self._room)
                 self._runs = LaunchRuns(sim)
+        if self.spec is None:  # (the pass alone: no call in between)
+            self.after_instant = self._pass  # type: ignore[method-assign]
 
     def plain(self) -> None:
         """Run the plain pass only (every node when work appeared, each offered to ``assign``), as the
