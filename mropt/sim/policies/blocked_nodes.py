@@ -11,6 +11,7 @@ node by node at every arrival.
 
 from __future__ import annotations
 
+from array import array
 from collections.abc import Sequence
 
 import numpy as np
@@ -19,31 +20,41 @@ _EPS = 1e-9
 
 
 class BlockedNodes:
-    """Per node: blocked or not, its free capacity when blocked, its epoch and the jobs that declined it."""
+    """Per node: blocked or not, its free capacity when blocked, its epoch and the jobs that declined it.
+
+    ``flag``, ``epoch`` and ``free`` are numpy views of Python buffers: :meth:`block` and :meth:`take`
+    (a few million calls on a saturated day, one per offer) read and write the buffers item by item
+    without numpy's per-item cost, and :meth:`worth_offering` compares all nodes at once through
+    the views. A blocked capacity is copied into ``free`` only when :meth:`worth_offering` needs it.
+    """
 
     def __init__(self, n_nodes: int, width: int) -> None:
-        self.flag = np.zeros(n_nodes, dtype=bool)
+        self._flag = bytearray(n_nodes)
+        self._epoch = array("q", bytes(8 * n_nodes))
+        self.flag = np.frombuffer(self._flag, dtype=bool)
+        self.epoch = np.frombuffer(self._epoch, dtype=np.int64)
         self.free = np.zeros((n_nodes, width))
-        self.epoch = np.zeros(n_nodes, dtype=np.int64)
         self._free_list: list[list[float]] = [[] for _ in range(n_nodes)]
+        self._unsynced: set[int] = set()  # blocked nodes whose row of ``free`` is out of date
         self._decliners: dict[int, tuple[int, ...]] = {}
 
     def block(self, node: int, free: list[float], epoch: int, decliners: tuple[int, ...]) -> None:
-        self.flag[node] = True
-        self.free[node] = free
+        self._flag[node] = 1
         self._free_list[node] = free
-        self.epoch[node] = epoch
+        self._unsynced.add(node)
+        self._epoch[node] = epoch
         if decliners:
             self._decliners[node] = decliners
-        else:
+        elif self._decliners:
             self._decliners.pop(node, None)
 
     def take(self, node: int) -> tuple[list[float], int, tuple[int, ...]] | None:
         """Unblock ``node``; its (free capacity, epoch, decliners) when it was blocked, else None."""
-        if not self.flag[node]:
+        if not self._flag[node]:
             return None
-        self.flag[node] = False
-        return self._free_list[node], int(self.epoch[node]), self._decliners.pop(node, ())
+        self._flag[node] = 0
+        decliners = self._decliners.pop(node, ()) if self._decliners else ()
+        return self._free_list[node], self._epoch[node], decliners
 
     def worth_offering(self, needs: Sequence[Sequence[float]], epoch: int) -> list[int]:
         """The nodes to offer now that tasks needing ``needs`` (capacity vectors) may wait.
@@ -52,6 +63,10 @@ class BlockedNodes:
         again) or where one of ``needs`` fits; the other blocked nodes move their epoch to
         ``epoch``: the jobs before it were just found too big for them.
         """
+        if self._unsynced:
+            nodes = list(self._unsynced)
+            self._unsynced.clear()
+            self.free[nodes] = [self._free_list[node] for node in nodes]
         offer = ~self.flag
         for node in self._decliners:
             offer[node] = True

@@ -228,19 +228,25 @@ class _DrfBase(DrfOffers, Policy):
             self._in_heap[u] = True
             heapq.heappush(self._heap, self._entry[u])
 
-    def _add(self, u: int, demand: tuple[float, ...] | None, stype: int, count: float = 1.0) -> None:
-        """``count`` more (negative: fewer) tasks of ``demand`` and slot type held by user ``u``."""
+    def _add(self, u: int, demand: tuple[float, ...] | None, stype: int, count: float = 1.0, times: int = 1) -> None:
+        """``count`` more (negative: fewer) tasks of ``demand`` and slot type held by user ``u``,
+        added ``times`` times in a row: the same sums as that many calls (a run of launches)."""
         use = self._use[u]
         vec = self._vector(demand, stype)[0]
         if self._two:
-            a = use[0] = use[0] + count * vec[0]
-            b = use[1] = use[1] + count * vec[1]
+            a, b = use
+            x, y = count * vec[0], count * vec[1]
+            for _ in range(times):
+                a += x
+                b += y
+            use[0], use[1] = a, b
             totals = self._totals
             self._share[u] = max(a / totals[0], b / totals[1])
             return
-        for k, x in enumerate(vec):
-            if x:
-                use[k] += count * x
+        for _ in range(times):
+            for k, x in enumerate(vec):
+                if x:
+                    use[k] += count * x
         self._share[u] = self._dominant(use)
 
     # -- hooks ------------------------------------------------------------------------------

@@ -12,6 +12,7 @@ and a user that stays first after a launch gets its next tasks in one ``sim.laun
 from __future__ import annotations
 
 import heapq
+import math
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
@@ -90,7 +91,9 @@ class DrfOffers:
         def _next_tie(self, u: int) -> float: ...
         def _push(self, u: int, tie: float | None = None) -> None: ...
         def _flush(self) -> None: ...
-        def _add(self, u: int, demand: tuple[float, ...] | None, stype: int, count: float = 1.0) -> None: ...
+        def _add(
+            self, u: int, demand: tuple[float, ...] | None, stype: int, count: float = 1.0, times: int = 1
+        ) -> None: ...
         def _after_launch(self, job: int, level: int) -> None: ...
         def _run_level(self, job: int) -> int | None: ...
         def _offer(self, job: int, node: int) -> int: ...
@@ -127,6 +130,7 @@ class DrfOffers:
                 exhausted = True  # the scan below would find every job too big for the node
                 break
             launcher = -1
+            tie = None  # the launcher's next tie key, when ``_launch_run`` knows it
             # the first parked user that fits (``best``, once ``known``: class docstring)
             best = None
             known = False
@@ -178,13 +182,13 @@ class DrfOffers:
                 if launcher >= 0:
                     # (not when the node holds no second such task: the usual case when saturated)
                     if self._runs and not _over(self._launched_demand, free_res):
-                        self._launch_run(u, job, node, heap, best if known else _UNKNOWN)
+                        tie = self._launch_run(u, job, node, heap, best if known else _UNKNOWN)
                     break
                 self._set_aside(entry, has_work, user_declined, aside)
             if launcher < 0:
                 exhausted = True
                 break
-            self._push(launcher)  # the launching user's new share
+            self._push(launcher, tie)  # the launching user's new share
         else:
             exhausted = True  # full: what is left is below every task's demand (no job fits)
         for entry in aside:
@@ -226,7 +230,7 @@ class DrfOffers:
         if block is None:
             return False
         then, epoch, decliners = block
-        now_cap = self._capacity(node)
+        now_cap = self.sim.free_resources[node] if not self._slots else self._capacity(node)
         if len(now_cap) == 2:
             grew = now_cap[0] > then[0] + _EPS or now_cap[1] > then[1] + _EPS
         else:
@@ -247,7 +251,9 @@ class DrfOffers:
         keys = self._parked_at[u]
         return entry[3] == self._ver[u] and keys is not None and key in keys
 
-    def _launch_run(self, u: int, job: int, node: int, heap: list[tuple[float, float, int, int]], best: Any) -> None:
+    def _launch_run(
+        self, u: int, job: int, node: int, heap: list[tuple[float, float, int, int]], best: Any
+    ) -> float | None:
         """User ``u`` just launched a task of ``job`` on ``node``: launch at once the next ones it would get.
 
         One at a time, the offer of the node would go on with the first user in DRF's order; ``u``
@@ -258,17 +264,19 @@ class DrfOffers:
         shrank since, so no other parked user can come first).
         Those launches are made by one ``sim.launch(count=k)``, which starts exactly what k
         calls would (stopping where a task does not fit or none is left at the level).
+        Returns the user's next tie key (``_next_tie``) when it was looked up and nothing was
+        launched (nothing changed since: the caller's ``_push`` takes it), else None.
         """
         sim = self.sim
         j = sim.jobs[job]
         stype = self._launched_type
         stage = j.launchable(stype, sim.slowstart)
         if stage is None or len(stage.demands) != 1:
-            return
+            return None
         limit = min(j.runnable[stype], self._fit_count(node, stage.demands[0], stype))
         level = self._run_level(job)
         if limit <= 0 or level is None:
-            return  # (the usual case on a saturated cluster: the launch filled the node)
+            return None  # (the usual case on a saturated cluster: the launch filled the node)
         ver = self._ver
         while heap and heap[0][3] != ver[heap[0][2]]:
             heapq.heappop(heap)
@@ -280,25 +288,53 @@ class DrfOffers:
         if best is not None and (rival is None or best[0][:3] < rival):
             rival = best[0][:3]
         vec = self._vector(stage.demands[0], stype)[0]
-        use = list(self._use[u])
         tie = self._next_tie(u)
+        # nobody else could take the node (no rival): every task that fits
+        count = limit if rival is None else self._run_length(u, vec, tie, rival, limit)
+        if count == 0:
+            return tie
+        _, started, got, _ = sim.launch_tasks(job, node, stype, level, count)
+        if started:
+            # the shares of ``started`` calls of ``_add``; ``_after_launch`` of a run is the same
+            # each time (its level is the run's), so once is what ``started`` calls leave
+            self._add(u, stage.demands[0], stype, 1.0, started)
+            self._after_launch(job, got)
+        return None
+
+    def _run_length(self, u: int, vec: list[float], tie: float, rival: tuple[Any, ...], limit: int) -> int:
+        """How many of ``limit`` more tasks of resource vector ``vec`` user ``u`` takes in a row: while
+        its key before each, ``share_key_with_tie`` of its share then, is below ``rival``'s.
+
+        The key rounds the share to 12 significant digits, which moves it by less than 5e-12 of
+        itself; so a share below (above) a positive rival's by more than 1e-11 of it has a key below
+        (above) the rival's without the rounding being made (only shares that close are rounded).
+        The shares are summed task by task, as ``_add`` sums them.
+        """
+        use = list(self._use[u])
+        r = rival[0]
+        low, high = (r * (1.0 - 1e-11), r * (1.0 + 1e-11)) if r > 0 else (-math.inf, math.inf)
         count = 0
-        if rival is None:
-            count = limit  # nobody else could take the node: every task that fits
+        if self._two:
+            a, b = use
+            x, y = vec
+            t0, t1 = self._totals
+            while count < limit:
+                share = max(a / t0, b / t1)
+                if share >= low and (share > high or not share_key_with_tie(share, tie, u) < rival):
+                    break
+                count += 1
+                a += x
+                b += y
+            return count
         while count < limit:
-            key = share_key_with_tie(self._dominant(use), tie, u)
-            if rival is not None and not key < rival:
+            share = self._dominant(use)
+            if share >= low and (share > high or not share_key_with_tie(share, tie, u) < rival):
                 break
             count += 1
             for k, x in enumerate(vec):
                 if x:
                     use[k] += x
-        if count == 0:
-            return
-        _, started, got, _ = sim.launch_tasks(job, node, stype, level, count)
-        for _ in range(started):
-            self._add(u, stage.demands[0], stype)
-            self._after_launch(job, got)
+        return count
 
     def _fit_count(self, node: int, demand: tuple[float, ...] | None, stype: int) -> int:
         """How many tasks of ``demand`` and slot type the node's free capacity holds."""
