@@ -24,12 +24,16 @@ four class lists with one index each (reading each list again after every event,
 have made it), going back to the lowest class after every event as ``drain`` does, and closes
 the instant with a heap pop and a dictionary delete. ``drain`` is the rule;
 ``tests/sim/test_sim_event_queue.py`` checks the engine's walk against it.
+
+Heartbeat mode keeps its heartbeats out of the queue until their instant is due
+(``mropt.sim.lone_beats``); :attr:`EventQueue.before_decide` lets it put a heartbeat held at a
+time into the queue before a timer pushed later at that time, in the order of their pushes.
 """
 
 from __future__ import annotations
 
 import heapq
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import Any
 
 #: the number of event classes (``mropt.sim.engine``: C_DONE, C_KILL, C_ARRIVE, C_DECIDE)
@@ -41,13 +45,16 @@ _NONE: Any = ()
 class EventQueue:
     """Distinct times in a heap; per time, one list of (kind, arg) per class (module docstring)."""
 
-    __slots__ = ("times", "at")
+    __slots__ = ("times", "at", "before_decide")
 
     def __init__(self) -> None:
         #: the distinct times waiting, a binary heap (read by the engine's loop: module docstring)
         self.times: list[float] = []
         #: per time, its N_CLASSES lists of (kind, arg) (a class without events: the empty tuple)
         self.at: dict[float, list[list[tuple[int, Any]]]] = {}
+        #: called with the time before an event of the last class (timers, heartbeats) is pushed:
+        #: heartbeats held outside the queue (``mropt.sim.lone_beats``) pushed before it go in first
+        self.before_decide: Callable[[float], None] | None = None
 
     def __bool__(self) -> bool:
         return bool(self.times)
@@ -57,6 +64,8 @@ class EventQueue:
         return sum(len(events) for lists in self.at.values() for events in lists)
 
     def push(self, time: float, cls: int, kind: int, arg: Any) -> None:
+        if cls == 3 and self.before_decide is not None:  # (the last class, N_CLASSES - 1)
+            self.before_decide(time)
         lists = self.at.get(time)
         if lists is None:
             lists = self.at[time] = [_NONE, _NONE, _NONE, _NONE]  # (N_CLASSES)

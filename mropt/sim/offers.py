@@ -35,6 +35,7 @@ from typing import TYPE_CHECKING
 from mropt.sim.demand_index import DemandIndex
 from mropt.sim.launch_runs import LaunchRuns
 from mropt.sim.launch_runs import allowed as launch_runs_allowed
+from mropt.sim.lone_beats import HeldBeats
 from mropt.sim.policy import Policy
 from mropt.sim.state import MAP, REDUCE
 
@@ -283,13 +284,23 @@ class HeartbeatOffers(Offers):
         # slots, no task demands, no rule: ``_room`` is a test of counts, inlined in ``_schedule_all``
         # and in ``_beat_counts``, which is then ``beat`` (speed only: ``plain`` turns both off)
         self._counts_only = sim.uses_slots and self._fit_index is None and self.spec is None
+        # there too, the heartbeats wait in a heap of their own and the lone ones run without an
+        # instant of the queue (:mod:`mropt.sim.lone_beats`; speed only, ``plain`` turns it off)
+        self._held: HeldBeats | None = None
         if self._counts_only:
             self.beat = self._beat_counts  # type: ignore[method-assign]
+            self._held = HeldBeats(self)
+            self._push = self._held.hold
+            sim._queue.before_decide = self._held.release_at
 
     def plain(self) -> None:
-        """Run the plain rules only (``beat``, ``_schedule``, ``_room``), as the equivalence test does."""
+        """Run the plain rules only (``beat``, ``_schedule``, ``_room``; every heartbeat an event of
+        the queue), as the equivalence test does."""
         self._counts_only = False
         self.beat = type(self).beat.__get__(self)  # type: ignore[method-assign]
+        self._held = None
+        self._push = self.sim._queue.push
+        self.sim._queue.before_decide = None
 
     def work_appeared(self, job: int | None) -> None:
         self.new_work = True
@@ -297,9 +308,14 @@ class HeartbeatOffers(Offers):
             self._fit_index.note(job)
 
     def after_instant(self) -> None:
+        held = self._held
+        if held is not None and self.sim.stalled:  # the engine cleared its queue: the held heartbeats were in it
+            held.clear()
         if self.new_work:
             self.new_work = False
             self._schedule_all()
+        if held is not None and held.heap:
+            held.run()
 
     def _schedule_all(self) -> None:
         """New work: ``_schedule`` every node whose heartbeat is not scheduled, in node order.

@@ -112,7 +112,13 @@ class Recorder:
         self._pool_busy: dict[tuple[int, int], int] = {}
         self._changed: set[tuple[int, int]] = set()
         self._last_total = [-1, -1, -1, -1]
+        self._skip_flush = False  # (``skip_next_flush``)
         self.job_end_order: list[int] = []
+
+    @property
+    def utilisation(self) -> bool:
+        """Whether utilisation rows are recorded (``flush`` at the end of every instant)."""
+        return self._utilisation
 
     # -- hooks called by the engine ---------------------------------------------------------
     def started(self, attempt: Attempt, job: Job) -> None:
@@ -306,6 +312,9 @@ class Recorder:
         """End of an instant: a utilisation row for every count that changed in it."""
         if not self._utilisation:
             return
+        if self._skip_flush:
+            self._skip_flush = False
+            return
         sim = self.sim
         busy, slots, last = sim.busy, sim.total_slots, self._last_total
         # most instants change no count (a heartbeat that launched nothing): nothing to build
@@ -328,6 +337,12 @@ class Recorder:
                 pool, stype = key
                 self._row(now, stype, pool, self._pool_busy[key], total[2 + stype])
             self._changed.clear()
+
+    def skip_next_flush(self) -> None:
+        """The next flush does nothing: the changes since the last one belong to an instant the
+        engine has still to end (a lone heartbeat ran ahead of it and pushed an event at its own
+        time, ``mropt.sim.lone_beats``), not to the one it is ending."""
+        self._skip_flush = self._utilisation
 
     def _row(self, time: float, stype: int, pool: int, busy: int, cap: int) -> None:
         self.u_time.append(time)

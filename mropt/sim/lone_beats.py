@@ -1,0 +1,148 @@
+"""Lone heartbeats, run without an instant of the engine's queue (heartbeat mode, speed only).
+
+A SWIM day under ``fair`` is 4 million instants for 756 k tasks, nearly all of them a single
+heartbeat: new work schedules every idle node's heartbeat (``HeartbeatOffers._schedule_all``),
+the first ones take the work, and 2.3 M of the 3.8 M heartbeats then find no room; most of the
+others launch nothing (a job waiting for a local map). Each was an instant of the engine's queue:
+a push (a dictionary entry and its class lists), the engine's walk, a heap pop, the end of the
+instant.
+
+:class:`HeldBeats` keeps the heartbeats :class:`~mropt.sim.offers.HeartbeatOffers` schedules in a
+heap of its own instead (``hold``: a node has at most one scheduled, so at most one per node). At
+the end of every instant (``HeartbeatOffers.after_instant``) it looks at the earliest held one:
+
+* due strictly before the queue's next instant, it is *lone*: nothing else happens at its time,
+  and the queue holds nothing before it. :meth:`HeldBeats.run` does there what the engine's loop
+  does with such an instant: ``sim.now`` becomes its time (unless the heartbeat finds no room:
+  then it only counts), the event is counted in ``sim.events``, the heartbeat runs
+  (``HeartbeatOffers.beat``), a run that stalled has its queue cleared, and the instant ends
+  (new work schedules heartbeats; the utilisation rows are flushed at its time);
+* due at the queue's next instant, or next when the queue is empty (the engine would stop, or
+  stop at ``until``), it is pushed into the queue: the engine runs it there, after the instant's
+  completions, kills and arrivals and in push order among its timers;
+* due after ``until``: it waits (the engine stops before it).
+
+The order of the events, their count and every decision stay the engine's: a heartbeat held at
+the time of a timer pushed later (a policy's ``wake_at``) is pushed into the queue first
+(:attr:`mropt.sim.event_queue.EventQueue.before_decide`, :meth:`HeldBeats.release_at`), as it
+was pushed first; an event a lone heartbeat pushes at its own time (a task of no duration, a
+timer for now) makes the rest of that instant the engine's, whose flush of the utilisation rows
+at the instant before is then skipped (``Recorder.skip_next_flush``). ``HeartbeatOffers.plain``
+turns this off; ``tests/sim/test_sim_heartbeat_counts.py`` requires the same event log, event
+count and stall of both.
+"""
+
+from __future__ import annotations
+
+import math
+from heapq import heapify, heappop, heappush
+from typing import TYPE_CHECKING
+
+from mropt.sim.state import MAP, REDUCE
+
+if TYPE_CHECKING:
+    from mropt.sim.offers import HeartbeatOffers
+
+#: the engine's class and kind of a heartbeat (``mropt.sim.offers``: C_DECIDE, EV_HEARTBEAT)
+_C_DECIDE, _EV_HEARTBEAT = 3, 5
+
+
+class HeldBeats:
+    """The heartbeats scheduled and not yet in the engine's queue (module docstring)."""
+
+    __slots__ = ("offers", "sim", "heap", "at", "open")
+
+    def __init__(self, offers: HeartbeatOffers) -> None:
+        self.offers = offers
+        self.sim = offers.sim
+        #: (time, node), a heap; ``at``: time -> node of each entry (times are distinct: below)
+        self.heap: list[tuple[float, int]] = []
+        self.at: dict[float, int] = {}
+        #: the time of the lone heartbeat running (:meth:`run`), else None
+        self.open: float | None = None
+
+    def hold(self, time: float, cls: int, kind: int, node: int) -> None:
+        """Schedule ``node``'s heartbeat at ``time`` (the signature of ``EventQueue.push``).
+
+        A heartbeat at an instant the queue holds (the one the engine is walking, among others)
+        or at the lone heartbeat's running goes into the queue: it is that instant's event. Two
+        nodes' heartbeats never share a time (their phases differ by a fraction of the
+        interval); should they, the second goes into the queue too, in its place."""
+        queue = self.sim._queue
+        if time in queue.at or time in self.at or time == self.open:
+            queue.push(time, cls, kind, node)
+            return
+        self.at[time] = node
+        heappush(self.heap, (time, node))
+
+    def release_at(self, time: float) -> None:
+        """An event of the heartbeats' class is being pushed at ``time``: a heartbeat held there was
+        pushed before it, so it goes into the queue first (``EventQueue.before_decide``)."""
+        node = self.at.pop(time, None)
+        if node is not None:
+            self.heap.remove((time, node))
+            heapify(self.heap)
+            self.sim._queue.push(time, _C_DECIDE, _EV_HEARTBEAT, node)
+
+    def clear(self) -> None:
+        """The engine cleared its queue (a stalled run): the held heartbeats were in it."""
+        self.heap.clear()
+        self.at.clear()
+
+    def run(self) -> None:
+        """Run the lone heartbeats due before the queue's next instant; push the one due at it (module docstring)."""
+        offers = self.offers
+        sim = self.sim
+        heap, at = self.heap, self.at
+        queue = sim._queue
+        times = queue.times
+        until = math.inf if sim.until is None else sim.until
+        record = sim.record
+        flush = record.flush if record.utilisation else None
+        node_up = sim.node_up
+        runnable = sim.runnable
+        free_map, free_reduce = sim.free
+        pending = offers._pending
+        beat = offers.beat
+        flushed = False
+        while heap:
+            time, node = heap[0]
+            if not times or time >= times[0]:
+                if times and time > times[0]:
+                    return
+                heappop(heap)
+                del at[time]
+                queue.push(time, _C_DECIDE, _EV_HEARTBEAT, node)  # the engine runs it in that instant
+                return
+            if time > until:
+                return
+            heappop(heap)
+            del at[time]
+            sim.events += 1
+            # no room (``_beat_counts``' first test): the heartbeat only ends its node's schedule
+            if not (
+                node_up[node]
+                and ((runnable[MAP] > 0 and free_map[node] > 0) or (runnable[REDUCE] > 0 and free_reduce[node] > 0))
+            ):
+                pending[node] = 0
+                continue
+            if flush is not None and not flushed:  # the rows of the engine's instant, at its time, first
+                flush(sim.now)
+                flushed = True
+            sim.now = self.open = time
+            beat(node)
+            self.open = None
+            if sim.stalled:  # the engine's loop clears its queue after a stalled heartbeat
+                queue.clear()
+                self.clear()
+            elif times and times[0] <= time:  # it pushed an event at its own time: the engine ends that instant
+                record.skip_next_flush()
+                return
+            if offers.new_work:  # the end of its instant (HeartbeatOffers.after_instant, then the rows)
+                offers.new_work = False
+                offers._schedule_all()
+            if flush is not None:
+                flush(time)
+
+
+__all__ = ["HeldBeats"]

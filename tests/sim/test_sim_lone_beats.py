@@ -1,0 +1,103 @@
+"""Heartbeat mode's lone heartbeats (``mropt.sim.lone_beats``: run outside the engine's queue when
+nothing else happens at their time) keep the engine's order, counts and outputs.
+
+Beside ``test_sim_heartbeat_counts`` (the same random workloads, stalls), these runs stop at a
+random ``until``, record utilisation, and run a policy that acts at a heartbeat at the
+heartbeat's own time (it kills the attempt it just started, whose node then beats again at that
+time, and sets a timer for now): the rest of such an instant is the engine's. A run on the fast
+path and one on the plain rules (``HeartbeatOffers.plain``: every heartbeat an event of the
+queue) must give the same event log, event count, stop, final time and utilisation rows.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Hashable
+from typing import Any
+
+import numpy as np
+import pytest
+from test_sim_heartbeat_reference import fair_params, random_workload
+
+from mropt.model.workload import WorkloadInstance
+from mropt.sim.engine import Simulation
+from mropt.sim.event_queue import EventQueue
+from mropt.sim.lone_beats import HeldBeats
+from mropt.sim.offers import C_DECIDE, EV_HEARTBEAT, EV_TIMER, HeartbeatOffers
+from mropt.sim.policies.fifo import Fifo
+from mropt.sim.policy import Policy, make_policy
+
+
+class _Restless(Fifo):
+    """FIFO that, at some heartbeats that launched, kills the attempt it started (its node has
+    room again at this very time) or sets a timer for now."""
+
+    def start(self, sim: Any) -> None:
+        super().start(sim)
+        self.acts = 0
+
+    def assign(self, node: int) -> None:
+        before = self.sim.next_attempt
+        super().assign(node)
+        if self.sim.next_attempt == before or self.acts >= 6:
+            return
+        self.acts += 1
+        if self.acts % 2:
+            self.sim.kill(self.sim.next_attempt - 1)
+        else:
+            self.sim.wake_at(self.sim.now, "now")
+
+    def on_timer(self, tag: Hashable) -> None:
+        pass
+
+
+def run(w: WorkloadInstance, policy: Policy, plain: bool, until: float | None, limit: int) -> tuple[Any, ...]:
+    sim = Simulation(w, policy, seed=3, mode="heartbeat", stall_limit=limit, until=until)
+    offers = sim.offers
+    assert isinstance(offers, HeartbeatOffers)
+    assert (offers._held is not None) is True  # slots, no demands, no rule: the lone path is on
+    if plain:
+        offers.plain()
+    rec = sim.run()
+    util = rec.utilisation_columns()
+    rows = (util["time"].tolist(), util["slot_type"], util["pool"], util["busy"].tolist(), util["capacity"].tolist())
+    return rec.event_log_hash(), sim.events, sim.stalled, sim.stopped, sim.now, rows
+
+
+@pytest.mark.parametrize("policy", ["fair", "restless"])
+def test_lone_heartbeats_give_the_plain_rules_outputs(policy: str) -> None:
+    rng = random.Random(f"lone-beats-{policy}")
+    for _ in range(25):
+        w = random_workload(rng)
+        params = fair_params(rng) if policy == "fair" else {}
+        until = rng.choice([None, float(rng.randint(5, 60)), rng.randint(5, 60) + 0.75])
+        limit = rng.choice([3, 300])
+        fast, plain = (
+            (run(w, make_policy("fair", params) if policy == "fair" else _Restless(), side, until, limit))
+            for side in (False, True)
+        )
+        assert fast == plain, (policy, params, until, limit, w)
+
+
+def test_a_timer_pushed_at_a_held_heartbeats_time_comes_after_it() -> None:
+    """The heartbeat was scheduled first: ``before_decide`` puts it into the queue before the timer."""
+    queue = EventQueue()
+
+    class _Sim:  # what HeldBeats reads of the engine here
+        _queue = queue
+
+    class _Offers:
+        sim = _Sim()
+
+    held = HeldBeats(_Offers())  # type: ignore[arg-type]
+    queue.before_decide = held.release_at
+    held.hold(6.0, C_DECIDE, EV_HEARTBEAT, 4)
+    held.hold(9.0, C_DECIDE, EV_HEARTBEAT, 2)
+    queue.push(6.0, C_DECIDE, EV_TIMER, "t")  # released: node 4 first
+    queue.push(7.0, C_DECIDE, EV_TIMER, "u")  # nothing held at 7
+    queue.push(9.0, 0, 0, "done")  # a completion: another class, the heartbeat stays held
+    assert queue.at[6.0][C_DECIDE] == [(EV_HEARTBEAT, 4), (EV_TIMER, "t")]
+    assert queue.at[7.0][C_DECIDE] == [(EV_TIMER, "u")]
+    assert held.heap == [(9.0, 2)] and held.at == {9.0: 2}
+    assert len(queue) == 4
+    assert np.isclose(sorted(queue.times)[0], 6.0)
