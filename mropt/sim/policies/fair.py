@@ -190,6 +190,7 @@ class Fair(FairOffers, FairPreemption, Policy):
         self.waited = [0.0] * n
         self.skipped: list[int] = []
         self.no_locality: dict[tuple[int, int], bool] = {}
+        self.input_places: dict[int, tuple[int, frozenset[int] | None, frozenset[int]]] = {}  # (FairOffers)
         self.dirty: set[int] = set()  # jobs whose candidate keys may have changed
         self.demand_dirty: set[int] = set()  # jobs whose demand must be recomputed at the next update
         self.members_changed: set[str] = set()  # pools whose runnability must be recomputed
@@ -250,6 +251,7 @@ class Fair(FairOffers, FairPreemption, Policy):
         self.members_changed.add(pool.name)  # FairScheduler.update() removes it at the next update
         self.demand_dirty.add(job)
         self.dirty.discard(job)
+        self.input_places.pop(job, None)
 
     # -- update() ----------------------------------------------------------------------------
     def _next_tick(self, now: float) -> float:

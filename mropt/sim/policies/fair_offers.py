@@ -17,6 +17,8 @@ import math
 from bisect import bisect_left, insort
 from typing import TYPE_CHECKING, Any
 
+import numpy as np
+
 from mropt.sim.policies.fair_shares import _Pool
 from mropt.sim.state import ACTIVE, ANY, MAP, NODE, NONE, RACK, REDUCE
 from mropt.sim.view import SimView
@@ -34,6 +36,7 @@ class FairOffers:
     repool: set[str]
     dirty: set[int]
     is_runnable: bytearray
+    input_places: dict[int, tuple[int, frozenset[int] | None, frozenset[int]]]
     key: list[list[tuple[Any, ...] | None]]
     force_update: bool
     next_update: float
@@ -114,6 +117,25 @@ class FairOffers:
         self._reorder()
         return [self.pools[key[-1]] for key in self.order[stype]]
 
+    def _input_places(self, job: int, stage: int) -> tuple[int, frozenset[int] | None, frozenset[int]]:
+        """(stage, the nodes, the racks) holding input of the job's map stage ``stage``, kept in
+        ``input_places`` (None: a task has no replicas, ``_no_locality``). A map launched at NODE
+        (RACK) level runs a pending task with input on the node (its rack): on another node the
+        launch finds none (``Stage.take``; JobInProgress's ``nonRunningMapCache`` per host and rack)."""
+        nodes: frozenset[int] | None = None
+        racks: frozenset[int] = frozenset()
+        if not self._no_locality(job, stage):
+            replicas = self.sim.jobs[job].stages[stage].replicas
+            assert replicas is not None
+            if isinstance(replicas, list):
+                nodes = frozenset(n for held in replicas for n in held if n >= 0)
+            else:  # generated placement: an array (tasks, R), entries < 0 none
+                nodes = frozenset(np.unique(replicas[replicas >= 0]).tolist())
+            node_rack = self.sim.node_rack
+            racks = frozenset(node_rack[n] for n in nodes)
+        places = self.input_places[job] = (stage, nodes, racks)
+        return places
+
     def _assign_fast(self, node: int) -> None:
         """The heartbeat of ``Fair._assign_reference`` (the same decisions) on the kept orders of the
         class docstring; a job that could not launch a task of a type on the node is not asked
@@ -173,7 +195,8 @@ class FairOffers:
         jobs = sim.jobs
         launch = sim.launch_tasks
         order = self.order
-        no_locality = self.no_locality
+        input_places = self.input_places
+        rack = sim.node_rack[node]
         preemption = self.preemption
         last_level = self.last_level
         node_delay = self.node_delay
@@ -212,14 +235,14 @@ class FairOffers:
                             visited = {job}
                         else:
                             visited.add(job)
-                        # _allowed_level (FairScheduler.getAllowedLocalityLevel), inline
+                        # _allowed_level (FairScheduler.getAllowedLocalityLevel), inline, with the
+                        # places of the map stage's input (``_input_places``: None, no locality)
                         cur = jobs[job].cur
-                        level = no_locality.get((job, cur))
-                        if level is None:
-                            level = self._no_locality(job, cur)
-                        if (
-                            level
-                            or preemption
+                        places = input_places.get(job)
+                        if places is None or places[0] != cur:
+                            places = self._input_places(job, cur)
+                        if places[1] is None or (
+                            preemption
                             and (
                                 now - pool.last_at_min[MAP] > self.min_share_timeout
                                 or now - pool.last_at_half[MAP] > self.fair_share_timeout
@@ -239,6 +262,13 @@ class FairOffers:
                                     level = ANY
                             else:
                                 level = ANY
+                            # no input on the node (its rack): the launch would find no task
+                            if (level == NODE and node not in places[1]) or (level == RACK and rack not in places[2]):
+                                if failed_map is None:
+                                    failed_map = {job}
+                                else:
+                                    failed_map.add(job)
+                                continue
                         first, _, got, _ = launch(job, node, MAP, level, 1)
                         if first < 0:
                             if failed_map is None:
