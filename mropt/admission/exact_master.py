@@ -37,6 +37,7 @@ starts (:mod:`mropt.admission.exact_benders`).
 
 from __future__ import annotations
 
+import math
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -48,6 +49,8 @@ from mropt.admission.exact_oracle import SubsetOracle, pair_conflicts
 from mropt.backends.pulp import solve_pulp
 from mropt.model.tolerance import pow2_scale
 
+#: the most lifted energy rows made from one refuted set (:func:`lifted_energy_cuts`)
+LIFTED_ROWS_PER_SET = 4
 _CLOCK_EVERY = 16  # rows of a master model built between two looks at the clock
 
 
@@ -134,32 +137,40 @@ def lifted_energy_cuts(
 
     The threshold is the one ``chosen`` takes (t = its largest u, or its smallest w, in
     the window), which makes the row violated exactly when the window's condition fails
-    for ``chosen``. Rows for every failing window are returned, right sides loosened by
-    float rounding's reach as :func:`energy_rows`; coefficients may be negative.
+    for ``chosen``. Rows for the :data:`LIFTED_ROWS_PER_SET` most violated failing windows
+    are returned (a master set close to valid fails few; a far one would bloat the
+    master), right sides loosened by float rounding's reach as :func:`energy_rows`;
+    coefficients may be negative.
     """
     a, b, d, r = oracle.a, oracle.b, oracle.d, oracle.r
     members = sorted(set(int(j) for j in chosen), key=lambda j: d[j])
     if not members:
         return []
     releases = sorted(set(r[j] for j in members)) if not oracle.equal_release else [min(r[j] for j in members)]
-    loose = 1e-12 * max((abs(d[j]) + abs(r[j]) for j in candidates), default=0.0)
-    rows: list[tuple[dict[int, float], float]] = []
-    for rel in releases:
+    failing: list[tuple[float, str, float, float, float]] = []  # (violation, kind, R, D, threshold)
+    for rel in releases:  # running sums along the deadline order: O(|chosen|) per release
+        sa = sb = 0.0
+        t_map, t_red = -math.inf, math.inf
         inside = [j for j in members if r[j] >= rel]
-        pool = [j for j in candidates if r[j] >= rel]
         for k, j in enumerate(inside):
+            sa, sb = sa + a[j], sb + b[j]
+            t_map, t_red = max(t_map, d[j] - b[j]), min(t_red, r[j] + a[j])
             if k + 1 < len(inside) and d[inside[k + 1]] == d[j]:
                 continue  # one window per deadline value
-            dl, group = d[j], inside[: k + 1]
-            window = [i for i in pool if d[i] <= dl]
-            t_map = max(d[i] - b[i] for i in group)
-            if rel + sum(a[i] for i in group) > t_map:
-                coefs = {i: a[i] - max(0.0, d[i] - b[i] - t_map) for i in window}
-                rows.append(({i: c for i, c in coefs.items() if c}, t_map - rel + loose))
-            t_red = min(r[i] + a[i] for i in group)
-            if t_red + sum(b[i] for i in group) > dl:
-                coefs = {i: b[i] - max(0.0, t_red - r[i] - a[i]) for i in window}
-                rows.append(({i: c for i, c in coefs.items() if c}, dl - t_red + loose))
+            if rel + sa > t_map:
+                failing.append((rel + sa - t_map, "map", rel, d[j], t_map))
+            if t_red + sb > d[j]:
+                failing.append((t_red + sb - d[j], "reduce", rel, d[j], t_red))
+    loose = 1e-12 * max((abs(d[j]) + abs(r[j]) for j in candidates), default=0.0)
+    rows: list[tuple[dict[int, float], float]] = []
+    for _, kind, rel, dl, t in sorted(failing, reverse=True)[:LIFTED_ROWS_PER_SET]:
+        window = [i for i in candidates if r[i] >= rel and d[i] <= dl]
+        if kind == "map":
+            coefs = {i: a[i] - max(0.0, d[i] - b[i] - t) for i in window}
+            rows.append(({i: c for i, c in coefs.items() if c}, t - rel + loose))
+        else:
+            coefs = {i: b[i] - max(0.0, t - r[i] - a[i]) for i in window}
+            rows.append(({i: c for i, c in coefs.items() if c}, dl - t + loose))
     return rows
 
 
