@@ -75,6 +75,18 @@ class HeldBeats:
         self.at[time] = node
         heappush(self.heap, (time, node))
 
+    def hold_all(self, beats: list[tuple[float, int]]) -> None:
+        """:meth:`hold` each (time, node) of ``beats``, in that order (one heap repair for all)."""
+        queue = self.sim._queue
+        qat, at, heap, open_ = queue.at, self.at, self.heap, self.open
+        for time, node in beats:
+            if time in qat or time in at or time == open_:
+                queue.push(time, _C_DECIDE, _EV_HEARTBEAT, node)
+            else:
+                at[time] = node
+                heap.append((time, node))
+        heapify(heap)
+
     def release_at(self, time: float) -> None:
         """An event of the heartbeats' class is being pushed at ``time``: a heartbeat held there was
         pushed before it, so it goes into the queue first (``EventQueue.before_decide``)."""
@@ -106,26 +118,40 @@ class HeldBeats:
         beat = offers.beat
         flushed = False
         while heap:
-            time, node = heap[0]
-            if not times or time >= times[0]:
-                if times and time > times[0]:
-                    return
+            if not times:  # the engine would stop (or stop at ``until``): it runs the next heartbeat
+                time, node = heappop(heap)
+                del at[time]
+                queue.push(time, _C_DECIDE, _EV_HEARTBEAT, node)
+                return
+            nxt = times[0]
+            maps, reduces = runnable[MAP] > 0, runnable[REDUCE] > 0
+            # the heartbeats that find no room (``_beat_counts``' first test) only end their
+            # node's schedule; nothing changes the counts they read until one finds room
+            empty = 0
+            while heap:
+                time, node = heap[0]
+                if (
+                    time >= nxt
+                    or time > until
+                    or (node_up[node] and ((maps and free_map[node] > 0) or (reduces and free_reduce[node] > 0)))
+                ):
+                    break
                 heappop(heap)
                 del at[time]
-                queue.push(time, _C_DECIDE, _EV_HEARTBEAT, node)  # the engine runs it in that instant
+                pending[node] = 0
+                empty += 1
+            sim.events += empty
+            if not heap or time > until:
                 return
-            if time > until:
+            if time >= nxt:
+                if time == nxt:  # at the queue's next instant: the engine runs it among that instant's events
+                    heappop(heap)
+                    del at[time]
+                    queue.push(time, _C_DECIDE, _EV_HEARTBEAT, node)
                 return
             heappop(heap)
             del at[time]
             sim.events += 1
-            # no room (``_beat_counts``' first test): the heartbeat only ends its node's schedule
-            if not (
-                node_up[node]
-                and ((runnable[MAP] > 0 and free_map[node] > 0) or (runnable[REDUCE] > 0 and free_reduce[node] > 0))
-            ):
-                pending[node] = 0
-                continue
             if flush is not None and not flushed:  # the rows of the engine's instant, at its time, first
                 flush(sim.now)
                 flushed = True

@@ -339,13 +339,24 @@ class HeartbeatOffers(Offers):
         node_up = sim.node_up
         interval = sim.heartbeat_interval
         now = sim.now
+        ceil = math.ceil
+        if self._held is not None:  # held together (``HeldBeats.hold_all``), not pushed one by one
+            beats = []
+            for node, phase in enumerate(self._phase):
+                if pending[node] or not node_up[node]:
+                    continue
+                if (maps > 0 and free_map[node] > 0) or (reduces > 0 and free_reduce[node] > 0):
+                    pending[node] = 1
+                    beats.append((phase + max(ceil((now - phase) / interval), 0) * interval, node))
+            self._held.hold_all(beats)
+            return
         push = self._push
         for node, phase in enumerate(self._phase):
             if pending[node] or not node_up[node]:
                 continue
             if (maps > 0 and free_map[node] > 0) or (reduces > 0 and free_reduce[node] > 0):
                 pending[node] = 1
-                push(phase + max(math.ceil((now - phase) / interval), 0) * interval, C_DECIDE, EV_HEARTBEAT, node)
+                push(phase + max(ceil((now - phase) / interval), 0) * interval, C_DECIDE, EV_HEARTBEAT, node)
 
     def _room(self, node: int) -> bool:
         """Whether ``node`` may take pending work: it is up, with a free slot of a type that has
