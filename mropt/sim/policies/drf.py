@@ -87,6 +87,7 @@ from typing import Any
 from mropt.fairness.drf import share_key_with_tie, tie_key
 from mropt.model.errors import InputError
 from mropt.registry import Param
+from mropt.sim.capacity import FIT_EPS
 from mropt.sim.demand_index import DemandIndex, NoDemandIndex
 from mropt.sim.policies.blocked_nodes import BlockedNodes, NeverBlocked
 from mropt.sim.policies.drf_offers import _DECLINED, _EPS, _LAUNCHED, _NO_FIT, DrfOffers, _Vector
@@ -234,11 +235,13 @@ class _DrfBase(DrfOffers, Policy):
         use = self._use[u]
         vec = self._vector(demand, stype)[0]
         if self._two:
-            a, b = use
             x, y = count * vec[0], count * vec[1]
-            for _ in range(times):
-                a += x
-                b += y
+            a = use[0] + x
+            b = use[1] + y
+            if times > 1:
+                for _ in range(times - 1):
+                    a += x
+                    b += y
             use[0], use[1] = a, b
             totals = self._totals
             self._share[u] = max(a / totals[0], b / totals[1])
@@ -372,7 +375,7 @@ class _DrfBase(DrfOffers, Policy):
                 if self.trace is not None:
                     self.trace.append((sim.now, j.id, node, _LEVEL.get(got, "none")))
                 return _LAUNCHED
-            if not one or (level != ANY and sim.fits(job, stype, node)):
+            if not one or (level != ANY and self._fits_one(stage.demands[0], stype, node)):
                 wanted = True  # it fits, but no task at the level allowed
         if wanted:
             self.skips[job] += 1
@@ -380,6 +383,18 @@ class _DrfBase(DrfOffers, Policy):
                 self.trace.append((sim.now, j.id, node, "skip"))
             return _DECLINED
         return _NO_FIT
+
+    def _fits_one(self, demand: tuple[float, ...] | None, stype: int, node: int) -> bool:
+        """``sim.fits`` for a launchable stage of one ``demand``, without looking the stage up again."""
+        sim = self.sim
+        if not sim.node_up[node] or (self._slots and sim.free[stype][node] <= 0):
+            return False
+        if demand is None:
+            return True
+        free = sim.free_resources[node]  # (``Capacity.fits``)
+        if len(demand) == 2:
+            return demand[0] <= free[0] + FIT_EPS and demand[1] <= free[1] + FIT_EPS
+        return all(amount <= free[k] + FIT_EPS for k, amount in enumerate(demand))
 
     def _room(self, node: int) -> bool:
         sim = self.sim

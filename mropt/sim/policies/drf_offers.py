@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import heapq
 import math
+from bisect import insort
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
@@ -61,6 +62,8 @@ class DrfOffers:
     blocking: bool
     _slots: bool
     _n_res: int
+    _two: bool
+    _totals: list[float]
     _use: list[list[float]]
     _ver: list[int]
     _jobs_of: list[list[int]]
@@ -379,27 +382,35 @@ class DrfOffers:
         candidates = {job for job in self._fresh[epoch:] if job in user_of}
         candidates.update(job for job in decliners if job in user_of)
         candidates.update(self._volatile)
-        offered: set[int] = set()
         declined: list[int] = []
+        # the candidates with work in DRF's order (user's key, then arrival); after a launch only the
+        # launcher's key changed and only its job's work: the jobs after it keep their order, the
+        # launcher's are put back at their new keys, the jobs before it (offered, no launch) go
+        order: list[tuple[Any, float, int]] | None = None
         while self._room(node):
             if not self._index.any_fits(node):
                 self._blocked.block(node, self._capacity(node), len(self._fresh), tuple(declined))
                 break
-            order = sorted(
-                (entry[u][:3], jobs[job].submit, job)
-                for job in candidates
-                if job not in offered
-                for u in (user_of[job],)
-                if jobs[job].runnable[MAP] or jobs[job].runnable[REDUCE]
-            )
+            if order is None:
+                order = sorted(
+                    (entry[user_of[job]][:3], jobs[job].submit, job)
+                    for job in candidates
+                    if jobs[job].runnable[MAP] or jobs[job].runnable[REDUCE]
+                )
             launched = False
-            for _key, _submit, job in order:
+            for i, (_key, _submit, job) in enumerate(order):
                 result = self._offer(job, node)
                 if result == _LAUNCHED:
-                    self._push(user_of[job])
+                    u = user_of[job]
+                    self._push(u)
                     launched = True
+                    key = entry[u][:3]
+                    moved = [item for item in order[i:] if user_of[item[2]] == u]  # (the launcher first)
+                    order = [item for item in order[i + 1 :] if user_of[item[2]] != u]
+                    for _, submit, mine in moved:
+                        if jobs[mine].runnable[MAP] or jobs[mine].runnable[REDUCE]:
+                            insort(order, (key, submit, mine))
                     break
-                offered.add(job)
                 if result == _DECLINED:
                     declined.append(job)
             if not launched:
