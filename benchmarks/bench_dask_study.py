@@ -1,6 +1,7 @@
 """Dask benchmark: a 40-run policy study through ``mropt gap --scheduler`` on 1 and on 2 workers.
 
     .venv/bin/python benchmarks/bench_dask_study.py [--workers 1,2] [--repeats 2] [--jobs 800] [--seeds 10]
+    .venv/bin/python benchmarks/bench_dask_study.py --study benchmarks/swim_day_study.toml --workers 2 --repeats 1
 
 The study: 4 policies (``fifo``, ``fair``, ``capacity``, ``dc``) x 10 simulation seeds on one
 generated workload (``generator = "workload"``, preset ``late``: 800 jobs, one every 30 s on
@@ -94,6 +95,12 @@ def main() -> None:
     ap.add_argument("--repeats", type=int, default=2, help="studies per worker count, interleaved (default 2)")
     ap.add_argument("--jobs", type=int, default=800, help="jobs of the generated workload (default 800)")
     ap.add_argument("--seeds", type=int, default=10, help="simulation seeds per policy (default 10)")
+    ap.add_argument(
+        "--study",
+        type=Path,
+        help="run this experiment file instead of the generated study (--jobs, --seeds unused), e.g. "
+        "benchmarks/swim_day_study.toml: the SWIM day under 10 policies x 5 seeds (issue 32: under 5 min on 2 workers)",
+    )
     args = ap.parse_args()
     counts = [int(n) for n in args.workers.split(",")]
     walls: dict[int, list[float]] = {n: [] for n in counts}
@@ -101,7 +108,7 @@ def main() -> None:
     loads: dict[int, list[float]] = {n: [] for n in counts}
     with tempfile.TemporaryDirectory() as t:
         tmp = Path(t)
-        study = study_file(tmp, args.jobs, args.seeds)
+        study = args.study.resolve() if args.study else study_file(tmp, args.jobs, args.seeds)
         first = None
         for rep in range(args.repeats):
             for n in counts:
@@ -116,7 +123,12 @@ def main() -> None:
                 busy[n].append(run_seconds)
                 loads[n] += [load0, load1]
                 print(f"  {n} worker(s), repeat {rep}: {wall:.1f} s (load {load0:.1f} -> {load1:.1f})", flush=True)
-    runs = len(POLICIES) * args.seeds
+    runs = len(first) if first is not None else 0
+    what = (
+        f"{args.study}"
+        if args.study
+        else f"{len(POLICIES)} policies x {args.seeds} seeds, workload preset late, {args.jobs} jobs"
+    )
     base = statistics.median(walls[counts[0]])
     table = []
     for n in counts:
@@ -132,8 +144,7 @@ def main() -> None:
             ]
         )
     print(
-        f"machine: {platform.node()}, {os.cpu_count()} CPUs, Python {platform.python_version()}; "
-        f"{runs} runs ({len(POLICIES)} policies x {args.seeds} seeds, workload preset late, {args.jobs} jobs)"
+        f"machine: {platform.node()}, {os.cpu_count()} CPUs, Python {platform.python_version()}; {runs} runs ({what})"
     )
     print(render(["workers", "wall s (median)", "each repeat s", "runs' own s", "speed-up", "load 1 min"], table))
 
