@@ -128,11 +128,11 @@ def lifted_energy_cuts(
 
     * map: the last map of ``V & g`` ends at ``R + sum_{V&g} TCm`` or later, and its
       job's reduce still has to run, so ``sum_{V&g} TCm_j <= max_{V&g} u_j - R`` with
-      ``u_j = d_j - TCr_j``. For any threshold t,
+      ``u_j = d_j - TCr_j``. For any threshold ``t >= R``,
       ``sum_g TCm_j x_j - sum_{g, u_j > t} (u_j - t) x_j <= t - R`` follows (when the
       largest u of V exceeds t its own term pays the difference);
     * reduce: every reduce of ``V & g`` runs after the first map of it ends, at
-      ``min_{V&g} w_j`` with ``w_j = submit_j + TCm_j``, and before D, so for any t,
+      ``min_{V&g} w_j`` with ``w_j = submit_j + TCm_j``, and before D, so for any ``t <= D``,
       ``sum_g TCr_j x_j - sum_{g, w_j < t} (t - w_j) x_j <= D - t``.
 
     The threshold is the one ``chosen`` takes (t = its largest u, or its smallest w, in
