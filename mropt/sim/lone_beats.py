@@ -115,7 +115,8 @@ class HeldBeats:
         runnable = sim.runnable
         free_map, free_reduce = sim.free
         pending = offers._pending
-        beat = offers.beat
+        assign = sim.policy.assign
+        interval = sim.heartbeat_interval
         flushed = False
         while heap:
             if not times:  # the engine would stop (or stop at ``until``): it runs the next heartbeat
@@ -155,9 +156,24 @@ class HeldBeats:
             if flush is not None and not flushed:  # the rows of the engine's instant, at its time, first
                 flush(sim.now)
                 flushed = True
+            # ``HeartbeatOffers._beat_counts`` after its test of room, inline
+            pending[node] = 0
+            before = sim.next_attempt
             sim.now = self.open = time
-            beat(node)
+            assign(node)
             self.open = None
+            if sim.next_attempt != before:
+                offers._stalled = 0
+            else:
+                offers._stalled += 1
+                if offers._stalled > sim.stall_limit:
+                    sim.stalled = True
+            if not sim.stalled and (
+                node_up[node]
+                and ((runnable[MAP] > 0 and free_map[node] > 0) or (runnable[REDUCE] > 0 and free_reduce[node] > 0))
+            ):
+                pending[node] = 1
+                self.hold(time + interval, _C_DECIDE, _EV_HEARTBEAT, node)
             if sim.stalled:  # the engine's loop clears its queue after a stalled heartbeat
                 queue.clear()
                 self.clear()

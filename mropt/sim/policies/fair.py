@@ -202,6 +202,8 @@ class Fair(FairOffers, FairPreemption, Policy):
         self.timer_on = False
         self.last_preempt_check = 0.0
         self.total_slots_at_update = list(sim.total_slots)
+        if not self.reference and type(self).assign is Fair.assign:  # ``assign`` without its own call (speed only)
+            self.assign = self._assign_fast  # type: ignore[method-assign]
 
     # -- pools and jobs ----------------------------------------------------------------------
     def _pool(self, name: str) -> _Pool:
