@@ -44,7 +44,7 @@ if TYPE_CHECKING:
 
 #: a policy's offer run (``EventOffers._pass_runs``): (nodes, launch runs, the nodes with a free map slot
 #: when ``nodes`` has others)
-OfferRun = Callable[[Sequence[int], LaunchRuns, "Sequence[int] | None"], None]
+OfferRun = Callable[[Sequence[int], LaunchRuns, Sequence[int] | None], None]
 
 # event classes (the order of simultaneous events, ``mropt.sim.engine``) and kinds
 C_DONE, C_KILL, C_ARRIVE, C_DECIDE = 0, 1, 2, 3
