@@ -280,7 +280,8 @@ class HeartbeatOffers(Offers):
         self.freed = self._schedule
         interval = sim.heartbeat_interval
         self._phase = [interval * node / sim.n_nodes for node in range(sim.n_nodes)]  # (``_next_beat``)
-        self._push = sim._queue.push  # (``Simulation.push`` without its own call)
+        # (``Simulation.push`` without its own call; the held heartbeats' ``hold`` on the counts-only path)
+        self._push: Callable[[float, int, int, int], None] = sim._queue.push
         # slots, no task demands, no rule: ``_room`` is a test of counts, inlined in ``_schedule_all``
         # and in ``_beat_counts``, which is then ``beat`` (speed only: ``plain`` turns both off)
         self._counts_only = sim.uses_slots and self._fit_index is None and self.spec is None

@@ -37,15 +37,16 @@ class _Restless(Fifo):
         self.acts = 0
 
     def assign(self, node: int) -> None:
-        before = self.sim.next_attempt
+        sim: Any = self.sim  # (the engine: its next attempt id)
+        before = sim.next_attempt
         super().assign(node)
-        if self.sim.next_attempt == before or self.acts >= 6:
+        if sim.next_attempt == before or self.acts >= 6:
             return
         self.acts += 1
         if self.acts % 2:
-            self.sim.kill(self.sim.next_attempt - 1)
+            sim.kill(sim.next_attempt - 1)
         else:
-            self.sim.wake_at(self.sim.now, "now")
+            sim.wake_at(sim.now, "now")
 
     def on_timer(self, tag: Hashable) -> None:
         pass

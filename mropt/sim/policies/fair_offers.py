@@ -48,6 +48,11 @@ class FairOffers:
     caps: tuple[int, int]
     running_total: list[int]
     runnable_total: list[float]
+    preemption: bool
+    node_delay: float
+    rack_delay: float
+    min_share_timeout: float
+    fair_share_timeout: float
 
     if TYPE_CHECKING:
 
@@ -55,6 +60,7 @@ class FairOffers:
         def _job_key(self, pool: _Pool, job: int, stype: int) -> tuple[Any, ...]: ...
         def _pool_key(self, pool: _Pool, stype: int) -> tuple[Any, ...]: ...
         def _allowed_level(self, job: int, pool: _Pool) -> int: ...
+        def _no_locality(self, job: int, stage_index: int) -> bool: ...
 
     def _refresh_keys(self) -> None:
         """Place the changed jobs in their pools' candidate lists (live running counts)."""
