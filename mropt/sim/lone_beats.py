@@ -55,8 +55,8 @@ class HeldBeats:
     def __init__(self, offers: HeartbeatOffers) -> None:
         self.offers = offers
         self.sim = offers.sim
-        #: (time, node), a heap; ``at``: time -> node of each entry (times are distinct: below)
-        self.heap: list[tuple[float, int]] = []
+        #: the times, a heap; ``at``: time -> node of each (times are distinct: below)
+        self.heap: list[float] = []
         self.at: dict[float, int] = {}
         #: the time of the lone heartbeat running (:meth:`run`), else None
         self.open: float | None = None
@@ -73,7 +73,7 @@ class HeldBeats:
             queue.push(time, cls, kind, node)
             return
         self.at[time] = node
-        heappush(self.heap, (time, node))
+        heappush(self.heap, time)
 
     def hold_all(self, beats: list[tuple[float, int]]) -> None:
         """:meth:`hold` each (time, node) of ``beats``, in that order (one heap repair for all)."""
@@ -84,7 +84,7 @@ class HeldBeats:
                 queue.push(time, _C_DECIDE, _EV_HEARTBEAT, node)
             else:
                 at[time] = node
-                heap.append((time, node))
+                heap.append(time)
         heapify(heap)
 
     def release_at(self, time: float) -> None:
@@ -92,7 +92,7 @@ class HeldBeats:
         pushed before it, so it goes into the queue first (``EventQueue.before_decide``)."""
         node = self.at.pop(time, None)
         if node is not None:
-            self.heap.remove((time, node))
+            self.heap.remove(time)
             heapify(self.heap)
             self.sim._queue.push(time, _C_DECIDE, _EV_HEARTBEAT, node)
 
@@ -120,8 +120,8 @@ class HeldBeats:
         flushed = False
         while heap:
             if not times:  # the engine would stop (or stop at ``until``): it runs the next heartbeat
-                time, node = heappop(heap)
-                del at[time]
+                time = heappop(heap)
+                node = at.pop(time)
                 queue.push(time, _C_DECIDE, _EV_HEARTBEAT, node)
                 return
             nxt = times[0]
@@ -130,7 +130,8 @@ class HeldBeats:
             # node's schedule; nothing changes the counts they read until one finds room
             empty = 0
             while heap:
-                time, node = heap[0]
+                time = heap[0]
+                node = at[time]
                 if (
                     time >= nxt
                     or time > until
