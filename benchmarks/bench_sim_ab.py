@@ -9,7 +9,9 @@ The workloads are built once, by this tree's importers, and given to both sides 
 * ``simpy``: ``bench_sim.py``'s section 1 model at its largest row (FIFO, 1,000 jobs, 200 nodes,
   event mode, batches on), beside the same model written with SimPy: the SimPy ratio;
 * ``swim``: the SWIM Facebook 2009 day on 600 nodes under ``fair`` (heartbeat mode, section 3);
-* ``alibaba``: the first 2 hours of the Alibaba 2017 file under ``drf`` (section 4's import).
+* ``alibaba``: the first 2 hours of the Alibaba 2017 file under ``drf`` (section 4's import);
+* ``alibaba-capacity``: the same 2 hours at ``ALIBABA_FAIR_SLOTS`` map slots a machine under
+  ``capacity`` (heartbeat mode).
 
 Each run is a child process that times ``Simulation.run`` alone, in CPU seconds of the process
 (the machine's other load disturbs them less than wall time), after a run of the first 20 jobs
@@ -32,7 +34,12 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 #: case -> (policy, mode); the workloads are written by ``build``
-CASES = {"simpy": ("fifo", "event"), "swim": ("fair", "heartbeat"), "alibaba": ("drf", "")}
+CASES = {
+    "simpy": ("fifo", "event"),
+    "swim": ("fair", "heartbeat"),
+    "alibaba": ("drf", ""),
+    "alibaba-capacity": ("capacity", ""),
+}
 
 
 def child(path: str, policy: str, mode: str) -> None:
@@ -67,7 +74,8 @@ def build(case: str, folder: Path) -> Path:
     else:
         from mropt.importers.alibaba_workload import import_alibaba_workload
 
-        workload = import_alibaba_workload(bench_sim.ALIBABA, duration=7200.0)
+        slots = bench_sim.ALIBABA_FAIR_SLOTS if case == "alibaba-capacity" else 0
+        workload = import_alibaba_workload(bench_sim.ALIBABA, duration=7200.0, slots=slots)
     path = folder / f"{case}.json"
     path.write_text(json.dumps(workload.to_dict()))
     return path

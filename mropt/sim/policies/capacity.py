@@ -120,6 +120,7 @@ class Capacity(Policy):
         n = len(sim.jobs)
         self.key: list[list[tuple[Any, ...] | None]] = [[None, None] for _ in range(n)]
         self.missed = [0] * n
+        self.user_of = [j.user for j in sim.jobs]
         self.lwf: dict[int, float] = {}
         self.dirty: set[int] = set()
 
@@ -223,6 +224,16 @@ class Capacity(Policy):
         limit = user_limit(occupied, cap, len(q.users), spec.minimum_user_limit_percent, spec.user_limit_factor)
         return q.by_user[stype].get(user, 0) + 1 <= limit
 
+    def _limit(self, q: _Queue, stype: int, cap: int, max_cap: int | None) -> int:
+        """``_fits`` for every job of ``q`` at once: -1 when the queue's maximum capacity takes no
+        more slot, else the user limit (a job fits iff its user's occupied slots + 1 <= it; every
+        job does when the limit exceeds the queue's occupied slots, which bound each user's)."""
+        occupied = q.occupied[stype]
+        if max_cap is not None and occupied + 1 > max_cap:
+            return -1
+        spec = q.spec
+        return user_limit(occupied, cap, len(q.users), spec.minimum_user_limit_percent, spec.user_limit_factor)
+
     # -- the heartbeat ---------------------------------------------------------------------------
     def assign(self, node: int) -> None:
         """A heartbeat of ``node``: the plain rule (``_assign_reference``) under ``reference``, else
@@ -316,7 +327,8 @@ class Capacity(Policy):
         sim = self.sim
         available = sim.free[MAP][node]
         assign_off_switch = True
-        trackers = sum(1 for up in sim.node_up if up)
+        trackers = -1  # the trackers up, counted when an off-switch test first needs them
+        user_of = self.user_of
         while available > 0:
             found = False
             off_switch = False
@@ -324,12 +336,13 @@ class Capacity(Policy):
                 cand = q.cand[MAP]
                 if not cand:
                     continue
-                cap, max_cap = caps[q.rank], max_caps[q.rank]
-                if max_cap is not None and q.occupied[MAP] + 1 > max_cap:
+                limit = self._limit(q, MAP, caps[q.rank], max_caps[q.rank])
+                if limit < 0:
                     continue
+                by_user = q.by_user[MAP] if limit <= q.occupied[MAP] else None
                 for key in cand:
                     job = key[-1]
-                    if not self._fits(q, job, MAP, cap, max_cap):
+                    if by_user is not None and by_user.get(user_of[job], 0) + 1 > limit:
                         continue
                     self.missed[job] += 1  # JobInProgress.schedulingOpportunity
                     aid = sim.launch(job, node, MAP, RACK)
@@ -338,6 +351,8 @@ class Capacity(Policy):
                     elif assign_off_switch:
                         j = sim.jobs[job]
                         stage = j.stages[j.cur]
+                        if trackers < 0:
+                            trackers = sim.node_up.count(True)
                         required = min(stage.n - stage.finished, trackers)
                         if required * self._locality_wait_factor(job) < self.missed[job]:
                             aid = sim.launch(job, node, MAP, ANY)
@@ -357,16 +372,18 @@ class Capacity(Policy):
 
     def _reduce(self, node: int, caps: list[int], max_caps: list[int | None]) -> None:
         sim = self.sim
+        user_of = self.user_of
         for q in self._order(REDUCE, caps):
             cand = q.cand[REDUCE]
             if not cand:
                 continue
-            cap, max_cap = caps[q.rank], max_caps[q.rank]
-            if max_cap is not None and q.occupied[REDUCE] + 1 > max_cap:
+            limit = self._limit(q, REDUCE, caps[q.rank], max_caps[q.rank])
+            if limit < 0:
                 continue
+            by_user = q.by_user[REDUCE] if limit <= q.occupied[REDUCE] else None
             for key in cand:
                 job = key[-1]
-                if not self._fits(q, job, REDUCE, cap, max_cap):
+                if by_user is not None and by_user.get(user_of[job], 0) + 1 > limit:
                     continue
                 if sim.launch(job, node, REDUCE, ANY) >= 0:
                     self._launched(q, job, REDUCE)
