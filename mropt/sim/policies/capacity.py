@@ -324,15 +324,24 @@ class Capacity(Policy):
             self._reduce(node, caps[REDUCE], max_caps[REDUCE])
 
     def _maps(self, node: int, caps: list[int], max_caps: list[int | None]) -> None:
+        """``_assign_reference``'s maps on the kept candidates. A job whose node- or rack-local launch
+        failed on this heartbeat is not asked again (``no_local``): until the heartbeat ends only
+        launches happen, which take free slots and resources and never give the job a task, so
+        ``launch(..., RACK)`` would fail again (its missed opportunity still counts)."""
         sim = self.sim
-        available = sim.free[MAP][node]
-        assign_off_switch = True
-        trackers = -1  # the trackers up, counted when an off-switch test first needs them
+        launch = sim.launch
+        jobs = sim.jobs
+        missed = self.missed
         user_of = self.user_of
+        wait_factor, lwf = self.wait_factor, self.lwf
+        queues = self.queues
+        available = sim.free[MAP][node]
+        trackers = -1  # the trackers up, counted when an off-switch test first needs them
+        no_local: set[int] = set()
         while available > 0:
             found = False
             off_switch = False
-            for q in self._order(MAP, caps):
+            for q in queues if len(queues) == 1 else self._order(MAP, caps):
                 cand = q.cand[MAP]
                 if not cand:
                     continue
@@ -344,18 +353,21 @@ class Capacity(Policy):
                     job = key[-1]
                     if by_user is not None and by_user.get(user_of[job], 0) + 1 > limit:
                         continue
-                    self.missed[job] += 1  # JobInProgress.schedulingOpportunity
-                    aid = sim.launch(job, node, MAP, RACK)
+                    missed[job] += 1  # JobInProgress.schedulingOpportunity
+                    aid = -1 if job in no_local else launch(job, node, MAP, RACK)
                     if aid >= 0:
-                        self.missed[job] = 0  # resetSchedulingOpportunities (local launch)
-                    elif assign_off_switch:
-                        j = sim.jobs[job]
+                        missed[job] = 0  # resetSchedulingOpportunities (local launch)
+                    else:
+                        no_local.add(job)
+                        j = jobs[job]
                         stage = j.stages[j.cur]
                         if trackers < 0:
                             trackers = sim.node_up.count(True)
-                        required = min(stage.n - stage.finished, trackers)
-                        if required * self._locality_wait_factor(job) < self.missed[job]:
-                            aid = sim.launch(job, node, MAP, ANY)
+                        wait = wait_factor if wait_factor >= 0 else lwf.get(job)
+                        if wait is None:
+                            wait = self._locality_wait_factor(job)
+                        if min(stage.n - stage.finished, trackers) * wait < missed[job]:
+                            aid = launch(job, node, MAP, ANY)
                             off_switch = aid >= 0
                     if aid >= 0:
                         found = True
@@ -363,12 +375,9 @@ class Capacity(Policy):
                         break
                 if found:
                     break
-            if not found:
-                break
+            if not found or off_switch:
+                break  # off-switch: maximum-tasks-after-offswitch = 0
             available -= 1
-            if off_switch:
-                assign_off_switch = False
-                break  # maximum-tasks-after-offswitch = 0
 
     def _reduce(self, node: int, caps: list[int], max_caps: list[int | None]) -> None:
         sim = self.sim

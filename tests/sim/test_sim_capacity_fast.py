@@ -1,0 +1,88 @@
+"""Capacity's accelerated heartbeat decides as the plain rule on nodes of many slots and resources.
+
+``tests/sim/test_sim_heartbeat_reference.py`` draws slot-only nodes of 1-3 map slots. The
+Alibaba day runs ``capacity`` on machines of 64 map slots, CPUs and memory (every task holds a
+slot and its requests), where a heartbeat launches several maps and a job is considered again
+after another job's launch: ``Capacity._maps`` then skips the local launch of a job whose local
+launch failed earlier on the same heartbeat. These seeded random workloads (several slots and
+resources per node, task groups of different requests in one stage, replicas, queues with
+limits) must give ``Capacity._assign_reference``'s event log exactly.
+"""
+
+from __future__ import annotations
+
+import random
+from typing import Any
+
+from mropt.model.workload import WorkloadInstance
+from mropt.sim.engine import Simulation
+from mropt.sim.policy import make_policy
+
+from sim_helpers import workload
+
+
+def resource_workload(rng: random.Random) -> WorkloadInstance:
+    """Nodes of 3-8 map slots and a few CPUs on 2-3 racks, jobs with CPU and memory requests."""
+    n_racks = rng.randint(2, 3)
+    nodes = [
+        {
+            "id": f"n{i}",
+            "rack": f"r{i % n_racks}",
+            "map_slots": rng.randint(3, 8),
+            "reduce_slots": rng.randint(0, 2),
+            "resources": {"cpu": float(rng.randint(2, 8)), "mem": 1.0},
+        }
+        for i in range(rng.randint(4, 9))
+    ]
+    n_queues = rng.randint(1, 3)
+    jobs = []
+    for i in range(rng.randint(6, 30)):
+        groups = [
+            {
+                "duration": rng.choice([1.0, 3.0, 5.0, 9.0]),
+                "count": rng.randint(1, 12),
+                "demand": {"cpu": rng.choice([0.5, 1.0, 2.0]), "mem": rng.choice([0.1, 0.2, 0.4])},
+            }
+            for _ in range(rng.choice([1, 1, 2]))
+        ]
+        stages: list[dict[str, Any]] = [{"type": "map", "tasks": groups}]
+        if rng.random() < 0.3:
+            stages.append({"type": "reduce", "tasks": [{"duration": 2.0, "count": rng.randint(1, 3)}]})
+        jobs.append(
+            {
+                "id": f"j{i}",
+                "submit_time": float(rng.randint(0, 40)),
+                "priority": rng.randint(-2, 2),
+                "user": f"u{rng.randint(0, 4)}",
+                "queue": f"q{rng.randrange(n_queues)}",
+                "stages": stages,
+            }
+        )
+    cuts = sorted(rng.sample(range(1, 100), n_queues - 1))
+    queues: list[dict[str, Any]] = []
+    for k, (a, b) in enumerate(zip([0, *cuts], [*cuts, 100], strict=True)):
+        queue: dict[str, Any] = {"id": f"q{k}", "capacity": float(b - a)}
+        if rng.random() < 0.3:
+            queue["maximum_capacity"] = float(min(100, b - a + rng.randint(10, 50)))
+        if rng.random() < 0.5:
+            queue.update(minimum_user_limit_percent=rng.choice([25.0, 50.0]), user_limit_factor=rng.choice([1.0, 2.0]))
+        if rng.random() < 0.3:
+            queue["supports_priority"] = True
+        queues.append(queue)
+    extra: dict[str, Any] = {"placement": {"replicas": rng.randint(1, 3), "seed": rng.randint(0, 9)}}
+    if n_queues > 1 or rng.random() < 0.5:
+        extra["queues"] = queues
+    return workload(nodes, jobs, **extra)
+
+
+def event_log(w: WorkloadInstance, params: dict[str, Any], reference: bool) -> str:
+    sim = Simulation(w, make_policy("capacity", params, reference=reference), seed=3, stall_limit=300)
+    return sim.run().event_log_hash()
+
+
+def test_fast_heartbeat_on_many_slots_and_resources_gives_the_reference_log() -> None:
+    rng = random.Random("capacity-fast-resources")
+    for _ in range(40):
+        w = resource_workload(rng)
+        params = {"locality_wait_factor": rng.choice([-1.0, -1.0, 0.0, 0.5, 1.0])}
+        assert event_log(w, params, reference=True) == event_log(w, params, reference=False), (params, w)
