@@ -53,15 +53,16 @@ if TYPE_CHECKING:
 OUTCOMES = ("succeeded", "killed", "failed")
 _OUTCOME_CODE = {name: k for k, name in enumerate(OUTCOMES)}
 _ROW_FIELDS = ("job", "stage", "type", "task", "id", "node", "start", "end", "level", "spec", "outcome")
-_DTYPE = {"q": np.int64, "b": np.int8, "d": np.float64}
-#: the typed arrays of attempts that ended alone (array type codes)
+_DTYPE = {"q": np.int64, "i": np.intc, "b": np.int8, "d": np.float64}
+#: the typed arrays of attempts that ended alone (array type codes; C ints for the indices but
+#: the attempt id: 44 bytes an attempt, not 60, kept to the end of a replay of millions)
 _ONE_FIELDS = (
-    ("job", "q"),
-    ("stage", "q"),
+    ("job", "i"),
+    ("stage", "i"),
     ("type", "b"),
-    ("task", "q"),
+    ("task", "i"),
     ("id", "q"),
-    ("node", "q"),
+    ("node", "i"),
     ("start", "d"),
     ("end", "d"),
     ("level", "b"),

@@ -117,7 +117,7 @@ def test_same_start_and_time_form_one_batch_with_one_completion() -> None:
     w = workload([{"id": "n", "count": 3, "map_slots": 2, "reduce_slots": 0}], [mr_job("j", [10.0] * 6)])
     on, off = both(w, mode="event")
     (batch,) = {id(a): a for a, *_ in on.record._rows}.values()
-    assert batch.n == 6 and batch.nodes == [0, 0, 1, 1, 2, 2] and batch.end == 10
+    assert batch.n == 6 and list(batch.nodes) == [0, 0, 1, 1, 2, 2] and batch.end == 10
     assert on.events == 2 and off.events == 7  # the arrival and the completion(s)
     assert on.record.a_id == list(range(6)) and on.record.a_end == [10.0] * 6
 
