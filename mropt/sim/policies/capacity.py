@@ -58,7 +58,7 @@ from __future__ import annotations
 
 import math
 from bisect import bisect_left, insort
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterator
 from typing import Any
 
 import numpy as np
@@ -121,7 +121,6 @@ class Capacity(Policy):
         self.key: list[list[tuple[Any, ...] | None]] = [[None, None] for _ in range(n)]
         self.missed = [0] * n
         self.user_of = [j.user for j in sim.jobs]
-        self.input_racks: dict[int, tuple[int, frozenset[int] | None]] = {}
         self.caps_at: tuple[int, int] | None = None  # (``_assign_fast``'s slot conversion)
         self.caps: tuple[list[int], list[int]] = ([], [])
         self.max_caps: tuple[list[int | None], list[int | None]] = ([], [])
@@ -208,24 +207,6 @@ class Capacity(Policy):
                     hosts.update(nodes)
             got = min(len(hosts) / max(self.sim.n_nodes, 1), 1.0)
             self.lwf[job] = got
-        return got
-
-    def _input_racks(self, job: int, stage: int) -> tuple[int, frozenset[int] | None]:
-        """(stage, the racks holding input of the job's map stage ``stage``; None when the stage's
-        tasks have no replicas), kept in ``input_racks``. ``Stage.take`` finds a node- or
-        rack-local task in the node's and its rack's stacks, which hold the tasks with a replica
-        there (requeued ones too: ``Stage.requeue_task``): on a rack holding none of the stage's
-        input, a launch at RACK level finds no task."""
-        replicas = self.sim.jobs[job].stages[stage].replicas
-        racks: frozenset[int] | None = None
-        if replicas is not None:
-            if isinstance(replicas, np.ndarray):  # generated placement: (tasks, R), entries < 0 none
-                nodes: Iterable[int] = np.unique(replicas[replicas >= 0]).tolist()
-            else:
-                nodes = {n for held in replicas for n in held if n >= 0}
-            node_rack = self.sim.node_rack
-            racks = frozenset(node_rack[n] for n in nodes)
-        got = self.input_racks[job] = (stage, racks)
         return got
 
     def _launched(self, q: _Queue, job: int, stype: int) -> None:
@@ -359,9 +340,7 @@ class Capacity(Policy):
         """``_assign_reference``'s maps on the kept candidates. A job whose node- or rack-local launch
         failed on this heartbeat is not asked again (``no_local``): until the heartbeat ends only
         launches happen, which take free slots and resources and never give the job a task, so
-        ``launch(..., RACK)`` would fail again (its missed opportunity still counts). Nor is a job
-        whose current map stage has no input on the node's rack (``_input_racks``): its launch at
-        RACK level would find no task."""
+        ``launch(..., RACK)`` would fail again (its missed opportunity still counts)."""
         sim = self.sim
         launch = sim.launch
         jobs = sim.jobs
@@ -372,8 +351,6 @@ class Capacity(Policy):
         available = sim.free[MAP][node]
         trackers = -1  # the trackers up, counted when an off-switch test first needs them
         no_local: set[int] = set()
-        rack = sim.node_rack[node]
-        input_racks = self.input_racks
         while available > 0:
             found = False
             off_switch = False
@@ -390,20 +367,7 @@ class Capacity(Policy):
                     if by_user is not None and by_user.get(user_of[job], 0) + 1 > limit:
                         continue
                     missed[job] += 1  # JobInProgress.schedulingOpportunity
-                    if job in no_local:
-                        aid = -1
-                    else:
-                        j = jobs[job]
-                        cur = j.cur
-                        places = input_racks.get(job)
-                        if places is None or places[0] != cur:
-                            places = self._input_racks(job, cur)
-                        racks = places[1]
-                        stage = j.stages[cur]  # (launch's stage when it is a map stage with pending tasks)
-                        if racks is not None and rack not in racks and stage.type == MAP and stage.pending:
-                            aid = -1
-                        else:
-                            aid = launch(job, node, MAP, RACK)
+                    aid = -1 if job in no_local else launch(job, node, MAP, RACK)
                     if aid >= 0:
                         missed[job] = 0  # resetSchedulingOpportunities (local launch)
                     else:
