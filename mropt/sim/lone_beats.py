@@ -15,8 +15,9 @@ the end of every instant (``HeartbeatOffers.after_instant``) it looks at the ear
   and the queue holds nothing before it. :meth:`HeldBeats.run` does there what the engine's loop
   does with such an instant: ``sim.now`` becomes its time (unless the heartbeat finds no room:
   then it only counts), the event is counted in ``sim.events``, the heartbeat runs
-  (``HeartbeatOffers.beat``), a run that stalled has its queue cleared, and the instant ends
-  (new work schedules heartbeats; the utilisation rows are flushed at its time);
+  (``HeartbeatOffers._beat_counts``' offer, inline), a run that stalled has its queue cleared,
+  and the instant ends (new work schedules heartbeats; the utilisation rows are flushed at its
+  time);
 * due at the queue's next instant, or next when the queue is empty (the engine would stop, or
   stop at ``until``), it is pushed into the queue: the engine runs it there, after the instant's
   completions, kills and arrivals and in push order among its timers;
@@ -25,11 +26,12 @@ the end of every instant (``HeartbeatOffers.after_instant``) it looks at the ear
 The order of the events, their count and every decision stay the engine's: a heartbeat held at
 the time of a timer pushed later (a policy's ``wake_at``) is pushed into the queue first
 (:attr:`mropt.sim.event_queue.EventQueue.before_decide`, :meth:`HeldBeats.release_at`), as it
-was pushed first; an event a lone heartbeat pushes at its own time (a task of no duration, a
-timer for now) makes the rest of that instant the engine's, whose flush of the utilisation rows
-at the instant before is then skipped (``Recorder.skip_next_flush``). ``HeartbeatOffers.plain``
-turns this off; ``tests/sim/test_sim_heartbeat_counts.py`` requires the same event log, event
-count and stall of both.
+was pushed first; an event a lone heartbeat pushes at its own time (a timer for now; a kill
+that gives its node room at once, whose next heartbeat falls at that time) makes the rest of
+that instant the engine's, whose flush of the utilisation rows at the instant before is then
+skipped (``Recorder.skip_next_flush``). ``HeartbeatOffers.plain`` turns this off;
+``tests/sim/test_sim_heartbeat_counts.py`` and ``test_sim_lone_beats.py`` require the same event
+log, event count, stall, stop, final time and utilisation rows of both.
 """
 
 from __future__ import annotations
