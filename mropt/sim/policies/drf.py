@@ -65,7 +65,9 @@ engine which nodes an arrival can concern); whether any waiting task fits a node
 without an offer call (what the offer would find); users whose waiting tasks are too big for
 a node are *parked* by demand, out of the way of offers they cannot take
 (:mod:`mropt.sim.policies.parked_users`); a user that stays first in the order after a launch
-gets its next tasks on the node in one ``sim.launch(count=k)`` (``_launch_run``); and a user
+gets its next tasks on the node in one ``sim.launch(count=k)`` (``_launch_run``; how many,
+``_run_length``, rounds its share to the key's 12 digits only within 1e-11 of the next user's,
+and the run's shares are added in one ``_add``); and a user
 whose attempts end gets its new heap entry once, before the next offer (``_flush``), however
 many of its attempts ended at that instant (and its tie key is looked up once, unless its jobs
 gained work in between). Blocked nodes, the demand index, parked users, launch runs and the

@@ -171,9 +171,15 @@ class DrfOffers:
                         # maps only, of the current stage: one demand too big for the node is what
                         # ``_offer`` would find (no fit, no skip), without its calls
                         demands = j.stages[j.cur].demands
-                        if len(demands) == 1 and _over(demands[0], free_res):
-                            offered.add(job)
-                            continue
+                        if len(demands) == 1:
+                            d = demands[0]  # (``_over``, spelled out: most jobs met here are passed by)
+                            if (
+                                d is not None
+                                and len(d) == 2
+                                and (d[0] > free_res[0] + _EPS or d[1] > free_res[1] + _EPS)
+                            ):
+                                offered.add(job)
+                                continue
                     result = self._offer(job, node)
                     if result == _LAUNCHED:
                         launcher = u
@@ -374,7 +380,9 @@ class DrfOffers:
         return tuple(keys) or None
 
     def _assign_blocked(self, node: int, epoch: int, decliners: tuple[int, ...]) -> None:
-        """Offer a blocked node to the jobs that may take it (``assign``'s docstring)."""
+        """Offer a blocked node to the jobs that may take it (``_still_blocked``'s docstring), in DRF's
+        order: the candidates are sorted once; after a launch only the launcher's key and its job's
+        work changed, so the jobs after it keep their order and the launcher's are put back by key."""
         sim = self.sim
         jobs = sim.jobs
         user_of = self._user_of
@@ -383,9 +391,7 @@ class DrfOffers:
         candidates.update(job for job in decliners if job in user_of)
         candidates.update(self._volatile)
         declined: list[int] = []
-        # the candidates with work in DRF's order (user's key, then arrival); after a launch only the
-        # launcher's key changed and only its job's work: the jobs after it keep their order, the
-        # launcher's are put back at their new keys, the jobs before it (offered, no launch) go
+        # the candidates with work by (user's key, arrival); the jobs before a launcher were offered
         order: list[tuple[Any, float, int]] | None = None
         while self._room(node):
             if not self._index.any_fits(node):

@@ -15,7 +15,9 @@ sorted list, so :meth:`ParkedUsers.best` walks the groups in DRF's order and sto
 first that fits the node: it looks only at the groups whose top comes before the answer.
 Each item of that list carries its group's first two demand amounts and slot type beside
 (top, key), so the walk's fit test on a two-resource cluster reads no nested tuple.
-Entries are validated by the caller's ``valid(entry, key)`` (the user's entry is still its
+A node below the smallest first or second amount over all groups (kept, recomputed only when a
+group goes) fits none of them: ``best`` says so without the walk (on the Alibaba day, most of
+its None answers). Entries are validated by the caller's ``valid(entry, key)`` (the user's entry is still its
 current one and the user is still parked under that key); a stale top met on the way is
 dropped and its group takes its next entry.
 """
@@ -42,6 +44,10 @@ class ParkedUsers:
         #: (top entry, key, first amount, second amount, slot type) of every group, in increasing
         #: entry order (entries are unique, so the order is the (top, key) order)
         self._tops: list[tuple[Entry, Key, float, float, int]] = []
+        #: the smallest first and second demand amounts over the groups (a node below either fits
+        #: none: :meth:`best` answers None without a walk); recomputed when a group goes
+        self._min0 = self._min1 = float("inf")
+        self._mins_stale = False
 
     def __len__(self) -> int:
         return len(self._groups)
@@ -55,7 +61,10 @@ class ParkedUsers:
         group = self._groups.get(key)
         if group is None:
             self._groups[key] = [entry]
-            insort(self._tops, _item(entry, key))
+            item = _item(entry, key)
+            insort(self._tops, item)
+            self._min0 = min(self._min0, item[2])
+            self._min1 = min(self._min1, item[3])
             return
         if entry < group[0]:
             self._untop(group[0], key)
@@ -76,6 +85,7 @@ class ParkedUsers:
             insort(self._tops, _item(group[0], key))
         else:
             del self._groups[key]
+            self._mins_stale = True
         return entry
 
     def best(
@@ -88,8 +98,14 @@ class ParkedUsers:
         """
         tops = self._tops
         two = len(free) == 2
+        if self._mins_stale:
+            self._min0 = min((item[2] for item in tops), default=float("inf"))
+            self._min1 = min((item[3] for item in tops), default=float("inf"))
+            self._mins_stale = False
         if two:
             c0, c1 = free[0] + _EPS, free[1] + _EPS
+            if c0 < self._min0 or c1 < self._min1:
+                return None  # (no group's demand fits: what the walk would find, dropping nothing)
         else:
             cap = [x + _EPS for x in free]
         i = 0
