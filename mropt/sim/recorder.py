@@ -26,9 +26,10 @@ Columns (the contract of ``jobs.parquet``, ``tasks.parquet`` and ``utilisation.p
   ``capacity`` (slots of the nodes up; for a pool, the cluster's).
 
 The engine hands over attempt objects (a batch of k tasks is one object, ``mropt.sim.engine``);
-the recorder keeps one entry per object ending and builds the per-attempt columns (``a_job``,
-``a_task``, ... and so the tables and the event-log hash) when first read, one row per task,
-in the order the tasks ended: the same rows as an unbatched run.
+the recorder keeps one entry per object ending, as typed columns without an object per attempt
+(:mod:`mropt.sim.ended_attempts`), and builds the per-attempt columns (``a_job``, ``a_task``,
+... and so the tables and the event-log hash) when first read, one row per task, in the order
+the tasks ended: the same rows as an unbatched run.
 
 A job's deadline is met when ``finish <= deadline * (1 + TIME_RTOL)``
 (:func:`mropt.model.tolerance.deadline_limit`, ``docs/tolerances.md``).
@@ -37,13 +38,13 @@ A job's deadline is met when ``finish <= deadline * (1 + TIME_RTOL)``
 from __future__ import annotations
 
 import hashlib
-from array import array
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from mropt.model.tolerance import deadline_limit
 from mropt.model.workload import WorkloadInstance, WorkloadJob
+from mropt.sim.ended_attempts import EndedAttempts
 from mropt.sim.state import DROPPED, LEVEL_NAMES, REJECTED, SLOT_TYPES, WAITING, Job
 from mropt.sim.unfinished import unfinished_causes
 
@@ -52,23 +53,6 @@ if TYPE_CHECKING:
 
 OUTCOMES = ("succeeded", "killed", "failed")
 _OUTCOME_CODE = {name: k for k, name in enumerate(OUTCOMES)}
-_ROW_FIELDS = ("job", "stage", "type", "task", "id", "node", "start", "end", "level", "spec", "outcome")
-_DTYPE = {"q": np.int64, "i": np.intc, "b": np.int8, "d": np.float64}
-#: the typed arrays of attempts that ended alone (array type codes; C ints for the indices but
-#: the attempt id: 44 bytes an attempt, not 60, kept to the end of a replay of millions)
-_ONE_FIELDS = (
-    ("job", "i"),
-    ("stage", "i"),
-    ("type", "b"),
-    ("task", "i"),
-    ("id", "q"),
-    ("node", "i"),
-    ("start", "d"),
-    ("end", "d"),
-    ("level", "b"),
-    ("spec", "b"),
-    ("outcome", "b"),
-)
 
 
 def ideal_span(job: WorkloadJob, speed: float) -> float:
@@ -91,16 +75,10 @@ class Recorder:
     def __init__(self, sim: Simulation, utilisation: bool = True) -> None:
         self.sim = sim
         self._utilisation = utilisation
-        # attempts that ended alone are kept as columns (``_one``: typed arrays, a few bytes a
-        # field, so a replay of millions of tasks keeps no attempt object); a batch whose live
-        # members ended together is one row (attempt, -1, end, outcome code) in ``_rows``.
-        # ``_order`` lists every entry in the order it ended: k >= 0 the k-th single attempt,
-        # -k - 1 the k-th batch row. The columns (a_job, ...) are built when first read.
-        self._rows: list[tuple[Attempt, int, float, int]] = []
-        self._one: dict[str, array[Any]] = {name: array(code) for name, code in _ONE_FIELDS}
-        self._appends = tuple(self._one[name].append for name, _ in _ONE_FIELDS)  # (in that order)
-        self._one_demand: list[tuple[float, ...] | None] = []
-        self._order = array("q")
+        # the attempts that ended, as typed columns (a replay of millions of tasks keeps no
+        # attempt object); the columns (a_job, ...) are built from them when first read
+        self.ended_attempts = EndedAttempts()
+        self._add = self.ended_attempts.add
         self._built = -1
         self._cols: dict[str, list[Any]] = {}
         # utilisation rows
@@ -130,25 +108,7 @@ class Recorder:
 
     def ended(self, attempt: Attempt, member: int, end: float, outcome: int, count: int = 1) -> None:
         """Member ``member`` of ``attempt`` ended (-1: its ``count`` live members, all at ``end``)."""
-        if member < 0 and attempt.n > 1:
-            self._order.append(-len(self._rows) - 1)
-            self._rows.append((attempt, member, end, outcome))
-        else:
-            self._order.append(len(self._one_demand))
-            i = max(member, 0)
-            a_job, a_stage, a_type, a_task, a_id, a_node, a_start, a_end, a_level, a_spec, a_outcome = self._appends
-            a_job(attempt.job)
-            a_stage(attempt.stage)
-            a_type(attempt.type)
-            a_task(attempt.task if attempt.tasks is None else attempt.tasks[i])
-            a_id(attempt.id + i)
-            a_node(attempt.node if attempt.nodes is None else attempt.nodes[i])
-            a_start(attempt.start)
-            a_end(end)
-            a_level(attempt.level)
-            a_spec(attempt.speculative)
-            a_outcome(outcome)
-            self._one_demand.append(attempt.demand)
+        self._add(attempt, member, end, outcome)
         if self._utilisation:
             key = (self.pools[self.sim.jobs[attempt.job].pool], attempt.type)
             self._pool_busy[key] -= count
@@ -156,67 +116,10 @@ class Recorder:
 
     # -- the attempt columns, in the order the attempts ended -----------------------------------
     def _columns(self) -> dict[str, list[Any]]:
-        if self._built == len(self._order):
-            return self._cols
-        cols: dict[str, list[Any]] = {name: [] for name in _ROW_FIELDS}
-        job, stage, stype, task, aid = cols["job"], cols["stage"], cols["type"], cols["task"], cols["id"]
-        node, start, end, level, spec, outcome = (
-            cols["node"],
-            cols["start"],
-            cols["end"],
-            cols["level"],
-            cols["spec"],
-            cols["outcome"],
-        )
-        one = self._one
-        o_job, o_stage, o_type, o_task, o_id, o_node = (
-            one["job"],
-            one["stage"],
-            one["type"],
-            one["task"],
-            one["id"],
-            one["node"],
-        )
-        o_start, o_end, o_level, o_spec, o_outcome = one["start"], one["end"], one["level"], one["spec"], one["outcome"]
-        rows = self._rows
-        for k in self._order:
-            if k >= 0:
-                job.append(o_job[k])
-                stage.append(o_stage[k])
-                stype.append(o_type[k])
-                task.append(o_task[k])
-                aid.append(o_id[k])
-                node.append(o_node[k])
-                start.append(o_start[k])
-                end.append(o_end[k])
-                level.append(o_level[k])
-                spec.append(bool(o_spec[k]))
-                outcome.append(o_outcome[k])
-                continue
-            a, _, t, code = rows[-k - 1]
-            assert a.tasks is not None and a.nodes is not None
-            if a.dead:
-                members = [m for m in range(a.n) if m not in a.dead]
-                task.extend([a.tasks[m] for m in members])
-                node.extend([a.nodes[m] for m in members])
-                aid.extend([a.id + m for m in members])
-                n = len(members)
-            else:
-                task.extend(a.tasks)
-                node.extend(a.nodes)
-                aid.extend(range(a.id, a.id + a.n))
-                n = a.n
-            job.extend([a.job] * n)
-            stage.extend([a.stage] * n)
-            stype.extend([a.type] * n)
-            start.extend([a.start] * n)
-            end.extend([t] * n)
-            level.extend([a.level] * n)
-            spec.extend([a.speculative] * n)
-            outcome.extend([code] * n)
-        self._cols = cols
-        self._built = len(self._order)
-        return cols
+        if self._built != len(self.ended_attempts):
+            self._cols = self.ended_attempts.rows()
+            self._built = len(self.ended_attempts)
+        return self._cols
 
     @property
     def a_job(self) -> list[int]:
@@ -272,39 +175,7 @@ class Recorder:
         demand). Made for analyses of a long run (:mod:`mropt.sim.shares`): a replay of
         millions of tasks has far fewer rows here than in :meth:`tasks_columns`.
         """
-        n_res = len(self.sim.resources)
-        one, rows, order = self._one, self._rows, self._order
-        n = len(order)
-        out = {
-            "job": np.empty(n, np.int64),
-            "type": np.empty(n, np.int64),
-            "level": np.empty(n, np.int64),
-            "outcome": np.empty(n, np.int64),
-            "start": np.empty(n),
-            "end": np.empty(n),
-            "count": np.ones(n, np.int64),
-            "demand": np.zeros((n, n_res)),
-        }
-        where = np.frombuffer(order, dtype=np.int64) if n else np.zeros(0, dtype=np.int64)
-        singles = where >= 0
-        idx = where[singles]
-        for name in ("job", "type", "level", "outcome", "start", "end"):
-            column = np.frombuffer(one[name], dtype=_DTYPE[one[name].typecode]) if len(one[name]) else np.zeros(0)
-            out[name][singles] = column[idx]
-        demand = out["demand"]
-        one_demand = self._one_demand
-        for r in np.flatnonzero(singles).tolist():
-            d = one_demand[order[r]]
-            if d is not None:
-                demand[r] = d
-        for r in np.flatnonzero(~singles).tolist():
-            a, _, t, code = rows[-order[r] - 1]
-            out["job"][r], out["type"][r], out["level"][r], out["outcome"][r] = a.job, a.type, a.level, code
-            out["start"][r], out["end"][r] = a.start, t
-            out["count"][r] = a.n - len(a.dead or ())
-            if a.demand is not None:
-                demand[r] = a.demand
-        return out
+        return self.ended_attempts.spans(self.sim.jobs, len(self.sim.resources))
 
     def job_ended(self, job: Job) -> None:
         self.job_end_order.append(job.index)

@@ -49,8 +49,8 @@ def assert_same(a: tuple[Any, ...], b: tuple[Any, ...]) -> None:
 
 
 def batch_count(sim: Simulation) -> int:
-    """Attempt objects that held more than one task (seen through the recorder's rows)."""
-    return len({id(a) for a, *_ in sim.record._rows if a.n > 1})
+    """Batches whose live members (more than one) ended together: the recorder's spans of more than one attempt."""
+    return int((sim.record.spans()["count"] > 1).sum())
 
 
 def both(w: WorkloadInstance, make: Any = None, **options: Any) -> tuple[Simulation, Simulation]:
@@ -116,8 +116,9 @@ def test_same_start_and_time_form_one_batch_with_one_completion() -> None:
     # all six start at 0 and end at 10 on three nodes: one batch, one completion event
     w = workload([{"id": "n", "count": 3, "map_slots": 2, "reduce_slots": 0}], [mr_job("j", [10.0] * 6)])
     on, off = both(w, mode="event")
-    (batch,) = {id(a): a for a, *_ in on.record._rows}.values()
-    assert batch.n == 6 and list(batch.nodes) == [0, 0, 1, 1, 2, 2] and batch.end == 10
+    spans = on.record.spans()
+    assert spans["count"].tolist() == [6] and spans["end"].tolist() == [10.0]
+    assert on.record.a_node == [0, 0, 1, 1, 2, 2]
     assert on.events == 2 and off.events == 7  # the arrival and the completion(s)
     assert on.record.a_id == list(range(6)) and on.record.a_end == [10.0] * 6
 
