@@ -268,7 +268,7 @@ class BendersRun:
             "lifted_cuts": self.lifted_rows,
             "oracle_searches": oracle.searches,
             "oracle_nodes": oracle.nodes,
-            "energy_rows": len(data.rows),
+            "energy_rows": len(data.rows) - self.lifted_rows,  # the master's own rows, the lifted cuts apart
             "pair_conflicts": len(data.conflicts),
             "dominance_rows": len(data.dominance),
             "incumbent_from": self.best_source,
