@@ -29,7 +29,7 @@ def resource_workload(rng: random.Random) -> WorkloadInstance:
             "id": f"n{i}",
             "rack": f"r{i % n_racks}",
             "map_slots": rng.randint(3, 8),
-            "reduce_slots": rng.randint(0, 2),
+            "reduce_slots": rng.randint(0 if i else 1, 2),
             "resources": {"cpu": float(rng.randint(2, 8)), "mem": 1.0},
         }
         for i in range(rng.randint(4, 9))
@@ -72,6 +72,11 @@ def resource_workload(rng: random.Random) -> WorkloadInstance:
     extra: dict[str, Any] = {"placement": {"replicas": rng.randint(1, 3), "seed": rng.randint(0, 9)}}
     if n_queues > 1 or rng.random() < 0.5:
         extra["queues"] = queues
+    if rng.random() < 0.5:  # killed attempts: their tasks pending again, on their racks' stacks
+        extra["faults"] = [
+            {"node": f"n{k}", "down": float(rng.randint(5, 25)), "up": float(rng.randint(30, 60))}
+            for k in rng.sample(range(len(nodes)), 2)
+        ]
     return workload(nodes, jobs, **extra)
 
 
