@@ -153,8 +153,6 @@ class Fair(FairOffers, FairPreemption, Policy):
     #: True, HEI's (``hei``): minShare plus a weighted part of what is left (pools over their minShare
     #: ordered by (running - minShare) / weight)
     additive: ClassVar[bool] = False
-    #: ``without`` (``Policy``; tests) turns off the heartbeat's quick pass (``FairOffers._passed_by``)
-    accelerations = ("pass_by",)
 
     def start(self, sim: SimView) -> None:
         super().start(sim)
@@ -204,7 +202,6 @@ class Fair(FairOffers, FairPreemption, Policy):
         self.timer_on = False
         self.last_preempt_check = 0.0
         self.total_slots_at_update = list(sim.total_slots)
-        self.pass_by = "pass_by" not in self.without
         if not self.reference and type(self).assign is Fair.assign:  # ``assign`` without its own call (speed only)
             self.assign = self._assign_fast  # type: ignore[method-assign]
 

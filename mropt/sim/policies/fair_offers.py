@@ -53,7 +53,6 @@ class FairOffers:
     rack_delay: float
     min_share_timeout: float
     fair_share_timeout: float
-    pass_by: bool
 
     if TYPE_CHECKING:
 
@@ -190,8 +189,6 @@ class FairOffers:
         rej_map = not rep_map < math.ceil(s_map * load)
         load = min(1.0, runnable_total[REDUCE] / total_reduce) if total_reduce > 0 else 0.0
         rej_reduce = not rep_reduce < math.ceil(s_reduce * load)
-        if self.pass_by and self._passed_by(node, rej_map, rej_reduce, cap_map, cap_reduce):
-            return
         n_map = n_reduce = 0
         # jobs that could not launch a task of the type on this node at this heartbeat: they
         # cannot later in it either (the node's free capacity only shrinks, and a job's allowed
@@ -319,76 +316,6 @@ class FairOffers:
                 n_reduce += 1
         if visited is not None:
             self.skipped = sorted(visited if launched_map is None else visited - launched_map)
-
-    def _passed_by(self, node: int, rej_map: bool, rej_reduce: bool, cap_map: int, cap_reduce: int) -> bool:
-        """The heartbeat of :meth:`_assign_fast` when it launches nothing and no launch is tried: True
-        when its only pass is the map pass and every job of it is passed by on the node (level NODE
-        or RACK, no input there: ``_input_places``); its jobs are then the skipped ones. False, with
-        nothing changed, when a launch would be tried (the heartbeat runs as written).
-
-        The loop's first round with the verdicts given (the caps and the counts of its first test):
-        with reduces rejected it takes the map pass; a map pass that launches nothing rejects the
-        maps and ends the heartbeat, its jobs visited and none launched. A SWIM day's failing
-        heartbeats are mostly this (one pool, one job waiting for a local map: delay scheduling);
-        ``without={"pass_by"}`` turns it off.
-        """
-        running_total = self.running_total
-        runnable_total = self.runnable_total
-        if not rej_reduce and (cap_reduce == 0 or running_total[REDUCE] == runnable_total[REDUCE]):
-            rej_reduce = True
-        if not rej_reduce:
-            return False
-        if not rej_map and (cap_map == 0 or running_total[MAP] == runnable_total[MAP]):
-            rej_map = True
-        if rej_map:
-            return True  # both rejected: nothing visited, none skipped
-        if self.repool or self.self_check:
-            self._reorder()
-        pools = self.pools
-        jobs = self.sim.jobs
-        input_places = self.input_places
-        last_level = self.last_level
-        waited = self.waited
-        node_delay = self.node_delay
-        rack_delay = self.rack_delay
-        rack = self.sim.node_rack[node]
-        preemption = self.preemption
-        now = self.sim.now
-        visited: list[int] = []
-        for pkey in self.order[MAP]:
-            pool = pools[pkey[-1]]
-            if pool.running[MAP] >= pool.max[MAP]:
-                continue
-            if preemption and (
-                now - pool.last_at_min[MAP] > self.min_share_timeout
-                or now - pool.last_at_half[MAP] > self.fair_share_timeout
-            ):
-                return False  # its jobs launch at ANY
-            for key in pool.cand[MAP]:
-                job = key[-1]
-                cur = jobs[job].cur
-                places = input_places.get(job)
-                if places is None or places[0] != cur:
-                    places = self._input_places(job, cur)
-                if places[1] is None:
-                    return False
-                # _allowed_level, as in _assign_fast
-                level = last_level[job]
-                if level == NODE:
-                    wait = waited[job]
-                    if wait >= node_delay + rack_delay:
-                        return False  # ANY
-                    if wait >= node_delay:
-                        level = RACK
-                elif level != RACK or waited[job] >= rack_delay:
-                    return False  # ANY
-                if node in places[1] if level == NODE else rack in places[2]:
-                    return False  # a launch is tried
-                visited.append(job)
-        if visited:
-            visited.sort()
-            self.skipped = visited
-        return True
 
     def _launched(self, pool: _Pool, job: int, stype: int) -> None:
         pool.running[stype] += 1
