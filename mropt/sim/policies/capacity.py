@@ -50,13 +50,11 @@ by pending maps; Hadoop 1.0.3's code resets it on local launches only and uses u
 **Where the rule is.** ``Capacity._assign_reference`` is the heartbeat written plain (the queues and
 their jobs listed afresh before every task: ``_jobs``); ``make_policy(..., reference=True)`` runs it.
 The default, ``_assign_fast``, keeps each queue's candidate jobs sorted between heartbeats
-(``_set_key``, ``_refresh``), takes the user limit once per queue and task (``_limit``), and skips
-launches known to fail (``_maps``): a job's local launch that failed on the heartbeat, and one on a
-rack where the job's map stage was found to have no pending task (``no_rack``, forgotten when an
-attempt of the job ends otherwise than succeeded, a rule's backup of it starts or ends, or the
-stage ends: the only ways a task becomes pending again). ``tests/sim/test_sim_heartbeat_reference.py``
-requires the same event log of both on random workloads, with and without speculation rules;
-``tests/sim/test_sim_capacity_fast.py`` on nodes of many slots, CPUs and memory, with faults.
+(``_set_key``, ``_refresh``), takes the user limit once per queue and task (``_limit``), and does
+not ask a job again for a local map on a heartbeat where its local launch failed (``_maps``).
+``tests/sim/test_sim_heartbeat_reference.py`` requires the same event log of both on random
+workloads, with and without speculation rules; ``tests/sim/test_sim_capacity_fast.py`` on nodes of
+many slots, CPUs and memory, with faults.
 """
 
 from __future__ import annotations
@@ -70,7 +68,6 @@ import numpy as np
 
 from mropt.model.workload import QueueSpec
 from mropt.registry import Param
-from mropt.sim.capacity import FIT_EPS
 from mropt.sim.policy import ACCEPT, HEARTBEAT, Admission, Policy, register_policy
 from mropt.sim.state import ACTIVE, ANY, MAP, RACK, REDUCE
 from mropt.sim.view import AttemptView, SimView
@@ -132,8 +129,6 @@ class Capacity(Policy):
         self.max_caps: tuple[list[int | None], list[int | None]] = ([], [])
         self.lwf: dict[int, float] = {}
         self.dirty: set[int] = set()
-        # job -> (its map stage, the racks where that stage has no pending task): ``_maps``
-        self.no_rack: dict[int, tuple[int, set[int]]] = {}
 
     def _queue_of(self, job: int) -> _Queue:
         return self.queues[0] if self.single else self.by_name[self.sim.jobs[job].queue]
@@ -152,15 +147,9 @@ class Capacity(Policy):
         q.occupied[attempt.type] -= count
         q.by_user[attempt.type][user] -= count
         self.dirty.add(attempt.job)
-        if outcome != "succeeded":  # (a killed or failed attempt's task may be pending again)
-            self.no_rack.pop(attempt.job, None)
-
-    def on_rule_backup(self, job: int, started: bool) -> None:
-        self.no_rack.pop(job, None)
 
     def on_stage_end(self, job: int, stage: int) -> None:
         self.dirty.add(job)
-        self.no_rack.pop(job, None)
 
     def on_job_end(self, job: int) -> None:
         q = self._queue_of(job)
@@ -171,7 +160,6 @@ class Capacity(Policy):
         for stype in (MAP, REDUCE):
             self._set_key(q, job, stype, None)
         self.dirty.discard(job)
-        self.no_rack.pop(job, None)
 
     def _set_key(self, q: _Queue, job: int, stype: int, key: tuple[Any, ...] | None) -> None:
         old = self.key[job][stype]
@@ -366,8 +354,6 @@ class Capacity(Policy):
         available = sim.free[MAP][node]
         trackers = -1  # the trackers up, counted when an off-switch test first needs them
         no_local: set[int] = set()
-        no_rack = self.no_rack
-        rack = sim.node_rack[node]
         while available > 0:
             found = False
             off_switch = False
@@ -384,17 +370,7 @@ class Capacity(Policy):
                     if by_user is not None and by_user.get(user_of[job], 0) + 1 > limit:
                         continue
                     missed[job] += 1  # JobInProgress.schedulingOpportunity
-                    if job in no_local:
-                        aid = -1
-                    else:
-                        j = jobs[job]
-                        known = no_rack.get(job)
-                        if known is not None and rack in known[1] and known[0] == j.cur and j.stages[j.cur].pending:
-                            aid = -1
-                        else:
-                            aid = launch(job, node, MAP, RACK)
-                            if aid < 0:
-                                self._no_task_on_rack(job, node, rack)
+                    aid = -1 if job in no_local else launch(job, node, MAP, RACK)
                     if aid >= 0:
                         missed[job] = 0  # resetSchedulingOpportunities (local launch)
                     else:
@@ -418,26 +394,6 @@ class Capacity(Policy):
             if not found or off_switch:
                 break  # off-switch: maximum-tasks-after-offswitch = 0
             available -= 1
-
-    def _no_task_on_rack(self, job: int, node: int, rack: int) -> None:
-        """A launch of ``job`` at RACK level on ``node`` failed: note the node's rack in ``no_rack``
-        when the cause was ``Stage.take`` finding no pending task there (the current map stage,
-        with pending tasks and replicas, of one demand that fits the node), not the resources."""
-        j = self.sim.jobs[job]
-        cur = j.cur
-        stage = j.stages[cur]
-        if stage.type != MAP or not stage.pending or stage.replicas is None or len(stage.demands) != 1:
-            return
-        demand = stage.demands[0]
-        if demand is not None:
-            free = self.sim.free_resources[node]
-            if any(amount > free[k] + FIT_EPS for k, amount in enumerate(demand)):
-                return
-        known = self.no_rack.get(job)
-        if known is None or known[0] != cur:
-            self.no_rack[job] = (cur, {rack})
-        else:
-            known[1].add(rack)
 
     def _reduce(self, node: int, caps: list[int], max_caps: list[int | None]) -> None:
         sim = self.sim
