@@ -22,8 +22,7 @@ view, so a policy sees one attempt per task (``mropt.sim.view.AttemptView``).
 
 from __future__ import annotations
 
-from array import array
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Iterator, Mapping
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
@@ -33,9 +32,8 @@ if TYPE_CHECKING:
 class Attempt:
     """One attempt of a task on a node, or a batch of ``n`` (module docstring).
 
-    Member ``i`` of a batch has attempt id ``id + i``, task ``tasks[i]`` and node ``nodes[i]``
-    (C-int arrays, :func:`members`: 4 bytes a member, for the recorder keeps every batch until
-    the tables are built); the object's own ``task`` and ``node`` are member 0's. ``live`` counts the members still
+    Member ``i`` of a batch has attempt id ``id + i``, task ``tasks[i]`` and node ``nodes[i]``;
+    the object's own ``task`` and ``node`` are member 0's. ``live`` counts the members still
     running; ``dead`` maps a member killed early to the time it ended.
     """
 
@@ -87,8 +85,8 @@ class Attempt:
         self.demand = demand
         self.n = 1
         self.live = 1
-        self.tasks: array[int] | None = None
-        self.nodes: array[int] | None = None
+        self.tasks: list[int] | None = None
+        self.nodes: list[int] | None = None
         self.dead: dict[int, float] | None = None
 
     def task_of(self, aid: int) -> int:
@@ -102,15 +100,6 @@ class Attempt:
     def member(self, i: int) -> Attempt | Member:
         """Member ``i``'s view (the object itself for a single attempt)."""
         return self if self.n == 1 else Member(self, i)
-
-
-def members(values: Iterable[int]) -> array[int]:
-    """A batch's tasks or nodes: a C-int ``array`` (``Attempt.tasks``, ``Attempt.nodes``).
-
-    A list would hold an 8-byte pointer and, for a task id or node index over 256, a 32-byte int
-    object per member: about 70 bytes a task of the Alibaba 2017 day, kept to its end.
-    """
-    return array("i", values)
 
 
 class Member:

@@ -11,9 +11,12 @@ ended together. What an entry's rows share (job, stage, slot type, first attempt
 end, locality level, speculative, outcome, row count) is one element of a C-typed array each;
 its rows' tasks and nodes go, in member order, to two C-int member columns. The rows' attempt
 ids are consecutive from the first, except in a batch that lost members to kills, whose ids
-are kept apart (``gaps``). That is 48 bytes an attempt that ended alone, and 44 bytes a batch
+are kept apart (``gaps``). That is 48 bytes an attempt that ended alone, and 40 bytes a batch
 plus 8 a member (an attempt object and a row tuple per batch, and 60 bytes per lone attempt,
-before).
+before). An ending is first a tuple in a Python list, moved by thousands (:data:`CHUNK`) into
+arrays of their own, a block per column, made to size and never grown: an ``array.append``
+costs ten times a ``list.append``, and a column of millions grown in place leaves the heap
+a hole of its old size at each move.
 """
 
 from __future__ import annotations
@@ -42,6 +45,8 @@ ENTRY_FIELDS = (
     ("count", "i"),
 )
 _DTYPE = {"q": np.int64, "i": np.intc, "b": np.int8, "d": np.float64}
+#: endings (and member tasks and nodes) held in Python lists before they move into a block of arrays
+CHUNK = 4096
 
 
 def _np(values: array[Any]) -> np.ndarray:
@@ -50,93 +55,115 @@ def _np(values: array[Any]) -> np.ndarray:
     return np.frombuffer(values, dtype=dtype) if len(values) else np.zeros(0, dtype=dtype)
 
 
+def _joined(blocks: list[array[Any]], code: str) -> np.ndarray:
+    """A column's blocks as one numpy array (a copy)."""
+    return np.concatenate([_np(b) for b in blocks]) if blocks else np.zeros(0, dtype=_DTYPE[code])
+
+
 class EndedAttempts:
     """The ended attempts' entries and member columns (module docstring)."""
 
-    __slots__ = ("entry", "task", "node", "gaps", "_appends")
+    __slots__ = ("entry", "task", "node", "gaps", "_n", "_entries", "_tasks", "_nodes")
 
     def __init__(self) -> None:
-        self.entry: dict[str, array[Any]] = {name: array(code) for name, code in ENTRY_FIELDS}
-        self.task = array("i")  # per row, in entry order
-        self.node = array("i")
+        self.entry: dict[str, list[array[Any]]] = {name: [] for name, _ in ENTRY_FIELDS}  # blocks
+        self.task: list[array[int]] = []  # per row, in entry order (blocks)
+        self.node: list[array[int]] = []
+        self._n = 0  # entries in the blocks
         self.gaps: dict[int, array[int]] = {}  # entry -> its rows' attempt ids, where not consecutive
-        self._appends = tuple(self.entry[name].append for name, _ in ENTRY_FIELDS)
+        # not yet moved into the arrays: entries (tuples in ENTRY_FIELDS order), rows' tasks and nodes
+        self._entries: list[tuple[Any, ...]] = []
+        self._tasks: list[int] = []
+        self._nodes: list[int] = []
 
     def __len__(self) -> int:
-        return len(self.entry["job"])
+        return self._n + len(self._entries)
+
+    def flush(self) -> None:
+        """Move what the lists hold into a new block of arrays (done by :meth:`rows` and :meth:`spans`)."""
+        if self._entries:
+            for (name, code), values in zip(ENTRY_FIELDS, zip(*self._entries), strict=True):
+                self.entry[name].append(array(code, values))
+            self._n += len(self._entries)
+            self._entries.clear()
+        if self._tasks:
+            self.task.append(array("i", self._tasks))
+            self.node.append(array("i", self._nodes))
+            self._tasks.clear()
+            self._nodes.clear()
+
+    def column(self, name: str) -> np.ndarray:
+        """Entry column ``name`` (``ENTRY_FIELDS``) as one numpy array."""
+        self.flush()
+        return _joined(self.entry[name], dict(ENTRY_FIELDS)[name])
 
     def add(self, a: Attempt, member: int, end: float, outcome: int) -> None:
         """Member ``member`` of ``a`` ended alone (the attempt itself when single), or with
         ``member`` -1 every live member of batch ``a`` ended, at ``end`` with ``outcome``."""
-        e_job, e_stage, e_type, e_id, e_start, e_end, e_level, e_spec, e_outcome, e_count = self._appends
         if member < 0 and a.n > 1:
             tasks, nodes, dead = a.tasks, a.nodes, a.dead
             assert tasks is not None and nodes is not None
             if dead:
                 alive = [m for m in range(a.n) if m not in dead]
-                self.gaps[len(self.entry["job"])] = array("q", [a.id + m for m in alive])
-                self.task.extend([tasks[m] for m in alive])
-                self.node.extend([nodes[m] for m in alive])
+                self.gaps[len(self)] = array("q", [a.id + m for m in alive])
+                self._tasks.extend([tasks[m] for m in alive])
+                self._nodes.extend([nodes[m] for m in alive])
                 first, count = a.id + alive[0], len(alive)
             else:
-                self.task.extend(tasks)
-                self.node.extend(nodes)
+                self._tasks.extend(tasks)
+                self._nodes.extend(nodes)
                 first, count = a.id, a.n
         else:
             i = max(member, 0)
-            self.task.append(a.task if a.tasks is None else a.tasks[i])
-            self.node.append(a.node if a.nodes is None else a.nodes[i])
+            self._tasks.append(a.task if a.tasks is None else a.tasks[i])
+            self._nodes.append(a.node if a.nodes is None else a.nodes[i])
             first, count = a.id + i, 1
-        e_job(a.job)
-        e_stage(a.stage)
-        e_type(a.type)
-        e_id(first)
-        e_start(a.start)
-        e_end(end)
-        e_level(a.level)
-        e_spec(a.speculative)
-        e_outcome(outcome)
-        e_count(count)
+        entries = self._entries
+        entries.append((a.job, a.stage, a.type, first, a.start, end, a.level, a.speculative, outcome, count))
+        if len(entries) >= CHUNK or len(self._tasks) >= CHUNK:
+            self.flush()
 
     def rows(self) -> dict[str, list[Any]]:
         """One list per column (``job``, ``stage``, ``type``, ``task``, ``id``, ``node``, ``start``,
         ``end``, ``level``, ``spec`` (bools), ``outcome``), one element per attempt, in the order the
         attempts ended."""
-        entry = self.entry
-        count = _np(entry["count"])
+        column = self.column
+        count = column("count")
         out: dict[str, list[Any]] = {}
         for name in ("job", "stage", "type"):
-            out[name] = np.repeat(_np(entry[name]), count).tolist()
-        out["task"] = _np(self.task).tolist()
-        ids = np.repeat(_np(entry["id"]), count)
+            out[name] = np.repeat(column(name), count).tolist()
+        out["task"] = _joined(self.task, "i").tolist()
+        ids = np.repeat(column("id"), count)
         starts = np.cumsum(count, dtype=np.int64) - count
         ids += np.arange(len(ids), dtype=np.int64) - np.repeat(starts, count)
         for k, gap in self.gaps.items():
             ids[starts[k] : starts[k] + count[k]] = _np(gap)
         out["id"] = ids.tolist()
-        out["node"] = _np(self.node).tolist()
+        out["node"] = _joined(self.node, "i").tolist()
         for name in ("start", "end", "level"):
-            out[name] = np.repeat(_np(entry[name]), count).tolist()
-        out["spec"] = np.repeat(_np(entry["spec"]).astype(bool), count).tolist()
-        out["outcome"] = np.repeat(_np(entry["outcome"]), count).tolist()
+            out[name] = np.repeat(column(name), count).tolist()
+        out["spec"] = np.repeat(column("spec").astype(bool), count).tolist()
+        out["outcome"] = np.repeat(column("outcome"), count).tolist()
         return out
 
     def spans(self, jobs: Sequence[Job], n_res: int) -> dict[str, np.ndarray]:
         """One row per entry (``Recorder.spans``): ``job``, ``type``, ``level``, ``outcome``,
         ``start``, ``end``, ``count`` and ``demand`` (entries x ``n_res``: an attempt's, its
         stage's for its task, as the engine held it; 0 without demand)."""
-        entry = self.entry
-        out = {name: _np(entry[name]).astype(np.int64) for name in ("job", "type", "level", "outcome", "count")}
-        out["start"] = _np(entry["start"]).copy()
-        out["end"] = _np(entry["end"]).copy()
+        column = self.column
+        out: dict[str, np.ndarray] = {
+            name: column(name).astype(np.int64) for name in ("job", "type", "level", "outcome", "count")
+        }
+        out["start"] = column("start")
+        out["end"] = column("end")
         demand = out["demand"] = np.zeros((len(self), n_res))
         if n_res and len(self):
             count = out["count"]
-            first_task = _np(self.task)[np.cumsum(count) - count].tolist()
+            first_task = _joined(self.task, "i")[np.cumsum(count) - count].tolist()
             zero = (0.0,) * n_res
             held = [
                 jobs[j].stages[s].demand_of(t) or zero
-                for j, s, t in zip(out["job"].tolist(), _np(entry["stage"]).tolist(), first_task, strict=True)
+                for j, s, t in zip(out["job"].tolist(), column("stage").tolist(), first_task, strict=True)
             ]
             demand[:] = held
         return out

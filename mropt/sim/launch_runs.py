@@ -27,7 +27,6 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from mropt.sim.attempts import members
 from mropt.sim.state import ACTIVE, NONE, PENDING, RUNNING
 
 if TYPE_CHECKING:
@@ -124,8 +123,8 @@ class LaunchRuns:
         aid = sim.next_attempt
         sim.next_attempt = aid + k
         if o.tasks is None:
-            o.tasks = members((o.task, *range(lo, hi)))
-            o.nodes = members((o.node, *joined))
+            o.tasks = [o.task, *range(lo, hi)]
+            o.nodes = [o.node, *joined]
         else:
             o.tasks.extend(range(lo, hi))
             o.nodes.extend(joined)  # type: ignore[union-attr]

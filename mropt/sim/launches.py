@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from mropt.sim.attempts import Attempt, Batches, members
+from mropt.sim.attempts import Attempt, Batches
 from mropt.sim.capacity import Capacity
 from mropt.sim.event_queue import EventQueue
 from mropt.sim.offers import C_DONE, EV_DONE
@@ -141,8 +141,8 @@ class Launches:
                 self.next_attempt = aid + 1
                 tasks = o.tasks
                 if tasks is None:
-                    o.tasks = members((o.task, task))
-                    o.nodes = members((o.node, node))
+                    o.tasks = [o.task, task]
+                    o.nodes = [o.node, node]
                 else:
                     tasks.append(task)
                     o.nodes.append(node)  # type: ignore[union-attr]
