@@ -6,7 +6,7 @@ slot and its requests), where a heartbeat launches several maps and a job is con
 after another job's launch: ``Capacity._maps`` then skips the local launch of a job whose local
 launch failed earlier on the same heartbeat. These seeded random workloads (several slots and
 resources per node, task groups of different requests in one stage, replicas, queues with
-limits) must give ``Capacity._assign_reference``'s event log exactly.
+limits, nodes going down and up) must give ``Capacity._assign_reference``'s event log exactly.
 """
 
 from __future__ import annotations
