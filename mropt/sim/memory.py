@@ -16,7 +16,8 @@ run, its summary and its ``--out`` tables, above the process with the workload l
   the ``--out`` tables. Attempts are counted as one per task, two with a speculation rule (a
   backup each, at most); re-runs after failures and preemption come on top (few). Batches of
   identical attempts (:mod:`mropt.sim.engine`) cost less: a trace replay uses a fraction of
-  the estimate (the Alibaba day under ``drf``: about 15 GiB estimated, 1.7 GB measured);
+  the estimate (the Alibaba day under ``drf``: about 15 GiB estimated, 0.9 GB peak measured
+  without ``--out`` since :mod:`mropt.sim.ended_attempts`, 1.7 GB before);
 * :data:`TASK_BYTES` per task, :data:`GROUP_BYTES` per task group, :data:`STAGE_BYTES` per
   stage, :data:`JOB_BYTES` per job (run-time jobs, the policy's per-job and per-pool state,
   the job table, the utilisation rows), :data:`NODE_BYTES` per node;
