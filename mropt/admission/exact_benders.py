@@ -25,8 +25,8 @@ at N = 30; the two halves of the problem are easy apart, hard together. So:
   rows too (:func:`~mropt.admission.exact_master.lifted_energy_cuts`): it removes every
   set failing the same prefix at that threshold, where a no-good cut removes one core
   of some 30 jobs among very many of nearly equal value (``details["lifted_cuts"]``;
-  before them N = 200 seed 3 made 110 master solves in 40 s and proved nothing, with
-  them 2 solves and 1.6 s).
+  the frontier's hard instances, ``benchmarks/RESULTS.md``: 2-4 master solves where
+  110 proved nothing before).
 
 Bounds. The search starts from the best of the cheap bounds it could report without
 searching: the sum of the candidates' benefits, the LP of the energy rows written as
