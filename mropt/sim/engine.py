@@ -30,8 +30,13 @@ kept (a simplification: Hadoop would re-run completed maps of jobs still in thei
 
 **Speed** (no decision depends on it): identical attempts that start together are one batch
 (:mod:`mropt.sim.attempts`), completed in bulk when nothing can tell the difference (no
-``on_attempt_end`` hook, no backup attempt in the stage, no slow-start map stage), else one by
-one exactly as single attempts; ``events`` counts heap events, so a batched run counts fewer.
+``on_attempt_end`` hook, no backup attempt in the stage, no slow-start map stage:
+:mod:`mropt.sim.completions`), else one by one exactly as single attempts; ``events`` counts
+heap events, so a batched run counts fewer. Heartbeat mode runs an instant that holds a lone
+heartbeat outside the queue (:mod:`mropt.sim.lone_beats`) through the engine's calls for such
+instants (``next_time``, ``queued_times``, ``push_heartbeat``, ``before_decide``, ``advance``,
+``count_events``, ``stall``, ``end_rows``, ``defer_rows``): what the loop does with an instant,
+one step a call, so that the queue and the recorder stay the engine's own.
 
 **A run ends** when no event is left. Accepted jobs that could not finish are reported
 unfinished, with their cause in ``jobs.parquet``'s ``unfinished_cause``
@@ -52,7 +57,7 @@ reaches its last event by T is not stopped: it is the whole run, event for event
 from __future__ import annotations
 
 import gc
-from collections.abc import Hashable, Mapping
+from collections.abc import Callable, Hashable, KeysView, Mapping
 from heapq import heappop
 from typing import TYPE_CHECKING
 
@@ -61,12 +66,12 @@ from mropt.model.workload import WorkloadInstance
 from mropt.sim.attempt_time import STRAGGLER_DRAWS, AttemptTime
 from mropt.sim.attempts import Attempt, Batches, Running
 from mropt.sim.capacity import Capacity
+from mropt.sim.completions import Completions
 from mropt.sim.event_queue import EventQueue
 from mropt.sim.launches import Launches
 from mropt.sim.offers import (
     C_ARRIVE,
     C_DECIDE,
-    C_DONE,
     C_KILL,
     EV_ARRIVE,
     EV_DONE,
@@ -84,18 +89,14 @@ from mropt.sim.policy import EVENT, MODES, Policy
 from mropt.sim.recorder import _OUTCOME_CODE, Recorder
 from mropt.sim.state import (
     ACTIVE,
-    DONE,
     DROPPED,
-    FINISHED,
     MAP,
     REDUCE,
     REJECTED,
     RUNNING,
     Job,
-    Stage,
     build_jobs,
     node_indices,
-    slowstart_threshold,
 )
 from mropt.sim.watch import UNTIL, Watch
 
@@ -106,7 +107,7 @@ _NEVER = float("inf")
 _NO_LOOK = 1 << 62  # no watch: the loop's event count never reaches it
 
 
-class Simulation(Launches):
+class Simulation(Launches, Completions):
     """A run of one policy on one workload with one seed; :meth:`run` returns a :class:`Recorder`."""
 
     def __init__(
@@ -173,6 +174,7 @@ class Simulation(Launches):
         self._rule_backups: set[int] = set()  # backups the rule started: the policy never hears of them
         self._util = record_utilisation
         self._queue = EventQueue()
+        self.push = self._queue.push  # type: ignore[method-assign]  # (``push``, without a call in between)
         self.stalled = False
         self.events = 0
         self.jobs_finished = 0
@@ -196,6 +198,56 @@ class Simulation(Launches):
     def wake_at(self, time: float, tag: Hashable = None) -> None:
         """Call the policy's ``on_timer(tag)`` at ``time`` (not before now)."""
         self._queue.push(max(time, self.now), C_DECIDE, EV_TIMER, tag)
+
+    # -- instants run outside the queue (heartbeat mode's lone heartbeats: mropt.sim.lone_beats) --
+    # What an instant of the loop does, as separate calls, for an instant that holds one heartbeat
+    # and nothing else: the loop would set the clock, count the event, run it, clear the queue of a
+    # stalled run and end the instant (the offers, then the utilisation rows at its time).
+    def next_time(self) -> float:
+        """The time of the queue's next instant; infinity when the queue is empty."""
+        times = self._queue.times
+        return times[0] if times else _NEVER
+
+    def queued_times(self) -> KeysView[float]:
+        """The times at which events wait in the queue (the instant being run included), a live
+        view: ``t in sim.queued_times()`` says whether the loop will run an instant at ``t``."""
+        return self._queue.at.keys()
+
+    def push_heartbeat(self, time: float, node: int) -> None:
+        """Put node ``node``'s heartbeat into the queue at ``time`` (after the events of its class
+        pushed there before it)."""
+        self._queue.push(time, C_DECIDE, EV_HEARTBEAT, node)
+
+    def before_decide(self, hook: Callable[[float], None] | None) -> None:
+        """Have ``hook(t)`` called before an event of the decision class (a timer, a heartbeat) is
+        pushed at time ``t``, so that a heartbeat held outside the queue at ``t``, scheduled
+        before it, goes in first; None: no call (``EventQueue.before_decide``)."""
+        self._queue.before_decide = hook
+
+    def advance(self, time: float) -> None:
+        """The clock moves to ``time``: a lone heartbeat's instant (nothing queued comes before it)."""
+        self.now = time
+
+    def count_events(self, n: int) -> None:
+        """``n`` events ran outside the queue; ``events`` counts them as the loop counts its own."""
+        self.events += n
+
+    def stall(self) -> None:
+        """The run stalled (``stall_limit`` heartbeats in a row launched nothing while nothing
+        else happened): it ends, its queue cleared, as the loop ends a stalled instant."""
+        self.stalled = True
+        self._queue.clear()
+
+    def end_rows(self, time: float) -> None:
+        """The utilisation rows of the instant at ``time`` (``Recorder.flush``), as the loop writes
+        them at the end of each of its instants (nothing when utilisation is not recorded)."""
+        if self._util:
+            self.record.flush(time)
+
+    def defer_rows(self) -> None:
+        """The loop's next end of an instant writes no rows: the changes since the last rows belong
+        to an instant still to be run (``Recorder.skip_next_flush``)."""
+        self.record.skip_next_flush()
 
     # -- the run ---------------------------------------------------------------------------
     def run(self) -> Recorder:
@@ -337,13 +389,6 @@ class Simulation(Launches):
         return self.active
 
     # -- actions (launch, launch_tasks, speculate: mropt.sim.launches) ------------------------
-    def _release(self, stype: int, node: int, demand: tuple[float, ...] | None, j: Job, stage: Stage) -> None:
-        """One attempt of ``stage`` on ``node`` ended: its counts and its capacity."""
-        j.running[stype] -= 1
-        self.busy[stype] -= 1
-        stage.running -= 1
-        self.capacity.release(stype, (node,), demand)
-
     def kill(self, attempt: int, outcome: str = "killed") -> None:
         """End a running attempt now; its task goes back to pending unless another attempt runs it.
 
@@ -414,7 +459,7 @@ class Simulation(Launches):
         self.record.job_ended(j)
         self.policy.on_job_end(job)
 
-    # -- event handlers ---------------------------------------------------------------------
+    # -- event handlers (an attempt's end: mropt.sim.completions) ----------------------------
     def _on_arrive(self, job: int) -> None:
         j = self.jobs[job]
         decision = self.policy.on_arrival(job)
@@ -428,149 +473,6 @@ class Simulation(Launches):
         self.remaining[MAP] += j.remaining[MAP]
         self.remaining[REDUCE] += j.remaining[REDUCE]
         self._stage_ready(j)
-
-    def _stage_ready(self, j: Job) -> None:
-        """Make the current stage's pending tasks runnable (and a slow-start reduce stage's).
-
-        A map stage that becomes current has no map finished yet, so a threshold of 0 maps
-        (slow-start 0: ``ceil(0 x maps)``) is met now, not at a completion: the reduce stage
-        after it opens at once, as Hadoop's ``JobInProgress.scheduleReduces`` (finished maps
-        >= 0) lets reduces launch on the first heartbeat.
-        """
-        stage = j.stages[j.cur]
-        j.runnable[stage.type] += stage.pending
-        self.runnable[stage.type] += stage.pending
-        self.offers.work_appeared(j.index)
-        if self.slowstart is not None and stage.type == MAP:
-            self._maybe_open_reduces(j, stage)
-
-    def _on_done(self, a: Attempt) -> None:
-        if a is self.batches.open:  # (a task of no time, ending at its start)
-            self.batches.close()
-        if a.live == 0:  # killed before it finished
-            return
-        j = self.jobs[a.job]
-        stage = j.stages[a.stage]
-        if a.n == 1:
-            a.live = 0
-            del self._live[a.id]
-            self._done_one(a, 0, a.task, a.node, j, stage)
-            return
-        if self._notify_attempt or stage.running_of or (self.slowstart is not None and stage.type == MAP):
-            # one member after the other, exactly as single attempts (a hook may kill a member)
-            live = self._live
-            tasks, nodes = a.tasks, a.nodes
-            assert tasks is not None and nodes is not None
-            for i in range(a.n):
-                if a.id + i not in live:
-                    continue
-                a.live -= 1
-                del live[a.id + i]
-                self._done_one(a, i, tasks[i], nodes[i], j, stage)
-            return
-        self._done_batch(a, j, stage)
-
-    def _done_one(self, a: Attempt, i: int, task: int, node: int, j: Job, stage: Stage) -> None:
-        """A single attempt (or member ``i`` of a batch) succeeded."""
-        stype = stage.type
-        self._release(stype, node, a.demand, j, stage)
-        self.record.ended(a, i, a.end, 0)  # type: ignore[arg-type]
-        if self.speculation is not None:
-            self.speculation.ended(a, "succeeded")
-        stage.state[task] = DONE
-        running_of = stage.running_of
-        if task in running_of:  # the first attempt to finish wins; its siblings (backups) are killed
-            others = running_of.pop(task)
-            for other in others:
-                if other != a.id + i:
-                    loser = self._live.get(other)
-                    if loser is not None:  # its slot time so far is wasted work
-                        self.wasted_work += self.now - loser.start
-                    self.kill(other, "killed")
-        stage.finished += 1
-        j.remaining[stype] -= 1
-        self.remaining[stype] -= 1
-        self._notify(a, i, "succeeded")
-        if self.slowstart is not None and stage.index == j.cur and stype == MAP:
-            self._maybe_open_reduces(j, stage)
-        if stage.finished == stage.n:
-            self._stage_done(j, stage)
-
-    def _done_batch(self, a: Attempt, j: Job, stage: Stage) -> None:
-        """Every live member of a batch succeeded: what ``_done_one`` would do member by member."""
-        k = a.live
-        a.live = 0
-        stype = stage.type
-        live = self._live
-        dead = a.dead
-        state = stage.state
-        tasks, nodes = a.tasks, a.nodes
-        assert tasks is not None and nodes is not None
-        base = a.id
-        alive = range(a.n) if dead is None else [i for i in range(a.n) if i not in dead]
-        for i in alive:
-            del live[base + i]
-            state[tasks[i]] = DONE
-        self.capacity.release(stype, nodes if dead is None else [nodes[i] for i in alive], a.demand)
-        j.running[stype] -= k
-        self.busy[stype] -= k
-        stage.running -= k
-        self.record.ended(a, -1, a.end, 0, k)  # type: ignore[arg-type]
-        stage.finished += k
-        j.remaining[stype] -= k
-        self.remaining[stype] -= k
-        if self._notify_batch:
-            self.policy.on_attempts_end(a, "succeeded", k)
-        if stage.finished == stage.n:
-            self._stage_done(j, stage)
-
-    def _maybe_open_reduces(self, j: Job, stage: Stage) -> None:
-        """Open the reduce stage after the current map stage when exactly its threshold of maps
-        has finished (``ceil(slowstart x maps)``; 0 when the map stage becomes current)."""
-        nxt_index = stage.index + 1
-        if nxt_index >= len(j.stages) or j.stages[nxt_index].type != REDUCE:
-            return
-        nxt = j.stages[nxt_index]
-        assert self.slowstart is not None
-        if stage.finished == slowstart_threshold(stage.n, self.slowstart) and stage.finished < stage.n:
-            j.runnable[REDUCE] += nxt.pending
-            self.runnable[REDUCE] += nxt.pending
-            self.offers.work_appeared(j.index)
-
-    def _stage_done(self, j: Job, stage: Stage) -> None:
-        now = self.now
-        stage.end_time = now
-        stage.drop_locality()
-        if stage.index == j.map_stage_last:
-            j.map_end = now
-        self.policy.on_stage_end(j.index, stage.index)
-        j.cur += 1
-        if j.cur == len(j.stages):
-            if j.status == ACTIVE:
-                j.status = FINISHED
-                j.finish = now
-                self.jobs_finished += 1
-                del self.active[j.index]
-                self.record.job_ended(j)
-                self.policy.on_job_end(j.index)
-            return
-        nxt = j.stages[j.cur]
-        opened_early = (
-            self.slowstart is not None
-            and stage.type == MAP
-            and nxt.type == REDUCE
-            and slowstart_threshold(stage.n, self.slowstart) < stage.n
-        )
-        if opened_early:
-            # pending reduces are already runnable; the waiting early ones start their last two thirds
-            self.batches.close()  # completions pushed here must not be joined by later launches
-            for aid in nxt.waiting:
-                a = self._live[aid]
-                a.end = max(a.start + a.work / 3.0, now) + a.work * 2.0 / 3.0
-                self.push(a.end, C_DONE, EV_DONE, a)
-            nxt.waiting.clear()
-        else:
-            self._stage_ready(j)
 
     def _on_down(self, node: int) -> None:
         if not self.node_up[node]:

@@ -13,23 +13,27 @@ the end of every instant (``HeartbeatOffers.after_instant``) it looks at the ear
 
 * due strictly before the queue's next instant, it is *lone*: nothing else happens at its time,
   and the queue holds nothing before it. :meth:`HeldBeats.run` does there what the engine's loop
-  does with such an instant: ``sim.now`` becomes its time (unless the heartbeat finds no room:
-  then it only counts), the event is counted in ``sim.events``, the heartbeat runs
-  (``HeartbeatOffers._beat_counts``' offer, inline), a run that stalled has its queue cleared,
-  and the instant ends (new work schedules heartbeats; the utilisation rows are flushed at its
-  time);
-* due at the queue's next instant, or next when the queue is empty (the engine would stop, or
-  stop at ``until``), it is pushed into the queue: the engine runs it there, after the instant's
-  completions, kills and arrivals and in push order among its timers;
+  does with such an instant, through the engine's calls for instants run outside its queue
+  (``Simulation``'s section of that name): the clock moves to its time (``advance``; unless the
+  heartbeat finds no room: then it only counts), the event is counted (``count_events``), the
+  heartbeat runs (``HeartbeatOffers._beat_counts``' offer, inline), a run that stalled ends
+  (``stall``: the queue cleared), and the instant ends (new work schedules heartbeats; the
+  utilisation rows at its time: ``end_rows``);
+* due at the queue's next instant (``next_time``), or next when the queue is empty (the engine
+  would stop, or stop at ``until``), it is pushed into the queue (``push_heartbeat``): the
+  engine runs it there, after the instant's completions, kills and arrivals and in push order
+  among its timers;
 * due after ``until``: it waits (the engine stops before it).
 
 The order of the events, their count and every decision stay the engine's: a heartbeat held at
 the time of a timer pushed later (a policy's ``wake_at``) is pushed into the queue first
 (:attr:`mropt.sim.event_queue.EventQueue.before_decide`, :meth:`HeldBeats.release_at`), as it
-was pushed first; an event a lone heartbeat pushes at its own time (a timer for now; a kill
-that gives its node room at once, whose next heartbeat falls at that time) makes the rest of
-that instant the engine's, whose flush of the utilisation rows at the instant before is then
-skipped (``Recorder.skip_next_flush``). ``HeartbeatOffers.plain`` turns this off;
+was pushed first (``Simulation.before_decide``); a heartbeat scheduled at a time the queue
+holds goes into it (``queued_times``); an event a lone heartbeat pushes at its own time (a
+timer for now; a kill that gives its node room at once, whose next heartbeat falls at that
+time) makes the rest of that instant the engine's, whose flush of the utilisation rows at the
+instant before is then skipped (``defer_rows``: ``Recorder.skip_next_flush``). This module
+reads no attribute of the engine's queue or recorder. ``HeartbeatOffers.plain`` turns this off;
 ``tests/sim/test_sim_heartbeat_counts.py`` and ``test_sim_lone_beats.py`` require the same event
 log, event count, stall, stop, final time and utilisation rows of both.
 """
@@ -52,11 +56,13 @@ _C_DECIDE, _EV_HEARTBEAT = 3, 5
 class HeldBeats:
     """The heartbeats scheduled and not yet in the engine's queue (module docstring)."""
 
-    __slots__ = ("offers", "sim", "heap", "at", "open")
+    __slots__ = ("offers", "sim", "heap", "at", "open", "queued")
 
     def __init__(self, offers: HeartbeatOffers) -> None:
         self.offers = offers
         self.sim = offers.sim
+        #: the times of the engine's queue's instants (``Simulation.queued_times``, a live view)
+        self.queued = self.sim.queued_times()
         #: the times, a heap; ``at``: time -> node of each (times are distinct: below)
         self.heap: list[float] = []
         self.at: dict[float, int] = {}
@@ -70,20 +76,19 @@ class HeldBeats:
         or at the lone heartbeat's running goes into the queue: it is that instant's event. Two
         nodes' heartbeats never share a time (their phases differ by a fraction of the
         interval); should they, the second goes into the queue too, in its place."""
-        queue = self.sim._queue
-        if time in queue.at or time in self.at or time == self.open:
-            queue.push(time, cls, kind, node)
+        if time in self.queued or time in self.at or time == self.open:
+            self.sim.push_heartbeat(time, node)
             return
         self.at[time] = node
         heappush(self.heap, time)
 
     def hold_all(self, beats: list[tuple[float, int]]) -> None:
         """:meth:`hold` each (time, node) of ``beats``, in that order (one heap repair for all)."""
-        queue = self.sim._queue
-        qat, at, heap, open_ = queue.at, self.at, self.heap, self.open
+        push = self.sim.push_heartbeat
+        queued, at, heap, open_ = self.queued, self.at, self.heap, self.open
         for time, node in beats:
-            if time in qat or time in at or time == open_:
-                queue.push(time, _C_DECIDE, _EV_HEARTBEAT, node)
+            if time in queued or time in at or time == open_:
+                push(time, node)
             else:
                 at[time] = node
                 heap.append(time)
@@ -96,7 +101,7 @@ class HeldBeats:
         if node is not None:
             self.heap.remove(time)
             heapify(self.heap)
-            self.sim._queue.push(time, _C_DECIDE, _EV_HEARTBEAT, node)
+            self.sim.push_heartbeat(time, node)
 
     def clear(self) -> None:
         """The engine cleared its queue (a stalled run): the held heartbeats were in it."""
@@ -104,33 +109,37 @@ class HeldBeats:
         self.at.clear()
 
     def run(self) -> None:
-        """Run the lone heartbeats due before the queue's next instant; push the one due at it (module docstring)."""
+        """Run the lone heartbeats due before the queue's next instant; push the one due at it (module
+        docstring). Each is an instant of the engine's loop run outside its queue, through the
+        engine's calls for such instants (``Simulation.next_time``, ``advance``, ``stall``,
+        ``end_rows``, ``defer_rows``, ``push_heartbeat``; their events are counted on the way out,
+        ``count_events``: nothing reads the count in between)."""
+        self.sim.count_events(self._run())
+
+    def _run(self) -> int:
+        """:meth:`run`'s loop; the events it ran."""
         offers = self.offers
         sim = self.sim
         heap, at = self.heap, self.at
-        queue = sim._queue
-        times = queue.times
         until = math.inf if sim.until is None else sim.until
-        record = sim.record
-        flush = record.flush if record.utilisation else None
         node_up = sim.node_up
         runnable = sim.runnable
         free_map, free_reduce = sim.free
         pending = offers._pending
         assign = sim.policy.assign
         interval = sim.heartbeat_interval
+        end_rows = sim.end_rows
+        counted = 0
         flushed = False
         while heap:
-            if not times:  # the engine would stop (or stop at ``until``): it runs the next heartbeat
+            nxt = sim.next_time()
+            if nxt == math.inf:  # the engine would stop (or stop at ``until``): it runs the next heartbeat
                 time = heappop(heap)
-                node = at.pop(time)
-                queue.push(time, _C_DECIDE, _EV_HEARTBEAT, node)
-                return
-            nxt = times[0]
+                sim.push_heartbeat(time, at.pop(time))
+                return counted
             maps, reduces = runnable[MAP] > 0, runnable[REDUCE] > 0
             # the heartbeats that find no room (``_beat_counts``' first test) only end their
             # node's schedule; nothing changes the counts they read until one finds room
-            empty = 0
             while heap:
                 time = heap[0]
                 node = at[time]
@@ -143,51 +152,49 @@ class HeldBeats:
                 heappop(heap)
                 del at[time]
                 pending[node] = 0
-                empty += 1
-            sim.events += empty
+                counted += 1
             if not heap or time > until:
-                return
+                return counted
             if time >= nxt:
                 if time == nxt:  # at the queue's next instant: the engine runs it among that instant's events
                     heappop(heap)
                     del at[time]
-                    queue.push(time, _C_DECIDE, _EV_HEARTBEAT, node)
-                return
+                    sim.push_heartbeat(time, node)
+                return counted
             heappop(heap)
             del at[time]
-            sim.events += 1
-            if flush is not None and not flushed:  # the rows of the engine's instant, at its time, first
-                flush(sim.now)
+            counted += 1
+            if not flushed:  # the rows of the engine's instant, at its time, first
+                end_rows(sim.now)
                 flushed = True
             # ``HeartbeatOffers._beat_counts`` after its test of room, inline
             pending[node] = 0
             before = sim.next_attempt
-            sim.now = self.open = time
+            sim.advance(time)
+            self.open = time
             assign(node)
             self.open = None
             if sim.next_attempt != before:
                 offers._stalled = 0
             else:
                 offers._stalled += 1
-                if offers._stalled > sim.stall_limit:
-                    sim.stalled = True
+                if offers._stalled > sim.stall_limit:  # the engine's loop clears its queue after it
+                    sim.stall()
+                    self.clear()
             if not sim.stalled and (
                 node_up[node]
                 and ((runnable[MAP] > 0 and free_map[node] > 0) or (runnable[REDUCE] > 0 and free_reduce[node] > 0))
             ):
                 pending[node] = 1
                 self.hold(time + interval, _C_DECIDE, _EV_HEARTBEAT, node)
-            if sim.stalled:  # the engine's loop clears its queue after a stalled heartbeat
-                queue.clear()
-                self.clear()
-            elif times and times[0] <= time:  # it pushed an event at its own time: the engine ends that instant
-                record.skip_next_flush()
-                return
+            if sim.next_time() <= time:  # it pushed an event at its own time: the engine ends that instant
+                sim.defer_rows()
+                return counted
             if offers.new_work:  # the end of its instant (HeartbeatOffers.after_instant, then the rows)
                 offers.new_work = False
                 offers._schedule_all()
-            if flush is not None:
-                flush(time)
+            end_rows(time)
+        return counted
 
 
 __all__ = ["HeldBeats"]

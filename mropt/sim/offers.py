@@ -280,8 +280,8 @@ class HeartbeatOffers(Offers):
         self.freed = self._schedule
         interval = sim.heartbeat_interval
         self._phase = [interval * node / sim.n_nodes for node in range(sim.n_nodes)]  # (``_next_beat``)
-        # (``Simulation.push`` without its own call; the held heartbeats' ``hold`` on the counts-only path)
-        self._push: Callable[[float, int, int, int], None] = sim._queue.push
+        # (``Simulation.push``; the held heartbeats' ``hold`` on the counts-only path)
+        self._push: Callable[[float, int, int, int], None] = sim.push
         # slots, no task demands, no rule: ``_room`` is a test of counts, inlined in ``_schedule_all``
         # and in ``_beat_counts``, which is then ``beat`` (speed only: ``plain`` turns both off)
         self._counts_only = sim.uses_slots and self._fit_index is None and self.spec is None
@@ -292,7 +292,7 @@ class HeartbeatOffers(Offers):
             self.beat = self._beat_counts  # type: ignore[method-assign]
             self._held = HeldBeats(self)
             self._push = self._held.hold
-            sim._queue.before_decide = self._held.release_at
+            sim.before_decide(self._held.release_at)
 
     def plain(self) -> None:
         """Run the plain rules only (``beat``, ``_schedule``, ``_room``; every heartbeat an event of
@@ -300,8 +300,8 @@ class HeartbeatOffers(Offers):
         self._counts_only = False
         self.beat = type(self).beat.__get__(self)  # type: ignore[method-assign]
         self._held = None
-        self._push = self.sim._queue.push
-        self.sim._queue.before_decide = None
+        self._push = self.sim.push
+        self.sim.before_decide(None)
 
     def work_appeared(self, job: int | None) -> None:
         self.new_work = True

@@ -22,7 +22,6 @@ from test_sim_heartbeat_reference import fair_params, random_workload
 from mropt.model.workload import WorkloadInstance
 from mropt.sim.engine import Simulation
 from mropt.sim.event_queue import EventQueue
-from mropt.sim.lone_beats import HeldBeats
 from mropt.sim.offers import C_DECIDE, EV_HEARTBEAT, EV_TIMER, HeartbeatOffers
 from mropt.sim.policies.fifo import Fifo
 from mropt.sim.policy import Policy, make_policy
@@ -81,22 +80,18 @@ def test_lone_heartbeats_give_the_plain_rules_outputs(policy: str) -> None:
 
 
 def test_a_timer_pushed_at_a_held_heartbeats_time_comes_after_it() -> None:
-    """The heartbeat was scheduled first: ``before_decide`` puts it into the queue before the timer."""
-    queue = EventQueue()
-
-    class _Sim:  # what HeldBeats reads of the engine here
-        _queue = queue
-
-    class _Offers:
-        sim = _Sim()
-
-    held = HeldBeats(_Offers())  # type: ignore[arg-type]
-    queue.before_decide = held.release_at
+    """The heartbeat was scheduled first: ``before_decide`` puts it into the queue before the timer
+    (a timer set through the engine, ``Simulation.wake_at``, on a run not started yet)."""
+    sim = Simulation(random_workload(random.Random("held")), make_policy("fifo"), mode="heartbeat")
+    assert isinstance(sim.offers, HeartbeatOffers)
+    held = sim.offers._held
+    assert held is not None
+    queue: EventQueue = sim._queue
     held.hold(6.0, C_DECIDE, EV_HEARTBEAT, 4)
     held.hold(9.0, C_DECIDE, EV_HEARTBEAT, 2)
-    queue.push(6.0, C_DECIDE, EV_TIMER, "t")  # released: node 4 first
-    queue.push(7.0, C_DECIDE, EV_TIMER, "u")  # nothing held at 7
-    queue.push(9.0, 0, 0, "done")  # a completion: another class, the heartbeat stays held
+    sim.wake_at(6.0, "t")  # released: node 4 first
+    sim.wake_at(7.0, "u")  # nothing held at 7
+    sim.push(9.0, 0, 0, "done")  # a completion: another class, the heartbeat stays held
     assert queue.at[6.0][C_DECIDE] == [(EV_HEARTBEAT, 4), (EV_TIMER, "t")]
     assert queue.at[7.0][C_DECIDE] == [(EV_TIMER, "u")]
     assert held.heap == [9.0] and held.at == {9.0: 2}
