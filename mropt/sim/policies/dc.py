@@ -33,18 +33,33 @@ stay idle: the underutilisation He, Lu & Swanson criticise); reduces go EDF with
   map counts of accepted jobs that still have maps (reduce counts are not held).
 * Estimates are fluid (the formulas above: work over slots), not in whole waves, as the
   paper writes them; the slots are those up at the arrival.
+
+**Speed** (no decision changes; ``make_policy("dc", reference=True)`` runs the plain rule,
+``Dc._assign_reference``, and keeps the whole calendar; ``tests/sim/test_sim_dc_fast.py`` requires
+the same event log). DC leaves map slots idle by design, so a pass after new work offers every node
+with a free slot (``mropt.sim.offers``' room index) and most offers launch nothing: on the SWIM day
+2.9 million offers, each of which sorted the active jobs and asked every job for a launch.
+``Dc._assign_fast`` keeps the active jobs in EDF order (a job joins when accepted and leaves at its
+end) and, per instant, the jobs that may take a map (runnable maps, fewer running than ``n_m^min``)
+and a reduce (runnable reduces): only a hook (an attempt's end, a stage's or job's end, an arrival, a
+node, a rule's backup) or this policy's own launches change a job's runnable and running counts, so
+the lists are rebuilt at the first offer after a hook and pruned as launches fill them. A job's
+launches in a row are one ``sim.launch_tasks`` call (what the plain loop's calls would start). The
+calendar drops reservations that ended before the arrival (every interval asked about starts at
+the arrival or later, so they never count), else it grows with every accepted job.
 """
 
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from bisect import bisect_left
+from collections.abc import Hashable, Sequence
 from typing import Any
 
 from mropt.registry import Param
 from mropt.sim.policy import EVENT, Admission, Policy, register_policy
 from mropt.sim.state import ACTIVE, ANY, MAP, REDUCE
-from mropt.sim.view import JobView
+from mropt.sim.view import AttemptView, JobView
 
 AVAILABILITY = ("calendar", "current")
 #: float slack of the ceilings (a count that is an integer up to rounding is that integer)
@@ -104,8 +119,27 @@ class Dc(Policy):
         self.n_reduce: dict[int, int] = {}
         self.map_calendar: list[tuple[float, float, int]] = []
         self.reduce_calendar: list[tuple[float, float, int]] = []
+        # the fast path's state (module docstring, "Speed"): the active jobs in EDF order (their keys
+        # beside them), and the jobs that may take a map / a reduce, valid until a hook marks them stale
+        self._keys: list[tuple[float, float, int]] = []
+        self._order: list[JobView] = []
+        self._maps: list[JobView] = []
+        self._reduces: list[JobView] = []
+        self._stale = True
 
     def on_arrival(self, job: int) -> Admission:
+        """DC's admission (module docstring); an accepted job joins the EDF order of the fast path."""
+        self._stale = True
+        admission = self._admit(job)
+        if admission.accept:
+            j = self.sim.jobs[job]
+            key = edf_key(j)
+            at = bisect_left(self._keys, key)
+            self._keys.insert(at, key)
+            self._order.insert(at, j)
+        return admission
+
+    def _admit(self, job: int) -> Admission:
         sim = self.sim
         j = sim.jobs[job]
         if j.deadline is None:
@@ -118,6 +152,9 @@ class Dc(Policy):
             return Admission(False, "DC: no map or reduce slots up")
         s_r_max = deadline - (w_r / r_slots if reduces else 0.0)
         calendar = self.availability == "calendar"
+        if calendar and not self.reference:  # what ended by now never counts again (module docstring)
+            self.map_calendar = [r for r in self.map_calendar if r[1] > now]
+            self.reduce_calendar = [r for r in self.reduce_calendar if r[1] > now]
         starts = [now]
         held = 0
         if calendar:
@@ -153,6 +190,16 @@ class Dc(Policy):
         return Admission(False, why)
 
     def assign(self, node: int) -> None:
+        """Offer ``node``: the plain rule (``_assign_reference``) under ``reference``, else
+        ``_assign_fast`` (the same decisions on kept lists: module docstring, "Speed")."""
+        if self.reference:
+            self._assign_reference(node)
+        else:
+            self._assign_fast(node)
+
+    def _assign_reference(self, node: int) -> None:
+        """The run-time rule: the active jobs in EDF order, each given maps on ``node`` up to its
+        ``n_m^min`` running, then reduces in EDF order with no cap."""
         sim = self.sim
         order = sorted(sim.active.values(), key=edf_key)
         if sim.runnable[MAP] and sim.free[MAP][node] > 0:
@@ -173,3 +220,83 @@ class Dc(Policy):
                     pass
                 if sim.free[REDUCE][node] == 0:
                     break
+
+    def _assign_fast(self, node: int) -> None:
+        """``_assign_reference``'s decisions, asking only the jobs that may launch (module docstring)."""
+        if self._stale:
+            self._refresh()
+        maps, reduces = self._maps, self._reduces
+        if not (maps or reduces):
+            return
+        sim = self.sim
+        free_map, free_reduce = sim.free
+        if maps and free_map[node] > 0:
+            n_map = self.n_map
+            i = 0
+            while i < len(maps):
+                j = maps[i]
+                cap = n_map[j.index]
+                sim.launch_tasks(j.index, node, MAP, ANY, min(free_map[node], cap - j.running[MAP]))
+                if j.runnable[MAP] and j.running[MAP] < cap:
+                    i += 1  # (a task that did not fit the node: the plain rule goes on to the next job too)
+                else:
+                    del maps[i]
+                if free_map[node] == 0:
+                    break
+        if reduces and free_reduce[node] > 0:
+            i = 0
+            while i < len(reduces):
+                j = reduces[i]
+                sim.launch_tasks(j.index, node, REDUCE, ANY, free_reduce[node])
+                if j.runnable[REDUCE]:
+                    i += 1
+                else:
+                    del reduces[i]
+                if free_reduce[node] == 0:
+                    break
+        if self.self_check:
+            self._check()
+
+    def _refresh(self) -> None:
+        """The jobs that may take a map (runnable maps, fewer running than ``n_m^min``) and those
+        that may take a reduce, in EDF order."""
+        self._stale = False
+        n_map = self.n_map
+        self._maps = [j for j in self._order if j.runnable[MAP] and j.running[MAP] < n_map[j.index]]
+        self._reduces = [j for j in self._order if j.runnable[REDUCE]]
+        if self.self_check:
+            self._check()
+
+    def _check(self) -> None:
+        """``self_check``: the kept lists against a plain recomputation."""
+        order = sorted(self.sim.active.values(), key=edf_key)
+        assert [j.index for j in self._order] == [j.index for j in order]
+        assert self._keys == [edf_key(j) for j in order]
+        n_map = self.n_map
+        maps = [j.index for j in order if j.runnable[MAP] and j.running[MAP] < n_map[j.index]]
+        assert [j.index for j in self._maps] == maps
+        assert [j.index for j in self._reduces] == [j.index for j in order if j.runnable[REDUCE]]
+
+    # every change of an active job's runnable or running counts but this policy's launches comes
+    # with one of these hooks (module docstring): the fast path's lists are stale after it
+    def on_attempts_end(self, attempt: AttemptView, outcome: str, count: int) -> None:
+        self._stale = True
+
+    def on_rule_backup(self, job: int, started: bool) -> None:
+        self._stale = True
+
+    def on_stage_end(self, job: int, stage: int) -> None:
+        self._stale = True
+
+    def on_job_end(self, job: int) -> None:
+        self._stale = True
+        j = self.sim.jobs[job]
+        at = bisect_left(self._keys, edf_key(j))
+        if at < len(self._order) and self._order[at].index == job:
+            del self._keys[at], self._order[at]
+
+    def on_node(self, node: int, up: bool) -> None:
+        self._stale = True
+
+    def on_timer(self, tag: Hashable) -> None:
+        self._stale = True
