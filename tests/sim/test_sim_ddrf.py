@@ -175,6 +175,38 @@ def test_ddrf_with_zero_waits_equals_drf() -> None:
     assert plain.event_log_hash() == zero.event_log_hash()
 
 
+def _launch_calls(w: Any, policy: str, params: dict[str, Any]) -> tuple[str, list[int]]:
+    """The event-log hash of a run and the tasks each of its ``sim.launch_tasks`` calls started."""
+    sim = Simulation(w, make_policy(policy, params))
+    started: list[int] = []
+    launch_tasks = sim.launch_tasks
+
+    def counting(*args: Any) -> Any:
+        out = launch_tasks(*args)
+        started.append(out[1])
+        return out
+
+    sim.launch_tasks = counting  # type: ignore[method-assign]
+    return sim.run().event_log_hash(), started
+
+
+def test_delay_with_zero_wait_equals_drf_and_launches_runs_as_drf_does() -> None:
+    # D = 0: every level is ANY and no skip is ever counted, so a user that stays first after a
+    # launch gets its next tasks in one call (``_run_level``), as under drf; tasks with replicas
+    # (node-local launches reset the count) on 4 slot nodes, users arriving one after the other
+    maps = [{"type": "map", "tasks": [{"duration": 5.0, "count": 12}]}]
+    w = workload(
+        [{"id": f"n{i}", "rack": f"r{i % 2}", "map_slots": 4, "reduce_slots": 1} for i in range(4)],
+        [{"id": f"j{i}", "user": f"u{i % 3}", "submit_time": 2.0 * i, "stages": maps} for i in range(6)],
+        placement={"replicas": 2, "seed": 1},
+    )
+    drf_log, drf_started = _launch_calls(w, "drf", {})
+    log, started = _launch_calls(w, "delay", {"d": 0})
+    assert log == drf_log
+    assert started == drf_started
+    assert sum(started) > len(started)  # runs of several tasks were launched
+
+
 @pytest.mark.parametrize("policy,params", [("drf", {}), ("ddrf", {"e1": 5, "e2": 20}), ("delay", {"d": 10})])
 def test_locality_column_on_the_ddrf_preset(policy: str, params: dict[str, Any]) -> None:
     w = small_cluster(2)

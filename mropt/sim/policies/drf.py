@@ -522,8 +522,11 @@ class Delay(_DrfBase):
         return ANY if self.skips[job] >= self.d else NODE
 
     def _run_level(self, job: int) -> int | None:
-        # past its wait a job launches at any level, and a local launch would reset it: one at a time
-        return NODE if self._level(job) == NODE else None
+        # past its wait a job launches at any level, and a local launch would reset it: one at a time,
+        # unless D = 0 (no skip is ever counted and every level is ANY: a run as drf's)
+        if self._level(job) == NODE:
+            return NODE
+        return ANY if self.d == 0 else None
 
     def _after_launch(self, job: int, level: int) -> None:
         if level <= NODE:  # node-local, or a task without replicas: Zaharia resets on a local launch
