@@ -194,7 +194,7 @@ class Dc(Policy):
         ``_assign_fast`` (the same decisions on kept lists: module docstring, "Speed")."""
         if self.reference:
             self._assign_reference(node)
-        else:
+        elif self._stale or self._maps or self._reduces:  # (else no job may launch: most offers)
             self._assign_fast(node)
 
     def _assign_reference(self, node: int) -> None:
