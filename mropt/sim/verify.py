@@ -36,6 +36,11 @@ the engine, its state or its recorder. What it checks:
 
 :func:`verify_simulation` returns a :class:`~mropt.model.solution.Verdict` whose
 ``objective`` is the total benefit recomputed here.
+
+Each rule is evaluated on every attempt at once with numpy, over the workload laid out as arrays
+(:mod:`mropt.sim.verify_tables`; the capacity sweep in :mod:`mropt.sim.verify_capacity`); Python
+words the problems found, in the order of a check of one attempt after another, the first
+``_MAX_PROBLEMS`` only, and walks the jobs (AMB eq. 1) one by one.
 """
 
 from __future__ import annotations
@@ -46,17 +51,16 @@ from collections.abc import Mapping
 from fractions import Fraction
 from typing import Any
 
+import numpy as np
+
 from mropt.model.solution import Verdict
 from mropt.model.workload import WorkloadInstance
+from mropt.sim.verify_capacity import check_capacity
+from mropt.sim.verify_tables import Attempts, Layout, codes, column, equals, has
 
 _RTOL = 1e-9
 _TIME_RTOL = Fraction(1, 10**9)  # TIME_RTOL exactly: the on-time rule (docs/tolerances.md), compared exactly
 _MAX_PROBLEMS = 20
-
-
-def _col(table: Any, name: str) -> list[Any]:
-    values = table[name]
-    return list(values.tolist() if hasattr(values, "tolist") else values)
 
 
 def _on_time(finish: float, deadline: float) -> bool:
@@ -72,6 +76,11 @@ def _close(a: float, b: float) -> bool:
     return abs(a - b) <= _RTOL * max(abs(a), abs(b), 1.0)
 
 
+def _all_close(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """:func:`_close` of each pair."""
+    return np.abs(a - b) <= _RTOL * np.maximum(np.maximum(np.abs(a), np.abs(b)), 1.0)
+
+
 def verify_simulation(
     workload: WorkloadInstance, jobs: Mapping[str, Any] | Any, tasks: Mapping[str, Any] | Any
 ) -> Verdict:
@@ -84,31 +93,26 @@ def verify_simulation(
     return Verdict(objective=total, problems=check.problems, checked_schedule=True, late=late)
 
 
-class _Attempts:
-    """The columns of the attempt table (``tasks.parquet``); ``speculative`` is False when absent."""
-
-    def __init__(self, tasks: Mapping[str, Any] | Any) -> None:
-        self.job, self.stage, self.task = _col(tasks, "job_id"), _col(tasks, "stage"), _col(tasks, "task")
-        self.node, self.start, self.end = _col(tasks, "node"), _col(tasks, "start"), _col(tasks, "end")
-        self.loc, self.out = _col(tasks, "locality"), _col(tasks, "outcome")
-        self.type = _col(tasks, "stage_type")
-        self.spec = _col(tasks, "speculative") if _has(tasks, "speculative") else [False] * len(self.job)
-
-
 class _Jobs:
     """The columns of the job table (``jobs.parquet``); ``dropped`` and ``unfinished_cause`` default when absent."""
 
     def __init__(self, jobs: Mapping[str, Any] | Any) -> None:
-        self.id = _col(jobs, "job_id")
-        self.accepted, self.finish, self.map_end = _col(jobs, "accepted"), _col(jobs, "finish"), _col(jobs, "map_end")
-        self.on_time, self.benefit = _col(jobs, "on_time"), _col(jobs, "benefit")
-        self.dropped = _col(jobs, "dropped") if _has(jobs, "dropped") else [False] * len(self.id)
-        self.cause = _col(jobs, "unfinished_cause") if _has(jobs, "unfinished_cause") else [""] * len(self.id)
+        self.id = column(jobs, "job_id")
+        self.accepted, self.finish = column(jobs, "accepted"), column(jobs, "finish")
+        self.map_end, self.on_time, self.benefit = (
+            column(jobs, "map_end"),
+            column(jobs, "on_time"),
+            column(jobs, "benefit"),
+        )
+        self.dropped = column(jobs, "dropped") if has(jobs, "dropped") else [False] * len(self.id)
+        self.cause = column(jobs, "unfinished_cause") if has(jobs, "unfinished_cause") else [""] * len(self.id)
 
 
 class _Check:
-    """One run's check: the cluster read from the workload alone, the attempt columns, what the attempt
-    pass indexes (successes and attempts per task, start and end points per node), the problems found."""
+    """One run's check: the cluster read from the workload alone, the workload's arrays, the attempt
+    columns, what the attempt pass finds per attempt (its job, node and flat stage, and its global
+    task only when it breaks none of the rules of check_attempts but the times and downtimes; -1
+    where it has none), the successes per global task, the problems found."""
 
     def __init__(self, workload: WorkloadInstance, tasks: Mapping[str, Any] | Any) -> None:
         self.workload = workload
@@ -129,111 +133,140 @@ class _Check:
         timing = workload.timing
         self.factors = {"node": 1.0, "rack": timing.rack_factor, "any": timing.remote_factor, None: 1.0}
         self.spec_by_id = {job.id: job for job in workload.jobs}
-        self.a = _Attempts(tasks)
-        self.successes: dict[tuple[str, int, int], list[int]] = defaultdict(list)
-        self.of_task: dict[tuple[str, int, int], list[int]] = defaultdict(list)
-        self.sweep: dict[str, list[tuple[float, int, int]]] = defaultdict(list)
+        self.w = Layout(workload)
+        self.a = Attempts(tasks)
+        self.nodes = list(self.slots)
+        self.node_index = {name: k for k, name in enumerate(self.nodes)}
+        n = self.a.n
+        self.job, self.node = np.full(n, -1, np.int64), np.full(n, -1, np.int64)
+        self.stage, self.gtask = np.full(n, -1, np.int64), np.full(n, -1, np.int64)
+        self.wins = np.zeros(int(self.w.task0[-1]), np.int64)  # successes per global task
 
     def fail(self, text: str) -> None:
         """Record a problem, the first _MAX_PROBLEMS only."""
         if len(self.problems) < _MAX_PROBLEMS:
             self.problems.append(text)
 
+    def room(self) -> bool:
+        """Whether another problem would be recorded."""
+        return len(self.problems) < _MAX_PROBLEMS
+
     def check_attempts(self) -> None:
         """Each attempt: of a job of the workload, on a node of the cluster, not before its job's submit
         time, ending no earlier than it starts, of a stage and task that exist, never on a node while
-        it is down; indexes the attempts for the checks below."""
-        a = self.a
-        for i in range(len(a.job)):
-            job = self.spec_by_id.get(a.job[i])
+        it is down; numbers the attempts' jobs, nodes, stages and tasks for the checks below (an
+        attempt that fails one of the first two rules or the stage or task rule gets no task)."""
+        a, w = self.a, self.w
+        job = codes(a.job, w.job_index)
+        node = codes(a.node, self.node_index)
+        known = job >= 0
+        on_node = known & (node >= 0)
+        j = np.where(known, job, 0)
+        early = on_node & (a.start < w.submit[j])
+        backwards = on_node & (a.end < a.start)
+        in_range = known & (a.stage_no >= 0) & (a.stage_no < w.n_stages[j])
+        has_stage = on_node & in_range
+        f = np.where(in_range, w.stage0[j] + a.stage_no, 0)
+        wrong_type = has_stage & (codes(a.type, w.type_index) != w.type_code[f])
+        has_task = has_stage & (a.task_no >= 0) & (a.task_no < w.n_tasks[f])
+        down = self._down(has_task, node)
+        flagged = ~on_node | early | backwards | (on_node & ~has_stage) | wrong_type | (has_stage & ~has_task)
+        flagged[list(down)] = True
+        for i in np.flatnonzero(flagged).tolist():
+            if not self.room():
+                break
             where = f"attempt {i} (job {a.job[i]!r}, stage {a.stage[i]}, task {a.task[i]})"
-            if job is None:
+            if not known[i]:
                 self.fail(f"{where}: no such job in the workload")
                 continue
-            node = a.node[i]
-            if node not in self.slots:
-                self.fail(f"{where}: node {node!r} is not in the cluster")
+            if not on_node[i]:
+                self.fail(f"{where}: node {a.node[i]!r} is not in the cluster")
                 continue
-            start, end = float(a.start[i]), float(a.end[i])
-            if start < job.submit_time:
-                self.fail(f"{where}: starts at {start:g}, before its job's submit time {job.submit_time:g}")
-            if end < start:
+            start, end, spec = float(a.start[i]), float(a.end[i]), self.spec_by_id[a.job[i]]
+            if early[i]:
+                self.fail(f"{where}: starts at {start:g}, before its job's submit time {spec.submit_time:g}")
+            if backwards[i]:
                 self.fail(f"{where}: ends at {end:g}, before it starts at {start:g}")
-            if not 0 <= a.stage[i] < len(job.stages):
+            if not has_stage[i]:
                 self.fail(f"{where}: the job has no such stage")
                 continue
-            stage = job.stages[a.stage[i]]
-            if a.type[i] != stage.type:
+            stage = spec.stages[a.stage_no[i]]
+            if wrong_type[i]:
                 self.fail(f"{where}: stage type {a.type[i]!r}, the workload says {stage.type!r}")
-            if not 0 <= a.task[i] < stage.n_tasks:
+            if not has_task[i]:
                 self.fail(f"{where}: the stage has {stage.n_tasks} tasks")
                 continue
-            for t_down, t_up in self.down.get(node, ()):
-                if start < t_up and end > t_down:
-                    self.fail(
-                        f"{where}: runs on {node!r} over [{start:g}, {end:g}] while it is down [{t_down:g}, {t_up:g})"
-                    )
-            if a.out[i] == "succeeded":
-                self.successes[(job.id, a.stage[i], a.task[i])].append(i)
-            self.of_task[(job.id, a.stage[i], a.task[i])].append(i)
-            self.sweep[node].append((start, 1, i))
-            self.sweep[node].append((end, 0, i))
+            for t_down, t_up in down.get(i, ()):
+                self.fail(
+                    f"{where}: runs on {a.node[i]!r} over [{start:g}, {end:g}] while it is down [{t_down:g}, {t_up:g})"
+                )
+        self.job[known], self.node[on_node], self.stage[in_range] = job[known], node[on_node], f[in_range]
+        self.gtask[has_task] = w.task0[f[has_task]] + a.task_no[has_task]
+        self.wins = np.bincount(self.gtask[has_task & a.succeeded], minlength=len(self.wins))
+
+    def _down(self, has_task: np.ndarray, node: np.ndarray) -> dict[int, list[tuple[float, float]]]:
+        """The attempts that run on a node while it is down (start before its recovery, end after its
+        failure), each with those downtimes in the workload's order."""
+        out: dict[int, list[tuple[float, float]]] = defaultdict(list)
+        for name, spans in self.down.items():
+            rows = np.flatnonzero(has_task & (node == self.node_index.get(name, -2)))
+            for t_down, t_up in spans:
+                for i in rows[(self.a.start[rows] < t_up) & (self.a.end[rows] > t_down)].tolist():
+                    out[i].append((t_down, t_up))
+        return out
 
     def check_races(self) -> None:
         """Attempts of one task (speculative execution, LATE): overlaps need a backup; a backup races a
-        running attempt; the first to succeed ends the others at that instant."""
+        running attempt; the first to succeed ends the others at that instant. Tasks with one attempt
+        have no race: only those with several are walked, in the order of their first attempt."""
+        rows = np.flatnonzero(self.gtask >= 0)
+        rows = rows[np.argsort(self.gtask[rows], kind="stable")]
+        task = self.gtask[rows]
+        first = np.flatnonzero(np.r_[True, task[1:] != task[:-1]])
+        size = np.diff(np.r_[first, len(rows)])
+        several = sorted(zip(rows[first[size > 1]].tolist(), first[size > 1].tolist(), size[size > 1].tolist()))
+        for _, lo, k in several:
+            if not self.room():
+                break
+            self._race(rows[lo : lo + k].tolist())
+
+    def _race(self, rows: list[int]) -> None:
+        """The attempts ``rows`` (in table order) of one task."""
         a = self.a
-        for key, rows in self.of_task.items():
-            if len(rows) < 2:
-                continue
-            rows.sort(key=lambda r: (float(a.start[r]), float(a.end[r])))
-            where = f"job {key[0]!r} stage {key[1]} task {key[2]}"
-            for x, r in enumerate(rows):
-                s_r, e_r = float(a.start[r]), float(a.end[r])
-                for q in rows[:x]:
-                    overlap = float(a.end[q]) > s_r and e_r > s_r and float(a.end[q]) > float(a.start[q])
-                    if overlap and not (a.spec[q] or a.spec[r]):
-                        self.fail(f"{where}: attempts {q} and {r} overlap and neither is speculative")
-                if a.spec[r] and not any(float(a.start[q]) <= s_r < float(a.end[q]) for q in rows if q != r):
+        i = rows[0]
+        where = f"job {a.job[i]!r} stage {a.stage[i]} task {a.task[i]}"
+        wins = [r for r in rows if a.succeeded[r]]
+        rows = sorted(rows, key=lambda r: (float(a.start[r]), float(a.end[r])))
+        for x, r in enumerate(rows):
+            s_r, e_r = float(a.start[r]), float(a.end[r])
+            for q in rows[:x]:
+                overlap = float(a.end[q]) > s_r and e_r > s_r and float(a.end[q]) > float(a.start[q])
+                if overlap and not (a.spec[q] or a.spec[r]):
+                    self.fail(f"{where}: attempts {q} and {r} overlap and neither is speculative")
+            if a.spec[r] and not any(float(a.start[q]) <= s_r < float(a.end[q]) for q in rows if q != r):
+                self.fail(f"{where}: speculative attempt {r} starts at {s_r:g} while no other attempt of its task runs")
+        if len(wins) == 1:
+            t_win = float(a.end[wins[0]])
+            for r in rows:
+                if r != wins[0] and float(a.end[r]) > t_win * (1 + _RTOL) + _RTOL:
                     self.fail(
-                        f"{where}: speculative attempt {r} starts at {s_r:g} while no other attempt of its task runs"
+                        f"{where}: attempt {r} runs until {float(a.end[r]):g}, after the task succeeded at {t_win:g}"
                     )
-            wins = self.successes.get(key, [])
-            if len(wins) == 1:
-                t_win = float(a.end[wins[0]])
-                for r in rows:
-                    if r != wins[0] and float(a.end[r]) > t_win * (1 + _RTOL) + _RTOL:
-                        self.fail(
-                            f"{where}: attempt {r} runs until {float(a.end[r]):g}, after the task succeeded at {t_win:g}"
-                        )
 
     def check_capacity(self) -> None:
         """Per node, a sweep over starts and ends (an end before a start at the same instant): never
-        more attempts of a slot type than its slots, nor more of a resource than it has."""
-        a = self.a
-        for node, points in self.sweep.items():
-            points.sort(key=lambda p: (p[0], p[1]))
-            used = [0, 0]
-            res: dict[str, float] = defaultdict(float)
-            for time, is_start, i in points:
-                job = self.spec_by_id[a.job[i]]
-                stage = job.stages[a.stage[i]]
-                kind = 0 if stage.type == "map" else 1
-                demand = _group_of(stage, a.task[i]).demand
-                sign = 1 if is_start else -1
-                used[kind] += sign
-                for name, amount in demand.items():
-                    res[name] += sign * amount
-                if is_start:
-                    if self.slotted and used[kind] > self.slots[node][kind]:
-                        self.fail(
-                            f"node {node!r}: {used[kind]} {stage.type} attempts at {time:g}, "
-                            f"it has {self.slots[node][kind]} slots"
-                        )
-                    for name, amount in res.items():
-                        cap = self.capacity[node].get(name, 0.0)
-                        if amount > cap * (1 + _RTOL) + _RTOL:
-                            self.fail(f"node {node!r}: {amount:g} {name} in use at {time:g}, it has {cap:g}")
+        more attempts of a slot type than its slots, nor more of a resource than it has
+        (:mod:`mropt.sim.verify_capacity`)."""
+        if not self.room():
+            return
+        slots = np.array([self.slots[n] for n in self.nodes], dtype=np.int64).reshape(-1, 2)
+        capacity = np.array(
+            [[self.capacity[n].get(name, 0.0) for name in self.w.resources] for n in self.nodes], dtype=float
+        ).reshape(len(self.nodes), len(self.w.resources))
+        rows = np.flatnonzero(self.gtask >= 0)
+        check_capacity(
+            self.a, self.w, rows, self.node, self.stage, self.nodes, slots, capacity, self.slotted, self.fail, self.room
+        )
 
     def check_jobs(self, jt: _Jobs) -> tuple[float, list[str]]:
         """The job table: the workload's job ids, and each job's row; the total benefit (AMB eq. 1)
@@ -241,21 +274,21 @@ class _Check:
         up_at_end = _up_at_end(self.workload, self.slots)
         if sorted(jt.id) != sorted(self.spec_by_id):
             self.fail("jobs table: its job ids are not the workload's")
-        attempts_of: dict[str, list[int]] = defaultdict(list)
-        for i, jid in enumerate(self.a.job):
-            attempts_of[jid].append(i)
+        stages = _Stages(self)
+        attempts_of = np.bincount(self.job[self.job >= 0], minlength=len(self.spec_by_id)).tolist()
         total = 0.0
         late: list[str] = []
         for r, jid in enumerate(jt.id):
             job = self.spec_by_id.get(jid)
             if job is None:
                 continue
+            j = self.w.job_index[jid]
             accepted, dropped = bool(jt.accepted[r]), bool(jt.dropped[r])
-            if not accepted and attempts_of.get(jid):
-                self.fail(f"job {jid!r}: rejected, yet it has {len(attempts_of[jid])} attempts")
+            if not accepted and attempts_of[j]:
+                self.fail(f"job {jid!r}: rejected, yet it has {attempts_of[j]} attempts")
             finish_expected: float | None = None
             if accepted and not dropped:
-                finish_expected = self._finish(jt, r, jid, job, attempts_of[jid], up_at_end)
+                finish_expected = self._finish(jt, r, jid, j, job, stages, up_at_end)
             if (jt.cause[r] or "") and (finish_expected is not None or not accepted or dropped):
                 self.fail(
                     f"job {jid!r}: unfinished_cause {jt.cause[r]!r} for a job that is finished, rejected or dropped"
@@ -263,69 +296,61 @@ class _Check:
             total += self._earned(jt, r, jid, job, accepted, finish_expected, late)
         return total, late
 
-    def _finish(self, jt: _Jobs, r: int, jid: str, job: Any, rows: list[int], up_at_end: set[str]) -> float | None:
+    def _finish(
+        self, jt: _Jobs, r: int, jid: str, j: int, job: Any, stages: _Stages, up_at_end: set[str]
+    ) -> float | None:
         """An accepted job that was not dropped: each task succeeds once, stage after stage; its map_end
         and finish are the last successes of its map phase and of its last stage, or it is unfinished
         for a stated cause. The expected finish, None when unfinished."""
         complete = True
         prev_end = job.submit_time
-        for s, stage in enumerate(job.stages):
-            ends = []
-            for t in range(stage.n_tasks):
-                wins = self.successes.get((jid, s, t), [])
-                if len(wins) != 1:
-                    complete = False
-                    if len(wins) > 1 or _has_value(jt.finish[r]):
-                        self.fail(f"job {jid!r}: stage {s} task {t} succeeded {len(wins)} times")
-                    break
-                ends.append(float(self.a.end[wins[0]]))
-            if not complete:
+        for s in range(len(job.stages)):
+            f = stages.first[j] + s
+            if stages.incomplete[f]:
+                t, n = stages.first_unfinished(f)
+                complete = False
+                if n > 1 or _has_value(jt.finish[r]):
+                    self.fail(f"job {jid!r}: stage {s} task {t} succeeded {n} times")
                 break
-            self._stage_times(jid, s, stage, prev_end, rows)
-            prev_end = max(ends)
+            for i in stages.late.get(f, ()):
+                self._stage_times(jid, s, i, prev_end, stages)
+            prev_end = stages.end[f]
             if s == _map_phase_last(job) and not _same(jt.map_end[r], prev_end):
                 self.fail(f"job {jid!r}: map_end {jt.map_end[r]} but its map phase ends at {prev_end:g}")
         finish_expected = prev_end if complete else None
         if not _same(jt.finish[r], finish_expected):
             self.fail(f"job {jid!r}: finish {jt.finish[r]} but its last task ends at {finish_expected}")
         if not complete and not _has_value(jt.finish[r]):
-            self._cause(jt.cause[r] or "", jid, job, up_at_end)
+            self._cause(jt.cause[r] or "", jid, j, job, up_at_end)
         return finish_expected
 
-    def _stage_times(self, jid: str, s: int, stage: Any, prev_end: float, rows: list[int]) -> None:
-        """Stage ``s``'s attempts: a success ends no earlier than the stage before; without slow-start
-        none starts before it; a success takes base duration / node speed x its locality factor, or
-        that times the straggler slowdown (relative 1e-9; early reduces of slow-start exempt)."""
-        a, timing = self.a, self.workload.timing
-        slowstart = timing.reduce_slowstart is not None
-        for i in rows:
-            if a.stage[i] != s:
-                continue
-            if float(a.end[i]) < prev_end and a.out[i] == "succeeded":
-                self.fail(
-                    f"job {jid!r}: stage {s} attempt {i} ends at {a.end[i]:g}, before stage {s - 1} ends at {prev_end:g}"
-                )
-            if not slowstart and float(a.start[i]) < prev_end and s > 0:
-                self.fail(
-                    f"job {jid!r}: stage {s} attempt {i} starts at {a.start[i]:g}, before stage {s - 1} ends at {prev_end:g}"
-                )
-            if a.out[i] == "succeeded" and not (slowstart and stage.type == "reduce" and s > 0):
-                loc = a.loc[i] if _has_value(a.loc[i]) else None  # a reduce's: none (null in Parquet: NaN)
-                if loc not in self.factors:
-                    self.fail(f"job {jid!r}: attempt {i} has locality {loc!r} ('node', 'rack', 'any' or none expected)")
-                    continue
-                base = _group_of(stage, a.task[i]).duration / self.speed[a.node[i]] * self.factors[loc]
-                took = float(a.end[i]) - float(a.start[i])
-                if not (
-                    _close(took, base) or (timing.straggler_rate > 0 and _close(took, base * timing.straggler_slowdown))
-                ):
-                    self.fail(f"job {jid!r}: attempt {i} took {took:g}, the model gives {base:g}")
+    def _stage_times(self, jid: str, s: int, i: int, prev_end: float, stages: _Stages) -> None:
+        """Words the problems :class:`_Stages` found with attempt ``i`` of stage ``s``."""
+        a = self.a
+        if stages.ends_early[i]:
+            self.fail(
+                f"job {jid!r}: stage {s} attempt {i} ends at {a.end[i]:g}, before stage {s - 1} ends at {prev_end:g}"
+            )
+        if stages.starts_early[i]:
+            self.fail(
+                f"job {jid!r}: stage {s} attempt {i} starts at {a.start[i]:g}, before stage {s - 1} ends at {prev_end:g}"
+            )
+        if stages.bad_locality[i]:
+            loc = a.loc[i] if _has_value(a.loc[i]) else None
+            self.fail(f"job {jid!r}: attempt {i} has locality {loc!r} ('node', 'rack', 'any' or none expected)")
+        elif stages.wrong_time[i]:
+            took = float(a.end[i]) - float(a.start[i])
+            self.fail(f"job {jid!r}: attempt {i} took {took:g}, the model gives {stages.base[i]:g}")
 
-    def _cause(self, cause: str, jid: str, job: Any, up_at_end: set[str]) -> None:
+    def _cause(self, cause: str, jid: str, j: int, job: Any, up_at_end: set[str]) -> None:
         """An unfinished job states why (:mod:`mropt.sim.unfinished`): ``no_node``, true when some task
         that never succeeded fits no node up at the end, ``stalled`` or ``stopped``."""
         if cause == "no_node":
-            if _stuck_task(job, self.successes, up_at_end, self.slots, self.capacity, self.slotted) is None:
+            first = int(self.w.stage0[j])
+            succeeded = [
+                self.wins[self.w.task0[first + s] : self.w.task0[first + s + 1]] > 0 for s in range(len(job.stages))
+            ]
+            if _stuck_task(job, succeeded, up_at_end, self.slots, self.capacity, self.slotted) is None:
                 self.fail(f"job {jid!r}: unfinished for cause 'no_node', yet a node up at the end can run each task")
         elif cause not in ("stalled", "stopped"):
             self.fail(
@@ -357,6 +382,66 @@ class _Check:
         return earned
 
 
+class _Stages:
+    """Stage after stage, for every job at once: which stages have a task that did not succeed exactly
+    once (``incomplete``), when each stage's last success ends (``end``), and the attempts of a stage
+    whose stages so far are complete that break a rule of their stage's times (``late``: flat stage ->
+    attempts, in table order): a success ends no earlier than the stage before (``ends_early``);
+    without slow-start none starts before it (``starts_early``); a success takes base duration / node
+    speed x its locality factor, or that times the straggler slowdown (``bad_locality``,
+    ``wrong_time``; relative 1e-9; early reduces of slow-start exempt). The stage before stage 0
+    ends at the job's submit time. Attempts on a node outside the cluster get no time check (their
+    node has no speed; check_attempts reports them)."""
+
+    def __init__(self, check: _Check) -> None:
+        a, w, timing = check.a, check.w, check.workload.timing
+        self.first, self.task0, self.wins = w.stage0.tolist(), w.task0, check.wins
+        starts = w.task0[:-1]
+        won = np.flatnonzero((check.gtask >= 0) & a.succeeded)
+        win_end = np.full(len(self.wins), -np.inf)
+        win_end[check.gtask[won]] = a.end[won]
+        incomplete = np.logical_or.reduceat(self.wins != 1, starts)
+        stage_end = np.maximum.reduceat(win_end, starts)
+        self.incomplete, self.end = incomplete.tolist(), stage_end.tolist()
+        job_of_stage = np.repeat(np.arange(len(w.n_stages)), w.n_stages)
+        bad_so_far = np.cumsum(incomplete)
+        bad_before_job = (bad_so_far - incomplete)[w.stage0[:-1]]
+        complete_so_far = bad_so_far == bad_before_job[job_of_stage]  # this stage and those before it
+        prev_end = np.r_[np.nan, stage_end[:-1]]
+        prev_end[w.stage0[:-1]] = w.submit
+        # each attempt of a job's stage (on any node) against the end of the stage before
+        f = check.stage
+        of_stage = f >= 0
+        fs = np.where(of_stage, f, 0)
+        s = np.where(of_stage, a.stage_no, 0)
+        checked = of_stage & complete_so_far[fs]
+        before = prev_end[fs]
+        slowstart = timing.reduce_slowstart is not None
+        self.ends_early = checked & a.succeeded & (a.end < before)
+        self.starts_early = checked & (not slowstart) & (s > 0) & (a.start < before)
+        timed = checked & a.succeeded & ~(slowstart & w.is_reduce[fs] & (s > 0)) & (check.node >= 0)
+        factors = check.factors
+        factor = np.array([factors[v] if v in factors else _rare_factor(v, factors) for v in a.loc], dtype=float)
+        self.bad_locality = timed & np.isnan(factor)
+        task = np.clip(a.task_no, 0, w.n_tasks[fs] - 1)  # a task out of range: its stage's first or last group
+        speed = np.array([check.speed[n] for n in check.nodes], dtype=float)
+        self.base = w.duration[w.group_of(w.task0[fs] + task)] / speed[np.maximum(check.node, 0)] * factor
+        took = a.end - a.start
+        fits = _all_close(took, self.base)
+        if timing.straggler_rate > 0:
+            fits |= _all_close(took, self.base * timing.straggler_slowdown)
+        self.wrong_time = timed & ~self.bad_locality & ~fits
+        self.late: dict[int, list[int]] = defaultdict(list)
+        for i in np.flatnonzero(self.ends_early | self.starts_early | self.bad_locality | self.wrong_time).tolist():
+            self.late[int(f[i])].append(i)
+
+    def first_unfinished(self, f: int) -> tuple[int, int]:
+        """The first task of flat stage ``f`` that did not succeed exactly once, and its successes."""
+        wins = self.wins[self.task0[f] : self.task0[f + 1]]
+        t = int(np.flatnonzero(wins != 1)[0])
+        return t, int(wins[t])
+
+
 def check_stop(summary: Mapping[str, Any], jobs: Mapping[str, Any] | Any, tasks: Mapping[str, Any] | Any) -> list[str]:
     """A run's stop against its tables (the summary's ``stopped`` and ``stopped_at``, :mod:`mropt.sim.watch`).
 
@@ -366,7 +451,7 @@ def check_stop(summary: Mapping[str, Any], jobs: Mapping[str, Any] | Any, tasks:
     The problems found, in words.
     """
     problems: list[str] = []
-    ids, causes = _col(jobs, "job_id"), _col(jobs, "unfinished_cause") if _has(jobs, "unfinished_cause") else []
+    ids, causes = column(jobs, "job_id"), column(jobs, "unfinished_cause") if has(jobs, "unfinished_cause") else []
     stopped, at = summary.get("stopped"), summary.get("stopped_at")
     if stopped is None:
         cut = [jid for jid, cause in zip(ids, causes, strict=True) if cause == "stopped"]
@@ -375,11 +460,12 @@ def check_stop(summary: Mapping[str, Any], jobs: Mapping[str, Any] | Any, tasks:
         return problems
     if not isinstance(at, (int, float)) or isinstance(at, bool):
         return [f"summary: stopped {stopped!r} without a simulated time stopped_at"]
-    ends = [float(e) for e in _col(tasks, "end")]
-    if ends and max(ends) > at:
-        problems.append(f"tasks: an attempt ends at {max(ends):g}, after the run stopped at {at:g}")
-    decisions = _col(jobs, "decision") if _has(jobs, "decision") else []
-    for jid, submit, decision in zip(ids, _col(jobs, "submit_time"), decisions, strict=True):
+    ends = np.asarray(tasks["end"], dtype=float)
+    ends = ends[~np.isnan(ends)]
+    if len(ends) and ends.max() > at:
+        problems.append(f"tasks: an attempt ends at {ends.max():g}, after the run stopped at {at:g}")
+    decisions = column(jobs, "decision") if has(jobs, "decision") else []
+    for jid, submit, decision in zip(ids, column(jobs, "submit_time"), decisions, strict=True):
         if (decision == "not_submitted") != (float(submit) > at):
             problems.append(
                 f"job {jid!r}: decision {decision!r} with submit time {float(submit):g} in a run stopped at {at:g}"
@@ -391,25 +477,32 @@ def check_stop(summary: Mapping[str, Any], jobs: Mapping[str, Any] | Any, tasks:
 def wasted_work(tasks: Mapping[str, Any] | Any) -> float:
     """Slot-seconds of attempts that lost a race: killed at the instant another attempt of their
     task succeeded, after running alongside it (``mropt.sim.run``'s ``wasted_work``), from the
-    attempt table alone."""
-    a_job, a_stage, a_task = _col(tasks, "job_id"), _col(tasks, "stage"), _col(tasks, "task")
-    a_start, a_end, a_out = _col(tasks, "start"), _col(tasks, "end"), _col(tasks, "outcome")
-    win: dict[tuple[Any, int, int], tuple[float, float]] = {}
-    for i in range(len(a_job)):
-        if a_out[i] == "succeeded":
-            win[(a_job[i], a_stage[i], a_task[i])] = (float(a_start[i]), float(a_end[i]))
+    attempt table alone. A task is a (job, stage, task) of the table; its winner its last success."""
+    outcome = column(tasks, "outcome")
+    task = _task_numbers(column(tasks, "job_id"), np.asarray(tasks["stage"]), np.asarray(tasks["task"]))
+    a_start, a_end = np.asarray(tasks["start"], dtype=float), np.asarray(tasks["end"], dtype=float)
+    succeeded = equals(outcome, "succeeded")
+    winner = np.full(int(task.max(initial=-1)) + 1, -1, dtype=np.int64)
+    np.maximum.at(winner, task[succeeded], np.flatnonzero(succeeded))
+    killed = np.flatnonzero(equals(outcome, "killed"))
+    killed = killed[winner[task[killed]] >= 0]
+    win = winner[task[killed]]
+    start, end, w_start, w_end = a_start[killed], a_end[killed], a_start[win], a_end[win]
+    lost = _all_close(end, w_end) & (start <= w_end) & ((w_start < end) | (start < w_end))
     total = 0.0
-    for i in range(len(a_job)):
-        if a_out[i] != "killed":
-            continue
-        got = win.get((a_job[i], a_stage[i], a_task[i]))
-        if got is None:
-            continue
-        w_start, w_end = got
-        start, end = float(a_start[i]), float(a_end[i])
-        if _close(end, w_end) and start <= w_end and (w_start < end or start < w_end):
-            total += end - start
+    for took in (end - start)[lost].tolist():  # in table order, one addition at a time
+        total += took
     return total
+
+
+def _task_numbers(job: list[Any], stage: np.ndarray, task: np.ndarray) -> np.ndarray:
+    """A number per distinct (job, stage, task) of the table (stage and task as given)."""
+    seen: dict[Any, int] = {}
+    key = np.array([seen.setdefault(v, len(seen)) for v in job], dtype=np.int64)
+    for part in (stage, task):
+        number = np.unique(part, return_inverse=True)[1].reshape(-1)
+        key = np.unique(key * (len(job) + 1) + number, return_inverse=True)[1].reshape(-1)
+    return key
 
 
 def _up_at_end(workload: WorkloadInstance, nodes: Mapping[str, Any]) -> set[str]:
@@ -429,18 +522,20 @@ def _up_at_end(workload: WorkloadInstance, nodes: Mapping[str, Any]) -> set[str]
 
 def _stuck_task(
     job: Any,
-    successes: Mapping[tuple[str, int, int], list[int]],
+    succeeded: list[np.ndarray],
     up: set[str],
     slots: Mapping[str, tuple[int, int]],
     capacity: Mapping[str, Mapping[str, float]],
     slotted: bool,
 ) -> tuple[int, int] | None:
-    """(stage, task) of a task of ``job`` that never succeeded and that no node in ``up`` can run, or None."""
+    """(stage, task) of a task of ``job`` that never succeeded (``succeeded[s][t]`` False) and that no node
+    in ``up`` can run, or None."""
     for s, stage in enumerate(job.stages):
         kind = 0 if stage.type == "map" else 1
         offset = 0
         for group in stage.tasks:
-            task = next((t for t in range(offset, offset + group.count) if not successes.get((job.id, s, t))), -1)
+            idle = np.flatnonzero(~succeeded[s][offset : offset + group.count])
+            task = offset + int(idle[0]) if len(idle) else -1
             offset += group.count
             if task < 0:
                 continue
@@ -453,13 +548,10 @@ def _stuck_task(
     return None
 
 
-def _group_of(stage: Any, task: int) -> Any:
-    offset = 0
-    for group in stage.tasks:
-        if task < offset + group.count:
-            return group
-        offset += group.count
-    return stage.tasks[-1]
+def _rare_factor(loc: Any, factors: Mapping[Any, float]) -> float:
+    """The locality factor of a locality that is no key of ``factors``: a reduce's none (NaN when read
+    from Parquet) or NaN, the mark of a locality that is none of 'node', 'rack', 'any'."""
+    return math.nan if _has_value(loc) else factors[None]
 
 
 def _map_phase_last(job: Any) -> int:
@@ -469,14 +561,6 @@ def _map_phase_last(job: Any) -> int:
             break
         last = s
     return last
-
-
-def _has(table: Any, name: str) -> bool:
-    try:
-        table[name]
-    except (KeyError, IndexError):
-        return False
-    return True
 
 
 def _has_value(value: Any) -> bool:
