@@ -74,6 +74,19 @@ Sec. 4.4 and Algorithm 2 on top of the slot allocation of Algorithm 1 (sec. 4.3,
     arrival, each stage end, each recomputation and each node event (a timer at that instant,
     after the new work is runnable); reduces opened early by reduce slow-start wait for the
     next check or a task end.
+
+**Where the rule is.** ``Mpsa.choose`` is Algorithm 2 for one slot written plain (each queue's
+``mAssigned_i`` summed over its jobs, its wish for the slot found by a scan of its jobs, the order by
+:func:`algorithm2_order`, a launch tried on every job in turn); ``make_policy("mpsa", reference=True)``
+runs it. The default, ``Mpsa._choose_fast``, makes the same decisions (speed only: a SWIM day gives it
+756 k slots): ``mAssigned_i`` kept per queue (``held``: +1 at each of the policy's launches, -count
+at each end the engine reports, ``on_attempts_end``; counted afresh after a job's end, a node event
+or a speculation rule's backup), one queue's wish read from the run's runnable count (its jobs are
+every active job), the order of one queue inline, and a map at NODE (RACK) level not tried on a node
+(rack) holding none of its stage's input (``Stage.take`` would find none there).
+``tests/sim/test_sim_mpsa_fast.py`` requires the same event log of both on random workloads
+(priorities, replicas, faults, every ``lend_idle``, speculation rules), the kept counts checked
+against the sums at every slot (``self_check``).
 """
 
 from __future__ import annotations
@@ -85,9 +98,10 @@ from typing import Any
 from mropt.model.errors import InputError
 from mropt.model.priority import Priority, PriorityInstance
 from mropt.registry import Param, solve
+from mropt.sim.policies.input_places import InputPlaces
 from mropt.sim.policy import ACCEPT, HEARTBEAT, Admission, Policy, register_policy
 from mropt.sim.state import ANY, MAP, NODE, RACK, REDUCE
-from mropt.sim.view import SimView
+from mropt.sim.view import AttemptView, SimView
 
 _TIMER = "mpsa-allocation"
 _RECLAIM = "mpsa-reclaim"
@@ -193,6 +207,13 @@ class Mpsa(Policy):
         # launches, arrivals, job ends, timers, node events); see choose()
         self.version = 0
         self.declined: list[tuple[int, ...] | None] = [None, None]
+        # ``_choose_fast`` (speed only, module docstring): mAssigned_i per slot type and queue, the
+        # queue of each member job (-1: none), whether the counts must be summed afresh, and the
+        # (stage, nodes, racks) holding each job's map input (nodes None: locality is free there)
+        self.held: list[list[int]] = [[0] * n, [0] * n]
+        self.queue_of_job = [-1] * len(sim.jobs)
+        self.stale = False
+        self.input_places = InputPlaces(sim)
         sim.wake_at(self.interval, _TIMER)
 
     # -- what the simulation shows ---------------------------------------------------------------
@@ -201,6 +222,7 @@ class Mpsa(Policy):
         j = sim.jobs[job]
         q = self.queue_of_priority[j.priority]
         self.members[q].append(job)
+        self.queue_of_job[job] = q
         self.version += 1
         self.seen += 1
         self.slice_arrivals[q] += 1
@@ -225,13 +247,25 @@ class Mpsa(Policy):
     def on_job_end(self, job: int) -> None:
         q = self.queue_of_priority[self.sim.jobs[job].priority]
         self.members[q].remove(job)
+        self.queue_of_job[job] = -1
+        self.input_places.forget(job)
+        self.stale = True
         self.version += 1
+
+    def on_attempts_end(self, attempt: AttemptView, outcome: str, count: int) -> None:
+        q = self.queue_of_job[attempt.job]
+        if q >= 0:
+            self.held[attempt.type][q] -= count
+
+    def on_rule_backup(self, job: int, started: bool) -> None:
+        self.stale = True  # a backup the rule started or ended counts in its job's running attempts
 
     def on_stage_end(self, job: int, stage: int) -> None:
         self.schedule_reclaim()  # the next stage's tasks become runnable at this instant
 
     def on_node(self, node: int, up: bool) -> None:
         self.version += 1
+        self.stale = True
         self.schedule_reclaim()
 
     def on_timer(self, tag: Hashable) -> None:
@@ -362,11 +396,96 @@ class Mpsa(Policy):
         return any(jobs[j].runnable[stype] and sim.launch(j, node, stype, ANY) >= 0 for j in self.members[order[0]])
 
     def assign(self, node: int) -> None:
+        """A heartbeat of ``node``: every free slot, maps first, one run of Algorithm 2 each (``choose``
+        under ``reference``, else ``_choose_fast``: the same decisions)."""
+        if self.reference:
+            self._assign_reference(node)
+        else:
+            self._assign_fast(node)
+
+    def _assign_reference(self, node: int) -> None:
         sim = self.sim
         for stype in (MAP, REDUCE):
             while sim.free[stype][node] > 0 and sim.runnable[stype] > 0:
                 if not self.choose(node, stype):
                     break
+
+    def _assign_fast(self, node: int) -> None:
+        sim = self.sim
+        free, runnable = sim.free, sim.runnable
+        for stype in (MAP, REDUCE):
+            while free[stype][node] > 0 and runnable[stype] > 0:
+                if not self._choose_fast(node, stype):
+                    break
+
+    def _recount(self) -> None:
+        """``held`` summed afresh: each queue's running attempts (``assigned``)."""
+        self.held = [self.assigned(MAP), self.assigned(REDUCE)]
+        self.stale = False
+
+    def _choose_fast(self, node: int, stype: int) -> bool:
+        """``choose`` on the kept counts (module docstring): the same launch, or False where it declines."""
+        sim = self.sim
+        busy = sim.busy
+        key = (self.version, busy[MAP], busy[REDUCE], sim.runnable[stype], sim.total_slots[stype])
+        if MEMO and self.declined[stype] == key:
+            return False
+        if self.stale:
+            self._recount()
+        held = self.held[stype]
+        reserved = self.reserved[stype]
+        total = sim.total_slots[stype]
+        members = self.members
+        jobs = sim.jobs
+        if len(members) == 1:
+            # one queue: its jobs are the active jobs (every job arrives into it, mpsa accepts all),
+            # so it wants the slot iff a task of the type is runnable (the caller's loop: it is)
+            a, s = held[0], reserved[0]
+            ok = a < s or total - max(a, s) > 0 or self.lend or (self.liveness and busy[stype] == 0)
+            order = [0] if ok and sim.runnable[stype] > 0 else []
+        else:
+            wants = [any(jobs[j].runnable[stype] for j in m) for m in members]
+            order = algorithm2_order(held, reserved, total, wants)
+            if not order and (self.lend or (self.liveness and busy[stype] == 0)) and any(wants):
+                order = algorithm2_order(held, reserved, total, wants, liveness_open=True)
+        if self.self_check:
+            assert held == self.assigned(stype), (held, self.assigned(stype))
+            wants = [any(jobs[j].runnable[stype] for j in m) for m in members]
+            plain = algorithm2_order(held, reserved, total, wants)
+            if not plain and (self.lend or (self.liveness and busy[stype] == 0)) and any(wants):
+                plain = algorithm2_order(held, reserved, total, wants, liveness_open=True)
+            assert order == plain, (order, plain)
+        if not order:
+            self.declined[stype] = key
+            return False
+        self.version += 1
+        launch = sim.launch
+        if stype == MAP:  # first the hungriest queue with a local task
+            level = self.level
+            rack = sim.node_rack[node]
+            input_places = self.input_places
+            known = input_places.known
+            for q in order:
+                for j in members[q]:
+                    jj = jobs[j]
+                    if not jj.runnable[MAP]:
+                        continue
+                    places = known.get(j)
+                    if places is None or places[0] != jj.cur:
+                        places = input_places.of(j, jj.cur)
+                    if places[1] is not None and (
+                        (level == NODE and node not in places[1]) or (level == RACK and rack not in places[2])
+                    ):
+                        continue  # no input on the node (its rack): the launch would find no task
+                    if launch(j, node, MAP, level) >= 0:
+                        held[q] += 1
+                        return True
+        q = order[0]
+        for j in members[q]:
+            if jobs[j].runnable[stype] and launch(j, node, stype, ANY) >= 0:
+                held[q] += 1
+                return True
+        return False
 
     # -- lent slots taken back (lend_idle = preempt) ----------------------------------------------
     def schedule_reclaim(self) -> None:

@@ -1,0 +1,55 @@
+"""Where a job's map stage holds its input: the nodes and racks a local launch can succeed on.
+
+Speed only (no decision depends on it). ``Stage.take`` at NODE level takes a pending task whose
+input has a replica on the node, at RACK level one with a replica in the node's rack
+(``mropt.sim.locality_stacks``: a task sits in the stacks of its replicas' nodes and racks, and
+goes back there when re-queued; Hadoop 1.0.3's ``JobInProgress.nonRunningMapCache`` per host and
+rack). On a node (rack) holding none of the stage's input such a launch finds no task, so a policy
+that would try it may pass the job by without the call. A stage without replicas
+(``replicas is None``) launches at every level: its places are None.
+
+:class:`InputPlaces` keeps them per job, made at the first look at a stage: ``capacity``, ``fifo``
+and ``mpsa`` use it in heartbeat mode, where the SWIM day tries hundreds of thousands of local
+launches (``fair`` keeps its own, ``FairOffers._input_places``).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from mropt.sim.view import SimView
+
+#: (the stage, the nodes holding its input or None when it has no replicas, the racks of those nodes)
+Places = tuple[int, frozenset[int] | None, frozenset[int]]
+
+
+class InputPlaces:
+    """The places of each job's map stage (module docstring): ``known[job]`` once looked at."""
+
+    __slots__ = ("sim", "known")
+
+    def __init__(self, sim: SimView) -> None:
+        self.sim = sim
+        self.known: dict[int, Places] = {}
+
+    def of(self, job: int, stage: int) -> Places:
+        """The places of ``job``'s stage ``stage``, made and kept (``known[job]``)."""
+        nodes: frozenset[int] | None = None
+        racks: frozenset[int] = frozenset()
+        replicas = self.sim.jobs[job].stages[stage].replicas
+        if replicas is not None:
+            if isinstance(replicas, np.ndarray):  # generated placement: (tasks, R), entries < 0 none
+                nodes = frozenset(np.unique(replicas[replicas >= 0]).tolist())
+            else:
+                nodes = frozenset(n for held in replicas for n in held if n >= 0)
+            node_rack = self.sim.node_rack
+            racks = frozenset(node_rack[n] for n in nodes)
+        places = self.known[job] = (stage, nodes, racks)
+        return places
+
+    def forget(self, job: int) -> None:
+        """The job ended: drop its places."""
+        self.known.pop(job, None)
+
+
+__all__ = ["InputPlaces", "Places"]
