@@ -17,12 +17,16 @@ before). An ending is first a tuple in a Python list, moved by thousands (:data:
 arrays of their own, a block per column, made to size and never grown: an ``array.append``
 costs ten times a ``list.append``, and a column of millions grown in place leaves the heap
 a hole of its old size at each move.
+
+The per-attempt columns (:data:`ROW_COLUMNS`) are made from the blocks with numpy, whole
+(:meth:`EndedAttempts.rows`) or in pieces of a given number of rows (:meth:`EndedAttempts.chunks`:
+the event-log hash and ``tasks.parquet``, :mod:`mropt.sim.tasks_table`), never as Python lists.
 """
 
 from __future__ import annotations
 
 from array import array
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -45,6 +49,9 @@ ENTRY_FIELDS = (
     ("count", "i"),
 )
 _DTYPE = {"q": np.int64, "i": np.intc, "b": np.int8, "d": np.float64}
+#: the per-attempt columns of :meth:`EndedAttempts.rows`, typed as the entry columns they repeat
+#: (``task``, ``node``: C ints; ``id``: int64; ``spec``: bool)
+ROW_COLUMNS = ("job", "stage", "type", "task", "id", "node", "start", "end", "level", "spec", "outcome")
 #: endings (and member tasks and nodes) held in Python lists before they move into a block of arrays
 CHUNK = 4096
 
@@ -123,28 +130,79 @@ class EndedAttempts:
         if len(entries) >= CHUNK or len(self._tasks) >= CHUNK:
             self.flush()
 
-    def rows(self) -> dict[str, list[Any]]:
-        """One list per column (``job``, ``stage``, ``type``, ``task``, ``id``, ``node``, ``start``,
-        ``end``, ``level``, ``spec`` (bools), ``outcome``), one element per attempt, in the order the
-        attempts ended."""
-        column = self.column
-        count = column("count")
-        out: dict[str, list[Any]] = {}
-        for name in ("job", "stage", "type"):
-            out[name] = np.repeat(column(name), count).tolist()
-        out["task"] = _joined(self.task, "i").tolist()
-        ids = np.repeat(column("id"), count)
+    @property
+    def n_rows(self) -> int:
+        """Attempts (rows) kept: one per member of every entry."""
+        return sum(len(b) for b in self.task) + len(self._tasks)
+
+    def used(self, name: str) -> np.ndarray:
+        """The values column ``name`` (an entry column, ``task`` or ``node``) takes, sorted, each once."""
+        self.flush()
+        blocks = getattr(self, name) if name in ("task", "node") else self.entry[name]
+        if not blocks:
+            return np.zeros(0, dtype=np.int64)
+        return np.unique(np.concatenate([np.unique(_np(b)) for b in blocks]))
+
+    def rows(self, names: Sequence[str] = ROW_COLUMNS) -> dict[str, np.ndarray]:
+        """The columns ``names`` (:data:`ROW_COLUMNS`), one element per attempt, in the order the
+        attempts ended, as numpy arrays of the types :data:`ROW_COLUMNS` gives."""
+        self.flush()
+        return self._expand(0, len(self.task), 0, names)
+
+    def chunks(self, size: int, names: Sequence[str] = ROW_COLUMNS) -> Iterator[dict[str, np.ndarray]]:
+        """:meth:`rows` in consecutive pieces of ``size`` rows (the last one shorter; none when
+        empty): a whole column of a replay of millions of attempts is never made at once."""
+        self.flush()
+        blocks, done, entry = len(self.task), 0, 0
+        held: dict[str, np.ndarray] = {}  # rows expanded but not yet handed out (fewer than a block's)
+        while done < blocks:
+            end, rows = done, len(held[names[0]]) if held else 0
+            while end < blocks and rows < size:
+                rows += len(self.task[end])
+                end += 1
+            part = self._expand(done, end, entry, names, held)
+            entry += sum(len(b) for b in self.entry["count"][done:end])
+            done = end
+            cut = 0
+            while rows - cut >= size:
+                yield {name: values[cut : cut + size] for name, values in part.items()}
+                cut += size
+            held = {name: values[cut:].copy() for name, values in part.items()} if cut < rows else {}
+            del part
+        if held:
+            yield held
+
+    def _expand(
+        self, first: int, end: int, entry: int, names: Sequence[str], head: dict[str, np.ndarray] | None = None
+    ) -> dict[str, np.ndarray]:
+        """Columns ``names`` of the rows of blocks ``first`` to ``end`` (excluded), whose first entry is
+        ``entry``, after the rows of ``head`` when given.
+
+        An entry block and a member block are made by the same :meth:`flush`, so block k of the
+        entry columns holds the entries whose rows block k of ``task`` and ``node`` holds."""
+        count = _joined(self.entry["count"][first:end], "i")
+        out: dict[str, np.ndarray] = {}
+        for name in names:
+            if name in ("task", "node"):
+                values = _joined(getattr(self, name)[first:end], "i")
+            elif name == "id":
+                values = self._ids(first, end, entry, count)
+            else:
+                values = np.repeat(_joined(self.entry[name][first:end], dict(ENTRY_FIELDS)[name]), count)
+                if name == "spec":
+                    values = values.astype(bool)
+            out[name] = np.concatenate((head[name], values)) if head else values
+        return out
+
+    def _ids(self, first: int, end: int, entry: int, count: np.ndarray) -> np.ndarray:
+        """The rows' attempt ids: consecutive from each entry's first, but where ``gaps`` holds them."""
+        ids = np.repeat(_joined(self.entry["id"][first:end], "q"), count)
         starts = np.cumsum(count, dtype=np.int64) - count
         ids += np.arange(len(ids), dtype=np.int64) - np.repeat(starts, count)
         for k, gap in self.gaps.items():
-            ids[starts[k] : starts[k] + count[k]] = _np(gap)
-        out["id"] = ids.tolist()
-        out["node"] = _joined(self.node, "i").tolist()
-        for name in ("start", "end", "level"):
-            out[name] = np.repeat(column(name), count).tolist()
-        out["spec"] = np.repeat(column("spec").astype(bool), count).tolist()
-        out["outcome"] = np.repeat(column("outcome"), count).tolist()
-        return out
+            if entry <= k < entry + len(count):
+                ids[starts[k - entry] : starts[k - entry] + count[k - entry]] = _np(gap)
+        return ids
 
     def spans(self, jobs: Sequence[Job], n_res: int) -> dict[str, np.ndarray]:
         """One row per entry (``Recorder.spans``): ``job``, ``type``, ``level``, ``outcome``,
@@ -169,4 +227,4 @@ class EndedAttempts:
         return out
 
 
-__all__ = ["ENTRY_FIELDS", "EndedAttempts"]
+__all__ = ["ENTRY_FIELDS", "ROW_COLUMNS", "EndedAttempts"]

@@ -44,6 +44,7 @@ import re
 import sys
 import time
 import uuid
+from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -51,9 +52,10 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from mropt.model.errors import InputError
-from mropt.model.files import make_folder, write_bytes, write_text
+from mropt.model.files import make_folder, replacing, write_text
 from mropt.model.folders import holds_working_folder, replacing_folder, resolve_folder, settle
 from mropt.sim.run import SimRun
+from mropt.sim.tasks_table import TasksTable
 
 FILES = ("jobs.parquet", "tasks.parquet", "utilisation.parquet", "summary.json")
 SUMMARY = "summary.json"
@@ -76,10 +78,17 @@ def _table(columns: dict[str, Any]) -> pa.Table:
     return pa.table({k: pa.array(v) for k, v in columns.items()})
 
 
-def _parquet_bytes(table: pa.Table) -> bytes:
-    sink = pa.BufferOutputStream()
-    pq.write_table(table, sink, compression="zstd")
-    return bytes(sink.getvalue().to_pybytes())
+def _write_parquet(path: Path, schema: pa.Schema, pieces: Iterable[pa.Table]) -> None:
+    """Write the table of ``pieces`` (each a row group: ``TasksTable.pieces``) to ``path``, atomically
+    (:func:`mropt.model.files.replacing`): the file :func:`pyarrow.parquet.write_table` writes of the
+    whole table (zstd), without the whole table in memory."""
+    with replacing(path) as tmp, pq.ParquetWriter(str(tmp), schema, compression="zstd") as writer:
+        empty = True
+        for piece in pieces:
+            writer.write_table(piece)
+            empty = False
+        if empty:
+            writer.write_table(schema.empty_table())  # (write_table writes an empty table's row group)
 
 
 def summary_json(run: SimRun) -> str:
@@ -139,13 +148,25 @@ def write_outputs(run: SimRun, out: str | os.PathLike[str], force: bool = False)
 
 
 def run_tables(run: SimRun) -> dict[str, pa.Table]:
-    """The run's three tables as they are written, by file name (the recorder's columns, not its ``_`` ones)."""
+    """The run's three tables as they are written, by file name (the recorder's columns, not its ``_`` ones;
+    the attempt table from the recorder's typed store, :class:`mropt.sim.tasks_table.TasksTable`)."""
     rec = run.recorder
     return {
         "jobs.parquet": _table(rec.jobs_columns()),
-        "tasks.parquet": _table(rec.tasks_columns()),
+        "tasks.parquet": TasksTable(rec).table(),
         "utilisation.parquet": _table(rec.utilisation_columns()),
     }
+
+
+def _table_pieces(run: SimRun, name: str) -> tuple[pa.Schema, Iterator[pa.Table]]:
+    """Table ``name`` of :func:`run_tables` as its schema and its pieces: the attempt table a row
+    group at a time (a replay of millions of attempts never holds it whole), the others whole."""
+    rec = run.recorder
+    if name == "tasks.parquet":
+        tasks = TasksTable(rec)
+        return tasks.schema, tasks.pieces()
+    table = _table(rec.jobs_columns() if name == "jobs.parquet" else rec.utilisation_columns())
+    return table.schema, iter([table])
 
 
 def summary_record(run: SimRun) -> dict[str, Any]:
@@ -173,10 +194,11 @@ def summary_record(run: SimRun) -> dict[str, Any]:
 def _write_files(run: SimRun, folder: Path, run_id: str) -> list[Path]:
     """The tables, then the summary, each atomically, each marked with ``run_id``."""
     paths = []
-    for name, table in run_tables(run).items():
+    for name in FILES[:3]:
         path = folder / name
         meta = {RUN_ID_KEY: run_id.encode(), TABLE_KEY: name.removesuffix(".parquet").encode()}
-        write_bytes(path, _parquet_bytes(table.replace_schema_metadata(meta)))
+        schema, pieces = _table_pieces(run, name)
+        _write_parquet(path, schema.with_metadata(meta), pieces)
         paths.append(path)
         _hold(name)
     record = {**summary_record(run), "run_id": run_id}

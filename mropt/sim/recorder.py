@@ -27,9 +27,11 @@ Columns (the contract of ``jobs.parquet``, ``tasks.parquet`` and ``utilisation.p
 
 The engine hands over attempt objects (a batch of k tasks is one object, ``mropt.sim.engine``);
 the recorder keeps one entry per object ending, as typed columns without an object per attempt
-(:mod:`mropt.sim.ended_attempts`), and builds the per-attempt columns (``a_job``, ``a_task``,
-... and so the tables and the event-log hash) when first read, one row per task, in the order
-the tasks ended: the same rows as an unbatched run.
+(:mod:`mropt.sim.ended_attempts`), and builds the per-attempt columns from them when read, one
+row per task, in the order the tasks ended: the same rows as an unbatched run. The event-log
+hash reads them a piece at a time, the attempt table is built as Arrow columns a row group at a
+time (:mod:`mropt.sim.tasks_table`), so a replay of millions of attempts makes no Python object
+per attempt; ``a_job``, ``a_task``, ... give a column as a list, for small runs.
 
 A job's deadline is met when ``finish <= deadline * (1 + TIME_RTOL)``
 (:func:`mropt.model.tolerance.deadline_limit`, ``docs/tolerances.md``).
@@ -45,13 +47,15 @@ import numpy as np
 from mropt.model.tolerance import deadline_limit
 from mropt.model.workload import WorkloadInstance, WorkloadJob
 from mropt.sim.ended_attempts import EndedAttempts
-from mropt.sim.state import DROPPED, LEVEL_NAMES, REJECTED, SLOT_TYPES, WAITING, Job
+from mropt.sim.state import DROPPED, REJECTED, SLOT_TYPES, WAITING, Job
 from mropt.sim.unfinished import unfinished_causes
 
 if TYPE_CHECKING:
     from mropt.sim.engine import Attempt, Simulation
 
 OUTCOMES = ("succeeded", "killed", "failed")
+#: attempt rows hashed at a time (:meth:`Recorder.event_log_hash`)
+HASH_PIECE = 1 << 20
 _OUTCOME_CODE = {name: k for k, name in enumerate(OUTCOMES)}
 
 
@@ -79,8 +83,6 @@ class Recorder:
         # attempt object); the columns (a_job, ...) are built from them when first read
         self.ended_attempts = EndedAttempts()
         self._add = self.ended_attempts.add
-        self._built = -1
-        self._cols: dict[str, list[Any]] = {}
         # utilisation rows
         self.u_time: list[float] = []
         self.u_type: list[int] = []
@@ -115,56 +117,62 @@ class Recorder:
             self._changed.add(key)
 
     # -- the attempt columns, in the order the attempts ended -----------------------------------
-    def _columns(self) -> dict[str, list[Any]]:
-        if self._built != len(self.ended_attempts):
-            self._cols = self.ended_attempts.rows()
-            self._built = len(self.ended_attempts)
-        return self._cols
+    @property
+    def attempts(self) -> int:
+        """Attempt rows kept (one per task of every attempt that ended)."""
+        return self.ended_attempts.n_rows
+
+    def attempt_column(self, name: str) -> np.ndarray:
+        """Attempt column ``name`` (``job``, ``stage``, ``type``, ``task``, ``id``, ``node``, ``start``,
+        ``end``, ``level``, ``spec``, ``outcome``) as a typed numpy array
+        (:data:`mropt.sim.ended_attempts.ROW_COLUMNS`), one element per attempt."""
+        return self.ended_attempts.rows((name,))[name]
 
     @property
     def a_job(self) -> list[int]:
-        """Job index per attempt row (likewise ``a_stage``, ``a_type``, ``a_task``, ``a_id``, ...)."""
-        return self._columns()["job"]
+        """Job index per attempt row, as a list (likewise ``a_stage``, ``a_type``, ``a_task``, ``a_id``, ...):
+        made on each read, for small runs; a long run's analyses take :meth:`attempt_column`."""
+        return self.attempt_column("job").tolist()
 
     @property
     def a_stage(self) -> list[int]:
-        return self._columns()["stage"]
+        return self.attempt_column("stage").tolist()
 
     @property
     def a_type(self) -> list[int]:
-        return self._columns()["type"]
+        return self.attempt_column("type").tolist()
 
     @property
     def a_task(self) -> list[int]:
-        return self._columns()["task"]
+        return self.attempt_column("task").tolist()
 
     @property
     def a_id(self) -> list[int]:
-        return self._columns()["id"]
+        return self.attempt_column("id").tolist()
 
     @property
     def a_node(self) -> list[int]:
-        return self._columns()["node"]
+        return self.attempt_column("node").tolist()
 
     @property
     def a_start(self) -> list[float]:
-        return self._columns()["start"]
+        return self.attempt_column("start").tolist()
 
     @property
     def a_end(self) -> list[float]:
-        return self._columns()["end"]
+        return self.attempt_column("end").tolist()
 
     @property
     def a_level(self) -> list[int]:
-        return self._columns()["level"]
+        return self.attempt_column("level").tolist()
 
     @property
     def a_spec(self) -> list[bool]:
-        return self._columns()["spec"]
+        return self.attempt_column("spec").tolist()
 
     @property
     def a_outcome(self) -> list[int]:
-        return self._columns()["outcome"]
+        return self.attempt_column("outcome").tolist()
 
     def spans(self) -> dict[str, np.ndarray]:
         """The attempt rows as the engine ended them, without expanding batches.
@@ -188,40 +196,39 @@ class Recorder:
             self._skip_flush = False
             return
         sim = self.sim
+        changed = self._changed
         busy, slots, last = sim.busy, sim.total_slots, self._last_total
         # most instants change no count (a heartbeat that launched nothing): nothing to build
-        if (
-            busy[0] == last[0]
-            and busy[1] == last[1]
-            and slots[0] == last[2]
-            and slots[1] == last[3]
-            and not self._changed
-        ):
+        if not changed and busy[0] == last[0] and busy[1] == last[1] and slots[0] == last[2] and slots[1] == last[3]:
             return
         total = [busy[0], busy[1], slots[0], slots[1]]
+        # the rows (``_row``), appended here: a SWIM day writes 1.8 million
+        u_time, u_type, u_pool, u_busy, u_cap = self.u_time, self.u_type, self.u_pool, self.u_busy, self.u_cap
         if total != last:
             for stype in (0, 1):
-                if total[stype] != self._last_total[stype] or total[2 + stype] != self._last_total[2 + stype]:
-                    self._row(now, stype, 0, total[stype], total[2 + stype])
+                if total[stype] != last[stype] or total[2 + stype] != last[2 + stype]:
+                    u_time.append(now)
+                    u_type.append(stype)
+                    u_pool.append(0)
+                    u_busy.append(total[stype])
+                    u_cap.append(total[2 + stype])
             self._last_total = total
-        if self._changed:
-            for key in sorted(self._changed):
+        if changed:
+            pool_busy = self._pool_busy
+            for key in sorted(changed) if len(changed) > 1 else changed:
                 pool, stype = key
-                self._row(now, stype, pool, self._pool_busy[key], total[2 + stype])
-            self._changed.clear()
+                u_time.append(now)
+                u_type.append(stype)
+                u_pool.append(pool)
+                u_busy.append(pool_busy[key])
+                u_cap.append(total[2 + stype])
+            changed.clear()
 
     def skip_next_flush(self) -> None:
         """The next flush does nothing: the changes since the last one belong to an instant the
         engine has still to end (a lone heartbeat ran ahead of it and pushed an event at its own
         time, ``mropt.sim.lone_beats``), not to the one it is ending."""
         self._skip_flush = self._utilisation
-
-    def _row(self, time: float, stype: int, pool: int, busy: int, cap: int) -> None:
-        self.u_time.append(time)
-        self.u_type.append(stype)
-        self.u_pool.append(pool)
-        self.u_busy.append(busy)
-        self.u_cap.append(cap)
 
     def finish(self) -> None:
         """Attempts still running when the run stopped (stalled, or stopped early) are recorded as killed, ending now."""
@@ -278,59 +285,13 @@ class Recorder:
         }
 
     def tasks_columns(self) -> dict[str, Any]:
-        """The attempt table as columns, one row per attempt (a batch of k tasks gives k rows)."""
-        sim = self.sim
-        ids = [j.id for j in sim.jobs]
-        node = np.array(self.a_node, dtype=np.int64)
-        racks = np.array(sim.node_rack, dtype=np.int64)
-        return {
-            "job_id": [ids[j] for j in self.a_job],
-            "stage": np.array(self.a_stage, dtype=np.int64),
-            "stage_type": [SLOT_TYPES[t] for t in self.a_type],
-            "task": np.array(self.a_task, dtype=np.int64),
-            "attempt": np.array(self.a_id, dtype=np.int64),
-            "node": [sim.node_ids[k] for k in self.a_node],
-            "rack": [sim.rack_names[r] for r in racks[node]] if len(node) else [],
-            "start": np.array(self.a_start, dtype=float),
-            "end": np.array(self.a_end, dtype=float),
-            "locality": [LEVEL_NAMES[v] for v in self.a_level],
-            "speculative": np.array(self.a_spec, dtype=bool),
-            "outcome": [OUTCOMES[k] for k in self.a_outcome],
-            "input_mb": self._input_mb(),
-            **self._demands(),
-        }
+        """The attempt table as columns, one row per attempt (a batch of k tasks gives k rows): the
+        text columns as lists, the others numpy arrays (:func:`mropt.sim.tasks_table.as_columns`).
+        ``tasks.parquet`` is written from the same :class:`~mropt.sim.tasks_table.TasksTable`, a row
+        group at a time."""
+        from mropt.sim.tasks_table import TasksTable, as_columns
 
-    def _demands(self) -> dict[str, np.ndarray]:
-        """``demand_<name>`` per resource of the cluster: each attempt's demand (its task group's, as the engine held it)."""
-        sim = self.sim
-        if not sim.resources:
-            return {}
-        out = np.zeros((len(self.a_job), len(sim.resources)))
-        for row, (job, stage, task) in enumerate(zip(self.a_job, self.a_stage, self.a_task, strict=True)):
-            demand = sim.jobs[job].stages[stage].demand_of(task)
-            if demand is not None:
-                out[row] = demand
-        return {f"demand_{name}": out[:, k] for k, name in enumerate(sim.resources)}
-
-    def _input_mb(self) -> np.ndarray:
-        """MB each attempt's task reads: its task group's ``input_mb`` (default one block) for a map, NaN for a reduce."""
-        spec = self.sim.workload.jobs
-        sizes: dict[tuple[int, int], np.ndarray | None] = {}
-        out = np.full(len(self.a_job), np.nan)
-        for row, (job, stage, task) in enumerate(zip(self.a_job, self.a_stage, self.a_task, strict=True)):
-            key = (job, stage)
-            if key not in sizes:
-                st = spec[job].stages[stage]
-                groups = st.tasks
-                sizes[key] = (
-                    np.repeat([g.task_input_mb for g in groups], [g.count for g in groups])
-                    if st.type == "map"
-                    else None
-                )
-            per_task = sizes[key]
-            if per_task is not None:
-                out[row] = per_task[task]
-        return out
+        return as_columns(TasksTable(self).table())
 
     def utilisation_columns(self) -> dict[str, Any]:
         names = list(self.pools)
@@ -348,11 +309,11 @@ class Recorder:
         Same workload, policy, parameters and seed give the same hash (the engine is deterministic).
         """
         h = hashlib.sha256()
-        for column in (self.a_job, self.a_stage, self.a_task, self.a_id, self.a_node, self.a_level, self.a_outcome):
-            h.update(np.asarray(column, dtype=np.int64).tobytes())
-        h.update(np.asarray(self.a_start, dtype=float).tobytes())
-        h.update(np.asarray(self.a_end, dtype=float).tobytes())
-        h.update(np.asarray(self.a_spec, dtype=bool).tobytes())
+        # each column whole, in turn, as int64 (start, end: float64; spec: bool), read a piece at a time
+        for name in ("job", "stage", "task", "id", "node", "level", "outcome", "start", "end", "spec"):
+            for piece in self.ended_attempts.chunks(HASH_PIECE, (name,)):
+                values = piece[name]
+                h.update((values if values.dtype in (np.float64, np.bool_) else values.astype(np.int64)).data)
         for j in self.sim.jobs:
             h.update(f"{j.id}\x00{j.status}\x00{j.reason}\x00{j.finish!r}\x00".encode())
         return h.hexdigest()

@@ -273,8 +273,8 @@ def summarise(recorder: Recorder, policy: str, params: Mapping[str, Any], wall_t
     on_time = np.array([v is True for v in jobs["on_time"]], dtype=bool)
     late = np.array([v is False for v in jobs["on_time"]], dtype=bool) & finished
     deadlines = bool((~np.isnan(np.asarray(jobs["deadline"], dtype=float))).any())  # else on_time, late: null
-    ends = recorder.a_end
-    makespan = float(max(ends)) if ends else 0.0
+    ends = recorder.attempt_column("end")
+    makespan = float(ends.max()) if len(ends) else 0.0
     not_submitted = sum(1 for d in jobs["decision"] if d == "not_submitted")
     out: dict[str, Any] = {
         "policy": policy,
@@ -293,7 +293,7 @@ def summarise(recorder: Recorder, policy: str, params: Mapping[str, Any], wall_t
         "finished": int(finished.sum()),
         "unfinished": int((accepted & ~dropped & np.isnan(finish)).sum()),
         "late": int(late.sum()) if deadlines else None,
-        "attempts": len(recorder.a_id),
+        "attempts": recorder.attempts,
         "event_log_sha256": recorder.event_log_hash(),
         "utilisation": {**utilisation_ratio(recorder, makespan), **resource_ratio(recorder, makespan)},
         "ideal": ideal_benefit(sim.workload) if sim.stopped is None else None,  # eq. 4 is over every job

@@ -1,0 +1,171 @@
+"""The attempt table (``tasks.parquet``) built from the recorder's typed store, a row group at a time.
+
+A replay of a production trace ends millions of attempts (the Alibaba 2017 day: 10.5
+million), and its attempt table built from Python lists took about 3 GB (issue 32).
+:class:`TasksTable` builds the columns as Arrow arrays straight from the numpy columns of
+:class:`~mropt.sim.ended_attempts.EndedAttempts`, :data:`ROW_GROUP` rows at a time: that is
+pyarrow's default row group, so a file written piece by piece holds the row groups
+:func:`pyarrow.parquet.write_table` makes of the whole table, and the same values.
+
+* A text column (``job_id``, ``stage_type``, ``node``, ``rack``, ``locality``, ``outcome``)
+  is its codes (job, slot type, node, rack, locality level, outcome) looked up in the
+  values the run used, typed as ``pyarrow.array`` types a list of those values: ``string``,
+  or ``null`` where every value is None (``locality`` of a run without replicas) or there
+  is no attempt, as the table built from Python lists was.
+* ``input_mb`` and ``demand_<name>`` are their task group's: the group of a row's task is
+  found by one ``searchsorted`` over the first tasks of every group of every stage, the last
+  group starting at or before the task, as ``Stage.demand_of`` (``bisect_right``) finds it.
+
+The columns and what they mean: :mod:`mropt.sim.recorder`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator, Sequence
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+import pyarrow as pa
+
+from mropt.sim.recorder import OUTCOMES
+from mropt.sim.state import LEVEL_NAMES, SLOT_TYPES
+
+if TYPE_CHECKING:
+    from mropt.sim.recorder import Recorder
+
+#: rows of a piece of the table: pyarrow's default row group (``write_table``'s ``row_group_size``)
+ROW_GROUP = 1 << 20
+
+
+class _Text:
+    """A text column: each row's code looked up in the values the run used (sorted codes ``used``)."""
+
+    def __init__(self, value_of: Callable[[int], Any], used: np.ndarray) -> None:
+        self.used = used
+        self.values = pa.array([value_of(int(code)) for code in used])
+
+    def __call__(self, codes: np.ndarray) -> pa.Array:
+        return self.values.take(pa.array(np.searchsorted(self.used, codes)))
+
+
+class _Groups:
+    """Each row's task group, counted over every group of every stage of every job."""
+
+    def __init__(self, jobs: Sequence[Sequence[Sequence[int]]]) -> None:
+        """``jobs``: per job, per stage, its groups' task counts."""
+        job_stage: list[int] = []  # job -> flat index of its first stage
+        stage_task: list[int] = []  # flat stage -> flat index of its first task
+        starts: list[int] = []  # flat group -> flat index of its first task
+        tasks = 0
+        for stages in jobs:
+            job_stage.append(len(stage_task))
+            for counts in stages:
+                stage_task.append(tasks)
+                for count in counts:
+                    starts.append(tasks)
+                    tasks += count
+        self.job_stage = np.array(job_stage, dtype=np.int64)
+        self.stage_task = np.array(stage_task, dtype=np.int64)
+        self.starts = np.array(starts, dtype=np.int64)
+
+    def of(self, job: np.ndarray, stage: np.ndarray, task: np.ndarray) -> np.ndarray:
+        """The flat group of each row's task (the last group starting at or before it)."""
+        first = self.stage_task[self.job_stage[job] + stage]
+        return np.searchsorted(self.starts, first + task, side="right") - 1
+
+
+class TasksTable:
+    """The attempt table of a finished run (:class:`~mropt.sim.recorder.Recorder`): :attr:`schema`,
+    :meth:`pieces` of :data:`ROW_GROUP` rows, or the whole :meth:`table`."""
+
+    def __init__(self, recorder: Recorder) -> None:
+        sim = recorder.sim
+        store = self.store = recorder.ended_attempts
+        self.node_rack = np.asarray(sim.node_rack, dtype=np.int64)
+        ids = [j.id for j in sim.jobs]
+        nodes = store.used("node")
+        self.text = {
+            "job_id": _Text(ids.__getitem__, store.used("job")),
+            "stage_type": _Text(SLOT_TYPES.__getitem__, store.used("type")),
+            "node": _Text(sim.node_ids.__getitem__, nodes),
+            "rack": _Text(sim.rack_names.__getitem__, np.unique(self.node_rack[nodes])),
+            "locality": _Text(LEVEL_NAMES.__getitem__, store.used("level")),
+            "outcome": _Text(OUTCOMES.__getitem__, store.used("outcome")),
+        }
+        spec = sim.workload.jobs
+        self.input_groups = _Groups([[[g.count for g in st.tasks] for st in job.stages] for job in spec])
+        self.input_mb = np.array(
+            [g.task_input_mb if st.type == "map" else np.nan for job in spec for st in job.stages for g in st.tasks],
+            dtype=float,
+        )
+        self.resources = list(sim.resources)
+        if self.resources:
+            stages = [[np.diff([*st.offsets, st.n]).tolist() for st in job.stages] for job in sim.jobs]
+            self.demand_groups = _Groups(stages)
+            zero = (0.0,) * len(self.resources)
+            held = [d or zero for job in sim.jobs for st in job.stages for d in st.demands]
+            self.demand = np.array(held, dtype=float).reshape(len(held), len(self.resources))
+        text = self.text
+        self.schema = pa.schema(
+            [
+                ("job_id", text["job_id"].values.type),
+                ("stage", pa.int64()),
+                ("stage_type", text["stage_type"].values.type),
+                ("task", pa.int64()),
+                ("attempt", pa.int64()),
+                ("node", text["node"].values.type),
+                ("rack", text["rack"].values.type),
+                ("start", pa.float64()),
+                ("end", pa.float64()),
+                ("locality", text["locality"].values.type),
+                ("speculative", pa.bool_()),
+                ("outcome", text["outcome"].values.type),
+                ("input_mb", pa.float64()),
+                *((f"demand_{name}", pa.float64()) for name in self.resources),
+            ]
+        )
+
+    def pieces(self, rows: int = ROW_GROUP) -> Iterator[pa.Table]:
+        """The table in consecutive pieces of ``rows`` rows (the last one shorter; none without attempts)."""
+        for piece in self.store.chunks(rows):
+            yield self._piece(piece)
+
+    def table(self) -> pa.Table:
+        """The whole table (one chunk per :data:`ROW_GROUP` rows)."""
+        pieces = list(self.pieces())
+        return pa.concat_tables(pieces) if pieces else self.schema.empty_table()
+
+    def _piece(self, rows: dict[str, np.ndarray]) -> pa.Table:
+        text = self.text
+        job, stage, task, node = rows["job"], rows["stage"], rows["task"], rows["node"]
+        columns = [
+            text["job_id"](job),
+            pa.array(stage.astype(np.int64)),
+            text["stage_type"](rows["type"]),
+            pa.array(task.astype(np.int64)),
+            pa.array(rows["id"]),
+            text["node"](node),
+            text["rack"](self.node_rack[node]),
+            pa.array(rows["start"]),
+            pa.array(rows["end"]),
+            text["locality"](rows["level"]),
+            pa.array(rows["spec"]),
+            text["outcome"](rows["outcome"]),
+            pa.array(self.input_mb[self.input_groups.of(job, stage, task)]),
+        ]
+        if self.resources:
+            demand = self.demand[self.demand_groups.of(job, stage, task)]
+            columns.extend(pa.array(demand[:, k]) for k in range(len(self.resources)))
+        return pa.Table.from_arrays(columns, schema=self.schema)
+
+
+def as_columns(table: pa.Table) -> dict[str, Any]:
+    """A table's columns as ``Recorder.tasks_columns`` gives them: text columns as lists, the rest numpy arrays."""
+    out: dict[str, Any] = {}
+    for field, column in zip(table.schema, table.columns, strict=True):
+        text = pa.types.is_string(field.type) or pa.types.is_null(field.type)
+        out[field.name] = column.to_pylist() if text else column.to_numpy()
+    return out
+
+
+__all__ = ["ROW_GROUP", "TasksTable", "as_columns"]
