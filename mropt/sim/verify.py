@@ -477,32 +477,28 @@ def check_stop(summary: Mapping[str, Any], jobs: Mapping[str, Any] | Any, tasks:
 def wasted_work(tasks: Mapping[str, Any] | Any) -> float:
     """Slot-seconds of attempts that lost a race: killed at the instant another attempt of their
     task succeeded, after running alongside it (``mropt.sim.run``'s ``wasted_work``), from the
-    attempt table alone. A task is a (job, stage, task) of the table; its winner its last success."""
+    attempt table alone. A task is a (job, stage, task) of the table, its winner its last success;
+    only the successes of the jobs with a killed attempt are looked at."""
     outcome = column(tasks, "outcome")
-    task = _task_numbers(column(tasks, "job_id"), np.asarray(tasks["stage"]), np.asarray(tasks["task"]))
+    killed = np.flatnonzero(equals(outcome, "killed")).tolist()
+    if not killed:
+        return 0.0
+    job, stage, task = column(tasks, "job_id"), column(tasks, "stage"), column(tasks, "task")
     a_start, a_end = np.asarray(tasks["start"], dtype=float), np.asarray(tasks["end"], dtype=float)
-    succeeded = equals(outcome, "succeeded")
-    winner = np.full(int(task.max(initial=-1)) + 1, -1, dtype=np.int64)
-    np.maximum.at(winner, task[succeeded], np.flatnonzero(succeeded))
-    killed = np.flatnonzero(equals(outcome, "killed"))
-    killed = killed[winner[task[killed]] >= 0]
-    win = winner[task[killed]]
-    start, end, w_start, w_end = a_start[killed], a_end[killed], a_start[win], a_end[win]
-    lost = _all_close(end, w_end) & (start <= w_end) & ((w_start < end) | (start < w_end))
+    of_killed = codes(job, {job[i]: 0 for i in killed}) >= 0
+    win: dict[tuple[Any, Any, Any], int] = {}
+    for i in np.flatnonzero(equals(outcome, "succeeded") & of_killed).tolist():
+        win[(job[i], stage[i], task[i])] = i
     total = 0.0
-    for took in (end - start)[lost].tolist():  # in table order, one addition at a time
-        total += took
+    for i in killed:
+        got = win.get((job[i], stage[i], task[i]))
+        if got is None:
+            continue
+        w_start, w_end = float(a_start[got]), float(a_end[got])
+        start, end = float(a_start[i]), float(a_end[i])
+        if _close(end, w_end) and start <= w_end and (w_start < end or start < w_end):
+            total += end - start
     return total
-
-
-def _task_numbers(job: list[Any], stage: np.ndarray, task: np.ndarray) -> np.ndarray:
-    """A number per distinct (job, stage, task) of the table (stage and task as given)."""
-    seen: dict[Any, int] = {}
-    key = np.array([seen.setdefault(v, len(seen)) for v in job], dtype=np.int64)
-    for part in (stage, task):
-        number = np.unique(part, return_inverse=True)[1].reshape(-1)
-        key = np.unique(key * (len(job) + 1) + number, return_inverse=True)[1].reshape(-1)
-    return key
 
 
 def _up_at_end(workload: WorkloadInstance, nodes: Mapping[str, Any]) -> set[str]:

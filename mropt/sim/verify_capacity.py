@@ -61,8 +61,10 @@ def check_capacity(
     limit = np.where(is_map, np.take(slots[:, 0], point_node), np.take(slots[:, 1], point_node))
     over_slots = is_start & (in_use > limit) & slotted
     # resources: each one's demand running on the node just after the point, summed point after point
-    group = w.group_of(np.take(w.task0, point_stage) + np.take(a.task_no, row_of_point))
-    amounts = _running_sum(sign[:, None] * np.take(w.demand, group, axis=0), lo, hi)
+    group, amounts = np.zeros(0, np.int64), np.zeros((len(order), 0))
+    if w.resources:
+        group = w.group_of(np.take(w.task0, point_stage) + np.take(a.task_no, row_of_point))
+        amounts = _running_sum(sign[:, None] * np.take(w.demand, group, axis=0), lo, hi)
     over = is_start[:, None] & (amounts > np.take(capacity, point_node, axis=0) * (1 + _RTOL) + _RTOL)
     bad = np.flatnonzero(over_slots | over.any(axis=1)).tolist()
     for p in bad:
