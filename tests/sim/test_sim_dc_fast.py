@@ -4,8 +4,9 @@
 order at every offer, every job asked for a launch) and keeps the whole reservation calendar; the
 default runs ``Dc._assign_fast`` (kept EDF order, the jobs that may launch listed per instant) and
 drops the reservations that ended. On seeded random slot workloads with deadlines (both
-availabilities, replicas, slow-start, faults, speculation rules, jobs without a deadline) both must
-give the same event log, and the kept lists must match a plain recomputation at every offer.
+availabilities, event and heartbeat modes, replicas, slow-start, faults, speculation rules, jobs
+without a deadline) both must give the same event log, and the kept lists must match a plain
+recomputation at every offer.
 """
 
 from __future__ import annotations
@@ -52,11 +53,13 @@ def random_workload(rng: random.Random) -> WorkloadInstance:
     return workload(nodes, jobs, **extra)
 
 
-def run(w: WorkloadInstance, params: dict[str, Any], rule: str | None, **switches: Any) -> tuple[str, list[str]]:
+def run(
+    w: WorkloadInstance, params: dict[str, Any], rule: str | None, mode: str, **switches: Any
+) -> tuple[str, list[str]]:
     """The event-log hash and the admission reasons of one run."""
     p: Policy = make_policy("dc", params, **switches)
     calls = count_assign_paths(p)
-    rec = Simulation(w, p, seed=3, stall_limit=300, speculation=make_speculation(rule)).run()
+    rec = Simulation(w, p, mode=mode, seed=3, stall_limit=300, speculation=make_speculation(rule)).run()
     assert_only_path_ran(calls, bool(switches.get("reference")))
     return rec.event_log_hash(), list(rec.jobs_columns()["reason"])
 
@@ -68,9 +71,10 @@ def test_reference_and_fast_dc_give_the_same_event_log() -> None:
         w = random_workload(rng)
         params = {"availability": rng.choice(["calendar", "calendar", "current"])}
         rule = rng.choice([None, None, *rules()])
-        plain, reasons = run(w, params, rule, reference=True)
-        fast, fast_reasons = run(w, params, rule, self_check=True)
-        assert (plain, reasons) == (fast, fast_reasons), (params, rule, w)
+        mode = rng.choice(["event", "event", "heartbeat"])
+        plain, reasons = run(w, params, rule, mode, reference=True)
+        fast, fast_reasons = run(w, params, rule, mode, self_check=True)
+        assert (plain, reasons) == (fast, fast_reasons), (params, rule, mode, w)
         for reason, job in zip(reasons, w.jobs, strict=True):
             accepted = reason.startswith("DC: n_m^min")
             later_starts += accepted and f"S_m = {job.submit_time:g}," not in reason
