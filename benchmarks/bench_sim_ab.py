@@ -9,6 +9,7 @@ The workloads are built once, by this tree's importers, and given to both sides 
 * ``simpy``: ``bench_sim.py``'s section 1 model at its largest row (FIFO, 1,000 jobs, 200 nodes,
   event mode, batches on), beside the same model written with SimPy: the SimPy ratio;
 * ``swim``: the SWIM Facebook 2009 day on 600 nodes under ``fair`` (heartbeat mode, section 3);
+* ``swim-dc``, ``swim-delay``: the same day under ``dc`` and ``delay`` (their own mode: event);
 * ``alibaba``: the first 2 hours of the Alibaba 2017 file under ``drf`` (section 4's import);
 * ``alibaba-capacity``: the same 2 hours at ``ALIBABA_FAIR_SLOTS`` map slots a machine under
   ``capacity`` (heartbeat mode).
@@ -37,6 +38,8 @@ ROOT = Path(__file__).resolve().parent.parent
 CASES = {
     "simpy": ("fifo", "event"),
     "swim": ("fair", "heartbeat"),
+    "swim-dc": ("dc", ""),
+    "swim-delay": ("delay", ""),
     "alibaba": ("drf", ""),
     "alibaba-capacity": ("capacity", ""),
 }
@@ -67,7 +70,7 @@ def build(case: str, folder: Path) -> Path:
 
     if case == "simpy":
         workload = bench_sim.as_workload(bench_sim.fifo_jobs(1000, seed=7), 200)
-    elif case == "swim":
+    elif case.startswith("swim"):
         from mropt.importers.swim_workload import import_swim_workload
 
         workload = import_swim_workload(bench_sim.SWIM_DAY)

@@ -5,6 +5,7 @@ SCENARIO one of
 
 * ``fifo``: ``bench_sim.py``'s FIFO model, 400 jobs on 100 nodes (section 1), event mode;
 * ``swim-fair``: the SWIM Facebook 2009 day on 600 nodes under ``fair`` (section 3);
+* ``swim-dc``, ``swim-delay``: the same day under ``dc`` or ``delay`` in the policy's own mode (event);
 * ``alibaba-POLICY[-HOURS]``: the Alibaba 2017 day (or its first HOURS) under ``drf``, ``ddrf``,
   ``fair`` or ``capacity`` as ``bench_sim.py`` section 4 imports it.
 
@@ -48,6 +49,12 @@ def _scenario(name: str) -> tuple[WorkloadInstance, Callable[[], Simulation]]:
 
         workload = import_swim_workload(bench_sim.SWIM_DAY)
         return workload, lambda: Simulation(workload, make_policy("fair"), mode="heartbeat")
+    if name in ("swim-dc", "swim-delay"):
+        from mropt.importers.swim_workload import import_swim_workload
+
+        workload = import_swim_workload(bench_sim.SWIM_DAY)
+        policy = name.split("-", 1)[1]
+        return workload, lambda: Simulation(workload, make_policy(policy))
     parts = name.split("-")
     if parts[0] == "alibaba" and len(parts) in (2, 3) and parts[1] in ("drf", "ddrf", "fair", "capacity"):
         from mropt.importers.alibaba_workload import import_alibaba_workload
