@@ -186,6 +186,8 @@ class Simulation(Launches, Completions):
         self.offers: Offers = EventOffers(self) if mode == EVENT else HeartbeatOffers(self)
         cap.freed = self.offers.freed
         self.record = Recorder(self, record_utilisation)
+        if record_utilisation:  # (``end_rows``: the recorder's flush, without a call in between)
+            self.end_rows = self.record.flush  # type: ignore[method-assign]
         self._notify_attempt = type(policy).on_attempt_end is not Policy.on_attempt_end
         # counts-only policies get one on_attempts_end per batch (bulk completion kept)
         self._notify_batch = not self._notify_attempt and type(policy).on_attempts_end is not Policy.on_attempts_end

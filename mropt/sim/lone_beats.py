@@ -114,13 +114,15 @@ class HeldBeats:
         engine's calls for such instants (``Simulation.next_time``, ``advance``, ``stall``,
         ``end_rows``, ``defer_rows``, ``push_heartbeat``; their events are counted on the way out,
         ``count_events``: nothing reads the count in between)."""
+        if self.heap[0] > self.sim.next_time():  # (most calls: the queue's next instant comes first)
+            return
         self.sim.count_events(self._run())
 
     def _run(self) -> int:
         """:meth:`run`'s loop; the events it ran."""
         offers = self.offers
         sim = self.sim
-        heap, at = self.heap, self.at
+        heap, at, queued = self.heap, self.at, self.queued
         until = math.inf if sim.until is None else sim.until
         node_up = sim.node_up
         runnable = sim.runnable
@@ -128,11 +130,12 @@ class HeldBeats:
         pending = offers._pending
         assign = sim.policy.assign
         interval = sim.heartbeat_interval
-        end_rows = sim.end_rows
+        stall_limit = sim.stall_limit
+        next_time, end_rows, advance = sim.next_time, sim.end_rows, sim.advance
         counted = 0
         flushed = False
+        nxt = next_time()  # (read again wherever the queue may have changed)
         while heap:
-            nxt = sim.next_time()
             if nxt == math.inf:  # the engine would stop (or stop at ``until``): it runs the next heartbeat
                 time = heappop(heap)
                 sim.push_heartbeat(time, at.pop(time))
@@ -170,7 +173,7 @@ class HeldBeats:
             # ``HeartbeatOffers._beat_counts`` after its test of room, inline
             pending[node] = 0
             before = sim.next_attempt
-            sim.advance(time)
+            advance(time)
             self.open = time
             assign(node)
             self.open = None
@@ -178,7 +181,7 @@ class HeldBeats:
                 offers._stalled = 0
             else:
                 offers._stalled += 1
-                if offers._stalled > sim.stall_limit:  # the engine's loop clears its queue after it
+                if offers._stalled > stall_limit:  # the engine's loop clears its queue after it
                     sim.stall()
                     self.clear()
             if not sim.stalled and (
@@ -186,13 +189,20 @@ class HeldBeats:
                 and ((runnable[MAP] > 0 and free_map[node] > 0) or (runnable[REDUCE] > 0 and free_reduce[node] > 0))
             ):
                 pending[node] = 1
-                self.hold(time + interval, _C_DECIDE, _EV_HEARTBEAT, node)
-            if sim.next_time() <= time:  # it pushed an event at its own time: the engine ends that instant
+                beat = time + interval  # :meth:`hold`, inline (no heartbeat runs now: ``open`` is None)
+                if beat in queued or beat in at:
+                    sim.push_heartbeat(beat, node)
+                else:
+                    at[beat] = node
+                    heappush(heap, beat)
+            nxt = next_time()
+            if nxt <= time:  # it pushed an event at its own time: the engine ends that instant
                 sim.defer_rows()
                 return counted
             if offers.new_work:  # the end of its instant (HeartbeatOffers.after_instant, then the rows)
                 offers.new_work = False
                 offers._schedule_all()
+                nxt = next_time()
             end_rows(time)
         return counted
 

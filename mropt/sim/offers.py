@@ -30,6 +30,8 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Sequence
+from itertools import compress, count
+from operator import or_
 from typing import TYPE_CHECKING
 
 from mropt.sim.demand_index import DemandIndex
@@ -290,6 +292,8 @@ class HeartbeatOffers(Offers):
         self._held: HeldBeats | None = None
         if self._counts_only:
             self.beat = self._beat_counts  # type: ignore[method-assign]
+            self.freed = self._schedule_counts
+            self.after_instant = self._after_instant_held  # type: ignore[method-assign]
             self._held = HeldBeats(self)
             self._push = self._held.hold
             sim.before_decide(self._held.release_at)
@@ -299,6 +303,8 @@ class HeartbeatOffers(Offers):
         the queue), as the equivalence test does."""
         self._counts_only = False
         self.beat = type(self).beat.__get__(self)  # type: ignore[method-assign]
+        self.after_instant = type(self).after_instant.__get__(self)  # type: ignore[method-assign]
+        self.freed = self.sim.capacity.freed = self._schedule
         self._held = None
         self._push = self.sim.push
         self.sim.before_decide(None)
@@ -316,6 +322,21 @@ class HeartbeatOffers(Offers):
             self.new_work = False
             self._schedule_all()
         if held is not None and held.heap:
+            held.run()
+
+    def _after_instant_held(self) -> None:
+        """:meth:`after_instant` with held heartbeats (``_counts_only``): the held ones looked at only
+        when the earliest is due by the queue's next instant (at most instants it is not)."""
+        held = self._held
+        assert held is not None
+        sim = self.sim
+        if sim.stalled:  # the engine cleared its queue: the held heartbeats were in it
+            held.clear()
+        if self.new_work:
+            self.new_work = False
+            self._schedule_all()
+        heap = held.heap
+        if heap and heap[0] <= sim.next_time():
             held.run()
 
     def _schedule_all(self) -> None:
@@ -342,13 +363,22 @@ class HeartbeatOffers(Offers):
         now = sim.now
         ceil = math.ceil
         if self._held is not None:  # held together (``HeldBeats.hold_all``), not pushed one by one
+            # the nodes with a free slot of a type with work (a superset: a count other than 0),
+            # picked in C, in node order; a busy cluster has few
+            if maps > 0 and reduces > 0:
+                nodes = compress(count(), map(or_, free_map, free_reduce))
+            else:
+                nodes = compress(count(), free_map if maps > 0 else free_reduce)
+            phases = self._phase
             beats = []
-            for node, phase in enumerate(self._phase):
+            for node in nodes:
                 if pending[node] or not node_up[node]:
                     continue
                 if (maps > 0 and free_map[node] > 0) or (reduces > 0 and free_reduce[node] > 0):
                     pending[node] = 1
-                    beats.append((phase + max(ceil((now - phase) / interval), 0) * interval, node))
+                    phase = phases[node]
+                    k = ceil((now - phase) / interval)  # (``_next_beat``: max(k, 0), without the call)
+                    beats.append((phase + (k if k > 0 else 0) * interval, node))
             self._held.hold_all(beats)
             return
         push = self._push
@@ -385,6 +415,22 @@ class HeartbeatOffers(Offers):
         if not self._pending[node] and (self._room(node) or (self.spec is not None and self.spec_room(node))):
             self._pending[node] = 1
             self._push(self._next_beat(node), C_DECIDE, EV_HEARTBEAT, node)
+
+    def _schedule_counts(self, node: int) -> None:
+        """:meth:`_schedule` on slots without task demands or a rule (``_counts_only``), ``_room`` and
+        ``_next_beat`` inlined: the capacity of an ending attempt's node freed (a SWIM day: 756 k)."""
+        if self._pending[node]:
+            return
+        sim = self.sim
+        runnable = sim.runnable
+        free_map, free_reduce = sim.free
+        if sim.node_up[node] and (
+            (runnable[MAP] > 0 and free_map[node] > 0) or (runnable[REDUCE] > 0 and free_reduce[node] > 0)
+        ):
+            self._pending[node] = 1
+            interval = sim.heartbeat_interval
+            phase = self._phase[node]
+            self._push(phase + max(math.ceil((sim.now - phase) / interval), 0) * interval, C_DECIDE, EV_HEARTBEAT, node)
 
     def beat(self, node: int) -> None:
         """Node ``node``'s heartbeat: the policy is offered it (then the rule, under one)."""

@@ -196,40 +196,39 @@ class Recorder:
             self._skip_flush = False
             return
         sim = self.sim
+        changed = self._changed
         busy, slots, last = sim.busy, sim.total_slots, self._last_total
         # most instants change no count (a heartbeat that launched nothing): nothing to build
-        if (
-            busy[0] == last[0]
-            and busy[1] == last[1]
-            and slots[0] == last[2]
-            and slots[1] == last[3]
-            and not self._changed
-        ):
+        if not changed and busy[0] == last[0] and busy[1] == last[1] and slots[0] == last[2] and slots[1] == last[3]:
             return
         total = [busy[0], busy[1], slots[0], slots[1]]
+        # the rows (``_row``), appended here: a SWIM day writes 1.8 million
+        u_time, u_type, u_pool, u_busy, u_cap = self.u_time, self.u_type, self.u_pool, self.u_busy, self.u_cap
         if total != last:
             for stype in (0, 1):
-                if total[stype] != self._last_total[stype] or total[2 + stype] != self._last_total[2 + stype]:
-                    self._row(now, stype, 0, total[stype], total[2 + stype])
+                if total[stype] != last[stype] or total[2 + stype] != last[2 + stype]:
+                    u_time.append(now)
+                    u_type.append(stype)
+                    u_pool.append(0)
+                    u_busy.append(total[stype])
+                    u_cap.append(total[2 + stype])
             self._last_total = total
-        if self._changed:
-            for key in sorted(self._changed):
+        if changed:
+            pool_busy = self._pool_busy
+            for key in sorted(changed) if len(changed) > 1 else changed:
                 pool, stype = key
-                self._row(now, stype, pool, self._pool_busy[key], total[2 + stype])
-            self._changed.clear()
+                u_time.append(now)
+                u_type.append(stype)
+                u_pool.append(pool)
+                u_busy.append(pool_busy[key])
+                u_cap.append(total[2 + stype])
+            changed.clear()
 
     def skip_next_flush(self) -> None:
         """The next flush does nothing: the changes since the last one belong to an instant the
         engine has still to end (a lone heartbeat ran ahead of it and pushed an event at its own
         time, ``mropt.sim.lone_beats``), not to the one it is ending."""
         self._skip_flush = self._utilisation
-
-    def _row(self, time: float, stype: int, pool: int, busy: int, cap: int) -> None:
-        self.u_time.append(time)
-        self.u_type.append(stype)
-        self.u_pool.append(pool)
-        self.u_busy.append(busy)
-        self.u_cap.append(cap)
 
     def finish(self) -> None:
         """Attempts still running when the run stopped (stalled, or stopped early) are recorded as killed, ending now."""
