@@ -9,6 +9,7 @@ The workloads are built once, by this tree's importers, and given to both sides 
 * ``simpy``: ``bench_sim.py``'s section 1 model at its largest row (FIFO, 1,000 jobs, 200 nodes,
   event mode, batches on), beside the same model written with SimPy: the SimPy ratio;
 * ``swim``: the SWIM Facebook 2009 day on 600 nodes under ``fair`` (heartbeat mode, section 3);
+* ``swim-mpsa``, ``swim-capacity``, ``swim-fifo``: the same day under that policy (heartbeat mode);
 * ``swim-dc``, ``swim-delay``: the same day under ``dc`` and ``delay`` (their own mode: event);
 * ``alibaba``: the first 2 hours of the Alibaba 2017 file under ``drf`` (section 4's import);
 * ``alibaba-capacity``: the same 2 hours at ``ALIBABA_FAIR_SLOTS`` map slots a machine under
@@ -38,6 +39,9 @@ ROOT = Path(__file__).resolve().parent.parent
 CASES = {
     "simpy": ("fifo", "event"),
     "swim": ("fair", "heartbeat"),
+    "swim-mpsa": ("mpsa", "heartbeat"),
+    "swim-capacity": ("capacity", "heartbeat"),
+    "swim-fifo": ("fifo", "heartbeat"),
     "swim-dc": ("dc", ""),
     "swim-delay": ("delay", ""),
     "alibaba": ("drf", ""),

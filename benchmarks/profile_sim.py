@@ -5,6 +5,7 @@ SCENARIO one of
 
 * ``fifo``: ``bench_sim.py``'s FIFO model, 400 jobs on 100 nodes (section 1), event mode;
 * ``swim-fair``: the SWIM Facebook 2009 day on 600 nodes under ``fair`` (section 3);
+* ``swim-mpsa``, ``swim-capacity``, ``swim-fifo``: the same day under that policy (heartbeat mode);
 * ``swim-dc``, ``swim-delay``: the same day under ``dc`` or ``delay`` in the policy's own mode (event);
 * ``alibaba-POLICY[-HOURS]``: the Alibaba 2017 day (or its first HOURS) under ``drf``, ``ddrf``,
   ``fair`` or ``capacity`` as ``bench_sim.py`` section 4 imports it.
@@ -44,11 +45,12 @@ def _scenario(name: str) -> tuple[WorkloadInstance, Callable[[], Simulation]]:
     if name == "fifo":
         workload = bench_sim.as_workload(bench_sim.fifo_jobs(400, seed=7), 100)
         return workload, lambda: Simulation(workload, make_policy("fifo"), mode="event", record_utilisation=False)
-    if name == "swim-fair":
+    if name in ("swim-fair", "swim-mpsa", "swim-capacity", "swim-fifo"):
         from mropt.importers.swim_workload import import_swim_workload
 
         workload = import_swim_workload(bench_sim.SWIM_DAY)
-        return workload, lambda: Simulation(workload, make_policy("fair"), mode="heartbeat")
+        policy = name.split("-", 1)[1]
+        return workload, lambda: Simulation(workload, make_policy(policy), mode="heartbeat")
     if name in ("swim-dc", "swim-delay"):
         from mropt.importers.swim_workload import import_swim_workload
 
@@ -65,7 +67,9 @@ def _scenario(name: str) -> tuple[WorkloadInstance, Callable[[], Simulation]]:
         workload = import_alibaba_workload(bench_sim.ALIBABA, duration=hours * 3600, slots=slots)
         params = {"e1": 1, "e2": 2} if policy == "ddrf" else {}
         return workload, lambda: Simulation(workload, make_policy(policy, params), record_utilisation=False)
-    raise SystemExit(f"profile_sim: unknown scenario {name!r} (fifo, swim-fair, alibaba-POLICY[-HOURS])")
+    raise SystemExit(
+        f"profile_sim: unknown scenario {name!r} (fifo, swim-fair, swim-mpsa, swim-capacity, swim-fifo, alibaba-POLICY[-HOURS])"
+    )
 
 
 def main() -> None:
