@@ -75,23 +75,14 @@ Sec. 4.4 and Algorithm 2 on top of the slot allocation of Algorithm 1 (sec. 4.3,
     after the new work is runnable); reduces opened early by reduce slow-start wait for the
     next check or a task end.
 
-**Where the rule is.** ``Mpsa.choose`` is Algorithm 2 for one slot written plain (each queue's
-``mAssigned_i`` summed over its jobs, its wish for the slot found by a scan of its jobs, the order by
-:func:`algorithm2_order`, a launch tried on every job in turn); ``make_policy("mpsa", reference=True)``
-runs it. The default, ``Mpsa._choose_fast``, makes the same decisions (speed only: a SWIM day gives it
-756 k slots): ``mAssigned_i`` kept per queue (``held``: +1 at each of the policy's launches, -count
-at each end the engine reports, ``on_attempts_end``; counted afresh after a job's end, a node event
-or a speculation rule's backup), one queue's wish read from the run's runnable count (its jobs are
-every active job), the order of one queue inline, and a map at NODE (RACK) level not tried on a node
-(rack) holding none of its stage's input (``Stage.take`` would find none there).
-``tests/sim/test_sim_mpsa_fast.py`` requires the same event log of both on random workloads
-(priorities, replicas, faults, every ``lend_idle``, speculation rules), the kept counts checked
-against the sums at every slot (``self_check``).
+**Where the rule is.** ``Mpsa.choose`` is Algorithm 2 for one slot written plain (the order of
+:mod:`mropt.sim.policies.mpsa_order`); ``make_policy("mpsa", reference=True)`` runs it slot by slot.
+The default runs :mod:`mropt.sim.policies.mpsa_slots` (``MpsaSlots``: the same decisions on kept
+counts, a heartbeat's slots in runs of launches; ``tests/sim/test_sim_mpsa_fast.py``).
 """
 
 from __future__ import annotations
 
-import math
 from collections.abc import Hashable
 from typing import Any
 
@@ -99,6 +90,8 @@ from mropt.model.errors import InputError
 from mropt.model.priority import Priority, PriorityInstance
 from mropt.registry import Param, solve
 from mropt.sim.policies.input_places import InputPlaces
+from mropt.sim.policies.mpsa_order import algorithm2_order, hunger_degree, shared_left
+from mropt.sim.policies.mpsa_slots import MpsaSlots
 from mropt.sim.policy import ACCEPT, HEARTBEAT, Admission, Policy, register_policy
 from mropt.sim.state import ANY, MAP, NODE, RACK, REDUCE
 from mropt.sim.view import AttemptView, SimView
@@ -109,35 +102,6 @@ _RECLAIM = "mpsa-reclaim"
 LEND_IDLE = ("no", "task_end", "preempt")
 #: the declined-slot memo of :meth:`Mpsa.choose` (speed only; tests turn it off to compare)
 MEMO = True
-
-
-def hunger_degree(assigned: int, reserved: int) -> float:
-    """Eqs. 19-20: 1 - assigned / reserved; for reserved = 0, 0 while nothing is held, else -inf."""
-    if reserved > 0:
-        return 1.0 - assigned / reserved
-    return 0.0 if assigned == 0 else -math.inf
-
-
-def shared_left(assigned: list[int], reserved: list[int], total: int) -> int:
-    """``Mapshared``: shared slots (total - sum of reservations) minus those held beyond reservations."""
-    shared = total - sum(reserved)
-    return shared - sum(max(0, a - s) for a, s in zip(assigned, reserved))
-
-
-def algorithm2_order(
-    assigned: list[int], reserved: list[int], total: int, wants: list[bool], *, liveness_open: bool = False
-) -> list[int]:
-    """The queues that may take a new slot, hungriest first (Algorithm 2 before its locality test).
-
-    ``wants[i]``: queue i has a pending task of the type. With no shared slot left only queues
-    below their reservation stay (sec. 4.4), unless ``liveness_open``. Ties in hunger go to the
-    lower index (the more urgent queue: callers list queues by priority, highest first).
-    """
-    n = len(assigned)
-    cand = [i for i in range(n) if wants[i]]
-    if not liveness_open and shared_left(assigned, reserved, total) <= 0:
-        cand = [i for i in cand if assigned[i] < reserved[i]]
-    return sorted(cand, key=lambda i: (-hunger_degree(assigned[i], reserved[i]), i))
 
 
 @register_policy(
@@ -169,7 +133,7 @@ def algorithm2_order(
         ),
     },
 )
-class Mpsa(Policy):
+class Mpsa(MpsaSlots, Policy):
     mode = HEARTBEAT
 
     def start(self, sim: SimView) -> None:
@@ -207,6 +171,7 @@ class Mpsa(Policy):
         # launches, arrivals, job ends, timers, node events); see choose()
         self.version = 0
         self.declined: list[tuple[int, ...] | None] = [None, None]
+        self.memo = MEMO
         # ``_choose_fast`` (speed only, module docstring): mAssigned_i per slot type and queue, the
         # queue of each member job (-1: none), whether the counts must be summed afresh, and the
         # (stage, nodes, racks) holding each job's map input (nodes None: locality is free there)
@@ -409,83 +374,6 @@ class Mpsa(Policy):
             while sim.free[stype][node] > 0 and sim.runnable[stype] > 0:
                 if not self.choose(node, stype):
                     break
-
-    def _assign_fast(self, node: int) -> None:
-        sim = self.sim
-        free, runnable = sim.free, sim.runnable
-        for stype in (MAP, REDUCE):
-            while free[stype][node] > 0 and runnable[stype] > 0:
-                if not self._choose_fast(node, stype):
-                    break
-
-    def _recount(self) -> None:
-        """``held`` summed afresh: each queue's running attempts (``assigned``)."""
-        self.held = [self.assigned(MAP), self.assigned(REDUCE)]
-        self.stale = False
-
-    def _choose_fast(self, node: int, stype: int) -> bool:
-        """``choose`` on the kept counts (module docstring): the same launch, or False where it declines."""
-        sim = self.sim
-        busy = sim.busy
-        key = (self.version, busy[MAP], busy[REDUCE], sim.runnable[stype], sim.total_slots[stype])
-        if MEMO and self.declined[stype] == key:
-            return False
-        if self.stale:
-            self._recount()
-        held = self.held[stype]
-        reserved = self.reserved[stype]
-        total = sim.total_slots[stype]
-        members = self.members
-        jobs = sim.jobs
-        if len(members) == 1:
-            # one queue: its jobs are the active jobs (every job arrives into it, mpsa accepts all),
-            # so it wants the slot iff a task of the type is runnable (the caller's loop: it is)
-            a, s = held[0], reserved[0]
-            ok = a < s or total - max(a, s) > 0 or self.lend or (self.liveness and busy[stype] == 0)
-            order = [0] if ok and sim.runnable[stype] > 0 else []
-        else:
-            wants = [any(jobs[j].runnable[stype] for j in m) for m in members]
-            order = algorithm2_order(held, reserved, total, wants)
-            if not order and (self.lend or (self.liveness and busy[stype] == 0)) and any(wants):
-                order = algorithm2_order(held, reserved, total, wants, liveness_open=True)
-        if self.self_check:
-            assert held == self.assigned(stype), (held, self.assigned(stype))
-            wants = [any(jobs[j].runnable[stype] for j in m) for m in members]
-            plain = algorithm2_order(held, reserved, total, wants)
-            if not plain and (self.lend or (self.liveness and busy[stype] == 0)) and any(wants):
-                plain = algorithm2_order(held, reserved, total, wants, liveness_open=True)
-            assert order == plain, (order, plain)
-        if not order:
-            self.declined[stype] = key
-            return False
-        self.version += 1
-        launch = sim.launch
-        if stype == MAP:  # first the hungriest queue with a local task
-            level = self.level
-            rack = sim.node_rack[node]
-            input_places = self.input_places
-            known = input_places.known
-            for q in order:
-                for j in members[q]:
-                    jj = jobs[j]
-                    if not jj.runnable[MAP]:
-                        continue
-                    places = known.get(j)
-                    if places is None or places[0] != jj.cur:
-                        places = input_places.of(j, jj.cur)
-                    if places[1] is not None and (
-                        (level == NODE and node not in places[1]) or (level == RACK and rack not in places[2])
-                    ):
-                        continue  # no input on the node (its rack): the launch would find no task
-                    if launch(j, node, MAP, level) >= 0:
-                        held[q] += 1
-                        return True
-        q = order[0]
-        for j in members[q]:
-            if jobs[j].runnable[stype] and launch(j, node, stype, ANY) >= 0:
-                held[q] += 1
-                return True
-        return False
 
     # -- lent slots taken back (lend_idle = preempt) ----------------------------------------------
     def schedule_reclaim(self) -> None:
