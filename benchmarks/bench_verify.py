@@ -118,7 +118,7 @@ def main() -> None:
     print("|---|---|---:|---:|---:|---:|:---:|")
     for case, name, n, t_old, t_new, same in rows:
         print(
-            f"| {case} | {name} | {n:,} | {t_old:.2f} | {t_new:.2f} | {t_old / t_new:.1f}x | {'yes' if same else 'NO'} |"
+            f"| {case} | {name} | {n:,} | {t_old:.3f} | {t_new:.3f} | {t_old / t_new:.1f}x | {'yes' if same else 'NO'} |"
         )
     if not all(r[-1] for r in rows):
         raise SystemExit("bench_verify: a check's result changed")
