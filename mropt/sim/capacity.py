@@ -2,7 +2,7 @@
 
 A node gives map and reduce slots, resources (``cpu``, ``mem``, ...; a task's ``demand`` holds
 some), or both (``mropt.model.workload``). An attempt holds one slot of its type (when the
-nodes give slots) and its demand on its node from its start (``Launches._started``, the one place
+nodes give slots) and its demand on its node from its start (``Launches._start``, the one place
 an attempt starts) to its end (:meth:`Capacity.release`, one attempt or a whole batch). A node that goes down has no capacity until it comes back (whole
 again: its attempts were killed). A demand fits a node when each amount is at most the free
 amount plus 1e-9 (``docs/tolerances.md``).

@@ -148,8 +148,8 @@ class Launches:
                     o.nodes.append(node)  # type: ignore[union-attr]
                 o.n += 1
                 o.live += 1
-                # what ``_started`` does, inline (a call per task was 4 % of a wave's launch); its job
-                # has started already, and no speculation rule watches batches
+                # what ``_start`` does once the attempt is made, inline (a call per task was 4 % of a
+                # wave's launch); its job has started already, and no speculation rule watches batches
                 self._live[aid] = o
                 stage.running += 1
                 j.running[slot_type] += 1
@@ -218,12 +218,15 @@ class Launches:
         """Start a new attempt (no batch join) of ``task``, taken off the pending tasks, on ``node``: its id.
 
         Its completion is scheduled, and it is the batch later launches may join, unless it is an
-        early reduce (slow-start: it waits for its job's maps to end) or a backup.
+        early reduce (slow-start: it waits for its job's maps to end) or a backup. It runs, and it
+        holds its slot and demand on its node until it ends (``Capacity.release``); a batch
+        member's start, the same for a member, is inline in :meth:`launch_tasks`.
         """
         now = self.now
         aid = self.next_attempt
         self.next_attempt = aid + 1
-        attempt = Attempt(aid, j.index, stage.index, task, node, stage.type, now, level, speculative, work, demand)
+        stype = stage.type
+        attempt = Attempt(aid, j.index, stage.index, task, node, stype, now, level, speculative, work, demand)
         batches = self.batches
         if stage.index > j.cur:  # an early reduce (slow-start): it waits for the maps to end
             stage.waiting.append(aid)
@@ -236,16 +239,8 @@ class Launches:
                 batches.stage = stage
             else:
                 batches.open = None
-        self._started(attempt, aid, j, stage, node, demand)
-        return aid
-
-    def _started(
-        self, attempt: Attempt, aid: int, j: Job, stage: Stage, node: int, demand: tuple[float, ...] | None
-    ) -> None:
-        """Attempt ``aid``, new, started: it runs, it holds its slot and demand on its node (a batch
-        member's start, the same for a member, is inline in :meth:`launch_tasks`)."""
+        # it runs (no call of its own: a new attempt's start is the engine's most frequent step)
         self._live[aid] = attempt
-        stype = stage.type
         stage.running += 1
         j.running[stype] += 1
         self.busy[stype] += 1
@@ -256,8 +251,9 @@ class Launches:
             for k, amount in enumerate(demand):
                 res[k] -= amount
         if j.first_start is None:
-            j.first_start = self.now
+            j.first_start = now
         if self._util:
             self.record.started(attempt, j)
         if self.speculation is not None:
             self.speculation.started(attempt)
+        return aid
