@@ -49,8 +49,9 @@ def check_capacity(
     time = np.concatenate([np.take(a.start, rows), np.take(a.end, rows)])
     row_node = np.take(node, rows)
     order = np.lexsort((np.arange(2 * m) < m, time, np.tile(np.take(sweep_rank, row_node), 2)))
-    row_of_point = np.take(rows, order % m)
-    is_start, time, point_node = order < m, np.take(time, order), np.take(row_node, order % m)
+    attempt = order % m  # each point's attempt: rows[attempt]
+    row_of_point, point_node = np.take(rows, attempt), np.take(row_node, attempt)
+    is_start, time = order < m, np.take(time, order)
     sign = np.where(is_start, 1, -1)
     lo = np.r_[0, np.flatnonzero(np.diff(point_node)) + 1]  # where each node's points begin
     hi = np.r_[lo[1:], len(order)]
