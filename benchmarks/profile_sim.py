@@ -6,7 +6,8 @@ SCENARIO one of
 * ``fifo``: ``bench_sim.py``'s FIFO model, 400 jobs on 100 nodes (section 1), event mode;
 * ``swim-fair``: the SWIM Facebook 2009 day on 600 nodes under ``fair`` (section 3);
 * ``swim-mpsa``, ``swim-capacity``, ``swim-fifo``: the same day under that policy (heartbeat mode);
-* ``swim-dc``, ``swim-delay``: the same day under ``dc`` or ``delay`` in the policy's own mode (event);
+* ``swim-dc``, ``swim-delay``, ``swim-drf``, ``swim-ddrf``, ``swim-amb``, ``swim-minedf-wc``: the same
+  day under that policy (default parameters) in the policy's own mode (event);
 * ``alibaba-POLICY[-HOURS]``: the Alibaba 2017 day (or its first HOURS) under ``drf``, ``ddrf``,
   ``fair`` or ``capacity`` as ``bench_sim.py`` section 4 imports it.
 
@@ -51,7 +52,7 @@ def _scenario(name: str) -> tuple[WorkloadInstance, Callable[[], Simulation]]:
         workload = import_swim_workload(bench_sim.SWIM_DAY)
         policy = name.split("-", 1)[1]
         return workload, lambda: Simulation(workload, make_policy(policy), mode="heartbeat")
-    if name in ("swim-dc", "swim-delay"):
+    if name in ("swim-dc", "swim-delay", "swim-drf", "swim-ddrf", "swim-amb", "swim-minedf-wc"):
         from mropt.importers.swim_workload import import_swim_workload
 
         workload = import_swim_workload(bench_sim.SWIM_DAY)
