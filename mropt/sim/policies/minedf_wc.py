@@ -96,6 +96,8 @@ class MinEdfWc(Policy):
         super().__init__(**params)
         self.bound, self.commit, self.reclaim = str(params["bound"]), str(params["commit"]), str(params["reclaim"])
         self.minimum: dict[int, tuple[int, int]] = {}
+        self._edf: list[JobView] = []  # the active jobs in EDF order (``_order``), unless stale
+        self._stale = True
 
     def _committed(self, stype: int) -> int:
         total = 0
@@ -129,9 +131,13 @@ class MinEdfWc(Policy):
         if m > free_m or r > free_r:
             return Admission(False, f"MinEDF-WC: needs (m*, r*) = ({m}, {r}) slots, ({free_m}, {free_r}) not committed")
         self.minimum[job] = (m, r)
+        self._stale = True  # (it becomes active once accepted)
         if self.reclaim == "kill":
             sim.wake_at(sim.now, "minedf-reclaim")
         return Admission(True, f"MinEDF-WC: (m*, r*) = ({m}, {r})")
+
+    def on_job_end(self, job: int) -> None:
+        self._stale = True
 
     def on_stage_end(self, job: int, stage: int) -> None:
         if self.reclaim == "kill":
@@ -172,6 +178,57 @@ class MinEdfWc(Policy):
                 return
 
     def assign(self, node: int) -> None:
+        """Fill the node's free slots: minimums first, then work conserving, in EDF order (module
+        docstring). The plain rule (``_assign_reference``) under ``reference``, else ``_assign_fast``."""
+        if self.reference:
+            self._assign_reference(node)
+        else:
+            self._assign_fast(node)
+
+    def _order(self) -> list[JobView]:
+        """The active jobs in EDF order, sorted again only after an arrival or a job's end."""
+        if self._stale:
+            self._edf = sorted(self.sim.active.values(), key=edf_key)
+            self._stale = False
+        return self._edf
+
+    def _assign_fast(self, node: int) -> None:
+        """``_assign_reference``'s launches, the same calls' outcomes without the calls that start nothing.
+
+        The EDF order is kept between offers (``_order``: it changes only when a job becomes active
+        or ends). A job with no runnable task of the type is passed by (its launch would return -1);
+        a job's launches in a row are one ``sim.launch_tasks(count=k)``, which starts what k calls
+        of ``sim.launch`` would, stopping where one would return -1 or the node's slots of the type
+        run out; the pass over the jobs ends once the node has no free slot of the type or no task
+        of the type is runnable anywhere (every later launch would return -1).
+        """
+        sim = self.sim
+        order = self._order()
+        minimum = self.minimum
+        runnable = sim.runnable
+        for stype in (MAP, REDUCE):
+            free = sim.free[stype]
+            if not (runnable[stype] and free[node] > 0):
+                continue
+            for job in order:  # minimums first
+                if not job.runnable[stype]:
+                    continue
+                mins = minimum.get(job.index)
+                if mins is None:
+                    continue
+                short = mins[stype] - job.running[stype]
+                if short > 0:
+                    sim.launch_tasks(job.index, node, stype, ANY, min(short, free[node]))
+                    if free[node] <= 0 or not runnable[stype]:
+                        break
+            for job in order:  # then spare slots, work conserving
+                if free[node] <= 0 or not runnable[stype]:
+                    break
+                if job.runnable[stype]:
+                    sim.launch_tasks(job.index, node, stype, ANY, free[node])
+
+    def _assign_reference(self, node: int) -> None:
+        """The plain MinEDF-WC offer: the active jobs sorted in EDF order, each asked for tasks one launch at a time."""
         sim = self.sim
         order = sorted(sim.active.values(), key=edf_key)
         for stype in (MAP, REDUCE):
