@@ -31,6 +31,8 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from mropt.sim.task_groups import TaskGroups, demand_groups
+
 if TYPE_CHECKING:
     from mropt.sim.attempts import Attempt
     from mropt.sim.state import Job
@@ -54,6 +56,8 @@ _DTYPE = {"q": np.int64, "i": np.intc, "b": np.int8, "d": np.float64}
 ROW_COLUMNS = ("job", "stage", "type", "task", "id", "node", "start", "end", "level", "spec", "outcome")
 #: endings (and member tasks and nodes) held in Python lists before they move into a block of arrays
 CHUNK = 4096
+#: entries of a piece of :meth:`EndedAttempts.span_pieces`
+SPAN_PIECE = 1 << 16
 
 
 def _np(values: array[Any]) -> np.ndarray:
@@ -135,6 +139,11 @@ class EndedAttempts:
         """Attempts (rows) kept: one per member of every entry."""
         return sum(len(b) for b in self.task) + len(self._tasks)
 
+    def last_end(self) -> float:
+        """The latest end of an attempt that ended (0.0 when none did)."""
+        self.flush()
+        return max((float(_np(b).max()) for b in self.entry["end"] if len(b)), default=0.0)
+
     def used(self, name: str) -> np.ndarray:
         """The values column ``name`` (an entry column, ``task`` or ``node``) takes, sorted, each once."""
         self.flush()
@@ -208,22 +217,40 @@ class EndedAttempts:
         """One row per entry (``Recorder.spans``): ``job``, ``type``, ``level``, ``outcome``,
         ``start``, ``end``, ``count`` and ``demand`` (entries x ``n_res``: an attempt's, its
         stage's for its task, as the engine held it; 0 without demand)."""
-        column = self.column
+        self.flush()
+        return self._spans(0, len(self.task), n_res, demand_groups(jobs, n_res) if n_res else None)
+
+    def span_pieces(self, jobs: Sequence[Job], n_res: int, size: int = SPAN_PIECE) -> Iterator[dict[str, np.ndarray]]:
+        """:meth:`spans` in consecutive pieces of whole blocks, about ``size`` entries each (none when empty)."""
+        self.flush()
+        groups = demand_groups(jobs, n_res) if n_res else None
+        blocks, done = len(self.task), 0
+        while done < blocks:
+            end, entries = done, 0
+            while end < blocks and entries < size:
+                entries += len(self.entry["count"][end])
+                end += 1
+            yield self._spans(done, end, n_res, groups)
+            done = end
+
+    def _spans(
+        self, first: int, end: int, n_res: int, groups: tuple[TaskGroups, np.ndarray] | None
+    ) -> dict[str, np.ndarray]:
+        """The spans of the entries of blocks ``first`` to ``end`` (excluded)."""
+        codes = dict(ENTRY_FIELDS)
         out: dict[str, np.ndarray] = {
-            name: column(name).astype(np.int64) for name in ("job", "type", "level", "outcome", "count")
+            name: _joined(self.entry[name][first:end], codes[name]).astype(np.int64)
+            for name in ("job", "type", "level", "outcome", "count")
         }
-        out["start"] = column("start")
-        out["end"] = column("end")
-        demand = out["demand"] = np.zeros((len(self), n_res))
-        if n_res and len(self):
-            count = out["count"]
-            first_task = _joined(self.task, "i")[np.cumsum(count) - count].tolist()
-            zero = (0.0,) * n_res
-            held = [
-                jobs[j].stages[s].demand_of(t) or zero
-                for j, s, t in zip(out["job"].tolist(), column("stage").tolist(), first_task, strict=True)
-            ]
-            demand[:] = held
+        out["start"] = _joined(self.entry["start"][first:end], "d")
+        out["end"] = _joined(self.entry["end"][first:end], "d")
+        count = out["count"]
+        out["demand"] = np.zeros((len(count), n_res))
+        if groups is not None and len(count):
+            first_task = _joined(self.task[first:end], "i")[np.cumsum(count) - count]
+            stage = _joined(self.entry["stage"][first:end], "i")
+            task_groups, demand = groups
+            out["demand"] = demand[task_groups.of(out["job"], stage, first_task)]
         return out
 
 

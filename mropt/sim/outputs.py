@@ -87,6 +87,7 @@ def _write_parquet(path: Path, schema: pa.Schema, pieces: Iterable[pa.Table]) ->
         for piece in pieces:
             writer.write_table(piece)
             empty = False
+            del piece  # (one piece in memory at a time: not this one while the next is built)
         if empty:
             writer.write_table(schema.empty_table())  # (write_table writes an empty table's row group)
 

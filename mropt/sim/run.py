@@ -273,8 +273,7 @@ def summarise(recorder: Recorder, policy: str, params: Mapping[str, Any], wall_t
     on_time = np.array([v is True for v in jobs["on_time"]], dtype=bool)
     late = np.array([v is False for v in jobs["on_time"]], dtype=bool) & finished
     deadlines = bool((~np.isnan(np.asarray(jobs["deadline"], dtype=float))).any())  # else on_time, late: null
-    ends = recorder.attempt_column("end")
-    makespan = float(ends.max()) if len(ends) else 0.0
+    makespan = recorder.last_end()
     not_submitted = sum(1 for d in jobs["decision"] if d == "not_submitted")
     out: dict[str, Any] = {
         "policy": policy,
@@ -368,9 +367,15 @@ def resource_ratio(recorder: Recorder, horizon: float) -> dict[str, float | None
         return {}
     if horizon <= 0:
         return {resource_name(r, names): None for r in names}
-    spans = recorder.spans()
-    width = np.minimum(spans["end"], horizon) - np.minimum(spans["start"], horizon)
-    held = (spans["demand"] * (spans["count"] * np.maximum(width, 0.0))[:, None]).sum(axis=0)
+    # each span's held amount-seconds, made a piece of the spans at a time, then summed at once
+    rows = np.empty((len(recorder.ended_attempts), len(names)))
+    at = 0
+    for spans in recorder.span_pieces():
+        width = np.minimum(spans["end"], horizon) - np.minimum(spans["start"], horizon)
+        piece = spans["demand"] * (spans["count"] * np.maximum(width, 0.0))[:, None]
+        rows[at : at + len(piece)] = piece
+        at += len(piece)
+    held = rows.sum(axis=0)
     amounts = np.array(
         [[spec.resources.get(r, 0.0) for r in names] for spec in sim.workload.nodes for _ in range(spec.count)]
     )

@@ -12,16 +12,15 @@ pyarrow's default row group, so a file written piece by piece holds the row grou
   values the run used, typed as ``pyarrow.array`` types a list of those values: ``string``,
   or ``null`` where every value is None (``locality`` of a run without replicas) or there
   is no attempt, as the table built from Python lists was.
-* ``input_mb`` and ``demand_<name>`` are their task group's: the group of a row's task is
-  found by one ``searchsorted`` over the first tasks of every group of every stage, the last
-  group starting at or before the task, as ``Stage.demand_of`` (``bisect_right``) finds it.
+* ``input_mb`` and ``demand_<name>`` are their task group's, found for a piece's rows at once
+  (:mod:`mropt.sim.task_groups`).
 
 The columns and what they mean: :mod:`mropt.sim.recorder`.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -29,6 +28,7 @@ import pyarrow as pa
 
 from mropt.sim.recorder import OUTCOMES
 from mropt.sim.state import LEVEL_NAMES, SLOT_TYPES
+from mropt.sim.task_groups import demand_groups, input_groups
 
 if TYPE_CHECKING:
     from mropt.sim.recorder import Recorder
@@ -46,32 +46,6 @@ class _Text:
 
     def __call__(self, codes: np.ndarray) -> pa.Array:
         return self.values.take(pa.array(np.searchsorted(self.used, codes)))
-
-
-class _Groups:
-    """Each row's task group, counted over every group of every stage of every job."""
-
-    def __init__(self, jobs: Sequence[Sequence[Sequence[int]]]) -> None:
-        """``jobs``: per job, per stage, its groups' task counts."""
-        job_stage: list[int] = []  # job -> flat index of its first stage
-        stage_task: list[int] = []  # flat stage -> flat index of its first task
-        starts: list[int] = []  # flat group -> flat index of its first task
-        tasks = 0
-        for stages in jobs:
-            job_stage.append(len(stage_task))
-            for counts in stages:
-                stage_task.append(tasks)
-                for count in counts:
-                    starts.append(tasks)
-                    tasks += count
-        self.job_stage = np.array(job_stage, dtype=np.int64)
-        self.stage_task = np.array(stage_task, dtype=np.int64)
-        self.starts = np.array(starts, dtype=np.int64)
-
-    def of(self, job: np.ndarray, stage: np.ndarray, task: np.ndarray) -> np.ndarray:
-        """The flat group of each row's task (the last group starting at or before it)."""
-        first = self.stage_task[self.job_stage[job] + stage]
-        return np.searchsorted(self.starts, first + task, side="right") - 1
 
 
 class TasksTable:
@@ -92,19 +66,10 @@ class TasksTable:
             "locality": _Text(LEVEL_NAMES.__getitem__, store.used("level")),
             "outcome": _Text(OUTCOMES.__getitem__, store.used("outcome")),
         }
-        spec = sim.workload.jobs
-        self.input_groups = _Groups([[[g.count for g in st.tasks] for st in job.stages] for job in spec])
-        self.input_mb = np.array(
-            [g.task_input_mb if st.type == "map" else np.nan for job in spec for st in job.stages for g in st.tasks],
-            dtype=float,
-        )
+        self.input_groups, self.input_mb = input_groups(sim.workload.jobs)
         self.resources = list(sim.resources)
         if self.resources:
-            stages = [[np.diff([*st.offsets, st.n]).tolist() for st in job.stages] for job in sim.jobs]
-            self.demand_groups = _Groups(stages)
-            zero = (0.0,) * len(self.resources)
-            held = [d or zero for job in sim.jobs for st in job.stages for d in st.demands]
-            self.demand = np.array(held, dtype=float).reshape(len(held), len(self.resources))
+            self.demand_groups, self.demand = demand_groups(sim.jobs, len(self.resources))
         text = self.text
         self.schema = pa.schema(
             [
@@ -125,10 +90,14 @@ class TasksTable:
             ]
         )
 
-    def pieces(self, rows: int = ROW_GROUP) -> Iterator[pa.Table]:
-        """The table in consecutive pieces of ``rows`` rows (the last one shorter; none without attempts)."""
-        for piece in self.store.chunks(rows):
-            yield self._piece(piece)
+    def pieces(self, rows: int | None = None) -> Iterator[pa.Table]:
+        """The table in consecutive pieces of ``rows`` rows (default :data:`ROW_GROUP`; the last one
+        shorter; none without attempts)."""
+        for columns in self.store.chunks(rows or ROW_GROUP):
+            piece = self._piece(columns)
+            del columns  # (nor the arrays of this piece while the next one is built)
+            yield piece
+            del piece
 
     def table(self) -> pa.Table:
         """The whole table (one chunk per :data:`ROW_GROUP` rows)."""

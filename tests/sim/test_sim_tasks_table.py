@@ -17,7 +17,7 @@ import pytest
 from test_sim_fifo import mixed_workload
 
 from mropt.model.workload import WorkloadInstance
-from mropt.sim import ended_attempts
+from mropt.sim import ended_attempts, recorder
 from mropt.sim.engine import Simulation
 from mropt.sim.outputs import RUN_ID_KEY, TABLE_KEY, write_outputs
 from mropt.sim.policy import make_policy
@@ -170,3 +170,40 @@ def test_summary_and_tables_keep_no_python_object_per_attempt(tmp_path: Path) ->
         tracemalloc.stop()
     assert summary["attempts"] == n == pq.read_metadata(tmp_path / "out" / "tasks.parquet").num_rows
     assert peak < 150 * n, peak / n
+
+
+def test_spans_and_their_pieces_hold_each_entry_s_demand(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The spans' demand is each entry's task group's (``Stage.demand_of``, asked entry by entry
+    here), whole or in pieces of whole blocks; the makespan is the last end of an attempt."""
+    monkeypatch.setattr(ended_attempts, "CHUNK", 4)
+    w = workload(RESOURCES, resource_jobs())
+    rec = Simulation(w, make_policy("drf")).run()
+    store, jobs = rec.ended_attempts, rec.sim.jobs
+    spans = rec.spans()
+    count = spans["count"]
+    first = np.cumsum(count) - count
+    stage, task = store.column("stage").tolist(), np.array(rec.a_task)[first].tolist()
+    held = [jobs[j].stages[s].demand_of(t) or (0.0, 0.0) for j, s, t in zip(spans["job"].tolist(), stage, task)]
+    assert spans["demand"].tolist() == [list(h) for h in held] and {1.5, 0.0} <= set(spans["demand"][:, 1])
+    pieces = list(store.span_pieces(jobs, 2, size=5))
+    assert len(pieces) > 2
+    for name, values in spans.items():
+        assert np.array_equal(np.concatenate([p[name] for p in pieces]), values), name
+    assert rec.last_end() == max(rec.a_end) and Recorder(rec.sim).last_end() == 0.0
+
+
+def test_utilisation_rows_moved_into_arrays_are_the_same_rows(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The utilisation rows leave their lists for typed arrays when a job ends (every 3 rows here):
+    the same table and summary as rows kept in lists to the end."""
+    runs = []
+    for chunk in (3, 1 << 30):
+        monkeypatch.setattr(recorder, "UTILISATION_CHUNK", chunk)
+        run = simulate(mixed_workload(), "fair", seed=3)
+        runs.append((run.recorder, run.summary))
+    (moved, summary), (kept, same) = runs
+    assert moved._u_blocks and not kept._u_blocks
+    a, b = moved.utilisation_columns(), kept.utilisation_columns()
+    assert a["slot_type"] == b["slot_type"] and a["pool"] == b["pool"] and len(a["time"]) > 50
+    for name in ("time", "busy", "capacity"):
+        assert a[name].dtype == b[name].dtype and np.array_equal(a[name], b[name]), name
+    assert {**summary, "wall_time": 0} == {**same, "wall_time": 0}
