@@ -15,7 +15,9 @@ The workloads are built once, by this tree's importers, and given to both sides 
 * ``alibaba-capacity``: the same 2 hours at ``ALIBABA_FAIR_SLOTS`` map slots a machine under
   ``capacity`` (heartbeat mode).
 
-Each run is a child process that times ``Simulation.run`` alone, in CPU seconds of the process
+The runs record no utilisation rows unless ``MROPT_AB_UTILISATION=1`` is set (``bench_sim.py``'s
+section 3 records them). Each run is a child process that times ``Simulation.run`` alone, in CPU
+seconds of the process
 (the machine's other load disturbs them less than wall time), after a run of the first 20 jobs
 (so that no module is imported inside the timing). Old and new alternate, the order flipping at
 each repetition; the table gives the medians and every run, and whether both trees gave the same
@@ -56,7 +58,7 @@ def child(path: str, policy: str, mode: str) -> None:
     from mropt.sim.policy import make_policy
 
     data = json.loads(Path(path).read_text())
-    options = {"mode": mode or None, "record_utilisation": False}
+    options = {"mode": mode or None, "record_utilisation": os.environ.get("MROPT_AB_UTILISATION") == "1"}
     warm = WorkloadInstance.from_dict({**data, "jobs": data["jobs"][:20]})
     Simulation(warm, make_policy(policy), **options).run()
     sim = Simulation(WorkloadInstance.from_dict(data), make_policy(policy), **options)

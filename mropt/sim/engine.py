@@ -240,6 +240,11 @@ class Simulation(Launches, Completions):
         self.stalled = True
         self._queue.clear()
 
+    @property
+    def rows_recorded(self) -> bool:
+        """Whether utilisation rows are recorded (when not, ``end_rows`` and ``defer_rows`` do nothing)."""
+        return self._util
+
     def end_rows(self, time: float) -> None:
         """The utilisation rows of the instant at ``time`` (``Recorder.flush``), as the loop writes
         them at the end of each of its instants (nothing when utilisation is not recorded)."""

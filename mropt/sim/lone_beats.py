@@ -131,7 +131,8 @@ class HeldBeats:
         assign = sim.policy.assign
         interval = sim.heartbeat_interval
         stall_limit = sim.stall_limit
-        next_time, end_rows, advance = sim.next_time, sim.end_rows, sim.advance
+        next_time, advance = sim.next_time, sim.advance
+        end_rows = sim.end_rows if sim.rows_recorded else None
         counted = 0
         flushed = False
         nxt = next_time()  # (read again wherever the queue may have changed)
@@ -168,7 +169,8 @@ class HeldBeats:
             del at[time]
             counted += 1
             if not flushed:  # the rows of the engine's instant, at its time, first
-                end_rows(sim.now)
+                if end_rows is not None:
+                    end_rows(sim.now)
                 flushed = True
             # ``HeartbeatOffers._beat_counts`` after its test of room, inline
             pending[node] = 0
@@ -203,7 +205,8 @@ class HeldBeats:
                 offers.new_work = False
                 offers._schedule_all()
                 nxt = next_time()
-            end_rows(time)
+            if end_rows is not None:
+                end_rows(time)
         return counted
 
 

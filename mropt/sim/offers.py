@@ -345,7 +345,8 @@ class HeartbeatOffers(Offers):
         On slots without task demands or a rule (``_counts_only``) the test is ``_room``'s,
         inlined, with what it reads taken once: nothing here changes the runnable counts, the
         free slots or the nodes up (only heartbeats are pushed). A SWIM day under ``fair``
-        makes thousands of these passes over its 600 nodes.
+        makes thousands of these passes over its 600 nodes; each looks only at the nodes with a
+        free slot of a type with work (picked with ``itertools.compress``, in node order).
         """
         sim = self.sim
         pending = self._pending
