@@ -10,7 +10,8 @@ The workloads are built once, by this tree's importers, and given to both sides 
   event mode, batches on), beside the same model written with SimPy: the SimPy ratio;
 * ``swim``: the SWIM Facebook 2009 day on 600 nodes under ``fair`` (heartbeat mode, section 3);
 * ``swim-mpsa``, ``swim-capacity``, ``swim-fifo``: the same day under that policy (heartbeat mode);
-* ``swim-dc``, ``swim-delay``: the same day under ``dc`` and ``delay`` (their own mode: event);
+* ``swim-dc``, ``swim-delay``, ``swim-drf``, ``swim-ddrf``, ``swim-amb``, ``swim-minedf-wc``: the same
+  day under that policy, default parameters (their own mode: event);
 * ``alibaba``: the first 2 hours of the Alibaba 2017 file under ``drf`` (section 4's import);
 * ``alibaba-capacity``: the same 2 hours at ``ALIBABA_FAIR_SLOTS`` map slots a machine under
   ``capacity`` (heartbeat mode).
@@ -46,6 +47,10 @@ CASES = {
     "swim-fifo": ("fifo", "heartbeat"),
     "swim-dc": ("dc", ""),
     "swim-delay": ("delay", ""),
+    "swim-drf": ("drf", ""),
+    "swim-ddrf": ("ddrf", ""),
+    "swim-amb": ("amb", ""),
+    "swim-minedf-wc": ("minedf-wc", ""),
     "alibaba": ("drf", ""),
     "alibaba-capacity": ("capacity", ""),
 }

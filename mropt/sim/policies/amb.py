@@ -123,6 +123,10 @@ class Amb(SeqExecutor):
     # -- planning --------------------------------------------------------------------------
     def start(self, sim: SimView) -> None:
         super().start(sim)
+        #: the jobs of each submit time, by index: an arrival's batch (``_admit``) without a pass over every job
+        self._same_submit: dict[float, list[int]] = {}
+        for j in sim.jobs:
+            self._same_submit.setdefault(j.submit, []).append(j.index)
         try:
             self.adm = to_admission(sim.workload)
         except InputError as exc:
@@ -167,7 +171,7 @@ class Amb(SeqExecutor):
         sim = self.sim
         t = sim.now
         submit = sim.jobs[job].submit
-        batch = [j.index for j in sim.jobs if j.submit == submit and j.index not in self._decided]
+        batch = [k for k in self._same_submit[submit] if k not in self._decided]
         try:
             order, acc, rej = amb_insert(self.adm, self.order, t, batch)
         except ValueError:
