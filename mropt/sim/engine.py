@@ -245,11 +245,11 @@ class Simulation(Launches, Completions):
         """Whether utilisation rows are recorded (when not, ``end_rows`` and ``defer_rows`` do nothing)."""
         return self._util
 
-    def end_rows(self, time: float) -> None:
-        """The utilisation rows of the instant at ``time`` (``Recorder.flush``), as the loop writes
+    def end_rows(self, now: float) -> None:
+        """The utilisation rows of the instant at ``now`` (``Recorder.flush``), as the loop writes
         them at the end of each of its instants (nothing when utilisation is not recorded)."""
         if self._util:
-            self.record.flush(time)
+            self.record.flush(now)
 
     def defer_rows(self) -> None:
         """The loop's next end of an instant writes no rows: the changes since the last rows belong
