@@ -144,19 +144,30 @@ class HeldBeats:
             maps, reduces = runnable[MAP] > 0, runnable[REDUCE] > 0
             # the heartbeats that find no room (``_beat_counts``' first test) only end their
             # node's schedule; nothing changes the counts they read until one finds room
-            while heap:
-                time = heap[0]
-                node = at[time]
-                if (
-                    time >= nxt
-                    or time > until
-                    or (node_up[node] and ((maps and free_map[node] > 0) or (reduces and free_reduce[node] > 0)))
-                ):
-                    break
-                heappop(heap)
-                del at[time]
-                pending[node] = 0
-                counted += 1
+            if maps or reduces:
+                while heap:
+                    time = heap[0]
+                    node = at[time]
+                    if (
+                        time >= nxt
+                        or time > until
+                        or (node_up[node] and ((maps and free_map[node] > 0) or (reduces and free_reduce[node] > 0)))
+                    ):
+                        break
+                    heappop(heap)
+                    del at[time]
+                    pending[node] = 0
+                    counted += 1
+            else:  # nothing runnable: every one due finds no room, whatever its node (most under fifo)
+                while heap:
+                    time = heap[0]
+                    if time >= nxt or time > until:
+                        break
+                    heappop(heap)
+                    pending[at.pop(time)] = 0
+                    counted += 1
+                if heap:
+                    node = at[time]
             if not heap or time > until:
                 return counted
             if time >= nxt:
