@@ -317,11 +317,16 @@ class Recorder:
 
         return as_columns(TasksTable(self).table())
 
-    def utilisation_columns(self) -> dict[str, Any]:
-        names = list(self.pools)
+    def utilisation_arrays(self) -> tuple[np.ndarray, ...]:
+        """The utilisation rows as typed arrays: time (float64), slot type (int8 code), pool (C int,
+        index in ``pools``), busy and capacity (int64)."""
         rows = (self.u_time, self.u_type, self.u_pool, self.u_busy, self.u_cap)
         last = tuple(np.array(r, dtype=t) for r, t in zip(rows, _ROW_TYPES, strict=True))
-        time, stype, pool, busy, cap = (np.concatenate(parts) for parts in zip(*self._u_blocks, last, strict=True))
+        return tuple(np.concatenate(parts) for parts in zip(*self._u_blocks, last, strict=True))
+
+    def utilisation_columns(self) -> dict[str, Any]:
+        names = list(self.pools)
+        time, stype, pool, busy, cap = self.utilisation_arrays()
         return {
             "time": time,
             "slot_type": [SLOT_TYPES[t] for t in stype.tolist()],

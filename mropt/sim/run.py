@@ -73,7 +73,7 @@ from __future__ import annotations
 
 import math
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -367,15 +367,7 @@ def resource_ratio(recorder: Recorder, horizon: float) -> dict[str, float | None
         return {}
     if horizon <= 0:
         return {resource_name(r, names): None for r in names}
-    # each span's held amount-seconds, made a piece of the spans at a time, then summed at once
-    rows = np.empty((len(recorder.ended_attempts), len(names)))
-    at = 0
-    for spans in recorder.span_pieces():
-        width = np.minimum(spans["end"], horizon) - np.minimum(spans["start"], horizon)
-        piece = spans["demand"] * (spans["count"] * np.maximum(width, 0.0))[:, None]
-        rows[at : at + len(piece)] = piece
-        at += len(piece)
-    held = rows.sum(axis=0)
+    held = _held(recorder, horizon, len(names))
     amounts = np.array(
         [[spec.resources.get(r, 0.0) for r in names] for spec in sim.workload.nodes for _ in range(spec.count)]
     )
@@ -385,6 +377,28 @@ def resource_ratio(recorder: Recorder, horizon: float) -> dict[str, float | None
         resource_name(r, names): _plain(float(held[k] / capacity[k])) if capacity[k] > 0 else None
         for k, r in enumerate(names)
     }
+
+
+def _held(recorder: Recorder, horizon: float, n_res: int) -> np.ndarray:
+    """Per resource, the sum over the spans of demand x count x (min(end, T) - min(start, T)), the
+    sum numpy makes of the spans' rows at once, made a piece of the spans at a time: numpy adds
+    the rows of a C array of two or more columns one after the other down axis 0, as a running
+    sum over the pieces does (``np.cumsum``, from the first row); one column it sums pairwise,
+    so a single resource's rows are gathered and summed at once."""
+    pieces = _held_pieces(recorder, horizon)
+    if n_res == 1:
+        return np.concatenate([np.zeros((0, 1)), *pieces]).sum(axis=0)
+    held: np.ndarray | None = None  # the running sum's last row
+    for piece in pieces:
+        held = np.cumsum(piece if held is None else np.vstack([held, piece]), axis=0)[-1:]
+    return np.zeros(n_res) if held is None else held[0]
+
+
+def _held_pieces(recorder: Recorder, horizon: float) -> Iterator[np.ndarray]:
+    """The spans' held amount-seconds (spans x resources), a piece of the spans at a time."""
+    for spans in recorder.span_pieces():
+        width = np.minimum(spans["end"], horizon) - np.minimum(spans["start"], horizon)
+        yield spans["demand"] * (spans["count"] * np.maximum(width, 0.0))[:, None]
 
 
 def _up_time(workload: WorkloadInstance, horizon: float) -> np.ndarray:

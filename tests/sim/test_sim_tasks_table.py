@@ -17,7 +17,7 @@ import pytest
 from test_sim_fifo import mixed_workload
 
 from mropt.model.workload import WorkloadInstance
-from mropt.sim import ended_attempts, recorder
+from mropt.sim import ended_attempts, recorder, tasks_table
 from mropt.sim.engine import Simulation
 from mropt.sim.outputs import RUN_ID_KEY, TABLE_KEY, write_outputs
 from mropt.sim.policy import make_policy
@@ -91,7 +91,7 @@ def assert_same_columns(got: dict[str, Any], want: dict[str, Any]) -> None:
 
 
 @pytest.mark.parametrize("name", ["speculation-faults", "resources", "no-attempt"])
-def test_the_tables_are_what_the_plain_lists_gave(name: str, tmp_path: Path) -> None:
+def test_the_tables_are_what_the_plain_lists_gave(name: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     w, options = case(name)
     run = simulate(w, options.pop("policy"), seed=options.pop("seed"), **options)
     rec = run.recorder
@@ -110,14 +110,16 @@ def test_the_tables_are_what_the_plain_lists_gave(name: str, tmp_path: Path) -> 
     if name != "speculation-faults":
         assert pa.types.is_null(got.schema.field("locality").type)
     # the file --out writes: the bytes pyarrow.parquet.write_table writes of the list-built table
+    # (in row groups of ROW_GROUP rows)
+    monkeypatch.setattr(tasks_table, "ROW_GROUP", 7)  # pieces (row groups) of 7 rows
     write_outputs(run, tmp_path / "out")
-    meta = pq.read_schema(tmp_path / "out" / "tasks.parquet").metadata
-    assert meta[TABLE_KEY] == b"tasks"
-    sink = pa.BufferOutputStream()
-    pq.write_table(
-        want.replace_schema_metadata({RUN_ID_KEY: meta[RUN_ID_KEY], TABLE_KEY: b"tasks"}), sink, compression="zstd"
-    )
-    assert (tmp_path / "out" / "tasks.parquet").read_bytes() == sink.getvalue().to_pybytes()
+    plain_utilisation = pa.table({k: pa.array(v) for k, v in rec.utilisation_columns().items()})
+    for name, table in (("tasks", want), ("utilisation", plain_utilisation)):
+        meta = pq.read_schema(tmp_path / "out" / f"{name}.parquet").metadata
+        sink = pa.BufferOutputStream()
+        marked = table.replace_schema_metadata({RUN_ID_KEY: meta[RUN_ID_KEY], TABLE_KEY: name.encode()})
+        pq.write_table(marked, sink, compression="zstd", row_group_size=7)
+        assert (tmp_path / "out" / f"{name}.parquet").read_bytes() == sink.getvalue().to_pybytes(), name
     summary = json.loads((tmp_path / "out" / "summary.json").read_text())
     assert summary["attempts"] == want.num_rows
     assert summary["makespan"] == (max(rec.a_end) if want.num_rows else 0.0)
