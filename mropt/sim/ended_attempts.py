@@ -220,8 +220,10 @@ class EndedAttempts:
         self.flush()
         return self._spans(0, len(self.task), n_res, demand_groups(jobs, n_res) if n_res else None)
 
-    def span_pieces(self, jobs: Sequence[Job], n_res: int, size: int = SPAN_PIECE) -> Iterator[dict[str, np.ndarray]]:
-        """:meth:`spans` in consecutive pieces of whole blocks, about ``size`` entries each (none when empty)."""
+    def span_pieces(self, jobs: Sequence[Job], n_res: int, size: int | None = None) -> Iterator[dict[str, np.ndarray]]:
+        """:meth:`spans` in consecutive pieces of whole blocks, about ``size`` (:data:`SPAN_PIECE`)
+        entries each (none when empty)."""
+        size = size or SPAN_PIECE
         self.flush()
         groups = demand_groups(jobs, n_res) if n_res else None
         blocks, done = len(self.task), 0

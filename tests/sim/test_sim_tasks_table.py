@@ -18,6 +18,7 @@ from test_sim_fifo import mixed_workload
 
 from mropt.model.workload import WorkloadInstance
 from mropt.sim import ended_attempts, recorder, tasks_table
+from mropt.sim import run as run_module
 from mropt.sim.engine import Simulation
 from mropt.sim.outputs import RUN_ID_KEY, TABLE_KEY, write_outputs
 from mropt.sim.policy import make_policy
@@ -209,3 +210,26 @@ def test_utilisation_rows_moved_into_arrays_are_the_same_rows(monkeypatch: pytes
     for name in ("time", "busy", "capacity"):
         assert a[name].dtype == b[name].dtype and np.array_equal(a[name], b[name]), name
     assert {**summary, "wall_time": 0} == {**same, "wall_time": 0}
+
+
+@pytest.mark.parametrize("resources", [{"cpu": 4, "mem": 8}, {"cpu": 4}])
+def test_resource_use_summed_in_pieces_is_the_whole_sum(resources: dict[str, float], monkeypatch) -> None:
+    """The summary's resource use sums the spans' held amount-seconds a few spans at a time, to the
+    last bit what numpy's sum of them all at once gave (one resource: gathered and summed at once)."""
+    monkeypatch.setattr(ended_attempts, "CHUNK", 2)
+    monkeypatch.setattr(ended_attempts, "SPAN_PIECE", 3)
+    nodes = [{**RESOURCES[0], "resources": resources}]
+    jobs = [
+        {"id": f"j{k}", "submit_time": k / 3, "stages": [{"type": "map", "tasks": [g]}]}
+        for k in range(40)
+        for g in [
+            {"duration": 1 / 3 + k * 1e-3, "count": 1 + k % 3, "demand": {n: 0.1 + v / 7 for n, v in resources.items()}}
+        ]
+    ]
+    rec = Simulation(workload(nodes, jobs), make_policy("drf")).run()
+    horizon = rec.last_end()
+    spans = rec.spans()
+    width = np.minimum(spans["end"], horizon) - np.minimum(spans["start"], horizon)
+    whole = (spans["demand"] * (spans["count"] * np.maximum(width, 0.0))[:, None]).sum(axis=0)
+    assert len(list(rec.span_pieces())) > 10
+    assert run_module._held(rec, horizon, len(resources)).tolist() == whole.tolist()
