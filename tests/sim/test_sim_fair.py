@@ -286,8 +286,11 @@ class _Forgetful(Fair):
     """A Fair that forgets to move a pool after its launches: the check must notice."""
 
     def _launched(self, pool: Any, job: int, stype: int) -> None:
+        order, placed = list(self.order[stype]), dict(self.placed[stype])
         super()._launched(pool, job, stype)
-        self.repool.discard(pool.name)
+        self.order[stype][:] = order  # the pool's old key and place put back
+        self.placed[stype].clear()
+        self.placed[stype].update(placed)
 
 
 def test_the_order_check_catches_a_pool_left_in_its_old_place() -> None:

@@ -5,7 +5,8 @@ the pools and their jobs sorted afresh at every task). ``FairOffers._assign_fast
 decisions without sorting: each pool keeps its candidate jobs (runnable, with pending tasks of the
 type) sorted by their comparator keys (``_set_key``, refreshed for the jobs marked ``dirty``:
 ``_refresh_keys``), and the pools with a candidate are kept sorted by their ``FairShareComparator``
-keys between heartbeats (``_reorder``: a pool moves when an input of its key changed, ``repool``).
+keys between heartbeats (``_reorder``: a pool moves when an input of its key changed, ``repool``;
+after a launch, at once and for the launch's slot type only: ``_launched``).
 A replay with a pool per user has thousands of idle pools; Hadoop sorts them all at every task.
 Under ``self_check`` the kept pool order is compared with a sort at every heartbeat;
 ``tests/sim/test_sim_heartbeat_reference.py`` requires the same event log of both heartbeats.
@@ -318,11 +319,31 @@ class FairOffers:
             self.skipped = sorted(visited if launched_map is None else visited - launched_map)
 
     def _launched(self, pool: _Pool, job: int, stype: int) -> None:
+        """A task of ``job`` (a candidate of ``pool``) launched: the running counts, the job's key in
+        its pool's candidates, and the pool's place in ``order[stype]`` moved at once (``_reorder``'s
+        step for this pool and type alone: a launch changes no input of the other type's key, so
+        the pool does not go through ``repool``)."""
         pool.running[stype] += 1
         self.running_total[stype] += 1
-        self.repool.add(pool.name)
-        j = self.sim.jobs[job]
-        if j.runnable[stype] > 0:
-            self._set_key(pool, job, stype, self._job_key(pool, job, stype))
-        else:
-            self._set_key(pool, job, stype, None)
+        keys = self.key[job]
+        old = keys[stype]
+        cand = pool.cand[stype]
+        new = self._job_key(pool, job, stype) if self.sim.jobs[job].runnable[stype] > 0 else None
+        if new != old:  # (a fifo-mode pool's key has no running count: it stays)
+            if old is not None:
+                del cand[bisect_left(cand, old)]
+            if new is not None:
+                insort(cand, new)
+            keys[stype] = new
+        name = pool.name
+        placed = self.placed[stype]
+        old = placed.get(name)
+        new = self._pool_key(pool, stype) if cand else None
+        if new != old:
+            order = self.order[stype]
+            if old is not None:
+                del order[bisect_left(order, old)]
+                del placed[name]
+            if new is not None:
+                insort(order, new)
+                placed[name] = new
