@@ -100,7 +100,7 @@ from __future__ import annotations
 
 import math
 from bisect import bisect_left, insort
-from collections.abc import Hashable
+from collections.abc import Collection, Hashable
 from typing import Any, ClassVar
 
 from mropt.model.workload import PoolSpec
@@ -188,7 +188,7 @@ class Fair(FairOffers, FairPreemption, Policy):
         self.key: list[list[tuple[Any, ...] | None]] = [[None, None] for _ in range(n)]
         self.last_level = [NODE] * n
         self.waited = [0.0] * n
-        self.skipped: list[int] = []
+        self.skipped: Collection[int] = []  # (a set after a fast heartbeat: each job's wait is its own sum)
         self.no_locality: dict[tuple[int, int], bool] = {}
         self.input_places: dict[int, tuple[int, frozenset[int] | None, frozenset[int]]] = {}  # (FairOffers)
         self.dirty: set[int] = set()  # jobs whose candidate keys may have changed

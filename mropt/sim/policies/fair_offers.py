@@ -14,8 +14,8 @@ Under ``self_check`` the kept pool order is compared with a sort at every heartb
 
 from __future__ import annotations
 
-import math
 from bisect import bisect_left, insort
+from collections.abc import Collection
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -42,7 +42,7 @@ class FairOffers:
     force_update: bool
     next_update: float
     last_heartbeat: float | None
-    skipped: list[int]
+    skipped: Collection[int]
     waited: list[float]
     last_level: list[int]
     assign_multiple: bool
@@ -186,10 +186,11 @@ class FairOffers:
                 cap_map = f_map
             if cap_reduce == -1:
                 cap_reduce = f_reduce
-        load = min(1.0, runnable_total[MAP] / total_map) if total_map > 0 else 0.0
-        rej_map = not rep_map < math.ceil(s_map * load)
-        load = min(1.0, runnable_total[REDUCE] / total_reduce) if total_reduce > 0 else 0.0
-        rej_reduce = not rep_reduce < math.ceil(s_reduce * load)
+        # (the reported counts are whole numbers: rep < ceil(x) exactly when rep < x)
+        load = runnable_total[MAP] / total_map if total_map > 0 else 0.0
+        rej_map = not rep_map < (s_map if load >= 1.0 else s_map * load)
+        load = runnable_total[REDUCE] / total_reduce if total_reduce > 0 else 0.0
+        rej_reduce = not rep_reduce < (s_reduce if load >= 1.0 else s_reduce * load)
         n_map = n_reduce = 0
         # jobs that could not launch a task of the type on this node at this heartbeat: they
         # cannot later in it either (the node's free capacity only shrinks, and a job's allowed
@@ -208,6 +209,7 @@ class FairOffers:
         last_level = self.last_level
         node_delay = self.node_delay
         rack_delay = self.rack_delay
+        self_check = self.self_check
         while True:
             if not rej_map and (n_map == cap_map or running_total[MAP] == runnable_total[MAP]):
                 rej_map = True
@@ -225,7 +227,7 @@ class FairOffers:
                 if not multiple and n_map + n_reduce > 0:
                     break
                 stype = MAP if rep_map <= rep_reduce else REDUCE
-            if self.repool or self.self_check:
+            if self.repool or self_check:
                 self._reorder()
             pool = None
             job = -1
@@ -316,7 +318,8 @@ class FairOffers:
             else:
                 n_reduce += 1
         if visited is not None:
-            self.skipped = sorted(visited if launched_map is None else visited - launched_map)
+            # (a set: the order of the waits' additions is irrelevant, each job's wait is its own sum)
+            self.skipped = visited if launched_map is None else visited - launched_map
 
     def _launched(self, pool: _Pool, job: int, stype: int) -> None:
         """A task of ``job`` (a candidate of ``pool``) launched: the running counts, the job's key in
