@@ -170,13 +170,13 @@ def _whole(schema: pa.Schema, pieces: Iterator[pa.Table]) -> pa.Table:
 
 
 def _utilisation_pieces(rec: Recorder) -> tuple[pa.Schema, Iterator[pa.Table]]:
-    """``utilisation.parquet``'s table from the recorder's typed rows (``Recorder.utilisation_arrays``),
+    """``utilisation.parquet``'s table from the recorder's typed rows (``Recorder.utilisation_blocks``),
     :data:`~mropt.sim.tasks_table.ROW_GROUP` rows a piece: the table of ``utilisation_columns``
     without a Python list per column (the Alibaba day has 1.8 million rows)."""
-    time, stype, pool, busy, cap = rec.utilisation_arrays()
     names = list(rec.pools)
-    slot_type = TextColumn(SLOT_TYPES.__getitem__, np.unique(stype))
-    pool_name = TextColumn(names.__getitem__, np.unique(pool))
+    used = [np.unique(np.concatenate([np.unique(b[k]) for b in rec.utilisation_blocks()])) for k in (1, 2)]
+    slot_type = TextColumn(SLOT_TYPES.__getitem__, used[0])
+    pool_name = TextColumn(names.__getitem__, used[1])
     schema = pa.schema(
         [
             ("time", pa.float64()),
@@ -187,11 +187,22 @@ def _utilisation_pieces(rec: Recorder) -> tuple[pa.Schema, Iterator[pa.Table]]:
         ]
     )
 
+    def piece(rows: tuple[np.ndarray, ...]) -> pa.Table:
+        time, stype, pool, busy, cap = rows
+        columns = [pa.array(time), slot_type(stype), pool_name(pool), pa.array(busy), pa.array(cap)]
+        return pa.Table.from_arrays(columns, schema=schema)
+
     def pieces() -> Iterator[pa.Table]:
-        for k in range(0, len(time), tasks_table.ROW_GROUP):
-            rows = slice(k, k + tasks_table.ROW_GROUP)
-            columns = [pa.array(time[rows]), slot_type(stype[rows]), pool_name(pool[rows])]
-            yield pa.Table.from_arrays([*columns, pa.array(busy[rows]), pa.array(cap[rows])], schema=schema)
+        size, held = tasks_table.ROW_GROUP, None  # rows not yet written (fewer than a piece)
+        for block in rec.utilisation_blocks():
+            rows = block if held is None else tuple(np.concatenate(c) for c in zip(held, block, strict=True))
+            cut = 0
+            while len(rows[0]) - cut >= size:
+                yield piece(tuple(c[cut : cut + size] for c in rows))
+                cut += size
+            held = tuple(c[cut:].copy() for c in rows) if cut < len(rows[0]) else None
+        if held is not None:
+            yield piece(held)
 
     return schema, pieces()
 

@@ -317,12 +317,16 @@ class Recorder:
 
         return as_columns(TasksTable(self).table())
 
-    def utilisation_arrays(self) -> tuple[np.ndarray, ...]:
-        """The utilisation rows as typed arrays: time (float64), slot type (int8 code), pool (C int,
-        index in ``pools``), busy and capacity (int64)."""
+    def utilisation_blocks(self) -> Iterator[tuple[np.ndarray, ...]]:
+        """The utilisation rows, in order, as blocks of typed arrays: time (float64), slot type (int8
+        code), pool (C int, index in ``pools``), busy and capacity (int64)."""
+        yield from self._u_blocks
         rows = (self.u_time, self.u_type, self.u_pool, self.u_busy, self.u_cap)
-        last = tuple(np.array(r, dtype=t) for r, t in zip(rows, _ROW_TYPES, strict=True))
-        return tuple(np.concatenate(parts) for parts in zip(*self._u_blocks, last, strict=True))
+        yield tuple(np.array(r, dtype=t) for r, t in zip(rows, _ROW_TYPES, strict=True))
+
+    def utilisation_arrays(self) -> tuple[np.ndarray, ...]:
+        """The utilisation rows as typed arrays, each whole (:meth:`utilisation_blocks`)."""
+        return tuple(np.concatenate(parts) for parts in zip(*self.utilisation_blocks(), strict=True))
 
     def utilisation_columns(self) -> dict[str, Any]:
         names = list(self.pools)
