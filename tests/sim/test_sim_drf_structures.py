@@ -10,6 +10,7 @@ depend on which stack form serves it.
 from __future__ import annotations
 
 import random
+from typing import Any
 
 import numpy as np
 import pytest
@@ -126,3 +127,30 @@ def test_both_stack_forms_give_the_same_run(policy: str, params: dict, monkeypat
         assert "node" in list(rec.tasks_columns()["locality"])  # (locality is in play)
         hashes.append(rec.event_log_hash())
     assert hashes[0] == hashes[1]
+
+
+@pytest.mark.parametrize("policy", ["drf", "ddrf", "delay"])
+def test_no_job_with_work_sits_before_its_users_idle_position(policy: str) -> None:
+    # ``_next_tie`` and the offers start a user's jobs at its kept idle position: every job before it
+    # must have no runnable task at each offer (``self_check``), through arrivals, new stages,
+    # slow-start reduces, failed attempts (a node going down), and the decisions must be the plain rule's
+    from test_sim_drf_reference import random_workload
+
+    rng = random.Random(f"drf-idle-{policy}")
+    checked = 0
+    for _ in range(12):
+        w = random_workload(rng)
+        params = {"drf": {}, "ddrf": {"e1": 1, "e2": 2}, "delay": {"d": 2}}[policy]
+        fast: Any = make_policy(policy, params, self_check=True)
+        check = fast._check_idle_before
+
+        def counting(check: Any = check, fast: Any = fast) -> None:
+            nonlocal checked
+            check()
+            checked += sum(fast._idle_before)
+
+        fast._check_idle_before = counting
+        fast_log = Simulation(w, fast, seed=3).run().event_log_hash()
+        plain_log = Simulation(w, make_policy(policy, params, reference=True), seed=3).run().event_log_hash()
+        assert fast_log == plain_log
+    assert checked > 100  # jobs were passed by at the offers checked

@@ -70,7 +70,9 @@ gets its next tasks on the node in one ``sim.launch(count=k)`` (``_launch_run``;
 and the run's shares are added in one ``_add``); and a user
 whose attempts end gets its new heap entry once, before the next offer (``_flush``), however
 many of its attempts ended at that instant (and its tie key is looked up once, unless its jobs
-gained work in between). Blocked nodes, the demand index, parked users, launch runs and the
+gained work in between). A user's jobs are looked at from a kept position before which none has
+work (``_idle_before``, see ``_next_tie``; ``self_check`` checks it at every offer), a run with no
+rival needs no tie key, and a share's rounded key is kept once computed. Blocked nodes, the demand index, parked users, launch runs and the
 deferred pushes each turn off alone (the heap and the pass-by stay): ``make_policy(...,
 without={"blocked", "index", "parked", "runs", "deferred"})`` or any part of it
 (``tests/sim/test_sim_drf_reference.py`` runs each alone and random subsets against the plain rule).
@@ -172,6 +174,10 @@ class _DrfBase(DrfOffers, Policy):
         self._parked_at: list[Any] = []  # per user: the keys it is parked under, or None
         self._later: dict[int, float] = {}  # users whose entry is pushed at the next offer -> tie key
         self._retie: set[int] = set()  # users of ``_later`` whose jobs may have changed since its tie
+        # per user (accelerated offers): a position in its jobs before which no job has work (``_next_tie``)
+        self._idle_before: list[int] = []
+        self._settling: set[int] = set()  # users whose jobs gained work since the last offer (``_next_tie``)
+        self._share_keys: dict[float, float] = {}  # share -> its key's first member (``_push``)
 
     # -- shares ---------------------------------------------------------------------------
     def _vector(self, demand: tuple[float, ...] | None, stype: int) -> _Vector:
@@ -192,19 +198,32 @@ class _DrfBase(DrfOffers, Policy):
         return max((x / t for x, t in zip(vec, self._totals) if t > 0), default=0.0)
 
     def _next_tie(self, u: int) -> float:
-        """The tie key of one task of the user's first job with work (Table 1's tie-break)."""
+        """The tie key of one task of the user's first job with work (Table 1's tie-break).
+
+        The accelerated offers start the look at the user's ``_idle_before`` position, moved up to the
+        first job with work found: a job gains work only through ``_gained``, which moves it back to 0
+        and keeps it there until the next offer (the engine makes the job's tasks runnable after the
+        hook), and launches only take work away."""
         jobs = self.sim.jobs
         arriving = self._arriving  # its tasks become runnable only after on_arrival returns
         slowstart = self.sim.slowstart
-        for job in self._jobs_of[u]:
+        mine = self._jobs_of[u]
+        keep = self.blocking and u not in self._settling  # (the reference looks from the first job)
+        for i in range(self._idle_before[u] if keep else 0, len(mine)):
+            job = mine[i]
             j = jobs[job]
             runnable = j.runnable
             if not (runnable[MAP] or runnable[REDUCE]) and job != arriving:
                 continue  # (cheap: a user may hold many jobs whose tasks all run)
+            if keep:
+                self._idle_before[u] = i  # the jobs before i have no work
+                keep = False
             for stype in (MAP, REDUCE):
                 stage = j.launchable(stype, slowstart)
                 if stage is not None:
                     return self._vector(stage.demands[0], stype)[2]
+        if keep:
+            self._idle_before[u] = len(mine)
         return self._idle_tie
 
     def _push(self, u: int, tie: float | None = None) -> None:
@@ -213,8 +232,15 @@ class _DrfBase(DrfOffers, Policy):
         self._later.pop(u, None)
         self._ver[u] += 1
         self._parked_at[u] = None
-        share, tie, _ = share_key_with_tie(self._share[u], self._next_tie(u) if tie is None else tie, u)
-        entry = (share, tie, u, self._ver[u])
+        if tie is None:
+            tie = self._next_tie(u)
+        share = self._share[u]
+        key = self._share_keys.get(share)
+        if key is None:  # (a share's key is the same each time: kept, as the shares repeat on a busy day)
+            if len(self._share_keys) >= _KEPT_KEYS:
+                self._share_keys.clear()
+            key = self._share_keys[share] = share_key_with_tie(share, tie, u)[0]
+        entry = (key, tie, u, self._ver[u])
         self._entry[u] = entry
         if self.blocking:  # (the reference sorts the users' entries at each offer)
             self._in_heap[u] = True
@@ -268,6 +294,7 @@ class _DrfBase(DrfOffers, Policy):
             self._entry.append((0.0, 0.0, u, 0))
             self._in_heap.append(False)
             self._parked_at.append(None)
+            self._idle_before.append(0)
         self._jobs_of[u].append(job)
         self._user_of[job] = u
         self._arriving = job
@@ -288,6 +315,8 @@ class _DrfBase(DrfOffers, Policy):
         u = self._user_of.get(job)
         if u is not None:
             self._retie.add(u)
+            self._idle_before[u] = 0
+            self._settling.add(u)
 
     def on_stage_end(self, job: int, stage: int) -> None:
         self._gained(job)
@@ -295,7 +324,11 @@ class _DrfBase(DrfOffers, Policy):
 
     def on_job_end(self, job: int) -> None:
         u = self._user_of.pop(job)
-        self._jobs_of[u].remove(job)
+        mine = self._jobs_of[u]
+        i = mine.index(job)
+        del mine[i]
+        if i < self._idle_before[u]:
+            self._idle_before[u] -= 1
         self.skips.pop(job, None)
         self._volatile.discard(job)
 
@@ -470,6 +503,8 @@ class _DrfBase(DrfOffers, Policy):
 
 
 _LEVEL = {NODE: "node", RACK: "rack", ANY: "any"}
+#: how many share keys ``_push`` keeps before it starts again (a bound on memory, not on speed)
+_KEPT_KEYS = 1 << 16
 
 
 @register_policy(

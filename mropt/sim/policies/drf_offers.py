@@ -81,11 +81,14 @@ class DrfOffers:
     _heap: list[tuple[float, float, int, int]]
     _in_heap: list[bool]
     _later: dict[int, float]
+    _idle_before: list[int]
+    _settling: set[int]
     _low: list[float]
     _launched_demand: tuple[float, ...] | None
     _parking: bool
     _runs: bool
     trace: list[Any] | None
+    self_check: bool
 
     if TYPE_CHECKING:
 
@@ -108,6 +111,10 @@ class DrfOffers:
         accelerations of the class docstring."""
         if self._later:
             self._flush()
+        if self._settling:
+            self._settling.clear()  # (their tasks are runnable now: ``_next_tie`` may move on)
+        if self.self_check:
+            self._check_idle_before()
         if self._still_blocked(node):
             return
         sim = self.sim
@@ -116,6 +123,7 @@ class DrfOffers:
         jobs_of = self._jobs_of
         jobs = sim.jobs
         parked_at = self._parked_at
+        idle_before = self._idle_before
         aside: list[tuple[float, float, int, int]] = []  # users offered this node that launched nothing
         offered: set[int] = set()  # jobs offered this call that declined or did not fit
         declined: list[int] = []
@@ -128,7 +136,19 @@ class DrfOffers:
         room = self._room
         low = self._low if len(self._low) == 2 and not self._slots else None  # (``_room`` spelled out)
 
-        while (free_res[0] + _EPS >= low[0] and free_res[1] + _EPS >= low[1]) if low is not None else room(node):
+        slot_free = sim.free if self._slots else None
+        pending = sim.runnable
+        slots_only = slot_free is not None and not self._n_res  # (``_room`` is the test of slots below)
+        while (
+            (free_res[0] + _EPS >= low[0] and free_res[1] + _EPS >= low[1])
+            if low is not None
+            else (slots_only or room(node))
+        ):
+            if slot_free is not None and not (
+                (pending[MAP] and slot_free[MAP][node] > 0) or (pending[REDUCE] and slot_free[REDUCE][node] > 0)
+            ):
+                exhausted = True  # no task waits for a type of slot the node has free: nothing fits
+                break
             if not index.any_fits(node):
                 exhausted = True  # the scan below would find every job too big for the node
                 break
@@ -158,7 +178,9 @@ class DrfOffers:
                 u = entry[2]
                 has_work = False
                 user_declined = False
-                for job in jobs_of[u]:
+                mine = jobs_of[u]
+                idle = idle_before[u]  # (the jobs before it have no work: ``_next_tie``)
+                for job in mine[idle:] if idle else mine:
                     j = jobs[job]
                     runnable = j.runnable
                     if not (runnable[MAP] or runnable[REDUCE]):
@@ -189,8 +211,13 @@ class DrfOffers:
                         declined.append(job)
                         user_declined = True
                 if launcher >= 0:
-                    # (not when the node holds no second such task: the usual case when saturated)
-                    if self._runs and not _over(self._launched_demand, free_res):
+                    # (not when the node holds no second such task, or has no slot of its type left:
+                    # the usual case when saturated)
+                    if (
+                        self._runs
+                        and not _over(self._launched_demand, free_res)
+                        and (slot_free is None or slot_free[self._launched_type][node] > 0)
+                    ):
                         tie = self._launch_run(u, job, node, heap, best if known else _UNKNOWN)
                     break
                 self._set_aside(entry, has_work, user_declined, aside)
@@ -206,6 +233,15 @@ class DrfOffers:
             self._blocked.block(node, self._capacity(node), len(self._fresh), tuple(declined))
         if declined:
             self._ask_check()
+
+    def _check_idle_before(self) -> None:
+        """``self_check``: no job before its user's ``_idle_before`` position has work (a plain look)."""
+        jobs = self.sim.jobs
+        for u, mine in enumerate(self._jobs_of):
+            for job in mine[: self._idle_before[u]]:
+                runnable = jobs[job].runnable
+                if runnable[MAP] or runnable[REDUCE]:
+                    raise AssertionError(f"drf: job {jobs[job].id!r} has work before user {u}'s idle position")
 
     def _set_aside(
         self, entry: tuple[float, float, int, int], has_work: bool, declined: bool, aside: list[Any]
@@ -296,12 +332,13 @@ class DrfOffers:
                 best = self._parked.best(sim.free_resources[node], self._slot_free(node), self._parked_valid)
         if best is not None and (rival is None or best[0][:3] < rival):
             rival = best[0][:3]
-        vec = self._vector(stage.demands[0], stype)[0]
-        tie = self._next_tie(u)
-        # nobody else could take the node (no rival): every task that fits
-        count = limit if rival is None else self._run_length(u, vec, tie, rival, limit)
-        if count == 0:
-            return tie
+        if rival is None:
+            count = limit  # nobody else could take the node: every task that fits (no tie key needed)
+        else:
+            tie = self._next_tie(u)
+            count = self._run_length(u, self._vector(stage.demands[0], stype)[0], tie, rival, limit)
+            if count == 0:
+                return tie
         _, started, got, _ = sim.launch_tasks(job, node, stype, level, count)
         if started:
             # the shares of ``started`` calls of ``_add``; ``_after_launch`` of a run is the same
