@@ -35,6 +35,7 @@ class FairOffers:
     order: tuple[list[tuple[Any, ...]], list[tuple[Any, ...]]]
     placed: tuple[dict[str, tuple[Any, ...]], dict[str, tuple[Any, ...]]]
     repool: set[str]
+    lone_stale: list[bool]
     dirty: set[int]
     is_runnable: bytearray
     input_places: dict[int, tuple[int, frozenset[int] | None, frozenset[int]]]
@@ -98,6 +99,9 @@ class FairOffers:
     def _reorder(self) -> None:
         """Bring ``order`` up to date for the pools in ``repool`` (their running counts, demands,
         minShares, weights or candidate jobs changed): each moves to its new key's place."""
+        for stype in (MAP, REDUCE):
+            if self.lone_stale[stype]:
+                self._fresh(stype)
         for name in self.repool:
             pool = self.pools[name]
             for stype in (MAP, REDUCE):
@@ -118,6 +122,14 @@ class FairOffers:
             for stype in (MAP, REDUCE):
                 want = sorted(self._pool_key(pool, stype) for pool in self.pools.values() if pool.cand[stype])
                 assert self.order[stype] == want, "fair: the kept pool order differs from a sort"
+
+    def _fresh(self, stype: int) -> None:
+        """The key of the one pool of ``order[stype]``, left as it was by its launches (``_launched``),
+        recomputed."""
+        self.lone_stale[stype] = False
+        order = self.order[stype]
+        name = order[0][-1]
+        order[0] = self.placed[stype][name] = self._pool_key(self.pools[name], stype)
 
     def _pool_order(self, stype: int) -> list[_Pool]:
         """Pools with a candidate job, sorted by FairShareComparator (pool start time 0, then name)."""
@@ -339,11 +351,18 @@ class FairOffers:
                 insort(cand, new)
             keys[stype] = new
         name = pool.name
+        order = self.order[stype]
+        if cand and len(order) == 1 and order[0][-1] == name:
+            # the order's only pool: its place cannot change, so its key waits until another pool
+            # comes in or the order is read whole (``_reorder``: ``_fresh``)
+            self.lone_stale[stype] = True
+            return
+        if self.lone_stale[stype]:
+            self._fresh(stype)
         placed = self.placed[stype]
         old = placed.get(name)
         new = self._pool_key(pool, stype) if cand else None
         if new != old:
-            order = self.order[stype]
             if old is not None:
                 del order[bisect_left(order, old)]
                 del placed[name]
