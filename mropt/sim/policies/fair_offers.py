@@ -222,6 +222,14 @@ class FairOffers:
         node_delay = self.node_delay
         rack_delay = self.rack_delay
         self_check = self.self_check
+        # a type no pool has a candidate for is rejected at once (the loop would try it and find
+        # none): a heartbeat adds no candidate, its launches only take candidates' tasks
+        if self.repool:
+            self._reorder()
+        if not order[MAP]:
+            rej_map = True
+        if not order[REDUCE]:
+            rej_reduce = True
         while True:
             if not rej_map and (n_map == cap_map or running_total[MAP] == runnable_total[MAP]):
                 rej_map = True
