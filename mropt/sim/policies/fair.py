@@ -179,8 +179,8 @@ class Fair(FairOffers, FairPreemption, Policy):
         self.order: tuple[list[tuple[Any, ...]], list[tuple[Any, ...]]] = ([], [])
         self.placed: tuple[dict[str, tuple[Any, ...]], dict[str, tuple[Any, ...]]] = ({}, {})
         self.repool: set[str] = set()
-        #: per slot type: the order holds one pool whose key is not recomputed after its launches
-        #: (its place cannot change; ``FairOffers._launched``, ``_fresh``)
+        #: per slot type: the order holds one pool whose key is not recomputed after its launches and
+        #: its tasks' ends (its place cannot change; ``FairOffers._launched``, ``_reorder``, ``_fresh``)
         self.lone_stale = [False, False]
         for spec in sim.workload.pools:
             self.pools[spec.id] = _Pool(spec, 0.0)

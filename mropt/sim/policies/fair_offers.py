@@ -99,18 +99,20 @@ class FairOffers:
     def _reorder(self) -> None:
         """Bring ``order`` up to date for the pools in ``repool`` (their running counts, demands,
         minShares, weights or candidate jobs changed): each moves to its new key's place."""
-        for stype in (MAP, REDUCE):
-            if self.lone_stale[stype]:
-                self._fresh(stype)
         for name in self.repool:
             pool = self.pools[name]
             for stype in (MAP, REDUCE):
+                order = self.order[stype]
+                if pool.cand[stype] and len(order) == 1 and order[0][-1] == name:
+                    self.lone_stale[stype] = True  # the order's only pool stays: its key waits
+                    continue
+                if self.lone_stale[stype]:
+                    self._fresh(stype)
                 placed = self.placed[stype]
                 new = self._pool_key(pool, stype) if pool.cand[stype] else None
                 old = placed.get(name)
                 if new == old:
                     continue
-                order = self.order[stype]
                 if old is not None:
                     del order[bisect_left(order, old)]
                     del placed[name]
@@ -120,12 +122,14 @@ class FairOffers:
         self.repool.clear()
         if self.self_check:
             for stype in (MAP, REDUCE):
+                if self.lone_stale[stype]:
+                    self._fresh(stype)
                 want = sorted(self._pool_key(pool, stype) for pool in self.pools.values() if pool.cand[stype])
                 assert self.order[stype] == want, "fair: the kept pool order differs from a sort"
 
     def _fresh(self, stype: int) -> None:
-        """The key of the one pool of ``order[stype]``, left as it was by its launches (``_launched``),
-        recomputed."""
+        """The key of the one pool of ``order[stype]``, left as it was through its launches and its
+        tasks' ends (``_launched``, ``_reorder``), recomputed."""
         self.lone_stale[stype] = False
         order = self.order[stype]
         name = order[0][-1]
@@ -222,14 +226,6 @@ class FairOffers:
         node_delay = self.node_delay
         rack_delay = self.rack_delay
         self_check = self.self_check
-        # a type no pool has a candidate for is rejected at once (the loop would try it and find
-        # none): a heartbeat adds no candidate, its launches only take candidates' tasks
-        if self.repool:
-            self._reorder()
-        if not order[MAP]:
-            rej_map = True
-        if not order[REDUCE]:
-            rej_reduce = True
         while True:
             if not rej_map and (n_map == cap_map or running_total[MAP] == runnable_total[MAP]):
                 rej_map = True
