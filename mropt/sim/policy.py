@@ -76,9 +76,11 @@ class Policy:
     (:func:`make_policy` checks them and fills in the defaults). Three switches are for tests, and
     none changes a decision: ``reference`` runs the policy's plain rule without its accelerations
     (``drf``: the users sorted at every launch; ``fair``, ``capacity``: the pools, queues and jobs
-    sorted at every task; ``dc``: the active jobs sorted at every offer), ``self_check`` checks kept
-    structures against a plain recomputation at every decision (``fair``: the kept pool order
-    against a sort; ``dc``: its lists of the jobs that may launch), and
+    sorted at every task; ``dc``, ``minedf-wc``: the active jobs sorted at every offer; ``mpsa``:
+    Algorithm 2's choice slot by slot), ``self_check`` checks kept structures against a plain
+    recomputation at every decision (``fair``: the kept pool order against a sort; ``dc``: its
+    lists of the jobs that may launch; ``mpsa``: its running counts and order; ``drf``: each
+    user's idle position), and
     ``trace``, a list, receives the policy's decisions (:data:`Decision`; ``drf``: every offer).
     A fourth, ``without``, turns off some of the accelerations one by one (names of
     :attr:`accelerations`; ``drf``: ``blocked``, ``parked``, ``index``, ``runs``, ``deferred``).
