@@ -51,6 +51,22 @@ class InsertionOracle:
 
     ``tcm``, ``tcr``, ``deadlines`` and ``release`` are per-job arrays (indexed like the
     instance's jobs); ``order`` holds indices into them. Raises ValueError if S is not valid.
+
+    ``locked`` (AMB's dynamic part: the jobs whose maps have started, never moved) promises
+    that no position below it is tested. The oracle then leaves out of its tables the
+    *settled* prefix: the longest ``S[:s]``, ``s < locked``, whose jobs all end their
+    reduces (COTr, from a plain EDF pass, also the validity check) strictly before
+    ``COTm_s``. The model keeps every job from time 0 (releases, prefix sums), so a
+    finished job still shapes the COTm of the later ones: COTm and P stay those of the
+    whole S (closed form, :func:`mropt.admission.seq.map_completion_times`). But EDF has
+    nothing of ``S[:s]`` left at ``COTm_s``: from there it runs on ``S[s:]`` alone with the
+    same floats (a job still queued at ``COTm_s`` would end at or after it), and an
+    insertion at p > s releases nothing before ``COTm_s``. So ``F_k``, the backlogs and
+    ``W_p`` at k, p > s are the same numbers, a deadline of the prefix alone only repeats
+    a step of the demand functions (its test is implied by the one below it); Theorems
+    3-4 (:meth:`theorem_range`) still read the whole S. The dense/sparse
+    choice is that of the whole S (the two sum in different orders). Every answer is the
+    one of ``locked=0``; ``tests/admission/test_seq.py`` checks it on random orders.
     """
 
     def __init__(
@@ -63,6 +79,7 @@ class InsertionOracle:
         *,
         eps: float = 0.0,
         dense_cells: int = DENSE_CELLS,
+        locked: int = 0,
     ) -> None:
         self.tcm_all = np.asarray(tcm, dtype=float)
         self.tcr_all = np.asarray(tcr, dtype=float)
@@ -78,12 +95,26 @@ class InsertionOracle:
         self.cotm = c = map_completion_times(tm, None if self.r_all is None else self.r_all[order])
         self.prefix = np.cumsum(tm)
         backlog: list[tuple[np.ndarray, np.ndarray]] = []
-        cotr = reduce_completion_times(c, tr, d, backlog=backlog)
+        s = 0
+        if locked > 1 and n > 1:  # the settled prefix (class docstring): a plain EDF pass finds it
+            cotr = reduce_completion_times(c, tr, d)
+            ends = np.maximum.accumulate(cotr[: min(locked, n) - 1])
+            cut = np.flatnonzero(ends < c[1 : len(ends) + 1])
+            s = int(cut[-1]) + 1 if len(cut) else 0
+        #: positions < settled are never tested and left out of the tables below
+        self.settled = s
+        cotr_s = reduce_completion_times(c[s:], tr[s:], d[s:], backlog=backlog)
+        if not s:
+            cotr = cotr_s
         self.cotr = cotr
         if n and not bool(np.all(cotr <= d + eps)):
             raise ValueError("InsertionOracle needs a valid order (Definition 2)")
+        nu_all = len(np.unique(d)) if s else 0
+        tr, d = tr[s:], d[s:]
+        n -= s
         u = self.u = np.unique(d)
         nu = len(u)
+        nu_all = nu_all or nu
         rank = self.rank = np.searchsorted(u, d).astype(np.intp)
         # F_k = min over deadlines b of suffix k of (b - W_k(b)), sweeping k downwards
         latest = np.empty(n)
@@ -96,11 +127,11 @@ class InsertionOracle:
             value[j] = u[j] - work[j]
             latest[k] = value.min()
         # suffix max of P_k - F_k; entry n is -inf (appending shifts nobody)
-        self.suffix_shift = np.full(n + 1, -np.inf)
+        self.suffix_shift = np.full(n + 1, -np.inf)  # indexed from position settled
         if n:
-            self.suffix_shift[:n] = np.maximum.accumulate((self.prefix - latest)[::-1])[::-1]
+            self.suffix_shift[:n] = np.maximum.accumulate((self.prefix[s:] - latest)[::-1])[::-1]
         self._backlog = backlog
-        self.dense = (n + 1) * max(nu, 1) <= dense_cells
+        self.dense = (self.n + 1) * max(nu_all, 1) <= dense_cells  # as without the cut: same sums
         if self.dense and n:
             onehot = np.zeros((n + 1, nu))
             onehot[np.arange(n), rank] = tr
@@ -113,12 +144,14 @@ class InsertionOracle:
     # -- rows of the per-position tables -------------------------------------------------
     def _w_row(self, p: int) -> np.ndarray:
         """W_p(b) at every distinct deadline b: reduce work at positions >= p with deadline <= b."""
+        p -= self.settled
         if self.dense:
             return self._w_rows[p]
-        return np.bincount(self.rank[p:], weights=self.tr[p:], minlength=len(self.u)).cumsum()
+        return np.bincount(self.rank[p:], weights=self.tr[self.settled :][p:], minlength=len(self.u)).cumsum()
 
     def _b_row(self, q: int) -> np.ndarray:
         """EDF backlog with deadline <= b at time COTm_q, at every distinct deadline b."""
+        q -= self.settled
         if self.dense:
             return self._b_rows[q]
         pos, rem = self._backlog[q]
@@ -167,7 +200,9 @@ class InsertionOracle:
         c_x = max(c_prev, r_x) + tcm_x
         if c_x + tcr_x > d_x + eps:  # x itself (Theorem 4 at this position)
             return False
-        if p < n and c_x - p_prev + self.suffix_shift[p] > eps:  # (A): later jobs
+        if p <= self.settled and self.settled:
+            raise ValueError(f"InsertionOracle: position {p} is not after the {self.settled} settled jobs")
+        if p < n and c_x - p_prev + self.suffix_shift[p - self.settled] > eps:  # (A): later jobs
             return False
         if n == 0:
             return True

@@ -50,11 +50,16 @@ def amb_insert(
     plan_order: Sequence[int] | np.ndarray,
     t: float,
     new_job_indices: Sequence[int] | np.ndarray,
+    *,
+    reference: bool = False,
 ) -> tuple[np.ndarray, list[int], list[int]]:
     """AMB dynamic part at time ``t``: returns (new order, accepted new jobs, rejected new jobs).
 
     ``plan_order`` must be valid (Definition 2). Accepted jobs are listed in the order
-    they were considered (descending Score).
+    they were considered (descending Score). The oracle is built with ``locked`` (the
+    started prefix): it leaves out the jobs whose reduces end before the next map ends,
+    with the same answers (:class:`~mropt.admission.insertion.InsertionOracle`);
+    ``reference=True`` builds it over the whole plan, as written plain.
     """
     order = np.asarray(plan_order, dtype=np.intp)
     new = np.asarray(new_job_indices, dtype=np.intp)
@@ -65,7 +70,9 @@ def amb_insert(
     rejected: list[int] = []
     for x in score_order(instance, new):
         x = int(x)
-        oracle = InsertionOracle(instance.tcm, instance.tcr, instance.deadline_limits, order, release)
+        oracle = InsertionOracle(
+            instance.tcm, instance.tcr, instance.deadline_limits, order, release, locked=0 if reference else lo
+        )
         a, b = oracle.theorem_range(x, lo)
         chosen = next((p for p in range(b, a - 1, -1) if oracle.can_insert(x, p)), None)
         if chosen is None:

@@ -81,3 +81,56 @@ def test_incremental_insertion_agrees_with_full_evaluation(data, xm, xr, xd, xre
         assert oracle.can_insert(x, p) == full, p
         if p < a or p > b:  # Theorems 3-4 never prune a valid position
             assert not full
+
+
+def _plan_with_gaps(rng: np.random.Generator, n: int, integer: bool) -> tuple:
+    """n jobs with releases spread out (earlier jobs done before later maps end), made valid."""
+    size = (lambda lo, hi, k: rng.integers(lo, hi, k).astype(float)) if integer else rng.uniform
+    tcm, tcr = size(1, 30, n + 1), size(0, 30, n + 1) * (rng.random(n + 1) < 0.8)
+    rel = np.sort(size(0, 20.0 * n, n + 1))
+    d = rel + size(1, 50, n + 1)  # tight: most deadlines are relaxed to COTr below
+    order = np.arange(n)
+    s = evaluate(tcm, tcr, d, order, rel)
+    d[:n] = np.maximum(d[:n], s.cotr)
+    return tcm, tcr, d, rel, order
+
+
+def test_locked_oracle_leaves_out_the_settled_prefix_with_the_same_answers():
+    # locked=k (the dynamic part's started prefix) builds the tables over the jobs whose reduces
+    # may still be running; every test at p >= k must answer as the whole order's oracle, and as
+    # full evaluation (brute force) on integer times; float times check the floats are the same.
+    rng = np.random.default_rng(7)
+    settled = 0
+    for case in range(300):
+        n, integer = int(rng.integers(2, 14)), case % 2 == 0
+        tcm, tcr, d, rel, order = _plan_with_gaps(rng, n, integer)
+        x = n
+        rel[x] = rel[n - 1] + float(rng.uniform(0, 30))
+        dense_cells = int(rng.choice([0, 10**6]))
+        plain = InsertionOracle(tcm, tcr, d, order, rel, dense_cells=dense_cells)
+        for locked in range(n + 1):
+            oracle = InsertionOracle(tcm, tcr, d, order, rel, dense_cells=dense_cells, locked=locked)
+            assert oracle.settled < max(locked, 1)
+            settled += oracle.settled > 0
+            assert np.array_equal(oracle.cotr, plain.cotr)
+            assert oracle.theorem_range(x, locked) == plain.theorem_range(x, locked)
+            for p in range(locked, n + 1):
+                assert oracle.can_insert(x, p) == plain.can_insert(x, p), (case, locked, p)
+                if integer:
+                    full = evaluate(tcm, tcr, d, np.insert(order, p, x), rel).valid
+                    assert oracle.can_insert(x, p) == full
+    assert settled > 300  # the cut happens often in these plans
+
+
+def test_locked_oracle_refuses_a_position_in_the_settled_prefix():
+    tcm, tcr, d = np.array([5.0, 5.0, 5.0]), np.array([1.0, 1.0, 1.0]), np.array([100.0, 100.0, 100.0])
+    rel = np.array([0.0, 50.0, 51.0])
+    oracle = InsertionOracle(tcm, tcr, d, [0, 1], rel, locked=2)
+    assert oracle.settled == 1  # job 0 reduces in [5, 6], before job 1's maps end at 55
+    try:
+        oracle.can_insert(2, 1)
+    except ValueError as exc:
+        assert "settled" in str(exc)
+    else:
+        raise AssertionError("a position in the settled prefix was tested")
+    assert oracle.can_insert(2, 2)

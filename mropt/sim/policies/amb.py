@@ -173,7 +173,7 @@ class Amb(SeqExecutor):
         submit = sim.jobs[job].submit
         batch = [k for k in self._same_submit[submit] if k not in self._decided]
         try:
-            order, acc, rej = amb_insert(self.adm, self.order, t, batch)
+            order, acc, rej = amb_insert(self.adm, self.order, t, batch, reference=self.reference)
         except ValueError:
             reason = f"AMB dynamic part: the running plan is not valid under the current estimates at t={t:g}"
             for j in batch:
