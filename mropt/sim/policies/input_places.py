@@ -10,7 +10,8 @@ that would try it may pass the job by without the call. A stage without replicas
 
 :class:`InputPlaces` keeps them per job, made at the first look at a stage: ``mpsa`` uses it (on the
 SWIM day it passes by 73 k of the 158 k NODE-level launches that found no task). ``fair`` keeps its
-own (``FairOffers._input_places``). Tried in ``capacity`` and ``fifo`` (RACK level) and dropped:
+own (``FairOffers._input_places``), not the same: there a stage with any task without replicas has
+no places (``Fair._no_locality``, Hadoop's ``nonLocalMaps``: the job launches at ANY). Tried in ``capacity`` and ``fifo`` (RACK level) and dropped:
 on the SWIM day 30 racks of 20 nodes hold some input of nearly every job, so it passed by 6.6 k of
 148 k and 6.4 k of 50 k failing launches, no gain (``benchmarks/RESULTS.md``, issue 32).
 """
