@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import random
+from collections.abc import Iterator, Sequence
 from typing import Any
 
 from mropt.model.workload import WorkloadInstance
@@ -9,6 +11,8 @@ from mropt.registry import check_params
 from mropt.sim.engine import Simulation
 from mropt.sim.policy import make_policy, policy_info
 from mropt.sim.recorder import Recorder
+from mropt.sim.speculation.table import make_speculation
+from mropt.sim.state import NODE, RACK
 from mropt.sim.verify import verify_simulation
 
 
@@ -137,3 +141,231 @@ def count_assign_paths(policy: Any) -> dict[str, int]:
 def assert_only_path_ran(calls: dict[str, int], reference: bool) -> None:
     assert calls["reference" if reference else "fast"] > 0
     assert calls["fast" if reference else "reference"] == 0
+
+
+# Seeded random workloads shared by the tests that compare a plain rule with its fast path. Each
+# draw is made in a fixed order: a test's workloads for a seed do not change when these are shared.
+
+
+def _pick(rng: random.Random, value: float | Sequence[float]) -> float:
+    """``value`` itself, or one of ``value`` drawn (a single number draws nothing)."""
+    return rng.choice(value) if isinstance(value, Sequence) else value
+
+
+def slot_nodes(
+    rng: random.Random,
+    most: int = 6,
+    racks: int = 2,
+    map_slots: int = 3,
+    speeds: bool = False,
+) -> list[dict[str, Any]]:
+    """2 to ``most`` slot nodes on ``racks`` racks, 1 to ``map_slots`` map slots and 0 to 2 reduce
+    slots each (the first node 1), a speed of 1 or 2 each where ``speeds``."""
+    return [
+        {
+            "id": f"n{i}",
+            "rack": f"r{i % racks}",
+            "map_slots": rng.randint(1, map_slots),
+            "reduce_slots": rng.randint(0, 2) if i else 1,
+            **({"speed": rng.choice([1.0, 2.0])} if speeds else {}),
+        }
+        for i in range(rng.randint(2, most))
+    ]
+
+
+def random_extras(
+    rng: random.Random,
+    placement: float,
+    slowstart: float = 0.4,
+    slowstarts: Sequence[float] = (0.0, 0.5, 1.0),
+    faults: float = 0.2,
+    down: float | Sequence[float] = 6.0,
+    up: float | Sequence[float] = 20.0,
+) -> dict[str, Any]:
+    """A generated placement, a reduce slow-start and n1 going ``down`` and ``up``, each drawn with
+    its probability (a sequence of times: one of them drawn)."""
+    extra: dict[str, Any] = {}
+    if rng.random() < placement:
+        extra["placement"] = {"replicas": rng.randint(1, 3), "seed": rng.randint(0, 9)}
+    if rng.random() < slowstart:
+        extra["timing"] = {"reduce_slowstart": rng.choice(list(slowstarts))}
+    if rng.random() < faults:
+        extra["faults"] = [{"node": "n1", "down": _pick(rng, down), "up": _pick(rng, up)}]
+    return extra
+
+
+def random_queues(
+    rng: random.Random,
+    n: int,
+    maximum: float = 0.3,
+    headroom: tuple[int, int] = (0, 40),
+    user_limit: float = 0.4,
+    priority: float = 0.4,
+) -> list[dict[str, Any]]:
+    """``n`` Capacity Scheduler queues ``q0``.. whose capacities cut 100 at random; each with a
+    maximum capacity (its capacity plus ``headroom`` percent), a user limit and priorities, each
+    drawn with its probability."""
+    cuts = sorted(rng.sample(range(1, 100), n - 1))
+    queues: list[dict[str, Any]] = []
+    for k, (a, b) in enumerate(zip([0, *cuts], [*cuts, 100], strict=True)):
+        queue: dict[str, Any] = {"id": f"q{k}", "capacity": float(b - a)}
+        if rng.random() < maximum:
+            queue["maximum_capacity"] = float(min(100, b - a + rng.randint(*headroom)))
+        if rng.random() < user_limit:
+            queue.update(minimum_user_limit_percent=rng.choice([25.0, 50.0]), user_limit_factor=rng.choice([1.0, 2.0]))
+        if rng.random() < priority:
+            queue["supports_priority"] = True
+        queues.append(queue)
+    return queues
+
+
+def slot_stages(rng: random.Random, reduce: float) -> list[dict[str, Any]]:
+    """A map stage of 1 to 8 tasks of one duration and, with probability ``reduce``, a reduce stage
+    of 1 to 3 tasks of 3."""
+    stages: list[dict[str, Any]] = [
+        {"type": "map", "tasks": [{"duration": rng.choice([1.0, 2.5, 4.0, 7.0]), "count": rng.randint(1, 8)}]}
+    ]
+    if rng.random() < reduce:
+        stages.append({"type": "reduce", "tasks": [{"duration": 3.0, "count": rng.randint(1, 3)}]})
+    return stages
+
+
+def deadline_workload(rng: random.Random) -> WorkloadInstance:
+    """A few slot nodes and deadline jobs arriving over a while, some tight enough to be rejected
+    (DC, MinEDF-WC)."""
+    nodes = slot_nodes(rng, map_slots=4)
+    jobs = []
+    for i in range(rng.randint(4, 24)):
+        maps = [rng.choice([1.0, 2.5, 4.0, 7.0]) for _ in range(rng.randint(1, 10))]
+        reduces = [3.0] * rng.randint(1, 3) if rng.random() < 0.5 else None
+        submit = float(rng.randint(0, 60))
+        fields: dict[str, Any] = {"submit_time": submit, "benefit": 1.0}
+        if rng.random() < 0.9:  # (DC rejects a job without a deadline)
+            fields["deadline"] = submit + rng.choice([0.5, 1.0, 2.0, 4.0]) * (sum(maps) + sum(reduces or [])) / 3
+        jobs.append(mr_job(f"j{i}", maps, reduces, **fields))
+    return workload(nodes, jobs, **random_extras(rng, placement=0.6))
+
+
+def pooled_workload(rng: random.Random) -> WorkloadInstance:
+    """A few slot nodes on two racks and jobs arriving faster than they can run, in Fair pools and
+    Capacity queues of every setting (Fair, Capacity)."""
+    nodes = slot_nodes(rng)
+    n_pools = rng.randint(1, 4)
+    jobs = []
+    for i in range(rng.randint(3, 22)):
+        stages = slot_stages(rng, reduce=0.5)
+        k = rng.randrange(n_pools)
+        jobs.append(
+            {
+                "id": f"j{i}",
+                "submit_time": float(rng.randint(0, 30)),
+                "priority": rng.randint(-3, 3),
+                "user": f"u{rng.randint(0, 3)}",
+                "pool": f"p{k}",
+                "queue": f"q{k}",
+                "stages": stages,
+            }
+        )
+    pools: list[dict[str, Any]] = []
+    for k in range(n_pools):
+        pool: dict[str, Any] = {"id": f"p{k}", "weight": rng.choice([0.5, 1.0, 2.0, 3.0])}
+        if rng.random() < 0.5:
+            pool.update(min_maps=rng.randint(0, 4), min_reduces=rng.randint(0, 2))
+        if rng.random() < 0.3:
+            pool.update(max_maps=rng.randint(1, 4))
+        if rng.random() < 0.3:
+            pool.update(max_running=rng.randint(1, 3))
+        if rng.random() < 0.3:
+            pool.update(mode="fifo")
+        if rng.random() < 0.8:  # (an unlisted pool gets the defaults)
+            pools.append(pool)
+    queues = random_queues(rng, n_pools)
+    extra: dict[str, Any] = {"pools": pools}
+    if n_pools > 1 or rng.random() < 0.5:
+        extra["queues"] = queues
+    extra.update(random_extras(rng, placement=0.7))
+    return workload(nodes, jobs, **extra)
+
+
+def fair_params(rng: random.Random) -> dict[str, Any]:
+    """Fair Scheduler parameters: delays, assign-multiple and preemption."""
+    params: dict[str, Any] = {"node_delay": rng.choice([-1.0, 0.0, 2.0, 6.0]), "rack_delay": rng.choice([-1.0, 3.0])}
+    if rng.random() < 0.3:
+        params["assign_multiple"] = False
+    if rng.random() < 0.3:
+        params.update(assign_multiple_maps=rng.randint(1, 2), assign_multiple_reduces=rng.randint(1, 2))
+    if rng.random() < 0.4:
+        params.update(preemption=True, min_share_timeout=rng.choice([1.0, 5.0]), fair_share_timeout=2.0)
+    return params
+
+
+def capacity_params(rng: random.Random) -> dict[str, Any]:
+    """Capacity Scheduler parameters: the locality wait factor (-1: off)."""
+    return {"locality_wait_factor": rng.choice([-1.0, -1.0, 0.0, 0.5])}
+
+
+def with_listed_replicas(w: WorkloadInstance, rng: random.Random) -> WorkloadInstance:
+    """``w`` with replicas listed for its map tasks: one to three nodes each, or none for a whole job."""
+    data = w.to_dict()
+    data.pop("placement", None)
+    ids = [node["id"] for node in data["cluster"]["nodes"]]
+    for job in data["jobs"]:
+        none = rng.random() < 0.2
+        for group in job["stages"][0]["tasks"]:
+            count = group.get("count", 1)
+            group["replicas"] = [
+                [] if none else rng.sample(ids, rng.randint(1, min(3, len(ids)))) for _ in range(count)
+            ]
+    return WorkloadInstance.from_dict(data)
+
+
+def pooled_workloads(rng: random.Random, n: int) -> Iterator[WorkloadInstance]:
+    """``n`` :func:`pooled_workload` draws, every second one with its replicas listed."""
+    for k in range(n):
+        w = pooled_workload(rng)
+        yield with_listed_replicas(w, rng) if k % 2 else w
+
+
+def assert_places_are_the_engines(sim: Simulation, job: int, nodes: Any, racks: Any) -> None:
+    """``nodes`` and ``racks`` are where ``Stage.take`` finds a NODE (RACK) level map of ``job``."""
+    stage = sim.jobs[job].stages[0]
+    for node in range(sim.n_nodes):
+        rack = sim.node_rack[node]
+        local = stage.take(node, rack, NODE, sim.node_rack)[0] >= 0
+        near = stage.take(node, rack, RACK, sim.node_rack)[0] >= 0
+        assert (node in nodes, rack in racks) == (local, near), (job, node)
+
+
+def path_run(
+    w: WorkloadInstance,
+    policy: str,
+    params: dict[str, Any],
+    reference: bool,
+    rule: str | None = None,
+    switches: dict[str, Any] | None = None,
+    **options: Any,
+) -> Recorder:
+    """One run of ``policy`` by its plain rule (``reference``) or its fast path, and only that path
+    (``switches``: more :func:`make_policy` options; ``rule``: a speculation rule)."""
+    p = make_policy(policy, params, reference=reference, **(switches or {}))
+    calls = count_assign_paths(p)
+    rec = Simulation(w, p, speculation=make_speculation(rule), **options).run()
+    assert_only_path_ran(calls, reference)
+    return rec
+
+
+def same_log(
+    w: WorkloadInstance,
+    policy: str,
+    params: dict[str, Any],
+    rule: str | None = None,
+    fast: dict[str, Any] | None = None,
+    **options: Any,
+) -> Recorder:
+    """Run ``policy``'s plain rule and its fast path (``fast``: its :func:`make_policy` switches):
+    the same event log and admission reasons, or the test fails. The plain run's recorder."""
+    plain = path_run(w, policy, params, True, rule, **options)
+    quick = path_run(w, policy, params, False, rule, fast, **options)
+    got = [(r.event_log_hash(), list(r.jobs_columns()["reason"])) for r in (plain, quick)]
+    assert got[0] == got[1], (policy, params, rule, fast, options, w)
+    return plain

@@ -18,7 +18,7 @@ from mropt.model.workload import WorkloadInstance
 from mropt.sim.engine import Simulation
 from mropt.sim.policy import make_policy
 
-from sim_helpers import workload
+from sim_helpers import random_queues, workload
 
 
 def resource_workload(rng: random.Random) -> WorkloadInstance:
@@ -58,17 +58,7 @@ def resource_workload(rng: random.Random) -> WorkloadInstance:
                 "stages": stages,
             }
         )
-    cuts = sorted(rng.sample(range(1, 100), n_queues - 1))
-    queues: list[dict[str, Any]] = []
-    for k, (a, b) in enumerate(zip([0, *cuts], [*cuts, 100], strict=True)):
-        queue: dict[str, Any] = {"id": f"q{k}", "capacity": float(b - a)}
-        if rng.random() < 0.3:
-            queue["maximum_capacity"] = float(min(100, b - a + rng.randint(10, 50)))
-        if rng.random() < 0.5:
-            queue.update(minimum_user_limit_percent=rng.choice([25.0, 50.0]), user_limit_factor=rng.choice([1.0, 2.0]))
-        if rng.random() < 0.3:
-            queue["supports_priority"] = True
-        queues.append(queue)
+    queues = random_queues(rng, n_queues, headroom=(10, 50), user_limit=0.5, priority=0.3)
     extra: dict[str, Any] = {"placement": {"replicas": rng.randint(1, 3), "seed": rng.randint(0, 9)}}
     if n_queues > 1 or rng.random() < 0.5:
         extra["queues"] = queues

@@ -20,7 +20,7 @@ from mropt.sim.engine import Simulation
 from mropt.sim.policies.drf import _DrfBase
 from mropt.sim.policy import make_policy
 
-from sim_helpers import assert_only_path_ran, count_assign_paths, workload
+from sim_helpers import path_run, random_extras, workload
 
 RESOURCES = ("cpu", "mem", "disk")
 
@@ -57,25 +57,16 @@ def random_workload(rng: random.Random) -> WorkloadInstance:
         if rng.random() < 0.9:
             job["user"] = f"u{rng.randint(0, 5)}"
         jobs.append(job)
-    extra: dict[str, Any] = {}
-    if rng.random() < 0.5:
-        extra["placement"] = {"replicas": rng.randint(1, 3), "seed": rng.randint(0, 9)}
-    if rng.random() < 0.3:
-        extra["timing"] = {"reduce_slowstart": rng.choice([0.0, 0.5, 1.0])}
-    if rng.random() < 0.2:
-        extra["faults"] = [{"node": "n1", "down": 4.0, "up": 12.0}]
-    return workload(nodes, jobs, **extra)
+    return workload(nodes, jobs, **random_extras(rng, placement=0.5, slowstart=0.3, down=4.0, up=12.0))
 
 
 def run(
     w: WorkloadInstance, policy: str, params: dict[str, Any], reference: bool, without: frozenset[str] = frozenset()
 ) -> tuple[str, list[Any]]:
     trace: list[Any] = []
-    p = make_policy(policy, params, reference=reference, trace=trace if reference else None, without=without)
-    assert isinstance(p, _DrfBase)
-    calls = count_assign_paths(p)
-    rec = Simulation(w, p, seed=3).run()
-    assert_only_path_ran(calls, reference)
+    rec = path_run(
+        w, policy, params, reference, switches={"trace": trace if reference else None, "without": without}, seed=3
+    )
     return rec.event_log_hash(), trace
 
 

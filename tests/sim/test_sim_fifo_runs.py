@@ -23,22 +23,13 @@ from mropt.sim.launch_runs import LaunchRuns, Segment
 from mropt.sim.offers import EventOffers
 from mropt.sim.policy import make_policy
 
-from sim_helpers import mr_job, workload
+from sim_helpers import mr_job, random_extras, slot_nodes, workload
 
 
 def random_workload(rng: random.Random) -> tuple[WorkloadInstance, bool]:
     """A slot cluster of up to 14 nodes and jobs arriving in bursts; and whether its runs are allowed."""
     speeds = rng.random() < 0.15
-    nodes = [
-        {
-            "id": f"n{i}",
-            "rack": f"r{i % 3}",
-            "map_slots": rng.randint(1, 3),
-            "reduce_slots": rng.randint(0, 2) if i else 1,
-            **({"speed": rng.choice([1.0, 2.0])} if speeds else {}),
-        }
-        for i in range(rng.randint(2, 14))
-    ]
+    nodes = slot_nodes(rng, most=14, racks=3, speeds=speeds)
     jobs = []
     for i in range(rng.randint(3, 30)):
         groups = [{"duration": rng.choice([1.0, 2.0, 4.0]), "count": rng.randint(1, 12)}]
@@ -57,13 +48,7 @@ def random_workload(rng: random.Random) -> tuple[WorkloadInstance, bool]:
                 "stages": stages,
             }
         )
-    extra: dict[str, Any] = {}
-    if rng.random() < 0.25:
-        extra["placement"] = {"replicas": rng.randint(1, 3), "seed": rng.randint(0, 9)}
-    if rng.random() < 0.25:
-        extra["timing"] = {"reduce_slowstart": rng.choice([0.0, 0.5])}
-    if rng.random() < 0.25:
-        extra["faults"] = [{"node": "n1", "down": rng.choice([2.0, 6.0]), "up": rng.choice([9.0, 20.0])}]
+    extra = random_extras(rng, 0.25, 0.25, (0.0, 0.5), 0.25, down=(2.0, 6.0), up=(9.0, 20.0))
     return workload(nodes, jobs, **extra), not speeds
 
 

@@ -13,12 +13,13 @@ import random
 from typing import Any
 
 import pytest
-from test_sim_heartbeat_reference import capacity_params, fair_params, random_workload
 
 from mropt.model.workload import WorkloadInstance
 from mropt.sim.engine import Simulation
 from mropt.sim.offers import HeartbeatOffers
 from mropt.sim.policy import make_policy
+
+from sim_helpers import capacity_params, fair_params, pooled_workload
 
 
 def run(
@@ -40,7 +41,7 @@ def test_fast_heartbeats_give_the_plain_rules_event_log(policy: str) -> None:
     draw = {"fair": fair_params, "capacity": capacity_params}.get(policy, lambda _: {})
     stalled = 0
     for _ in range(25):
-        w = random_workload(rng)
+        w = pooled_workload(rng)
         params = draw(rng)
         limit = rng.choice([2, 5, 300])
         fast = run(w, policy, params, plain=False, stall_limit=limit)

@@ -13,36 +13,27 @@ import random
 from typing import Any
 
 import pytest
-from test_sim_fair_input_places import with_listed_replicas
-from test_sim_heartbeat_reference import capacity_params, random_workload
 
 from mropt.sim.engine import Simulation
 from mropt.sim.policies.input_places import InputPlaces
 from mropt.sim.policy import make_policy
-from mropt.sim.speculation.table import make_speculation, rules
-from mropt.sim.state import NODE, RACK
+from mropt.sim.speculation.table import rules
+
+from sim_helpers import assert_places_are_the_engines, capacity_params, pooled_workloads, same_log
 
 
 def test_input_places_are_where_the_engine_finds_a_local_task() -> None:
     rng = random.Random("input-places")
-    for k in range(20):
-        w = random_workload(rng)
-        if k % 2:
-            w = with_listed_replicas(w, rng)
+    for w in pooled_workloads(rng, 20):
         sim = Simulation(w, make_policy("fifo"))
         places = InputPlaces(sim)
         for j in sim.jobs:
             stage_index, nodes, racks = places.of(j.index, 0)
             assert stage_index == 0 and places.known[j.index][1] == nodes
-            stage = j.stages[0]
             if nodes is None:
-                assert stage.replicas is None
-                continue
-            for node in range(sim.n_nodes):
-                rack = sim.node_rack[node]
-                local = stage.take(node, rack, NODE, sim.node_rack)[0] >= 0
-                near = stage.take(node, rack, RACK, sim.node_rack)[0] >= 0
-                assert (node in nodes, rack in racks) == (local, near), (j.index, node)
+                assert j.stages[0].replicas is None
+            else:
+                assert_places_are_the_engines(sim, j.index, nodes, racks)
 
 
 def draw(policy: str, rng: random.Random) -> dict[str, Any]:
@@ -54,23 +45,7 @@ def draw(policy: str, rng: random.Random) -> dict[str, Any]:
 @pytest.mark.parametrize("policy", ["capacity", "mpsa"])
 def test_the_plain_rules_event_log_with_listed_and_generated_replicas(policy: str) -> None:
     rng = random.Random(f"input-places-{policy}")
-    for k in range(12):
-        w = random_workload(rng)
-        if k % 2:
-            w = with_listed_replicas(w, rng)
+    for w in pooled_workloads(rng, 12):
         params = draw(policy, rng)
         rule = rng.choice([None, None, *rules()])
-        logs = [
-            Simulation(
-                w,
-                make_policy(policy, params, reference=reference),
-                mode="heartbeat",
-                seed=5,
-                stall_limit=300,
-                speculation=make_speculation(rule),
-            )
-            .run()
-            .event_log_hash()
-            for reference in (True, False)
-        ]
-        assert logs[0] == logs[1], (policy, params, rule, w)
+        same_log(w, policy, params, rule, mode="heartbeat", seed=5, stall_limit=300)

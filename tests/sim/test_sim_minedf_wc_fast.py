@@ -13,30 +13,19 @@ from __future__ import annotations
 import random
 from typing import Any
 
-from test_sim_dc_fast import random_workload
-
 from mropt.sim.engine import Simulation
-from mropt.sim.policy import Policy, make_policy
-from mropt.sim.speculation.table import make_speculation, rules
+from mropt.sim.policy import make_policy
+from mropt.sim.speculation.table import rules
 from mropt.sim.state import ANY
 
-from sim_helpers import assert_only_path_ran, count_assign_paths, workload
-
-
-def run(w: Any, params: dict[str, Any], rule: str | None, mode: str, **switches: Any) -> tuple[str, list[str]]:
-    """The event-log hash and the admission reasons of one run."""
-    p: Policy = make_policy("minedf-wc", params, **switches)
-    calls = count_assign_paths(p)
-    rec = Simulation(w, p, mode=mode, seed=5, stall_limit=300, speculation=make_speculation(rule)).run()
-    assert_only_path_ran(calls, bool(switches.get("reference")))
-    return rec.event_log_hash(), list(rec.jobs_columns()["reason"])
+from sim_helpers import deadline_workload, same_log, workload
 
 
 def test_reference_and_fast_minedf_wc_give_the_same_event_log() -> None:
     rng = random.Random("minedf-wc-fast")
     accepted = killed = 0
     for _ in range(40):
-        w = random_workload(rng)
+        w = deadline_workload(rng)
         params = {
             "bound": rng.choice(["low", "avg", "up"]),
             "commit": rng.choice(["job", "phase"]),
@@ -44,10 +33,8 @@ def test_reference_and_fast_minedf_wc_give_the_same_event_log() -> None:
         }
         rule = rng.choice([None, None, *rules()])
         mode = rng.choice(["event", "event", "heartbeat"])
-        plain = run(w, params, rule, mode, reference=True)
-        fast = run(w, params, rule, mode)
-        assert plain == fast, (params, rule, mode, w)
-        accepted += sum(reason.startswith("MinEDF-WC: (m*, r*)") for reason in plain[1])
+        plain = same_log(w, "minedf-wc", params, rule, mode=mode, seed=5, stall_limit=300)
+        accepted += sum(reason.startswith("MinEDF-WC: (m*, r*)") for reason in plain.jobs_columns()["reason"])
         killed += params["reclaim"] == "kill"
     assert accepted > 40 and killed > 5  # admitted jobs ran, under both reclaim rules
 

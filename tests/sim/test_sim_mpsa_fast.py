@@ -17,10 +17,10 @@ from typing import Any
 from mropt.model.workload import WorkloadInstance
 from mropt.sim.engine import Simulation
 from mropt.sim.policy import make_policy
-from mropt.sim.speculation.table import make_speculation, rules
+from mropt.sim.speculation.table import rules
 from mropt.sim.state import ANY, MAP, NODE
 
-from sim_helpers import assert_only_path_ran, count_assign_paths, workload
+from sim_helpers import random_extras, same_log, slot_stages, workload
 
 
 def random_workload(rng: random.Random) -> WorkloadInstance:
@@ -32,24 +32,13 @@ def random_workload(rng: random.Random) -> WorkloadInstance:
     levels = rng.choice([[0], [0, 1], [-1, 0, 2]])
     jobs = []
     for i in range(rng.randint(3, 20)):
-        stages: list[dict[str, Any]] = [
-            {"type": "map", "tasks": [{"duration": rng.choice([1.0, 2.5, 4.0, 7.0]), "count": rng.randint(1, 8)}]}
-        ]
-        if rng.random() < 0.6:
-            stages.append({"type": "reduce", "tasks": [{"duration": 3.0, "count": rng.randint(1, 3)}]})
+        stages = slot_stages(rng, reduce=0.6)
         submit = float(rng.randint(0, 40))
         job: dict[str, Any] = {"id": f"j{i}", "submit_time": submit, "priority": rng.choice(levels), "stages": stages}
         if rng.random() < 0.5:
             job["deadline"] = submit + rng.choice([20.0, 60.0])
         jobs.append(job)
-    extra: dict[str, Any] = {}
-    if rng.random() < 0.8:
-        extra["placement"] = {"replicas": rng.randint(1, 3), "seed": rng.randint(0, 9)}
-    if rng.random() < 0.4:
-        extra["timing"] = {"reduce_slowstart": rng.choice([0.0, 0.5, 1.0])}
-    if rng.random() < 0.25:
-        extra["faults"] = [{"node": "n1", "down": 6.0, "up": 20.0}]
-    return workload(nodes, jobs, **extra)
+    return workload(nodes, jobs, **random_extras(rng, placement=0.8, faults=0.25))
 
 
 def mpsa_params(rng: random.Random) -> dict[str, Any]:
@@ -62,21 +51,13 @@ def mpsa_params(rng: random.Random) -> dict[str, Any]:
     }
 
 
-def run(w: WorkloadInstance, params: dict[str, Any], reference: bool, rule: str | None) -> str:
-    policy = make_policy("mpsa", params, reference=reference, self_check=not reference)
-    calls = count_assign_paths(policy)
-    rec = Simulation(w, policy, seed=3, stall_limit=300, speculation=make_speculation(rule)).run()
-    assert_only_path_ran(calls, reference)
-    return rec.event_log_hash()
-
-
 def test_plain_and_accelerated_algorithm2_give_the_same_event_log() -> None:
     rng = random.Random("mpsa-fast")
     for _ in range(40):
         w = random_workload(rng)
         params = mpsa_params(rng)
         rule = rng.choice([None, None, *rules()])
-        assert run(w, params, True, rule) == run(w, params, False, rule), (params, rule, w)
+        same_log(w, "mpsa", params, rule, {"self_check": True}, seed=3, stall_limit=300)
 
 
 def test_a_map_is_not_tried_on_a_node_without_its_input() -> None:
