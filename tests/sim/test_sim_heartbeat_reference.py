@@ -20,9 +20,6 @@ from mropt.sim.speculation.table import rules
 
 from sim_helpers import capacity_params, fair_params, pooled_workload, same_log
 
-random_workload = pooled_workload  # (the name test_sim_lone_beats.py imports)
-
-
 # Every speculation rule too: its backups change a job's demand (Fair; Hadoop's updateDemand counts
 # active attempts), which the policy hears through on_rule_backup. Capacity keeps no demand.
 RULES = {"fair": [None, *rules()], "capacity": [None, *rules()]}

@@ -17,7 +17,6 @@ from typing import Any
 
 import numpy as np
 import pytest
-from test_sim_heartbeat_reference import fair_params, random_workload
 
 from mropt.model.workload import WorkloadInstance
 from mropt.sim.engine import Simulation
@@ -25,6 +24,8 @@ from mropt.sim.event_queue import EventQueue
 from mropt.sim.offers import C_DECIDE, EV_HEARTBEAT, EV_TIMER, HeartbeatOffers
 from mropt.sim.policies.fifo import Fifo
 from mropt.sim.policy import Policy, make_policy
+
+from sim_helpers import fair_params, pooled_workload
 
 
 class _Restless(Fifo):
@@ -68,7 +69,7 @@ def run(w: WorkloadInstance, policy: Policy, plain: bool, until: float | None, l
 def test_lone_heartbeats_give_the_plain_rules_outputs(policy: str) -> None:
     rng = random.Random(f"lone-beats-{policy}")
     for _ in range(25):
-        w = random_workload(rng)
+        w = pooled_workload(rng)
         params = fair_params(rng) if policy == "fair" else {}
         until = rng.choice([None, float(rng.randint(5, 60)), rng.randint(5, 60) + 0.75])
         limit = rng.choice([3, 300])
@@ -82,7 +83,7 @@ def test_lone_heartbeats_give_the_plain_rules_outputs(policy: str) -> None:
 def test_a_timer_pushed_at_a_held_heartbeats_time_comes_after_it() -> None:
     """The heartbeat was scheduled first: ``before_decide`` puts it into the queue before the timer
     (a timer set through the engine, ``Simulation.wake_at``, on a run not started yet)."""
-    sim = Simulation(random_workload(random.Random("held")), make_policy("fifo"), mode="heartbeat")
+    sim = Simulation(pooled_workload(random.Random("held")), make_policy("fifo"), mode="heartbeat")
     assert isinstance(sim.offers, HeartbeatOffers)
     held = sim.offers._held
     assert held is not None
