@@ -60,7 +60,7 @@ def tables(case: str) -> tuple[Any, dict[str, Any], dict[str, Any]]:
     elif parts[0] == "alibaba" and len(parts) == 3:
         from mropt.importers.alibaba_workload import import_alibaba_workload
 
-        slots = bench_sim.ALIBABA_FAIR_SLOTS if parts[1] == "fair" else 0
+        slots = bench_sim.ALIBABA_FAIR_SLOTS if parts[1] in ("fair", "capacity") else 0  # as profile_sim.py
         workload = import_alibaba_workload(bench_sim.ALIBABA, duration=float(parts[2]) * 3600, slots=slots)
     else:
         raise SystemExit(f"bench_verify: unknown case {case!r} (swim-POLICY, alibaba-POLICY-HOURS)")

@@ -40,24 +40,25 @@ from mropt.model.workload import WorkloadInstance  # noqa: E402
 from mropt.sim.engine import Simulation  # noqa: E402
 from mropt.sim.policy import make_policy  # noqa: E402
 
+#: the SWIM day's scenarios and their assignment mode (None: the policy's own)
+SWIM_SCENARIOS: dict[str, str | None] = {
+    **{f"swim-{p}": "heartbeat" for p in ("fair", "mpsa", "capacity", "fifo")},
+    **{f"swim-{p}": None for p in ("dc", "delay", "drf", "ddrf", "amb", "minedf-wc")},
+}
+
 
 def _scenario(name: str) -> tuple[WorkloadInstance, Callable[[], Simulation]]:
     """The workload of ``name`` (imported before profiling) and a maker of its simulation."""
     if name == "fifo":
         workload = bench_sim.as_workload(bench_sim.fifo_jobs(400, seed=7), 100)
         return workload, lambda: Simulation(workload, make_policy("fifo"), mode="event", record_utilisation=False)
-    if name in ("swim-fair", "swim-mpsa", "swim-capacity", "swim-fifo"):
+    if name in SWIM_SCENARIOS:
         from mropt.importers.swim_workload import import_swim_workload
 
         workload = import_swim_workload(bench_sim.SWIM_DAY)
         policy = name.split("-", 1)[1]
-        return workload, lambda: Simulation(workload, make_policy(policy), mode="heartbeat")
-    if name in ("swim-dc", "swim-delay", "swim-drf", "swim-ddrf", "swim-amb", "swim-minedf-wc"):
-        from mropt.importers.swim_workload import import_swim_workload
-
-        workload = import_swim_workload(bench_sim.SWIM_DAY)
-        policy = name.split("-", 1)[1]
-        return workload, lambda: Simulation(workload, make_policy(policy))
+        mode = SWIM_SCENARIOS[name]
+        return workload, lambda: Simulation(workload, make_policy(policy), mode=mode)
     parts = name.split("-")
     if parts[0] == "alibaba" and len(parts) in (2, 3) and parts[1] in ("drf", "ddrf", "fair", "capacity"):
         from mropt.importers.alibaba_workload import import_alibaba_workload
@@ -69,7 +70,7 @@ def _scenario(name: str) -> tuple[WorkloadInstance, Callable[[], Simulation]]:
         params = {"e1": 1, "e2": 2} if policy == "ddrf" else {}
         return workload, lambda: Simulation(workload, make_policy(policy, params), record_utilisation=False)
     raise SystemExit(
-        f"profile_sim: unknown scenario {name!r} (fifo, swim-fair, swim-mpsa, swim-capacity, swim-fifo, alibaba-POLICY[-HOURS])"
+        f"profile_sim: unknown scenario {name!r} (fifo, {', '.join(SWIM_SCENARIOS)}, alibaba-POLICY[-HOURS])"
     )
 
 

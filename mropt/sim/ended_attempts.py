@@ -37,7 +37,7 @@ if TYPE_CHECKING:
     from mropt.sim.attempts import Attempt
     from mropt.sim.state import Job
 
-#: an entry's columns (array type codes), in the order of ``EndedAttempts._appends``
+#: an entry's columns (array type codes), in the order :meth:`EndedAttempts.add` appends them
 ENTRY_FIELDS = (
     ("job", "i"),
     ("stage", "i"),

@@ -9,7 +9,7 @@ instant.
 
 :class:`HeldBeats` keeps the heartbeats :class:`~mropt.sim.offers.HeartbeatOffers` schedules in a
 heap of its own instead (``hold``: a node has at most one scheduled, so at most one per node). At
-the end of every instant (``HeartbeatOffers.after_instant``) it looks at the earliest held one:
+the end of every instant (``HeartbeatOffers._after_instant_held``) it looks at the earliest held one:
 
 * due strictly before the queue's next instant, it is *lone*: nothing else happens at its time,
   and the queue holds nothing before it. :meth:`HeldBeats.run` does there what the engine's loop
@@ -48,9 +48,6 @@ from mropt.sim.state import MAP, REDUCE
 
 if TYPE_CHECKING:
     from mropt.sim.offers import HeartbeatOffers
-
-#: the engine's class and kind of a heartbeat (``mropt.sim.offers``: C_DECIDE, EV_HEARTBEAT)
-_C_DECIDE, _EV_HEARTBEAT = 3, 5
 
 
 class HeldBeats:

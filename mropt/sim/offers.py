@@ -315,14 +315,10 @@ class HeartbeatOffers(Offers):
             self._fit_index.note(job)
 
     def after_instant(self) -> None:
-        held = self._held
-        if held is not None and self.sim.stalled:  # the engine cleared its queue: the held heartbeats were in it
-            held.clear()
+        """The end of an instant: new work schedules heartbeats (held ones: :meth:`_after_instant_held`)."""
         if self.new_work:
             self.new_work = False
             self._schedule_all()
-        if held is not None and held.heap:
-            held.run()
 
     def _after_instant_held(self) -> None:
         """:meth:`after_instant` with held heartbeats (``_counts_only``): the held ones looked at only

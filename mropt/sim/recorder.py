@@ -84,7 +84,7 @@ class Recorder:
         self.sim = sim
         self._utilisation = utilisation
         # the attempts that ended, as typed columns (a replay of millions of tasks keeps no
-        # attempt object); the columns (a_job, ...) are built from them when first read
+        # attempt object); the columns (a_job, ...) are built from them at each read
         self.ended_attempts = EndedAttempts()
         self._add = self.ended_attempts.add
         # utilisation rows
@@ -226,7 +226,7 @@ class Recorder:
         if not changed and busy[0] == last[0] and busy[1] == last[1] and slots[0] == last[2] and slots[1] == last[3]:
             return
         total = [busy[0], busy[1], slots[0], slots[1]]
-        # the rows (``_row``), appended here: a SWIM day writes 1.8 million
+        # the rows, appended here: the SWIM day under fifo writes 1.8 million
         u_time, u_type, u_pool, u_busy, u_cap = self.u_time, self.u_type, self.u_pool, self.u_busy, self.u_cap
         if total != last:
             for stype in (0, 1):

@@ -3,9 +3,9 @@
 A replay of a production trace ends millions of attempts (the Alibaba 2017 day: 10.5
 million), and its attempt table built from Python lists took about 3 GB (issue 32).
 :class:`TasksTable` builds the columns as Arrow arrays straight from the numpy columns of
-:class:`~mropt.sim.ended_attempts.EndedAttempts`, :data:`ROW_GROUP` rows at a time: that is
-pyarrow's default row group, so a file written piece by piece holds the row groups
-:func:`pyarrow.parquet.write_table` makes of the whole table, and the same values.
+:class:`~mropt.sim.ended_attempts.EndedAttempts`, :data:`ROW_GROUP` rows at a time, so a file
+written piece by piece holds the row groups ``pyarrow.parquet.write_table(...,
+row_group_size=ROW_GROUP)`` makes of the whole table, and the same values.
 
 * A text column (``job_id``, ``stage_type``, ``node``, ``rack``, ``locality``, ``outcome``)
   is its codes (job, slot type, node, rack, locality level, outcome) looked up in the

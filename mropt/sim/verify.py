@@ -144,7 +144,7 @@ class _Check:
 
     def fail(self, text: str) -> None:
         """Record a problem, the first _MAX_PROBLEMS only."""
-        if len(self.problems) < _MAX_PROBLEMS:
+        if self.room():
             self.problems.append(text)
 
     def room(self) -> bool:

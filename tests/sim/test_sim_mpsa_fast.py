@@ -72,8 +72,8 @@ def test_a_map_is_not_tried_on_a_node_without_its_input() -> None:
         sim = Simulation(w, policy, mode="heartbeat", seed=0)
         held = {int(n) for n in sim.jobs[0].stages[0].replicas.reshape(-1)}  # type: ignore[union-attr]
         assert len(held) == 1  # one replica of each of the two maps, on the same node (seed 0)
-        launch = sim.launch
-        calls: list[tuple[int, int]] = []
+        launch, launch_tasks = sim.launch, sim.launch_tasks
+        calls: list[tuple[int, int]] = []  # (node, started: the first attempt's index, or -1)
 
         def spy(job: int, node: int, stype: int, level: int = ANY, calls: Any = calls, launch: Any = launch) -> int:
             if stype == MAP and level == NODE:
@@ -81,9 +81,25 @@ def test_a_map_is_not_tried_on_a_node_without_its_input() -> None:
                 return calls[-1][1]
             return launch(job, node, stype, level)
 
+        def spy_run(
+            job: int,
+            node: int,
+            stype: int,
+            level: int = ANY,
+            count: int = 1,
+            calls: Any = calls,
+            run: Any = launch_tasks,
+        ) -> Any:
+            got = run(job, node, stype, level, count)
+            if stype == MAP and level == NODE:
+                calls.append((node, got[0]))
+            return got
+
         sim.launch = spy  # type: ignore[method-assign]
+        sim.launch_tasks = spy_run  # type: ignore[method-assign]
         sim.run()
         tried[reference] = calls
     (input_node,) = held
     assert (1 - input_node, -1) in tried[True]
+    assert tried[False]  # the fast path's NODE-level launches were seen (through launch_tasks)
     assert all(node == input_node and got >= 0 for node, got in tried[False])

@@ -53,7 +53,7 @@ from __future__ import annotations
 
 import math
 from bisect import bisect_left
-from collections.abc import Hashable, Sequence
+from collections.abc import Sequence
 from typing import Any
 
 from mropt.registry import Param
@@ -296,7 +296,4 @@ class Dc(Policy):
             del self._keys[at], self._order[at]
 
     def on_node(self, node: int, up: bool) -> None:
-        self._stale = True
-
-    def on_timer(self, tag: Hashable) -> None:
         self._stale = True

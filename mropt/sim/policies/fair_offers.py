@@ -101,24 +101,8 @@ class FairOffers:
         minShares, weights or candidate jobs changed): each moves to its new key's place."""
         for name in self.repool:
             pool = self.pools[name]
-            for stype in (MAP, REDUCE):
-                order = self.order[stype]
-                if pool.cand[stype] and len(order) == 1 and order[0][-1] == name:
-                    self.lone_stale[stype] = True  # the order's only pool stays: its key waits
-                    continue
-                if self.lone_stale[stype]:
-                    self._fresh(stype)
-                placed = self.placed[stype]
-                new = self._pool_key(pool, stype) if pool.cand[stype] else None
-                old = placed.get(name)
-                if new == old:
-                    continue
-                if old is not None:
-                    del order[bisect_left(order, old)]
-                    del placed[name]
-                if new is not None:
-                    insort(order, new)
-                    placed[name] = new
+            self._place(pool, MAP)
+            self._place(pool, REDUCE)
         self.repool.clear()
         if self.self_check:
             for stype in (MAP, REDUCE):
@@ -354,11 +338,16 @@ class FairOffers:
             if new is not None:
                 insort(cand, new)
             keys[stype] = new
+        self._place(pool, stype)
+
+    def _place(self, pool: _Pool, stype: int) -> None:
+        """Move ``pool`` to its key's place in ``order[stype]`` (out of it without candidates). The
+        order's only pool cannot change place, so its key waits (``lone_stale``) until another pool
+        comes in or the order is read whole (``_fresh``)."""
         name = pool.name
         order = self.order[stype]
+        cand = pool.cand[stype]
         if cand and len(order) == 1 and order[0][-1] == name:
-            # the order's only pool: its place cannot change, so its key waits until another pool
-            # comes in or the order is read whole (``_reorder``: ``_fresh``)
             self.lone_stale[stype] = True
             return
         if self.lone_stale[stype]:

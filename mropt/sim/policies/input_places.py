@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from mropt.sim.state import NODE, RACK
 from mropt.sim.view import SimView
 
 #: (the stage, the nodes holding its input or None when it has no replicas, the racks of those nodes)
@@ -49,6 +50,16 @@ class InputPlaces:
             racks = frozenset(node_rack[n] for n in nodes)
         places = self.known[job] = (stage, nodes, racks)
         return places
+
+    def none_at(self, job: int, stage: int, level: int, node: int, rack: int) -> bool:
+        """True when a launch of ``job``'s stage ``stage`` at ``level`` on ``node`` (in ``rack``) would
+        find no task: NODE level and no input on the node, RACK level and none in its rack."""
+        places = self.known.get(job)
+        if places is None or places[0] != stage:
+            places = self.of(job, stage)
+        return places[1] is not None and (
+            (level == NODE and node not in places[1]) or (level == RACK and rack not in places[2])
+        )
 
     def forget(self, job: int) -> None:
         """The job ended: drop its places."""

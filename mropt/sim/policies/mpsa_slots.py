@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING
 
 from mropt.sim.policies.input_places import InputPlaces
 from mropt.sim.policies.mpsa_order import algorithm2_order
-from mropt.sim.state import ANY, MAP, NODE, RACK, REDUCE
+from mropt.sim.state import ANY, MAP, REDUCE
 from mropt.sim.view import SimView
 
 
@@ -95,18 +95,10 @@ class MpsaSlots:
             if stype == MAP:  # local runs first, job by job
                 level = self.level
                 rack = sim.node_rack[node]
-                input_places = self.input_places
-                known = input_places.known
+                none_at = self.input_places.none_at
                 for j in members:
                     jj = jobs[j]
-                    if not jj.runnable[MAP]:
-                        continue
-                    places = known.get(j)
-                    if places is None or places[0] != jj.cur:
-                        places = input_places.of(j, jj.cur)
-                    if places[1] is not None and (
-                        (level == NODE and node not in places[1]) or (level == RACK and rack not in places[2])
-                    ):
+                    if not jj.runnable[MAP] or none_at(j, jj.cur, level, node, rack):
                         continue
                     left -= launch_tasks(j, node, MAP, level, left)[1]
                     if not left:
@@ -151,24 +143,11 @@ class MpsaSlots:
         if self.stale:
             self._recount()
         held = self.held[stype]
-        reserved = self.reserved[stype]
-        total = sim.total_slots[stype]
         members = self.members
         jobs = sim.jobs
-        if len(members) == 1:
-            # one queue: its jobs are the active jobs (every job arrives into it, mpsa accepts all),
-            # so it wants the slot iff a task of the type is runnable (the caller's loop: it is)
-            a, s = held[0], reserved[0]
-            ok = a < s or total - max(a, s) > 0 or self.lend or (self.liveness and busy[stype] == 0)
-            order = [0] if ok and sim.runnable[stype] > 0 else []
-        else:
-            wants = [any(jobs[j].runnable[stype] for j in m) for m in members]
-            order = algorithm2_order(held, reserved, total, wants)
-            if not order and (self.lend or (self.liveness and busy[stype] == 0)) and any(wants):
-                order = algorithm2_order(held, reserved, total, wants, liveness_open=True)
+        order = self._plain_order(held, stype)  # (several queues: one queue runs _slots_one_queue)
         if self.self_check:
             assert held == self.assigned(stype), (held, self.assigned(stype))
-            assert order == self._plain_order(held, stype), (order, self._plain_order(held, stype))
         if not order:
             self.declined[stype] = key
             return False
@@ -177,19 +156,11 @@ class MpsaSlots:
         if stype == MAP:  # first the hungriest queue with a local task
             level = self.level
             rack = sim.node_rack[node]
-            input_places = self.input_places
-            known = input_places.known
+            none_at = self.input_places.none_at
             for q in order:
                 for j in members[q]:
                     jj = jobs[j]
-                    if not jj.runnable[MAP]:
-                        continue
-                    places = known.get(j)
-                    if places is None or places[0] != jj.cur:
-                        places = input_places.of(j, jj.cur)
-                    if places[1] is not None and (
-                        (level == NODE and node not in places[1]) or (level == RACK and rack not in places[2])
-                    ):
+                    if not jj.runnable[MAP] or none_at(j, jj.cur, level, node, rack):
                         continue  # no input on the node (its rack): the launch would find no task
                     if launch(j, node, MAP, level) >= 0:
                         held[q] += 1
