@@ -15,10 +15,8 @@ import random
 from typing import Any
 
 from mropt.model.workload import WorkloadInstance
-from mropt.sim.engine import Simulation
-from mropt.sim.policy import make_policy
 
-from sim_helpers import random_queues, workload
+from sim_helpers import random_queues, same_log, workload
 
 
 def resource_workload(rng: random.Random) -> WorkloadInstance:
@@ -70,14 +68,10 @@ def resource_workload(rng: random.Random) -> WorkloadInstance:
     return workload(nodes, jobs, **extra)
 
 
-def event_log(w: WorkloadInstance, params: dict[str, Any], reference: bool) -> str:
-    sim = Simulation(w, make_policy("capacity", params, reference=reference), seed=3, stall_limit=300)
-    return sim.run().event_log_hash()
-
-
 def test_fast_heartbeat_on_many_slots_and_resources_gives_the_reference_log() -> None:
+    """Each workload run twice, each run by its own path alone (``same_log``)."""
     rng = random.Random("capacity-fast-resources")
     for _ in range(40):
         w = resource_workload(rng)
         params = {"locality_wait_factor": rng.choice([-1.0, -1.0, 0.0, 0.5, 1.0])}
-        assert event_log(w, params, reference=True) == event_log(w, params, reference=False), (params, w)
+        same_log(w, "capacity", params, seed=3, stall_limit=300)
