@@ -119,9 +119,8 @@ class Dc(Policy):
         self.n_reduce: dict[int, int] = {}
         self.map_calendar: list[tuple[float, float, int]] = []
         self.reduce_calendar: list[tuple[float, float, int]] = []
-        # the fast path's state (module docstring, "Speed"): the active jobs in EDF order (their keys
-        # beside them), and the jobs that may take a map / a reduce, valid until a hook marks them stale
-        self._keys: list[tuple[float, float, int]] = []
+        # the fast path's state (module docstring, "Speed"): the active jobs in EDF order, and the jobs
+        # that may take a map / a reduce, valid until a hook marks them stale
         self._order: list[JobView] = []
         self._maps: list[JobView] = []
         self._reduces: list[JobView] = []
@@ -133,10 +132,7 @@ class Dc(Policy):
         admission = self._admit(job)
         if admission.accept:
             j = self.sim.jobs[job]
-            key = edf_key(j)
-            at = bisect_left(self._keys, key)
-            self._keys.insert(at, key)
-            self._order.insert(at, j)
+            self._order.insert(bisect_left(self._order, edf_key(j), key=edf_key), j)
         return admission
 
     def _admit(self, job: int) -> Admission:
@@ -271,7 +267,6 @@ class Dc(Policy):
         """``self_check``: the kept lists against a plain recomputation."""
         order = sorted(self.sim.active.values(), key=edf_key)
         assert [j.index for j in self._order] == [j.index for j in order]
-        assert self._keys == [edf_key(j) for j in order]
         n_map = self.n_map
         maps = [j.index for j in order if j.runnable[MAP] and j.running[MAP] < n_map[j.index]]
         assert [j.index for j in self._maps] == maps
@@ -291,9 +286,9 @@ class Dc(Policy):
     def on_job_end(self, job: int) -> None:
         self._stale = True
         j = self.sim.jobs[job]
-        at = bisect_left(self._keys, edf_key(j))
+        at = bisect_left(self._order, edf_key(j), key=edf_key)
         if at < len(self._order) and self._order[at].index == job:
-            del self._keys[at], self._order[at]
+            del self._order[at]
 
     def on_node(self, node: int, up: bool) -> None:
         self._stale = True
