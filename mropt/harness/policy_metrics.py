@@ -54,10 +54,12 @@ def _plain(x: float) -> float | None:
     return float(f"{x:.12g}") if math.isfinite(x) else None
 
 
-def run_metrics(workload: WorkloadInstance, jobs: pd.DataFrame, tasks: pd.DataFrame) -> dict[str, float | None]:
+def run_metrics(workload: WorkloadInstance, jobs: Any, tasks: Any) -> dict[str, float | None]:
     """The metrics of :data:`METRIC_KEYS` of one run: ``jobs`` and ``tasks`` as ``jobs.parquet`` and
-    ``tasks.parquet`` hold them, ``workload`` the one simulated (module docstring)."""
+    ``tasks.parquet`` hold them (frames, or the recorder's column dicts: of the attempt table only
+    ``locality`` is read, and no frame is made of it), ``workload`` the one simulated (module docstring)."""
     out: dict[str, float | None] = dict.fromkeys(METRIC_KEYS)
+    jobs = _frame(jobs)
     finish = pd.to_numeric(jobs["finish"], errors="coerce").to_numpy(float)
     done = ~np.isnan(finish)
     jct = finish[done] - jobs["submit_time"].to_numpy(float)[done]
@@ -74,19 +76,26 @@ def run_metrics(workload: WorkloadInstance, jobs: pd.DataFrame, tasks: pd.DataFr
         out["on_time_share"] = _plain(float(on_time[has_deadline].sum()) / float(has_deadline.sum()))
     if len(jobs):
         out["acceptance"] = _plain(float(np.asarray(jobs["accepted"], dtype=bool).mean()))
-    levels = tasks["locality"].dropna() if len(tasks) else pd.Series(dtype=object)
+    levels = _locality(tasks).dropna()
     if len(levels):
         out["locality_node"] = _plain(float((levels == "node").mean()))
         out["locality_rack"] = _plain(float((levels == "rack").mean()))
     return out
 
 
+def _locality(tasks: Any) -> pd.Series:
+    """The attempt table's ``locality`` column as Python objects (empty for a table without rows)."""
+    if isinstance(tasks, pd.DataFrame):
+        return tasks["locality"].astype(object) if len(tasks) else pd.Series(dtype=object)
+    return pd.Series(tasks["locality"] if tasks else [], dtype=object)
+
+
 def as_frames(jobs: Any, tasks: Any) -> tuple[pd.DataFrame, pd.DataFrame]:
     """``jobs`` and ``tasks`` as frames, from frames or from the recorder's column dicts (``_n`` left out)."""
+    return _frame(jobs), _frame(tasks)
 
-    def frame(cols: Any) -> pd.DataFrame:
-        if isinstance(cols, pd.DataFrame):
-            return cols
-        return pd.DataFrame({k: v for k, v in cols.items() if not k.startswith("_")})
 
-    return frame(jobs), frame(tasks)
+def _frame(cols: Any) -> pd.DataFrame:
+    if isinstance(cols, pd.DataFrame):
+        return cols
+    return pd.DataFrame({k: v for k, v in cols.items() if not k.startswith("_")})

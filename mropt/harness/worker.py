@@ -292,7 +292,7 @@ def simulate_task(task: dict[str, Any], instance: Any) -> dict[str, Any]:
         )
     except Exception as exc:  # noqa: BLE001 - a policy's bug or bad params: an error row
         return {"status": "error", "error": f"{type(exc).__name__}: {' '.join(str(exc).split())}"}
-    from mropt.harness.policy_metrics import as_frames, run_metrics
+    from mropt.harness.policy_metrics import run_metrics
     from mropt.model.tolerance import same_value
     from mropt.sim.verify import verify_simulation
 
@@ -303,7 +303,7 @@ def simulate_task(task: dict[str, Any], instance: Any) -> dict[str, Any]:
     if verdict.objective is not None and not same_value(verdict.objective, s["benefit"], atol=1e-6):
         problems.append(f"benefit {s['benefit']!r}, verify recomputes {verdict.objective!r}")
     metrics = {k: v for k, v in s.items() if k not in ("policy", "params")}
-    metrics.update(run_metrics(run.workload, *as_frames(jobs, tasks)))
+    metrics.update(run_metrics(run.workload, jobs, tasks))
     return {
         "status": "feasible",
         "objective": s["benefit"],

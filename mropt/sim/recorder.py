@@ -310,12 +310,12 @@ class Recorder:
 
     def tasks_columns(self) -> dict[str, Any]:
         """The attempt table as columns, one row per attempt (a batch of k tasks gives k rows): the
-        text columns as lists, the others numpy arrays (:func:`mropt.sim.tasks_table.as_columns`).
-        ``tasks.parquet`` is written from the same :class:`~mropt.sim.tasks_table.TasksTable`, a row
-        group at a time."""
-        from mropt.sim.tasks_table import TasksTable, as_columns
+        text columns as lists (one string object per distinct value, shared by its rows), the others
+        numpy arrays (:meth:`mropt.sim.tasks_table.TasksTable.columns`). ``tasks.parquet`` is written
+        from the same :class:`~mropt.sim.tasks_table.TasksTable`, a row group at a time."""
+        from mropt.sim.tasks_table import TasksTable
 
-        return as_columns(TasksTable(self).table())
+        return TasksTable(self).columns()
 
     def utilisation_blocks(self) -> Iterator[tuple[np.ndarray, ...]]:
         """The utilisation rows, in order, as blocks of typed arrays: time (float64), slot type (int8

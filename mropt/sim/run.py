@@ -319,19 +319,19 @@ def utilisation_ratio(recorder: Recorder, horizon: float) -> dict[str, float | N
     """Busy over capacity slot-seconds per slot type on [0, horizon], from the cluster-wide step series.
 
     Empty for a workload whose nodes give resources, not slots (:func:`resource_ratio` measures it).
+    The cluster-wide rows (pool ``*``, index 0 of ``Recorder.pools``) are read from the recorder's
+    typed blocks (:meth:`Recorder.utilisation_blocks`), a block at a time: the SWIM day's 1.8
+    million rows are never made Python strings.
     """
     workload = recorder.sim.workload
     if not workload.uses_slots and any(spec.resources for spec in workload.nodes):
         return {}
-    cols = recorder.utilisation_columns()
-    time_ = np.asarray(cols["time"], dtype=float)
-    pool = np.asarray(cols["pool"], dtype=object)
-    stype = np.asarray(cols["slot_type"], dtype=object)
-    busy = np.asarray(cols["busy"], dtype=float)
-    cap = np.asarray(cols["capacity"], dtype=float)
+    cluster = [tuple(c[block[2] == 0] for c in block) for block in recorder.utilisation_blocks()]
+    time_, stype, _, busy, cap = (np.concatenate(c) for c in zip(*cluster, strict=True))
+    busy, cap = busy.astype(float), cap.astype(float)
     out: dict[str, float | None] = {}
-    for name in SLOT_TYPES:
-        rows = (pool == "*") & (stype == name)
+    for code, name in enumerate(SLOT_TYPES):
+        rows = stype == code
         t, b, c = time_[rows], busy[rows], cap[rows]
         if not len(t) or horizon <= 0:
             out[name] = None

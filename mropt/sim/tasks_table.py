@@ -43,10 +43,17 @@ class TextColumn:
 
     def __init__(self, value_of: Callable[[int], Any], used: np.ndarray) -> None:
         self.used = used
-        self.values = pa.array([value_of(int(code)) for code in used])
+        words = [value_of(int(code)) for code in used]
+        self.values = pa.array(words)
+        self.objects = np.empty(len(words), dtype=object)  # the same values as Python objects
+        self.objects[:] = words
 
     def __call__(self, codes: np.ndarray) -> pa.Array:
         return self.values.take(pa.array(np.searchsorted(self.used, codes)))
+
+    def words(self, codes: np.ndarray) -> list[Any]:
+        """The rows' values as a list (one Python object per value used, shared by its rows)."""
+        return self.objects[np.searchsorted(self.used, codes)].tolist()
 
 
 class TasksTable:
@@ -105,37 +112,46 @@ class TasksTable:
         pieces = list(self.pieces())
         return pa.concat_tables(pieces) if pieces else self.schema.empty_table()
 
+    def columns(self) -> dict[str, Any]:
+        """The whole table as ``Recorder.tasks_columns`` gives it, built from the store's columns
+        without Arrow: the text columns as lists, the others numpy arrays (the values and types of
+        :meth:`table`'s columns)."""
+        text = self.text
+        return {
+            name: text[name].words(values) if name in text else values
+            for name, values in self._arrays(self.store.rows()).items()
+        }
+
     def _piece(self, rows: dict[str, np.ndarray]) -> pa.Table:
         text = self.text
-        job, stage, task, node = rows["job"], rows["stage"], rows["task"], rows["node"]
         columns = [
-            text["job_id"](job),
-            pa.array(stage.astype(np.int64)),
-            text["stage_type"](rows["type"]),
-            pa.array(task.astype(np.int64)),
-            pa.array(rows["id"]),
-            text["node"](node),
-            text["rack"](self.node_rack[node]),
-            pa.array(rows["start"]),
-            pa.array(rows["end"]),
-            text["locality"](rows["level"]),
-            pa.array(rows["spec"]),
-            text["outcome"](rows["outcome"]),
-            pa.array(self.input_mb[self.input_groups.of(job, stage, task)]),
+            text[name](values) if name in text else pa.array(values) for name, values in self._arrays(rows).items()
         ]
-        if self.resources:
-            demand = self.demand[self.demand_groups.of(job, stage, task)]
-            columns.extend(pa.array(demand[:, k]) for k in range(len(self.resources)))
         return pa.Table.from_arrays(columns, schema=self.schema)
 
+    def _arrays(self, rows: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
+        """The table's columns of the store's ``rows`` as numpy arrays, a text column as its codes
+        (:class:`TextColumn`)."""
+        job, stage, task, node = rows["job"], rows["stage"], rows["task"], rows["node"]
+        out = {
+            "job_id": job,
+            "stage": stage.astype(np.int64),
+            "stage_type": rows["type"],
+            "task": task.astype(np.int64),
+            "attempt": rows["id"],
+            "node": node,
+            "rack": self.node_rack[node],
+            "start": rows["start"],
+            "end": rows["end"],
+            "locality": rows["level"],
+            "speculative": rows["spec"],
+            "outcome": rows["outcome"],
+            "input_mb": self.input_mb[self.input_groups.of(job, stage, task)],
+        }
+        if self.resources:
+            demand = self.demand[self.demand_groups.of(job, stage, task)]
+            out.update((f"demand_{name}", np.ascontiguousarray(demand[:, k])) for k, name in enumerate(self.resources))
+        return out
 
-def as_columns(table: pa.Table) -> dict[str, Any]:
-    """A table's columns as ``Recorder.tasks_columns`` gives them: text columns as lists, the rest numpy arrays."""
-    out: dict[str, Any] = {}
-    for field, column in zip(table.schema, table.columns, strict=True):
-        text = pa.types.is_string(field.type) or pa.types.is_null(field.type)
-        out[field.name] = column.to_pylist() if text else column.to_numpy()
-    return out
 
-
-__all__ = ["ROW_GROUP", "TasksTable", "TextColumn", "as_columns"]
+__all__ = ["ROW_GROUP", "TasksTable", "TextColumn"]

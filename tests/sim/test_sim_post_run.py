@@ -1,0 +1,90 @@
+"""What a run costs after the loop (issue 32): the summary's slot utilisation read from the
+recorder's typed rows, and the study's metrics read from the recorder's columns without frames,
+checked against the files ``--out`` writes, read back (``read_outputs``): the step series of
+``utilisation.parquet`` integrated row by row here, ``run_metrics`` of the frames read from disk."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+from test_sim_fifo import mixed_workload
+
+from mropt.harness import worker
+from mropt.harness.policy_metrics import run_metrics
+from mropt.model.workload import WorkloadInstance
+from mropt.sim import recorder
+from mropt.sim.outputs import read_outputs, write_outputs
+from mropt.sim.run import simulate
+
+from sim_helpers import mr_job, workload
+
+
+def with_deadlines() -> WorkloadInstance:
+    """:func:`mixed_workload` (two pools, replicas, a fault, stragglers) with a deadline and a benefit
+    on every other job: some met, some missed."""
+    data = mixed_workload().to_dict()
+    for k, job in enumerate(data["jobs"]):
+        if k % 2:
+            job.update(deadline=job["submit_time"] + (1.0 if k % 4 == 1 else 500.0), benefit=1.0 + k)
+    return WorkloadInstance.from_dict(data)
+
+
+def step_ratio(rows: list[tuple[float, int, int]], horizon: float) -> float:
+    """Busy over capacity slot-seconds on [0, horizon] of a step series ``(time, busy, capacity)``,
+    integrated one step after another (the capacity before the first row: the first row's)."""
+    busy = 0.0
+    capacity = rows[0][2] * min(rows[0][0], horizon)
+    for (t, b, c), (nxt, _, _) in zip(rows, [*rows[1:], (horizon, 0, 0)]):
+        width = max(0.0, min(nxt, horizon) - min(t, horizon))
+        busy += b * width
+        capacity += c * width
+    return busy / capacity
+
+
+@pytest.mark.parametrize("policy", ["fair", "capacity"])
+def test_summary_and_study_metrics_match_the_files_read_back(
+    policy: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(recorder, "UTILISATION_CHUNK", 5)  # the rows in many typed blocks
+    w = with_deadlines()
+    run = simulate(w, policy, seed=3)
+    write_outputs(run, tmp_path / "out")
+    summary, tables = read_outputs(tmp_path / "out")
+    util, tasks, jobs = tables["utilisation.parquet"], tables["tasks.parquet"], tables["jobs.parquet"]
+    # the pools' own rows are there too, and the counts changed at many instants
+    assert {"*", "p0", "p1"} <= set(util["pool"]) and len(run.recorder._u_blocks) > 3
+    horizon = summary["makespan"]
+    for name in ("map", "reduce"):
+        rows = util[(util["pool"] == "*") & (util["slot_type"] == name)]
+        want = step_ratio(list(zip(rows["time"], rows["busy"], rows["capacity"], strict=True)), horizon)
+        assert summary["utilisation"][name] == pytest.approx(want, rel=1e-9), name
+    assert summary["utilisation"]["map"] != summary["utilisation"]["reduce"]
+    # the study's measures from the recorder's columns: those of the frames read from the files
+    levels = set(tasks["locality"].dropna())
+    assert "node" in levels and tasks["locality"].isna().any()  # reduces have no locality
+    assert jobs["on_time"].astype(object).isin([True]).any() and jobs["on_time"].astype(object).isin([False]).any()
+    from_files = run_metrics(w, jobs, tasks)
+    assert None not in from_files.values()
+    rec = run.recorder
+    assert run_metrics(w, rec.jobs_columns(), rec.tasks_columns()) == from_files
+    # the worker's row: the summary and these measures, verified
+    monkeypatch.setattr("mropt.sim.run.simulate", lambda *args, **kwargs: run)
+    row: dict[str, Any] = worker.simulate_task({"method": policy, "seed": 3}, w)
+    assert row["verified"] and row["verify_problems"] is None
+    assert json.loads(row["metrics"]) == {
+        **{k: v for k, v in run.summary.items() if k not in ("policy", "params")},
+        **from_files,
+    }
+
+
+def test_a_run_without_attempts_has_no_measures() -> None:
+    """No attempt (the run stops before the only job arrives): no locality share, from columns or frames."""
+    w = workload([{"id": "n", "map_slots": 1, "reduce_slots": 1}], [mr_job("j", 1.0, submit_time=10.0)])
+    run = simulate(w, "fifo", until=5.0)
+    rec = run.recorder
+    assert rec.attempts == 0 and rec.tasks_columns()["locality"] == []
+    got = run_metrics(w, rec.jobs_columns(), rec.tasks_columns())
+    assert got["locality_node"] is None and got["jct_mean"] is None and got["acceptance"] is not None
