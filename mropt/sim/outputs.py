@@ -59,7 +59,7 @@ from mropt.sim import tasks_table
 from mropt.sim.recorder import Recorder
 from mropt.sim.run import SimRun
 from mropt.sim.state import SLOT_TYPES
-from mropt.sim.tasks_table import TasksTable, TextColumn
+from mropt.sim.tasks_table import TasksTable, TextColumn, recut, whole
 
 FILES = ("jobs.parquet", "tasks.parquet", "utilisation.parquet", "summary.json")
 SUMMARY = "summary.json"
@@ -155,18 +155,7 @@ def write_outputs(run: SimRun, out: str | os.PathLike[str], force: bool = False)
 def run_tables(run: SimRun) -> dict[str, pa.Table]:
     """The run's three tables as they are written, by file name (the recorder's columns, not its ``_`` ones;
     the attempt table from the recorder's typed store, :class:`mropt.sim.tasks_table.TasksTable`)."""
-    rec = run.recorder
-    return {
-        "jobs.parquet": _table(rec.jobs_columns()),
-        "tasks.parquet": TasksTable(rec).table(),
-        "utilisation.parquet": _whole(*_utilisation_pieces(rec)),
-    }
-
-
-def _whole(schema: pa.Schema, pieces: Iterator[pa.Table]) -> pa.Table:
-    """The table of ``pieces`` (of ``schema``; none: empty)."""
-    tables = list(pieces)
-    return pa.concat_tables(tables) if tables else schema.empty_table()
+    return {name: whole(*_table_pieces(run, name)) for name in FILES[:3]}
 
 
 def _utilisation_pieces(rec: Recorder) -> tuple[pa.Schema, Iterator[pa.Table]]:
@@ -192,19 +181,7 @@ def _utilisation_pieces(rec: Recorder) -> tuple[pa.Schema, Iterator[pa.Table]]:
         columns = [pa.array(time), slot_type(stype), pool_name(pool), pa.array(busy), pa.array(cap)]
         return pa.Table.from_arrays(columns, schema=schema)
 
-    def pieces() -> Iterator[pa.Table]:
-        size, held = tasks_table.ROW_GROUP, None  # rows not yet written (fewer than a piece)
-        for block in rec.utilisation_blocks():
-            rows = block if held is None else tuple(np.concatenate(c) for c in zip(held, block, strict=True))
-            cut = 0
-            while len(rows[0]) - cut >= size:
-                yield piece(tuple(c[cut : cut + size] for c in rows))
-                cut += size
-            held = tuple(c[cut:].copy() for c in rows) if cut < len(rows[0]) else None
-        if held is not None:
-            yield piece(held)
-
-    return schema, pieces()
+    return schema, map(piece, recut(rec.utilisation_blocks(), tasks_table.ROW_GROUP))
 
 
 def _table_pieces(run: SimRun, name: str) -> tuple[pa.Schema, Iterator[pa.Table]]:

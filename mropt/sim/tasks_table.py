@@ -20,7 +20,7 @@ The columns and what they mean: :mod:`mropt.sim.recorder`.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -109,8 +109,7 @@ class TasksTable:
 
     def table(self) -> pa.Table:
         """The whole table (one chunk per :data:`ROW_GROUP` rows)."""
-        pieces = list(self.pieces())
-        return pa.concat_tables(pieces) if pieces else self.schema.empty_table()
+        return whole(self.schema, self.pieces())
 
     def columns(self) -> dict[str, Any]:
         """The whole table as ``Recorder.tasks_columns`` gives it, built from the store's columns
@@ -154,4 +153,26 @@ class TasksTable:
         return out
 
 
-__all__ = ["ROW_GROUP", "TasksTable", "TextColumn"]
+def whole(schema: pa.Schema, pieces: Iterable[pa.Table]) -> pa.Table:
+    """The table of ``pieces`` (of ``schema``; none: its empty table)."""
+    tables = list(pieces)
+    return pa.concat_tables(tables) if tables else schema.empty_table()
+
+
+def recut(blocks: Iterable[tuple[np.ndarray, ...]], size: int) -> Iterator[tuple[np.ndarray, ...]]:
+    """The rows of ``blocks`` (each a tuple of columns of one length, in order) in consecutive pieces
+    of ``size`` rows (the last one shorter; none without rows): the rows a block leaves over are held
+    (copied) until the next block's make a piece."""
+    held: tuple[np.ndarray, ...] | None = None
+    for block in blocks:
+        rows = block if held is None else tuple(np.concatenate(c) for c in zip(held, block, strict=True))
+        cut = 0
+        while len(rows[0]) - cut >= size:
+            yield tuple(c[cut : cut + size] for c in rows)
+            cut += size
+        held = tuple(c[cut:].copy() for c in rows) if cut < len(rows[0]) else None
+    if held is not None:
+        yield held
+
+
+__all__ = ["ROW_GROUP", "TasksTable", "TextColumn", "recut", "whole"]

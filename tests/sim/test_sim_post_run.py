@@ -9,6 +9,7 @@ import json
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pytest
 from test_sim_fifo import mixed_workload
 
@@ -18,6 +19,7 @@ from mropt.model.workload import WorkloadInstance
 from mropt.sim import recorder
 from mropt.sim.outputs import read_outputs, write_outputs
 from mropt.sim.run import simulate
+from mropt.sim.tasks_table import recut
 
 from sim_helpers import mr_job, workload
 
@@ -88,3 +90,16 @@ def test_a_run_without_attempts_has_no_measures() -> None:
     assert rec.attempts == 0 and rec.tasks_columns()["locality"] == []
     got = run_metrics(w, rec.jobs_columns(), rec.tasks_columns())
     assert got["locality_node"] is None and got["jct_mean"] is None and got["acceptance"] is not None
+
+
+@pytest.mark.parametrize("size", [1, 2, 3, 4, 100])
+def test_recut_gives_the_rows_in_pieces_of_size_across_blocks(size: int) -> None:
+    """Blocks of 0, 3, 1, 0, 5 and 2 rows (two columns): the pieces are the rows joined, then cut."""
+    lengths = [0, 3, 1, 0, 5, 2]
+    ends = np.cumsum(lengths)
+    blocks = [(np.arange(e - n, e), np.arange(e - n, e) * 0.5) for n, e in zip(lengths, ends, strict=True)]
+    pieces = list(recut(iter(blocks), size))
+    rows = list(range(int(ends[-1])))
+    assert [p[0].tolist() for p in pieces] == [rows[k : k + size] for k in range(0, len(rows), size)]
+    assert all(p[1].tolist() == [r * 0.5 for r in p[0].tolist()] for p in pieces)
+    assert list(recut(iter([(np.zeros(0), np.zeros(0))]), size)) == []
