@@ -237,7 +237,11 @@ class Capacity(Policy):
 
         Below the queue's capacity with the default ``minimum-user-limit-percent`` (100) and
         ``user-limit-factor`` (>= 1), ``user_limit`` is at least the capacity: occupied + 1 is
-        returned for it (every job fits) without its arithmetic."""
+        returned for it (every job fits) without its arithmetic. This repeats a step of
+        ``user_limit``'s algebra on purpose: the SWIM day calls ``_limit`` 880 k times, every one
+        in that case, and ``user_limit`` costs about 1 us more a call: calling it here made
+        ``swim-capacity`` about 5 % slower, over the 3 % a readability change may cost
+        (benchmarks/RESULTS.md, "(issue 32) readability items")."""
         occupied = q.occupied[stype]
         if max_cap is not None and occupied + 1 > max_cap:
             return -1
@@ -349,7 +353,6 @@ class Capacity(Policy):
         jobs = sim.jobs
         missed = self.missed
         user_of = self.user_of
-        wait_factor, lwf = self.wait_factor, self.lwf
         queues = self.queues
         available = sim.free[MAP][node]
         trackers = -1  # the trackers up, counted when an off-switch test first needs them
@@ -379,10 +382,7 @@ class Capacity(Policy):
                         stage = j.stages[j.cur]
                         if trackers < 0:
                             trackers = sim.node_up.count(True)
-                        wait = wait_factor if wait_factor >= 0 else lwf.get(job)
-                        if wait is None:
-                            wait = self._locality_wait_factor(job)
-                        if min(stage.n - stage.finished, trackers) * wait < missed[job]:
+                        if min(stage.n - stage.finished, trackers) * self._locality_wait_factor(job) < missed[job]:
                             aid = launch(job, node, MAP, ANY)
                             off_switch = aid >= 0
                     if aid >= 0:
