@@ -38,6 +38,7 @@ stderr it does: the hook the kill-safety test uses to kill a writer surely at th
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import re
@@ -220,16 +221,33 @@ def summary_record(run: SimRun) -> dict[str, Any]:
     return record
 
 
+@contextlib.contextmanager
+def system_pool() -> Iterator[None]:
+    """Arrow allocates from the C library's allocator (``pyarrow.system_memory_pool``) in the block,
+    its default pool again after it. The tables are written a piece at a time, each piece's
+    buffers freed before the next is built; Arrow's default pool (mimalloc) keeps what was freed for
+    later use, and the process's peak grew by the pieces' churn. The system allocator returns the large
+    buffers: ``--out`` of the first half hour of the Alibaba day peaked 50 MiB lower
+    (benchmarks/RESULTS.md, issue 32). The files are the same bytes."""
+    before = pa.default_memory_pool()
+    pa.set_memory_pool(pa.system_memory_pool())
+    try:
+        yield
+    finally:
+        pa.set_memory_pool(before)
+
+
 def _write_files(run: SimRun, folder: Path, run_id: str) -> list[Path]:
     """The tables, then the summary, each atomically, each marked with ``run_id``."""
     paths = []
-    for name in FILES[:3]:
-        path = folder / name
-        meta = {RUN_ID_KEY: run_id.encode(), TABLE_KEY: name.removesuffix(".parquet").encode()}
-        schema, pieces = _table_pieces(run, name)
-        _write_parquet(path, schema.with_metadata(meta), pieces)
-        paths.append(path)
-        _hold(name)
+    with system_pool():
+        for name in FILES[:3]:
+            path = folder / name
+            meta = {RUN_ID_KEY: run_id.encode(), TABLE_KEY: name.removesuffix(".parquet").encode()}
+            schema, pieces = _table_pieces(run, name)
+            _write_parquet(path, schema.with_metadata(meta), pieces)
+            paths.append(path)
+            _hold(name)
     record = {**summary_record(run), "run_id": run_id}
     path = folder / SUMMARY
     write_text(path, json.dumps(record, indent=2, allow_nan=False) + "\n")

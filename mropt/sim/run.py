@@ -319,20 +319,21 @@ def utilisation_ratio(recorder: Recorder, horizon: float) -> dict[str, float | N
     """Busy over capacity slot-seconds per slot type on [0, horizon], from the cluster-wide step series.
 
     Empty for a workload whose nodes give resources, not slots (:func:`resource_ratio` measures it).
-    The cluster-wide rows (pool ``*``, index 0 of ``Recorder.pools``) are read from the recorder's
-    typed blocks (:meth:`Recorder.utilisation_blocks`), a block at a time: the SWIM day's 1.8
-    million rows are never made Python strings.
+    A slot type's cluster-wide rows (pool ``*``, index 0 of ``Recorder.pools``) are gathered from the
+    recorder's typed blocks (:meth:`Recorder.utilisation_blocks`), only their time, busy and capacity
+    columns: the SWIM day's 1.8 million rows are never made Python strings nor copied whole.
     """
     workload = recorder.sim.workload
     if not workload.uses_slots and any(spec.resources for spec in workload.nodes):
         return {}
-    cluster = [tuple(c[block[2] == 0] for c in block) for block in recorder.utilisation_blocks()]
-    time_, stype, _, busy, cap = (np.concatenate(c) for c in zip(*cluster, strict=True))
-    busy, cap = busy.astype(float), cap.astype(float)
+    blocks = list(recorder.utilisation_blocks())
     out: dict[str, float | None] = {}
     for code, name in enumerate(SLOT_TYPES):
-        rows = stype == code
-        t, b, c = time_[rows], busy[rows], cap[rows]
+        rows = [(block[2] == 0) & (block[1] == code) for block in blocks]
+        t, b, c = (
+            np.concatenate([block[k][r] for block, r in zip(blocks, rows, strict=True)], dtype=float) for k in (0, 3, 4)
+        )
+        del rows
         if not len(t) or horizon <= 0:
             out[name] = None
             continue

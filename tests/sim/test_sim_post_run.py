@@ -10,13 +10,14 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+import pyarrow as pa
 import pytest
 from test_sim_fifo import mixed_workload
 
 from mropt.harness import worker
 from mropt.harness.policy_metrics import run_metrics
 from mropt.model.workload import WorkloadInstance
-from mropt.sim import recorder
+from mropt.sim import outputs, recorder
 from mropt.sim.outputs import read_outputs, write_outputs
 from mropt.sim.run import simulate
 from mropt.sim.tasks_table import recut
@@ -103,3 +104,28 @@ def test_recut_gives_the_rows_in_pieces_of_size_across_blocks(size: int) -> None
     assert [p[0].tolist() for p in pieces] == [rows[k : k + size] for k in range(0, len(rows), size)]
     assert all(p[1].tolist() == [r * 0.5 for r in p[0].tolist()] for p in pieces)
     assert list(recut(iter([(np.zeros(0), np.zeros(0))]), size)) == []
+
+
+def test_the_files_are_written_from_the_system_pool_and_the_default_pool_comes_back(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Arrow allocates from the system allocator while the tables are written (the pieces' buffers go
+    back when freed), and its default pool is restored after the write, and after a failed one."""
+    run = simulate(mixed_workload(), "fifo")
+    default = pa.default_memory_pool().backend_name
+    assert default != "system"
+    seen: list[str] = []
+    write = outputs._write_parquet
+
+    def spy(*args: Any) -> None:
+        seen.append(pa.default_memory_pool().backend_name)
+        if len(seen) == 4:
+            raise OSError("disk full")
+        write(*args)
+
+    monkeypatch.setattr(outputs, "_write_parquet", spy)
+    outputs.write_outputs(run, tmp_path / "out")
+    assert seen == ["system"] * 3 and pa.default_memory_pool().backend_name == default
+    with pytest.raises(OSError, match="disk full"):
+        outputs.write_outputs(run, tmp_path / "again")
+    assert pa.default_memory_pool().backend_name == default
