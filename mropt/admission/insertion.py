@@ -55,12 +55,14 @@ class InsertionOracle:
     ``locked`` (AMB's dynamic part: the jobs whose maps have started, never moved) promises
     that no position below it is tested. The oracle then leaves out of its tables the
     *settled* prefix: the longest ``S[:s]``, ``s < locked``, whose jobs all end their
-    reduces (COTr, from a plain EDF pass, also the validity check) strictly before
-    ``COTm_s``. The model keeps every job from time 0 (releases, prefix sums), so a
+    reduces strictly before ``COTm_s`` (COTr from an EDF pass over ``S[:locked]`` alone: up to
+    ``COTm_{locked-1}`` it is the pass over S, so a job that ends before a release there ends at
+    the same time). The model keeps every job from time 0 (releases, prefix sums), so a
     finished job still shapes the COTm of the later ones: COTm and P stay those of the
     whole S (closed form, :func:`mropt.admission.seq.map_completion_times`). But EDF has
     nothing of ``S[:s]`` left at ``COTm_s``: from there it runs on ``S[s:]`` alone with the
-    same floats (a job still queued at ``COTm_s`` would end at or after it), and an
+    same floats (a job still queued at ``COTm_s`` would end at or after it): one pass over
+    ``S[s:]`` gives the backlogs and, with the prefix's, the COTr of S (the validity check); and an
     insertion at p > s releases nothing before ``COTm_s``. So ``F_k``, the backlogs and
     ``W_p`` at k, p > s are the same numbers, a deadline of the prefix alone only repeats
     a step of the demand functions (its test is implied by the one below it); Theorems
@@ -94,27 +96,25 @@ class InsertionOracle:
         d = self.d = self.d_all[order]
         self.cotm = c = map_completion_times(tm, None if self.r_all is None else self.r_all[order])
         self.prefix = np.cumsum(tm)
-        backlog: list[tuple[np.ndarray, np.ndarray]] = []
         s = 0
-        if locked > 1 and n > 1:  # the settled prefix (class docstring): a plain EDF pass finds it
-            cotr = reduce_completion_times(c, tr, d)
-            ends = np.maximum.accumulate(cotr[: min(locked, n) - 1])
-            cut = np.flatnonzero(ends < c[1 : len(ends) + 1])
+        if locked > 1 and n > 1:  # the settled prefix (class docstring), from an EDF pass over S[:locked]
+            head = min(locked, n)
+            cotr_head = reduce_completion_times(c[:head], tr[:head], d[:head])
+            ends = np.maximum.accumulate(cotr_head[: head - 1])
+            cut = np.flatnonzero(ends < c[1:head])
             s = int(cut[-1]) + 1 if len(cut) else 0
         #: positions < settled are never tested and left out of the tables below
         self.settled = s
-        cotr_s = reduce_completion_times(c[s:], tr[s:], d[s:], backlog=backlog)
-        if not s:
-            cotr = cotr_s
-        self.cotr = cotr
-        if n and not bool(np.all(cotr <= d + eps)):
+        backlog: list[tuple[np.ndarray, np.ndarray]] = []
+        cotr = reduce_completion_times(c[s:], tr[s:], d[s:], backlog=backlog)
+        self.cotr = np.concatenate((cotr_head[:s], cotr)) if s else cotr
+        if n and not bool(np.all(self.cotr <= d + eps)):
             raise ValueError("InsertionOracle needs a valid order (Definition 2)")
-        nu_all = len(np.unique(d)) if s else 0
+        u_all = np.unique(d)
         tr, d = tr[s:], d[s:]
         n -= s
-        u = self.u = np.unique(d)
+        u = self.u = np.unique(d) if s else u_all
         nu = len(u)
-        nu_all = nu_all or nu
         rank = self.rank = np.searchsorted(u, d).astype(np.intp)
         # F_k = min over deadlines b of suffix k of (b - W_k(b)), sweeping k downwards
         latest = np.empty(n)
@@ -131,7 +131,7 @@ class InsertionOracle:
         if n:
             self.suffix_shift[:n] = np.maximum.accumulate((self.prefix[s:] - latest)[::-1])[::-1]
         self._backlog = backlog
-        self.dense = (self.n + 1) * max(nu_all, 1) <= dense_cells  # as without the cut: same sums
+        self.dense = (self.n + 1) * max(len(u_all), 1) <= dense_cells  # as without the cut: same sums
         if self.dense and n:
             onehot = np.zeros((n + 1, nu))
             onehot[np.arange(n), rank] = tr
