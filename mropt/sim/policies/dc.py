@@ -39,9 +39,9 @@ stay idle: the underutilisation He, Lu & Swanson criticise); reduces go EDF with
 the same event log). DC leaves map slots idle by design, so a pass after new work offers every node
 with a free slot (``mropt.sim.offers``' room index) and most offers launch nothing: on the SWIM day
 2.9 million offers, each of which sorted the active jobs and asked every job for a launch.
-``Dc._assign_fast`` keeps the active jobs in EDF order (a job joins when accepted and leaves at its
-end) and, per instant, the jobs that may take a map (runnable maps, fewer running than ``n_m^min``)
-and a reduce (runnable reduces): only a hook (an attempt's end, a stage's or job's end, an arrival, a
+``Dc._assign_fast`` keeps the active jobs in EDF order (:mod:`mropt.sim.policies.edf_order`: a job
+joins when accepted and leaves at its end) and, per instant, the jobs that may take a map
+(runnable maps, fewer running than ``n_m^min``) and a reduce (runnable reduces): only a hook (an attempt's end, a stage's or job's end, an arrival, a
 node, a rule's backup) or this policy's own launches change a job's runnable and running counts, so
 the lists are rebuilt at the first offer after a hook and pruned as launches fill them. A job's
 launches in a row are one ``sim.launch_tasks`` call (what the plain loop's calls would start). The
@@ -52,11 +52,11 @@ the arrival or later, so they never count), else it grows with every accepted jo
 from __future__ import annotations
 
 import math
-from bisect import bisect_left
 from collections.abc import Sequence
 from typing import Any
 
 from mropt.registry import Param
+from mropt.sim.policies.edf_order import EdfOrder, edf_key
 from mropt.sim.policy import EVENT, Admission, Policy, register_policy
 from mropt.sim.state import ACTIVE, ANY, MAP, REDUCE
 from mropt.sim.view import AttemptView, JobView
@@ -85,10 +85,6 @@ def peak(reservations: Sequence[tuple[float, float, int]], start: float, end: fl
     """Most slots reserved at any instant of ``[start, end)``."""
     points = [start] + [s for s, _, _ in reservations if start < s < end]
     return max((sum(c for s, e, c in reservations if s <= t < e) for t in points), default=0)
-
-
-def edf_key(job: JobView) -> tuple[float, float, int]:
-    return (math.inf if job.deadline is None else job.deadline, job.submit, job.index)
 
 
 @register_policy(
@@ -121,7 +117,7 @@ class Dc(Policy):
         self.reduce_calendar: list[tuple[float, float, int]] = []
         # the fast path's state (module docstring, "Speed"): the active jobs in EDF order, and the jobs
         # that may take a map / a reduce, valid until a hook marks them stale
-        self._order: list[JobView] = []
+        self._edf = EdfOrder()
         self._maps: list[JobView] = []
         self._reduces: list[JobView] = []
         self._stale = True
@@ -131,8 +127,7 @@ class Dc(Policy):
         self._stale = True
         admission = self._admit(job)
         if admission.accept:
-            j = self.sim.jobs[job]
-            self._order.insert(bisect_left(self._order, edf_key(j), key=edf_key), j)
+            self._edf.add(self.sim.jobs[job])
         return admission
 
     def _admit(self, job: int) -> Admission:
@@ -258,15 +253,16 @@ class Dc(Policy):
         that may take a reduce, in EDF order."""
         self._stale = False
         n_map = self.n_map
-        self._maps = [j for j in self._order if j.runnable[MAP] and j.running[MAP] < n_map[j.index]]
-        self._reduces = [j for j in self._order if j.runnable[REDUCE]]
+        order = self._edf.jobs
+        self._maps = [j for j in order if j.runnable[MAP] and j.running[MAP] < n_map[j.index]]
+        self._reduces = [j for j in order if j.runnable[REDUCE]]
         if self.self_check:
             self._check()
 
     def _check(self) -> None:
         """``self_check``: the kept lists against a plain recomputation."""
         order = sorted(self.sim.active.values(), key=edf_key)
-        assert [j.index for j in self._order] == [j.index for j in order]
+        assert [j.index for j in self._edf.jobs] == [j.index for j in order]
         n_map = self.n_map
         maps = [j.index for j in order if j.runnable[MAP] and j.running[MAP] < n_map[j.index]]
         assert [j.index for j in self._maps] == maps
@@ -285,10 +281,7 @@ class Dc(Policy):
 
     def on_job_end(self, job: int) -> None:
         self._stale = True
-        j = self.sim.jobs[job]
-        at = bisect_left(self._order, edf_key(j), key=edf_key)
-        if at < len(self._order) and self._order[at].index == job:
-            del self._order[at]
+        self._edf.remove(self.sim.jobs[job])
 
     def on_node(self, node: int, up: bool) -> None:
         self._stale = True

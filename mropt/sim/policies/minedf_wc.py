@@ -42,7 +42,8 @@ from collections.abc import Hashable
 from typing import Any
 
 from mropt.registry import Param
-from mropt.sim.policies.dc import ceil_count, edf_key, stage_work
+from mropt.sim.policies.dc import ceil_count, stage_work
+from mropt.sim.policies.edf_order import EdfOrder, edf_key
 from mropt.sim.policy import EVENT, Admission, Policy, register_policy
 from mropt.sim.state import ANY, MAP, REDUCE
 from mropt.sim.view import JobView
@@ -96,8 +97,7 @@ class MinEdfWc(Policy):
         super().__init__(**params)
         self.bound, self.commit, self.reclaim = str(params["bound"]), str(params["commit"]), str(params["reclaim"])
         self.minimum: dict[int, tuple[int, int]] = {}
-        self._edf: list[JobView] = []  # the active jobs in EDF order (``_order``), unless stale
-        self._stale = True
+        self._edf = EdfOrder()  # the active jobs in EDF order (``_assign_fast``)
 
     def _committed(self, stype: int) -> int:
         total = 0
@@ -131,13 +131,13 @@ class MinEdfWc(Policy):
         if m > free_m or r > free_r:
             return Admission(False, f"MinEDF-WC: needs (m*, r*) = ({m}, {r}) slots, ({free_m}, {free_r}) not committed")
         self.minimum[job] = (m, r)
-        self._stale = True  # (it becomes active once accepted)
+        self._edf.add(j)  # (it becomes active once accepted)
         if self.reclaim == "kill":
             sim.wake_at(sim.now, "minedf-reclaim")
         return Admission(True, f"MinEDF-WC: (m*, r*) = ({m}, {r})")
 
     def on_job_end(self, job: int) -> None:
-        self._stale = True
+        self._edf.remove(self.sim.jobs[job])
 
     def on_stage_end(self, job: int, stage: int) -> None:
         if self.reclaim == "kill":
@@ -185,25 +185,18 @@ class MinEdfWc(Policy):
         else:
             self._assign_fast(node)
 
-    def _order(self) -> list[JobView]:
-        """The active jobs in EDF order, sorted again only after an arrival or a job's end."""
-        if self._stale:
-            self._edf = sorted(self.sim.active.values(), key=edf_key)
-            self._stale = False
-        return self._edf
-
     def _assign_fast(self, node: int) -> None:
         """``_assign_reference``'s launches, the same calls' outcomes without the calls that start nothing.
 
-        The EDF order is kept between offers (``_order``: it changes only when a job becomes active
-        or ends). A job with no runnable task of the type is passed by (its launch would return -1);
-        a job's launches in a row are one ``sim.launch_tasks(count=k)``, which starts what k calls
-        of ``sim.launch`` would, stopping where one would return -1 or the node's slots of the type
-        run out; the pass over the jobs ends once the node has no free slot of the type or no task
+        The EDF order is kept between offers (:class:`~mropt.sim.policies.edf_order.EdfOrder`: a job
+        joins when accepted and leaves at its end). A job with no runnable task of the type is passed
+        by (its launch would return -1); a job's launches in a row are one
+        ``sim.launch_tasks(count=k)``, which starts what k calls of ``sim.launch`` would, stopping
+        where one would return -1 or the node's slots of the type run out; the pass over the jobs ends once the node has no free slot of the type or no task
         of the type is runnable anywhere (every later launch would return -1).
         """
         sim = self.sim
-        order = self._order()
+        order = self._edf.jobs
         minimum = self.minimum
         runnable = sim.runnable
         for stype in (MAP, REDUCE):
