@@ -370,9 +370,11 @@ class Fair(FairOffers, FairPreemption, Policy):
         return out
 
     # -- the heartbeat ---------------------------------------------------------------------------
-    def _pool_key(self, pool: _Pool, stype: int) -> tuple[Any, ...]:
-        """The pool's FairShareComparator key (pool start time 0 for every pool, then name)."""
-        running = pool.running[stype]
+    def _pool_key(self, pool: _Pool, stype: int, running: int | None = None) -> tuple[Any, ...]:
+        """The pool's FairShareComparator key (pool start time 0 for every pool, then name); ``running``:
+        the key it would have with that many tasks of the type running."""
+        if running is None:
+            running = pool.running[stype]
         min_share = min(pool.min[stype], pool.demand(stype))
         if running < min_share:
             return (0, running / max(min_share, 1.0), pool.name)
