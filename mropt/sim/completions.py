@@ -134,17 +134,17 @@ class Completions:
         k = a.live
         a.live = 0
         stype = stage.type
-        live = self._live
-        dead = a.dead
         state = stage.state
-        tasks, nodes = a.tasks, a.nodes
-        assert tasks is not None and nodes is not None
-        base = a.id
-        alive = range(a.n) if dead is None else [i for i in range(a.n) if i not in dead]
-        for i in alive:
-            del live[base + i]
-            state[tasks[i]] = DONE
-        self.capacity.release(stype, nodes if dead is None else [nodes[i] for i in alive], a.demand)
+        if a.dead is None:  # every member (``k`` is ``n``)
+            live = self._live
+            tasks, nodes, base = a.tasks, a.nodes, a.id
+            assert tasks is not None and nodes is not None
+            for i in range(k):
+                del live[base + i]
+                state[tasks[i]] = DONE
+        else:
+            nodes = self._alive_done(a, state)
+        self.capacity.release(stype, nodes, a.demand)
         j.running[stype] -= k
         self.busy[stype] -= k
         stage.running -= k
@@ -156,6 +156,20 @@ class Completions:
             self.policy.on_attempts_end(a, "succeeded", k)
         if stage.finished == stage.n:
             self._stage_done(j, stage)
+
+    def _alive_done(self, a: Attempt, state: bytearray) -> list[int]:
+        """Batch ``a``'s live members (some were killed) leave the running attempts, their tasks
+        done: their nodes, in member order."""
+        live, dead, base = self._live, a.dead, a.id
+        tasks, nodes = a.tasks, a.nodes
+        assert dead is not None and tasks is not None and nodes is not None
+        alive = []
+        for i in range(a.n):
+            if i not in dead:
+                del live[base + i]
+                state[tasks[i]] = DONE
+                alive.append(nodes[i])
+        return alive
 
     def _maybe_open_reduces(self, j: Job, stage: Stage) -> None:
         """Open the reduce stage after the current map stage when exactly its threshold of maps

@@ -27,6 +27,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from mropt.sim.attempts import Attempt
 from mropt.sim.state import ACTIVE, NONE, PENDING, RUNNING
 
 if TYPE_CHECKING:
@@ -34,6 +35,8 @@ if TYPE_CHECKING:
 
 #: a planned segment: (job, slot type, the nodes taking one task each, in launch order)
 Segment = tuple[int, int, list[int]]
+
+_RUNNING = bytes([RUNNING])
 
 
 def allowed(sim: Simulation) -> bool:
@@ -51,7 +54,10 @@ class LaunchRuns:
     """The bulk start of planned segments for one run (module docstring)."""
 
     def __init__(self, sim: Simulation) -> None:
+        from mropt.sim.offers import C_DONE, EV_DONE  # (offers imports this module)
+
         self.sim = sim
+        self._c_done, self._ev_done = C_DONE, EV_DONE  # a completion's event class and kind
 
     def eligible(self, job: int, stype: int) -> bool:
         """Whether ``job``'s tasks of ``stype`` that may launch now are an eligible stage's (module docstring)."""
@@ -77,7 +83,13 @@ class LaunchRuns:
         plan.clear()
 
     def _segment(self, job: int, stype: int, nodes: list[int]) -> None:
-        """One task of an eligible stage of ``job`` on each of ``nodes``, as ``launch_tasks`` would start them."""
+        """One task of an eligible stage of ``job`` on each of ``nodes``, as ``launch_tasks`` would start them.
+
+        The first task joins the open batch when it may, the others join it; else the first opens
+        a batch (``Launches._start``: an attempt, its completion scheduled) that the others join,
+        made here with all its members at once. The attempt time is ``AttemptTime.of``'s for one
+        task group at locality ``NONE`` without a straggler draw (the run has one node speed).
+        """
         sim = self.sim
         j = sim.jobs[job]
         stage = j.stages[j.cur]
@@ -88,56 +100,55 @@ class LaunchRuns:
             for node in nodes:
                 sim.launch_tasks(job, node, stype)
             return
-        work = sim.timing.of(stage, t0, nodes[0], NONE)  # (one node speed: the same for each)
+        work = stage.durations[0] / sim.timing.speed[nodes[0]]
         now = sim.now
         batches = sim.batches
         o = batches.open
-        first = 0
-        if not (
+        aid = sim.next_attempt
+        sim.next_attempt = aid + c
+        live = sim._live
+        if (
             o is not None
             and o.work == work
             and o.start == now
             and batches.stage is stage
             and o.level == NONE
             and o.demand is None
-        ):  # the first task opens a batch, which the others join
-            state[t0] = RUNNING
-            stage.fresh = t0
-            stage.pending -= 1
-            j.runnable[stype] -= 1
-            sim.runnable[stype] -= 1
-            aid = sim._start(j, stage, t0, nodes[0], NONE, False, None, work)
-            o = sim._live[aid]
-            first = 1
-        k = c - first
-        if not k:
-            return
-        # the batch join of ``launch_tasks``, for k tasks at once
-        lo, hi = t0 + first, t0 + c
-        joined = nodes[first:] if first else nodes
-        state[lo:hi] = bytes([RUNNING]) * k
-        stage.fresh = hi - 1
-        stage.pending -= k
-        j.runnable[stype] -= k
-        sim.runnable[stype] -= k
-        aid = sim.next_attempt
-        sim.next_attempt = aid + k
-        if o.tasks is None:
-            o.tasks = [o.task, *range(lo, hi)]
-            o.nodes = [o.node, *joined]
-        else:
-            o.tasks.extend(range(lo, hi))
-            o.nodes.extend(joined)  # type: ignore[union-attr]
-        o.n += k
-        o.live += k
-        sim._live.update(dict.fromkeys(range(aid, aid + k), o))
-        stage.running += k
-        j.running[stype] += k
-        sim.busy[stype] += k
+        ):  # every task joins the open batch
+            if o.tasks is None:
+                o.tasks = [o.task, *range(t0, t0 + c)]
+                o.nodes = [o.node, *nodes]
+            else:
+                o.tasks.extend(range(t0, t0 + c))
+                o.nodes.extend(nodes)  # type: ignore[union-attr]
+            o.n += c
+            o.live += c
+        else:  # the first task opens a batch that the others join
+            o = Attempt(aid, job, stage.index, t0, nodes[0], stype, now, NONE, False, work, None)
+            o.end = now + work
+            sim.push(o.end, self._c_done, self._ev_done, o)
+            batches.open = o
+            batches.stage = stage
+            if c > 1:
+                o.n = o.live = c
+                o.tasks = list(range(t0, t0 + c))
+                o.nodes = list(nodes)
+            if j.first_start is None:
+                j.first_start = now
+        for i in range(aid, aid + c):
+            live[i] = o
+        state[t0 : t0 + c] = _RUNNING * c
+        stage.fresh = t0 + c - 1
+        stage.pending -= c
+        j.runnable[stype] -= c
+        sim.runnable[stype] -= c
+        stage.running += c
+        j.running[stype] += c
+        sim.busy[stype] += c
         free = sim.free[stype]
-        for node in joined:
+        for node in nodes:
             free[node] -= 1
         if sim._util:
             record = sim.record
-            for _ in range(k):
+            for _ in range(c):
                 record.started(o, j)

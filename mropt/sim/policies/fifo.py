@@ -53,6 +53,8 @@ class Fifo(Policy):
         self.offer_run: OfferRun | None = None
         if not self.reference and "runs" not in self.without:
             self.offer_run = partial(fifo_runs.offer_run, self)
+            #: the map slot counts a node may have (0: down), for ``fifo_runs._maps_alone``
+            self._map_slot_counts = {0, *sim.slots[MAP]}
 
     def on_arrival(self, job: int) -> Admission:
         j = self.sim.jobs[job]

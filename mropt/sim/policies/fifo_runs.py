@@ -15,8 +15,14 @@ one job on consecutive nodes, where the rule made a ``launch_tasks`` call per no
 
 A job whose stage is not eligible there (replicas, re-queued tasks, task groups, demands,
 slow-start's early reduces: :meth:`LaunchRuns.eligible`) is never planned: the run starts what
-it planned, offers that node by ``Fifo.assign`` itself and goes on from the true counts. The
-event logs are the plain pass's (``tests/sim/test_sim_fifo_runs.py``, random workloads);
+it planned, offers that node by ``Fifo.assign`` itself and goes on from the true counts.
+
+A pass with no reduce pending (most of them) is planned in two short loops (:func:`_maps_alone`):
+a node takes ``capacity - slots + free`` maps, a number of its slot count and free slots alone,
+so the pass's launches are its nodes, each repeated that many times, in order, cut into the
+runnable maps of the queue's jobs.
+
+The event logs are the plain pass's (``tests/sim/test_sim_fifo_runs.py``, random workloads);
 ``make_policy("fifo", without={"runs"})`` or ``reference=True`` turn it off.
 """
 
@@ -42,8 +48,10 @@ def offer_run(policy: Fifo, nodes: Sequence[int], runs: LaunchRuns, map_nodes: S
     and the run goes on over them alone (the others would be skipped).
     """
     sim = policy.sim
-    queue, jobs = policy._queue, sim.jobs
     runnable = sim.runnable
+    if not runnable[REDUCE] and _maps_alone(policy, nodes, runs):
+        return
+    queue, jobs = policy._queue, sim.jobs
     free_map, free_reduce = sim.free
     slots_map, slots_reduce = sim.slots
     total_map, total_reduce = sim.total_slots
@@ -159,3 +167,52 @@ def offer_run(policy: Fifo, nodes: Sequence[int], runs: LaunchRuns, map_nodes: S
         left = iter(map_nodes[bisect_right(map_nodes, node) :])
         map_nodes = None
     runs.start(plan)
+
+
+def _maps_alone(policy: Fifo, nodes: Sequence[int], runs: LaunchRuns) -> bool:
+    """:func:`offer_run` when no reduce is pending (module docstring); False, having launched
+    nothing, where a job it would take from is not eligible.
+
+    Node ``n`` takes ``capacity - slots + free`` maps (``Fifo.assign``; none when that is <= 0),
+    its capacity ``min(ceil(remaining maps x slots / cluster slots), slots)``
+    (``Fifo._tracker_capacity``): the same for every node of as many slots (a node down has 0
+    slots and none free), and below its slots only when fewer maps remain than the cluster has slots.
+    """
+    sim = policy.sim
+    free = sim.free[MAP]
+    total, remaining = sim.total_slots[MAP], sim.remaining[MAP]
+    taken: list[int] = []  # every node repeated ``available`` times, in order: the pass's launches
+    if remaining >= total:  # a node's capacity is its slots: it takes its free slots
+        for node in nodes:
+            available = free[node]
+            if available == 1:
+                taken.append(node)
+            elif available > 1:
+                taken += [node] * available
+    else:
+        room = {}  # each slot count's ``capacity - slots`` (<= 0)
+        for s in policy._map_slot_counts:
+            capacity = -(-remaining * s // total)
+            room[s] = capacity - s if capacity < s else 0
+        slots = sim.slots[MAP]
+        for node in nodes:
+            available = free[node] + room[slots[node]]
+            if available == 1:
+                taken.append(node)
+            elif available > 1:
+                taken += [node] * available
+    jobs = sim.jobs
+    plan: list[Segment] = []
+    i, n = 0, len(taken)
+    for entry in policy._queue:  # the jobs with maps, in queue order, each taking its runnable maps
+        if i >= n:
+            break
+        job = entry[2]
+        left = jobs[job].runnable[MAP]
+        if left:
+            if not runs.eligible(job, MAP):
+                return False
+            plan.append((job, MAP, taken[i : i + left]))
+            i += left
+    runs.start(plan)
+    return True
