@@ -1,0 +1,98 @@
+"""FIFO's offer run for a pass with no reduce pending (``fifo_runs._maps_alone``) decides as
+``Fifo.assign`` does (issue 32).
+
+Such a pass is planned without the node-by-node loop: a node takes ``capacity - slots + free``
+maps, its nodes repeated that many times are cut into the queue's jobs' runnable maps. On seeded
+random slot clusters (equal or mixed slot counts), with map waves of whole-second tasks that free
+several slots of a node at once, the tail of a run where fewer maps remain than the cluster has
+slots (a tracker capacity below its slots), a node going down, priorities, slow-start, and
+placements (stages the run cannot plan: its fallback to the loop), the run must give the plain
+rule's (``reference=True``) event log, event count, attempt count and jobs table; and every kind of pass
+above must have been planned this way at least once.
+"""
+
+from __future__ import annotations
+
+import random
+from collections import Counter
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+import pytest
+
+from mropt.model.workload import WorkloadInstance
+from mropt.sim.engine import Simulation
+from mropt.sim.launch_runs import LaunchRuns
+from mropt.sim.policies import fifo_runs
+from mropt.sim.policies.fifo import Fifo
+from mropt.sim.policy import make_policy
+from mropt.sim.state import MAP
+
+from sim_helpers import random_extras, slot_nodes, workload
+
+
+def random_workload(rng: random.Random) -> WorkloadInstance:
+    """Up to 12 nodes (all of one slot count, or mixed), jobs of 1-30 maps of 1-3 s in bursts."""
+    if rng.random() < 0.5:
+        maps, reduces = rng.randint(1, 3), rng.randint(0, 2)
+        nodes = [
+            {"id": f"n{i}", "rack": f"r{i % 2}", "map_slots": maps, "reduce_slots": reduces if i else 1}
+            for i in range(rng.randint(2, 12))
+        ]
+    else:
+        nodes = slot_nodes(rng, most=12, racks=2)
+    jobs = []
+    for i in range(rng.randint(2, 25)):
+        stages: list[dict[str, Any]] = [
+            {"type": "map", "tasks": [{"duration": float(rng.randint(1, 3)), "count": rng.randint(1, 30)}]}
+        ]
+        if rng.random() < 0.6:
+            stages.append({"type": "reduce", "tasks": [{"duration": 2.0, "count": rng.randint(1, 5)}]})
+        jobs.append(
+            {
+                "id": f"j{i}",
+                "submit_time": float(rng.choice([0, 0, 0, 1, 3, 6, 10])),
+                "priority": rng.choice([0, 0, 1]),
+                "stages": stages,
+            }
+        )
+    return workload(nodes, jobs, **random_extras(rng, 0.2, 0.25, (0.0, 0.5), 0.3, down=(1.0, 4.0), up=(6.0, 15.0)))
+
+
+def run(w: WorkloadInstance, reference: bool) -> tuple[tuple[str, int, int], dict[str, np.ndarray]]:
+    """(event-log hash, events, attempts) and the jobs table (its first starts are not in the log)."""
+    sim = Simulation(w, make_policy("fifo", reference=reference), mode="event")
+    rec = sim.run()
+    return (rec.event_log_hash(), sim.events, sim.next_attempt), rec.jobs_columns()
+
+
+def test_the_maps_only_pass_gives_the_plain_rules_event_log(monkeypatch: pytest.MonkeyPatch) -> None:
+    seen: Counter[str] = Counter()
+    planned = fifo_runs._maps_alone
+
+    def watched(policy: Fifo, nodes: Sequence[int], runs: LaunchRuns) -> bool:
+        sim = policy.sim
+        free = [sim.free[MAP][n] for n in nodes]
+        started = sim.next_attempt
+        done = planned(policy, nodes, runs)
+        if not done:
+            seen["fallback"] += 1
+        elif sim.next_attempt > started:
+            seen["planned"] += 1
+            seen["capacity below slots"] += sim.remaining[MAP] < sim.total_slots[MAP]
+            seen["several free slots on a node"] += max(free) > 1
+            seen["several jobs"] += len({a.job for a in sim._live.values() if a.start == sim.now}) > 1
+        return done
+
+    monkeypatch.setattr(fifo_runs, "_maps_alone", watched)
+    rng = random.Random("fifo-maps-alone")
+    for _ in range(80):
+        w = random_workload(rng)
+        (fast, fast_jobs), (plain, plain_jobs) = run(w, reference=False), run(w, reference=True)
+        assert fast == plain, w
+        assert fast_jobs.keys() == plain_jobs.keys()
+        for name, column in plain_jobs.items():
+            np.testing.assert_array_equal(fast_jobs[name], column, err_msg=name)
+    for kind in ("planned", "fallback", "capacity below slots", "several free slots on a node", "several jobs"):
+        assert seen[kind] > 0, (kind, seen)
