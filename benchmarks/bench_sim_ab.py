@@ -8,6 +8,8 @@ The workloads are built once, by this tree's importers, and given to both sides 
 
 * ``simpy``: ``bench_sim.py``'s section 1 model at its largest row (FIFO, 1,000 jobs, 200 nodes,
   event mode, batches on), beside the same model written with SimPy: the SimPy ratio;
+* ``simpy-100``, ``simpy-400``: the same model at its two smaller rows (100 jobs on 50 nodes, 400
+  on 100), where a completion batches fewer tasks and the cost per event shows most;
 * ``swim``: the SWIM Facebook 2009 day on 600 nodes under ``fair`` (heartbeat mode, section 3);
 * ``swim-mpsa``, ``swim-capacity``, ``swim-fifo``: the same day under that policy (heartbeat mode);
 * ``swim-dc``, ``swim-delay``, ``swim-drf``, ``swim-ddrf``, ``swim-amb``, ``swim-minedf-wc``: the same
@@ -41,6 +43,8 @@ ROOT = Path(__file__).resolve().parent.parent
 #: case -> (policy, mode); the workloads are written by ``build``
 CASES = {
     "simpy": ("fifo", "event"),
+    "simpy-100": ("fifo", "event"),
+    "simpy-400": ("fifo", "event"),
     "swim": ("fair", "heartbeat"),
     "swim-mpsa": ("mpsa", "heartbeat"),
     "swim-capacity": ("capacity", "heartbeat"),
@@ -79,8 +83,9 @@ def build(case: str, folder: Path) -> Path:
     sys.path.insert(0, str(ROOT / "benchmarks"))
     import bench_sim
 
-    if case == "simpy":
-        workload = bench_sim.as_workload(bench_sim.fifo_jobs(1000, seed=7), 200)
+    if case.startswith("simpy"):
+        jobs, nodes = {"simpy": (1000, 200), "simpy-100": (100, 50), "simpy-400": (400, 100)}[case]
+        workload = bench_sim.as_workload(bench_sim.fifo_jobs(jobs, seed=7), nodes)
     elif case.startswith("swim"):
         from mropt.importers.swim_workload import import_swim_workload
 
