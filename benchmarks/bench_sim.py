@@ -17,8 +17,9 @@ Prints:
    share one attempt object and one completion event, on one node or several; the tables
    are those of unbatched runs, see ``mropt/sim/engine.py``), so a wave of maps is one
    event; the SimPy model has one process, one request and one timeout per task. Each side
-   is timed as the best of three runs in the same process (the machine's other load
-   otherwise dominates the ratio).
+   is timed as the best of three runs in the same process, the three sides interleaved, in
+   CPU seconds of the process (``time.process_time``: the machine's other load otherwise
+   dominates the ratio, and disturbs wall time more, a longer run being preempted more often).
 2. **One AMB-paper static run** (``mropt generate workload --preset amb-static``: 30 jobs on
    40 nodes of 2 + 2 slots) under ``amb``, ``dc``, ``minedf-wc``, ``fifo``: wall time each.
 3. **The SWIM Facebook 2009 day** (``docs/papers.md``, the traces) imported as a workload on 600
@@ -104,7 +105,7 @@ def as_workload(jobs: list[tuple[float, int, float, int, float]], nodes: int) ->
 
 
 def run_simpy(jobs: list[tuple[float, int, float, int, float]], nodes: int) -> tuple[float, float]:
-    """The same FIFO model in SimPy: (wall seconds, mean job completion time)."""
+    """The same FIFO model in SimPy: (CPU seconds, mean job completion time)."""
     import simpy
 
     env = simpy.Environment()
@@ -125,31 +126,33 @@ def run_simpy(jobs: list[tuple[float, int, float, int, float]], nodes: int) -> t
 
     for rank, spec in enumerate(jobs):
         env.process(job(rank, *spec))
-    start = time.perf_counter()
+    start = time.process_time()
     env.run()
-    wall = time.perf_counter() - start
+    wall = time.process_time() - start
     return wall, float(np.mean([f - j[0] for f, j in zip(finish, jobs)]))
 
 
 def run_mropt(workload: WorkloadInstance) -> tuple[float, float]:
-    start = time.perf_counter()
+    start = time.process_time()
     rec = Simulation(workload, make_policy("fifo"), mode="event", record_utilisation=False).run()
-    wall = time.perf_counter() - start
+    wall = time.process_time() - start
     cols = rec.jobs_columns()
     return wall, float(np.mean(cols["finish"] - cols["submit_time"]))
 
 
 def run_heapq(jobs: list[tuple[float, int, float, int, float]], nodes: int) -> tuple[float, float]:
-    """The same FIFO model in a plain heapq simulator (``heapq_fifo.py``): (wall seconds, mean JCT)."""
-    start = time.perf_counter()
+    """The same FIFO model in a plain heapq simulator (``heapq_fifo.py``): (CPU seconds, mean JCT)."""
+    start = time.process_time()
     finish = heapq_fifo.simulate(jobs, 2 * nodes)
-    wall = time.perf_counter() - start
+    wall = time.process_time() - start
     return wall, float(np.mean([f - j[0] for f, j in zip(finish, jobs)]))
 
 
 def section_simpy(quick: bool) -> None:
     print("## 1. mropt against SimPy and a plain heapq simulator: the same FIFO MapReduce model\n")
-    print("Task events (a start and an end per task) per second; ratios are mropt's speed over the other's.\n")
+    print(
+        "Task events (a start and an end per task) per CPU second (best of 3); ratios are mropt's speed over the other's.\n"
+    )
     print(
         "| jobs | nodes | tasks | SimPy s | heapq s | mropt s | SimPy ev/s | heapq ev/s | mropt ev/s "
         "| mropt/SimPy | mropt/heapq | same mean JCT |"
@@ -171,7 +174,7 @@ def section_simpy(quick: bool) -> None:
         jcts = (simpy_jct, heapq_jct, mropt_jct)
         same = max(jcts) - min(jcts) <= 1e-6 * simpy_jct
         print(
-            f"| {n_jobs} | {nodes} | {tasks:,} | {simpy_wall:.2f} | {heapq_wall:.2f} | {mropt_wall:.2f} "
+            f"| {n_jobs} | {nodes} | {tasks:,} | {simpy_wall:.2f} | {heapq_wall:.4f} | {mropt_wall:.4f} "
             f"| {events / simpy_wall:,.0f} | {events / heapq_wall:,.0f} | {events / mropt_wall:,.0f} "
             f"| {simpy_wall / mropt_wall:.1f}x | {heapq_wall / mropt_wall:.2f}x "
             f"| {'yes' if same else 'no (SimPy, heapq, mropt: ' + ', '.join(f'{v:.2f}' for v in jcts) + ')'} |"
