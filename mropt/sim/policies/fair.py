@@ -160,6 +160,9 @@ class Fair(FairOffers, FairPreemption, Policy):
         p = self.params
         self.update_interval = float(p["update_interval"])
         self.assign_multiple = bool(p["assign_multiple"])
+        #: launch runs (``FairOffers._run_length``) on slots only: where tasks have demands, most
+        #: launches of a busy cluster fail on the node's free resources, and a run's count would be wasted
+        self.launch_runs = not sim.resources
         self.caps = (int(p["assign_multiple_maps"]), int(p["assign_multiple_reduces"]))
         auto = min(MAX_AUTO_DELAY, 1.5 * sim.heartbeat_interval)
         node_delay = float(p["node_delay"])

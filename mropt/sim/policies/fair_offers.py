@@ -48,6 +48,7 @@ class FairOffers:
     last_level: list[int]
     weight: list[float]
     assign_multiple: bool
+    launch_runs: bool
     caps: tuple[int, int]
     running_total: list[int]
     runnable_total: list[float]
@@ -176,6 +177,7 @@ class FairOffers:
         runnable_total = self.runnable_total
         running_total = self.running_total
         multiple = self.assign_multiple
+        runs = multiple and self.launch_runs
         # reported running tasks, the per-heartbeat caps and CapBasedLoadManager's verdicts
         s_map, f_map, s_reduce, f_reduce = slots_map[node], free_map[node], slots_reduce[node], free_reduce[node]
         rep_map, rep_reduce = s_map - f_map, s_reduce - f_reduce
@@ -282,7 +284,7 @@ class FairOffers:
                         # a run of picks of this job launches in one call (``_run_length``): at NODE
                         # level every task is node-local, so its level stays NODE; without locality, ANY
                         count = 1
-                        if multiple and n_map + 1 < cap_map and (level == NODE or places[1] is None):
+                        if runs and n_map + 1 < cap_map and (level == NODE or places[1] is None):
                             count = self._run_length(pool, job, MAP, cap_map - n_map, failed_map)
                         first, got_n, got, _ = launch(job, node, MAP, level, count)
                         if first < 0:
@@ -301,7 +303,7 @@ class FairOffers:
                         if failed_reduce is not None and job in failed_reduce:
                             continue
                         count = 1
-                        if multiple and n_reduce + 1 < cap_reduce:
+                        if runs and n_reduce + 1 < cap_reduce:
                             count = self._run_length(pool, job, REDUCE, cap_reduce - n_reduce, failed_reduce)
                         first, got_n, _, _ = launch(job, node, REDUCE, ANY, count)
                         if first < 0:
@@ -349,8 +351,11 @@ class FairOffers:
         submit, id; a fifo-mode pool's does not move) stays before its pool's next candidate not
         ``failed`` (the candidates before it failed). The launches of a run are one
         ``launch_tasks`` call, which does what that many calls would (stopping at the first that
-        launches nothing: then the loop's next pick fails on this job, the caller's part)."""
-        limit = room
+        launches nothing: then the loop's next pick fails on this job, the caller's part). No run is
+        longer than the job's pending tasks of the type (after them it is no candidate), and both
+        keys grow with the running count, so where each passes the next is found by bisection."""
+        j = self.sim.jobs[job]
+        limit = min(room, j.runnable[stype])
         left = self.runnable_total[stype] - self.running_total[stype]  # (whole numbers)
         if 0 < left < limit:
             limit = int(left)
@@ -363,12 +368,11 @@ class FairOffers:
         if len(order) > 1:
             nxt = bisect_right(order, self.placed[stype][pool.name])
             if nxt < len(order):
-                after = order[nxt]
                 running = pool.running[stype]
-                n = 1
-                while n < limit and self._pool_key(pool, stype, running + n) < after:
-                    n += 1
-                limit = n
+                # (the run ends at the first m launches after which the key is not before the next pool's)
+                limit = 1 + bisect_left(
+                    range(1, limit), order[nxt], key=lambda m: self._pool_key(pool, stype, running + m)
+                )
         if not pool.fifo and limit > 1:
             cand = pool.cand[stype]
             mine = self.key[job][stype]
@@ -377,13 +381,8 @@ class FairOffers:
             while k < len(cand) and failed is not None and cand[k][-1] in failed:
                 k += 1
             if k < len(cand):
-                after = cand[k]
-                j = self.sim.jobs[job]
                 running, weight, submit = j.running[stype], self.weight[job], j.submit
-                n = 1
-                while n < limit and ((running + n) / weight, submit, job) < after:
-                    n += 1
-                limit = n
+                limit = 1 + bisect_left(range(1, limit), cand[k], key=lambda m: ((running + m) / weight, submit, job))
         return limit
 
     def _launched(self, pool: _Pool, job: int, stype: int) -> None:
