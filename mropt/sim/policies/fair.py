@@ -89,7 +89,8 @@ candidate jobs and the pools with a candidate are kept sorted between heartbeats
 at every task; a pool moves when an input of its key changes (a launch or end of its tasks, its
 demand at update(), its minShare or weight: ``hei`` calls :meth:`Fair.pools_changed`, its candidate
 jobs), and update() recomputes only the jobs and pools that changed; the picks in a row that go
-to one job launch in one ``launch_tasks`` call (``FairOffers._run_length``). Under ``self_check``
+to one job launch in one ``launch_tasks`` call (``FairOffers._run_length``; tasks without
+demands). Under ``self_check``
 (``Policy``; tests) the kept pool order is compared with a sort at every heartbeat;
 ``tests/sim/test_sim_heartbeat_reference.py`` requires the same event log of both modes on random
 workloads, with every speculation rule (a rule's backup changes its job's demand, as Hadoop's
