@@ -352,8 +352,7 @@ class FairOffers:
         ``failed`` (the candidates before it failed). The launches of a run are one
         ``launch_tasks`` call, which does what that many calls would (stopping at the first that
         launches nothing: then the loop's next pick fails on this job, the caller's part). No run is
-        longer than the job's pending tasks of the type (after them it is no candidate), and both
-        keys grow with the running count, so where each passes the next is found by bisection."""
+        longer than the job's pending tasks of the type (after them it is no candidate)."""
         j = self.sim.jobs[job]
         limit = min(room, j.runnable[stype])
         left = self.runnable_total[stype] - self.running_total[stype]  # (whole numbers)
@@ -368,11 +367,12 @@ class FairOffers:
         if len(order) > 1:
             nxt = bisect_right(order, self.placed[stype][pool.name])
             if nxt < len(order):
+                after = order[nxt]
                 running = pool.running[stype]
-                # (the run ends at the first m launches after which the key is not before the next pool's)
-                limit = 1 + bisect_left(
-                    range(1, limit), order[nxt], key=lambda m: self._pool_key(pool, stype, running + m)
-                )
+                n = 1
+                while n < limit and self._pool_key(pool, stype, running + n) < after:
+                    n += 1
+                limit = n
         if not pool.fifo and limit > 1:
             cand = pool.cand[stype]
             mine = self.key[job][stype]
@@ -381,8 +381,12 @@ class FairOffers:
             while k < len(cand) and failed is not None and cand[k][-1] in failed:
                 k += 1
             if k < len(cand):
+                after = cand[k]
                 running, weight, submit = j.running[stype], self.weight[job], j.submit
-                limit = 1 + bisect_left(range(1, limit), cand[k], key=lambda m: ((running + m) / weight, submit, job))
+                n = 1
+                while n < limit and ((running + n) / weight, submit, job) < after:
+                    n += 1
+                limit = n
         return limit
 
     def _launched(self, pool: _Pool, job: int, stype: int) -> None:
