@@ -88,9 +88,7 @@ orders (:class:`~mropt.sim.policies.fair_offers.FairOffers`, ``_assign_fast``): 
 candidate jobs and the pools with a candidate are kept sorted between heartbeats instead of sorted
 at every task; a pool moves when an input of its key changes (a launch or end of its tasks, its
 demand at update(), its minShare or weight: ``hei`` calls :meth:`Fair.pools_changed`, its candidate
-jobs), and update() recomputes only the jobs and pools that changed; the picks in a row that go
-to one job launch in one ``launch_tasks`` call (``FairOffers._run_length``; tasks without
-demands). Under ``self_check``
+jobs), and update() recomputes only the jobs and pools that changed. Under ``self_check``
 (``Policy``; tests) the kept pool order is compared with a sort at every heartbeat;
 ``tests/sim/test_sim_heartbeat_reference.py`` requires the same event log of both modes on random
 workloads, with every speculation rule (a rule's backup changes its job's demand, as Hadoop's
@@ -161,9 +159,6 @@ class Fair(FairOffers, FairPreemption, Policy):
         p = self.params
         self.update_interval = float(p["update_interval"])
         self.assign_multiple = bool(p["assign_multiple"])
-        #: launch runs (``FairOffers._run_length``) on slots only: where tasks have demands, most
-        #: launches of a busy cluster fail on the node's free resources, and a run's count would be wasted
-        self.launch_runs = not sim.resources
         self.caps = (int(p["assign_multiple_maps"]), int(p["assign_multiple_reduces"]))
         auto = min(MAX_AUTO_DELAY, 1.5 * sim.heartbeat_interval)
         node_delay = float(p["node_delay"])
@@ -375,11 +370,9 @@ class Fair(FairOffers, FairPreemption, Policy):
         return out
 
     # -- the heartbeat ---------------------------------------------------------------------------
-    def _pool_key(self, pool: _Pool, stype: int, running: int | None = None) -> tuple[Any, ...]:
-        """The pool's FairShareComparator key (pool start time 0 for every pool, then name); ``running``:
-        the key it would have with that many tasks of the type running."""
-        if running is None:
-            running = pool.running[stype]
+    def _pool_key(self, pool: _Pool, stype: int) -> tuple[Any, ...]:
+        """The pool's FairShareComparator key (pool start time 0 for every pool, then name)."""
+        running = pool.running[stype]
         min_share = min(pool.min[stype], pool.demand(stype))
         if running < min_share:
             return (0, running / max(min_share, 1.0), pool.name)

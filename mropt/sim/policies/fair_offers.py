@@ -14,7 +14,7 @@ Under ``self_check`` the kept pool order is compared with a sort at every heartb
 
 from __future__ import annotations
 
-from bisect import bisect_left, bisect_right, insort
+from bisect import bisect_left, insort
 from collections.abc import Collection
 from typing import TYPE_CHECKING, Any
 
@@ -46,9 +46,7 @@ class FairOffers:
     skipped: Collection[int]
     waited: list[float]
     last_level: list[int]
-    weight: list[float]
     assign_multiple: bool
-    launch_runs: bool
     caps: tuple[int, int]
     running_total: list[int]
     runnable_total: list[float]
@@ -62,7 +60,7 @@ class FairOffers:
 
         def _update(self) -> None: ...
         def _job_key(self, pool: _Pool, job: int, stype: int) -> tuple[Any, ...]: ...
-        def _pool_key(self, pool: _Pool, stype: int, running: int | None = None) -> tuple[Any, ...]: ...
+        def _pool_key(self, pool: _Pool, stype: int) -> tuple[Any, ...]: ...
         def _allowed_level(self, job: int, pool: _Pool) -> int: ...
         def _no_locality(self, job: int, stage_index: int) -> bool: ...
 
@@ -177,7 +175,6 @@ class FairOffers:
         runnable_total = self.runnable_total
         running_total = self.running_total
         multiple = self.assign_multiple
-        runs = multiple and self.launch_runs
         # reported running tasks, the per-heartbeat caps and CapBasedLoadManager's verdicts
         s_map, f_map, s_reduce, f_reduce = slots_map[node], free_map[node], slots_reduce[node], free_reduce[node]
         rep_map, rep_reduce = s_map - f_map, s_reduce - f_reduce
@@ -281,12 +278,7 @@ class FairOffers:
                                 else:
                                     failed_map.add(job)
                                 continue
-                        # a run of picks of this job launches in one call (``_run_length``): at NODE
-                        # level every task is node-local, so its level stays NODE; without locality, ANY
-                        count = 1
-                        if runs and n_map + 1 < cap_map and (level == NODE or places[1] is None):
-                            count = self._run_length(pool, job, MAP, cap_map - n_map, failed_map)
-                        first, got_n, got, _ = launch(job, node, MAP, level, count)
+                        first, _, got, _ = launch(job, node, MAP, level, 1)
                         if first < 0:
                             if failed_map is None:
                                 failed_map = {job}
@@ -302,11 +294,7 @@ class FairOffers:
                     else:
                         if failed_reduce is not None and job in failed_reduce:
                             continue
-                        count = 1
-                        if runs and n_reduce + 1 < cap_reduce:
-                            count = self._run_length(pool, job, REDUCE, cap_reduce - n_reduce, failed_reduce)
-                        first, got_n, _, _ = launch(job, node, REDUCE, ANY, count)
-                        if first < 0:
+                        if launch(job, node, REDUCE, ANY, 1)[0] < 0:
                             if failed_reduce is None:
                                 failed_reduce = {job}
                             else:
@@ -324,76 +312,20 @@ class FairOffers:
                     rej_reduce = True
                 continue
             assert pool is not None
-            if got_n > 1:  # a run: its launches but the last counted here, the last by ``_launched``
-                pool.running[stype] += got_n - 1
-                self.running_total[stype] += got_n - 1
             self._launched(pool, job, stype)
             if stype == MAP:
-                n_map += got_n
-                if got_n < count:  # the run's next launch found no task: the loop's next pick fails
-                    failed_map = {job} if failed_map is None else failed_map | {job}
+                n_map += 1
             else:
-                n_reduce += got_n
-                if got_n < count:
-                    failed_reduce = {job} if failed_reduce is None else failed_reduce | {job}
+                n_reduce += 1
         if visited is not None:
             # (a set: the order of the waits' additions is irrelevant, each job's wait is its own sum)
             self.skipped = visited if launched_map is None else visited - launched_map
-
-    def _run_length(self, pool: _Pool, job: int, stype: int, room: int, failed: set[int] | None) -> int:
-        """How many picks in a row of ``_assign_fast``'s loop go to ``job`` of ``pool`` (at most ``room``,
-        the tasks of the type the heartbeat may still take), each launch assumed to succeed.
-
-        The loop's next pick is this job again while, with one more task running: the type is not
-        rejected (running = runnable cluster-wide), the pool is under its max slots and keeps its
-        place before the next pool of ``order[stype]`` (the pools before it stay passed by: at
-        their max, or every candidate failed), and the job's key (``_job_key``: running / weight,
-        submit, id; a fifo-mode pool's does not move) stays before its pool's next candidate not
-        ``failed`` (the candidates before it failed). The launches of a run are one
-        ``launch_tasks`` call, which does what that many calls would (stopping at the first that
-        launches nothing: then the loop's next pick fails on this job, the caller's part). No run is
-        longer than the job's pending tasks of the type (after them it is no candidate)."""
-        j = self.sim.jobs[job]
-        limit = min(room, j.runnable[stype])
-        left = self.runnable_total[stype] - self.running_total[stype]  # (whole numbers)
-        if 0 < left < limit:
-            limit = int(left)
-        left = pool.max[stype] - pool.running[stype]
-        if left < limit:
-            limit = int(left)
-        if limit < 2:
-            return 1
-        order = self.order[stype]
-        if len(order) > 1:
-            nxt = bisect_right(order, self.placed[stype][pool.name])
-            if nxt < len(order):
-                after = order[nxt]
-                running = pool.running[stype]
-                n = 1
-                while n < limit and self._pool_key(pool, stype, running + n) < after:
-                    n += 1
-                limit = n
-        if not pool.fifo and limit > 1:
-            cand = pool.cand[stype]
-            mine = self.key[job][stype]
-            assert mine is not None  # (a candidate)
-            k = bisect_right(cand, mine)
-            while k < len(cand) and failed is not None and cand[k][-1] in failed:
-                k += 1
-            if k < len(cand):
-                after = cand[k]
-                running, weight, submit = j.running[stype], self.weight[job], j.submit
-                n = 1
-                while n < limit and ((running + n) / weight, submit, job) < after:
-                    n += 1
-                limit = n
-        return limit
 
     def _launched(self, pool: _Pool, job: int, stype: int) -> None:
         """A task of ``job`` (a candidate of ``pool``) launched: the running counts, the job's key in
         its pool's candidates, and the pool's place in ``order[stype]`` moved at once (``_reorder``'s
         step for this pool and type alone: a launch changes no input of the other type's key, so
-        the pool does not go through ``repool``). A run's earlier launches are in the counts already."""
+        the pool does not go through ``repool``)."""
         pool.running[stype] += 1
         self.running_total[stype] += 1
         keys = self.key[job]
