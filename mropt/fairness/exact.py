@@ -42,7 +42,12 @@ factor) or of the weights:
   in exact fractions (:mod:`mropt.fairness.levels`), so no level is below CBC's
   tolerances whatever the magnitudes; a solution that breaks a capacity beyond
   ``CAPACITY_RTOL`` or gives up a held level is not taken (the best valid allocation
-  is returned, status ``feasible``). drf-lp's values have CBC's 8 printed digits: its
+  is returned, status ``feasible``); its steering objective's coefficients are exact
+  ratios of share coefficients (:meth:`~mropt.fairness.levels.ExactLevels.guide`), so where
+  leximin-optimal allocations tie, CBC picks the same one in any units (a power-of-two
+  unit once made it pick {u2: 2} at some weights and {u0: 1} at ten times them). drf-lp's
+  level scale (:func:`_level_scale`) is a power of two of the unit-free ``c``, the same in
+  any units too. drf-lp's values have CBC's 8 printed digits: its
   allocation is scaled down, by about 1e-8 at most, to fit every capacity, and its levels
   hold to a relative 1e-7 (``_LP_RTOL``) while CLP resolves every user's task count; with
   share coefficients 1e8 and more apart it may not (a user needing 2e-16 of a task left at

@@ -42,7 +42,7 @@ from typing import Protocol
 import numpy as np
 
 from mropt.model.fairness import FairnessInstance
-from mropt.model.tolerance import CAPACITY_RTOL, pow2_scale
+from mropt.model.tolerance import CAPACITY_RTOL
 
 Values = tuple[np.ndarray, np.ndarray | None]  # (tasks per user, tasks per user and node or None)
 _GUIDE_MAX = 2.0**20  # the largest r_k of a steering objective, in units of the level (ExactLevels.guide)
@@ -128,18 +128,25 @@ class ExactLevels:
     def guide(self, req: Requirement, k: int) -> tuple[np.ndarray, float]:
         """The objective's share coefficients and the largest ``r_k``, in units of the level.
 
-        The unit is the power of two at or below the least share an allocation meeting
-        ``req`` can have at rank k (the smallest ``c_i need_i``), so the cumulative sum
-        ``S_k`` is at least 1 unit; a coefficient above twice the largest ``r_k`` (the k-th
-        smallest of the users' largest shares) is capped there, which leaves ``S_k`` of
-        every integer allocation unchanged (a user holding a task is then above ``r_k``).
-        ``r_k`` is also held below ``_GUIDE_MAX`` units (the objective then only saturates
-        for allocations above it), so no coefficient exceeds 2**21.
+        The unit is the least share an allocation meeting ``req`` can have at rank k (the
+        smallest ``c_i need_i``), so the cumulative sum ``S_k`` is at least 1 unit; a
+        coefficient above twice the largest ``r_k`` (the k-th smallest of the users' largest
+        shares) is capped there, which leaves ``S_k`` of every integer allocation unchanged (a
+        user holding a task is then above ``r_k``). ``r_k`` is also held below ``_GUIDE_MAX``
+        units (the objective then only saturates for allocations above it), so no coefficient
+        exceeds 2**21. The ratios are exact fractions, rounded once to floats: the weights or
+        a resource in other units (every ``c_i`` times one factor) give the same floats (or,
+        where a conversion's float noise changes the data's decimal text, floats one rounding
+        apart, below the 12 digits PuLP writes), so CBC reads the same model and breaks a tie
+        between leximin-optimal allocations alike.
+        (A unit of a power of two at or below the least share left a factor in [1, 2) that
+        depended on the units: weights 2000, 1, 2000 wrote coefficients 2.048, 4.096, 1.024;
+        times 10, 3.2768, 6.5536, 1.6384, and CBC returned {u2: 2} against {u0: 1}, two
+        allocations with the same sorted shares.)
         """
         least = min(c * t for c, t in zip(self.coef, req.need) if t is not None and t > 0)
-        unit = 1.0 / pow2_scale(float(least)) if float(least) > 0 else 1.0
-        r_max = min(float(self.top[k - 1]) / unit, _GUIDE_MAX)
-        return np.array([min(float(c) / unit, 2.0 * r_max) for c in self.coef]), r_max
+        r_max = min(float(self.top[k - 1] / least), _GUIDE_MAX)
+        return np.array([min(float(c / least), 2.0 * r_max) for c in self.coef]), r_max
 
 
 @dataclass

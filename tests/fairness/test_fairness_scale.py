@@ -663,6 +663,23 @@ def test_exact_progressive_filling_by_hand():
     assert continuous_leximin(inst) == [1, 1, 2]
 
 
+def tie_on_disk() -> FairnessInstance:
+    """cpu, mem, disk 4; u0's task disk 4 (weight 2000, one task), u1 cpu 1 (no task), u2's disk 2
+    (weight 2000, two tasks): {u0: 1} and {u2: 2} are both leximin-optimal (shares 0, 1/2000)."""
+    return instance_from_dict(
+        {
+            "kind": "fairness",
+            "schema_version": 1,
+            "resources": {"cpu": 4, "mem": 4, "disk": 4},
+            "users": [
+                {"id": "u0", "demand": {"disk": 4}, "weight": 2000, "max_tasks": 1},
+                {"id": "u1", "demand": {"cpu": 1}, "weight": 1, "max_tasks": 0},
+                {"id": "u2", "demand": {"disk": 2}, "weight": 2000, "max_tasks": 2},
+            ],
+        }
+    )
+
+
 @settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(spread_weights())
 # found by the property: a user who can hold no task takes level 1 at 0 (level 2 was scaled
@@ -712,6 +729,10 @@ def test_exact_progressive_filling_by_hand():
         0,
     )
 )
+# two leximin-optimal allocations tie ({u0: 1}, {u2: 2}: sorted shares 0, 1/2000); the steering
+# objective's unit, a power of two, wrote coefficients 2.048, 4.096, 1.024 at these weights and
+# 3.2768, 6.5536, 1.6384 at ten times them, and CBC broke the tie {u2: 2} against {u0: 1}
+@example((tie_on_disk(), 1))
 def test_exact_leximin_with_weights_spread_over_16_orders(case):
     inst, k = case
     best, ties = brute_force(inst)
@@ -728,3 +749,34 @@ def test_exact_leximin_with_weights_spread_over_16_orders(case):
     assert lp.status in ("optimal", "feasible"), lp.details
     if lp.status == "optimal":
         assert lp.objective >= float(best[0]) * (1 - 1e-4), (lp.objective, best)
+
+
+def test_drf_milp_cbc_reads_the_same_models_in_any_units(monkeypatch, tmp_path):
+    # exact.py's promise, checked on the files CBC reads: the weights times 10 or 1e-3, disk
+    # times 1e3 (with weights 2000 beside 1, a power-of-two unit of the steering objective
+    # gave each scale its own coefficients: 2.048 at one, 3.2768 at ten times)
+    import pulp
+
+    solve_at = pulp.LpProblem.solve
+    models: list[str] = []
+
+    def record(prob, *args, **kwargs):
+        path = tmp_path / f"{len(models)}.lp"
+        prob.writeLP(str(path))
+        models.append(path.read_text())
+        return solve_at(prob, *args, **kwargs)
+
+    monkeypatch.setattr(pulp.LpProblem, "solve", record)
+    seen = []
+    for powers, k in [
+        ({"cpu": 0, "mem": 0, "disk": 0}, 0),
+        ({"cpu": 0, "mem": 0, "disk": 0}, 1),
+        ({"cpu": 0, "mem": 0, "disk": 0}, -3),
+        ({"cpu": 0, "mem": 0, "disk": 3}, 0),
+    ]:
+        models.clear()
+        sol = run(scaled(tie_on_disk(), powers, k), "drf-milp")
+        assert sol.status == "optimal", sol.details
+        seen.append((list(models), sol.decision["allocation"]))
+    assert len(seen[0][0]) >= 2
+    assert all(s == seen[0] for s in seen[1:])
