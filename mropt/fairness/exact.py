@@ -234,6 +234,11 @@ class _PulpLeximin:
                 prob.solve(_cbc(stop_at, self.threads, False))
         except Exception as exc:  # noqa: BLE001 - a solver failure, reported, not raised
             return LevelResult("error", message=f"CBC failed: {' '.join(str(exc).split())}")
+        if prob.status == pulp.LpStatusInfeasible and self.fixed:
+            # the last level's allocation meets every fixed row (and any r_k, d_k with it), so
+            # "infeasible" even loosened is CLP's precision (share coefficients 1e15 apart):
+            # that allocation is kept, status feasible (docs/tolerances.md)
+            return LevelResult("unusable", message=f"level {k}: CLP called the LP infeasible even loosened; stopped")
         proven = prob.sol_status == pulp.LpSolutionOptimal
         if not proven and prob.sol_status != pulp.LpSolutionIntegerFeasible:
             timed_out = stop_at is not None and time.perf_counter() >= stop_at - 0.05

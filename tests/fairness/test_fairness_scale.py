@@ -733,6 +733,25 @@ def tie_on_disk() -> FairnessInstance:
 # objective's unit, a power of two, wrote coefficients 2.048, 4.096, 1.024 at these weights and
 # 3.2768, 6.5536, 1.6384 at ten times them, and CBC broke the tie {u2: 2} against {u0: 1}
 @example((tie_on_disk(), 1))
+# drf-lp: u1's share coefficient 2e15 times u2's in level 1's units, and CLP called level 2's LP
+# infeasible even loosened, though level 1's allocation meets it: status error; now feasible
+@example(
+    (
+        instance_from_dict(
+            {
+                "kind": "fairness",
+                "schema_version": 1,
+                "resources": {"cpu": 6, "mem": 6},
+                "users": [
+                    {"id": "u0", "demand": {"cpu": 1}, "weight": 1e3, "max_tasks": 1},
+                    {"id": "u1", "demand": {"mem": 2}, "weight": 1e-7, "max_tasks": 3},
+                    {"id": "u2", "demand": {"mem": 2}, "weight": 2e8, "max_tasks": 1},
+                ],
+            }
+        ),
+        0,
+    )
+)
 def test_exact_leximin_with_weights_spread_over_16_orders(case):
     inst, k = case
     best, ties = brute_force(inst)
