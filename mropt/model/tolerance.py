@@ -25,7 +25,11 @@ unit): the problem is the same, so is the answer.
   most ``c * (1 + CAPACITY_RTOL)``.
 
 Solvers see data normalised by a power of two (:func:`pow2_scale`), which is exact in
-binary floating point, so a solver model is the same whatever the data's units.
+binary floating point: the numbers a solver reads keep their digits, and are the same
+when the data's units change by a power of two. A change by any other factor (10, 1e-3)
+leaves them a factor in [1, 2) apart, which a solver's tolerances and tie-breaking can see;
+where the model must be the same in any units, divide by one of the data's own values
+instead (drf-milp's guide, :mod:`mropt.fairness.levels`).
 """
 
 from __future__ import annotations
