@@ -17,7 +17,8 @@ attempt, before this store). Each block of an integer column keeps the narrowest
 type that holds its values (:func:`_block`: an attempt id in 4 bytes below 2^31, a stage or a
 batch's count mostly in one, a node in two below 32,768 nodes), widened back to the column's
 type wherever it is read (:func:`_joined`, so no reader sees what a block keeps): on the
-Alibaba 2017 day's first 2 h, 20.1 MiB instead of 30.9 (572,542 entries, 1,186,320 attempts).
+Alibaba 2017 day, 261 MiB instead of 381 (7,846,643 entries, 10,528,237 attempts: 26 bytes an
+attempt instead of 38).
 An ending is first a tuple in a Python list, moved by thousands (:data:`CHUNK`) into
 arrays of their own, a block per column, made to size and never grown: an ``array.append``
 costs ten times a ``list.append``, and a column of millions grown in place leaves the heap
