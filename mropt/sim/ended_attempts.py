@@ -61,7 +61,7 @@ _DTYPE = {"q": np.int64, "i": np.intc, "h": np.int16, "b": np.int8, "d": np.floa
 #: the integer type codes, narrowest first: a block of an integer column takes the first its values fit
 NARROW = ("b", "h", "i", "q")
 #: the least and the greatest value of each type of :data:`NARROW`
-_BOUNDS = {code: (int(np.iinfo(_DTYPE[code]).min), int(np.iinfo(_DTYPE[code]).max)) for code in NARROW}
+_BOUNDS = {code: (-(1 << (8 * array(code).itemsize - 1)), (1 << (8 * array(code).itemsize - 1)) - 1) for code in NARROW}
 #: the per-attempt columns of :meth:`EndedAttempts.rows`, typed as the entry columns they repeat
 #: (``task``, ``node``: C ints; ``id``: int64; ``spec``: bool)
 ROW_COLUMNS = ("job", "stage", "type", "task", "id", "node", "start", "end", "level", "spec", "outcome")
