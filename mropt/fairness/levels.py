@@ -134,7 +134,8 @@ class ExactLevels:
         shares) is capped there, which leaves ``S_k`` of every integer allocation unchanged (a
         user holding a task is then above ``r_k``). ``r_k`` is also held below ``_GUIDE_MAX``
         units (the objective then only saturates for allocations above it), so no coefficient
-        exceeds 2**21. The ratios are exact fractions, rounded once to floats: the weights or
+        exceeds 2**21 (whatever the data: weights 1e-100 and 1e100 put ratios of 1e300 apart). The
+        ratios are exact fractions, capped, then rounded once to floats: the weights or
         a resource in other units (every ``c_i`` times one factor) give the same floats (or,
         where a conversion's float noise changes the data's decimal text, floats one rounding
         apart, below the 12 digits PuLP writes), so CBC reads the same model and breaks a tie
@@ -145,8 +146,10 @@ class ExactLevels:
         allocations with the same sorted shares.)
         """
         least = min(c * t for c, t in zip(self.coef, req.need) if t is not None and t > 0)
-        r_max = min(float(self.top[k - 1] / least), _GUIDE_MAX)
-        return np.array([min(float(c / least), 2.0 * r_max) for c in self.coef]), r_max
+        # capped as fractions, then rounded (rounding is monotone: the floats of the capped values
+        # are the capped floats), so no ratio beyond a float's range is ever made a float
+        r = min(self.top[k - 1] / least, Fraction(_GUIDE_MAX))
+        return np.array([float(min(c / least, 2 * r)) for c in self.coef]), float(r)
 
 
 @dataclass

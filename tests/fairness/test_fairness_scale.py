@@ -799,3 +799,25 @@ def test_drf_milp_cbc_reads_the_same_models_in_any_units(monkeypatch, tmp_path):
         seen.append((list(models), sol.decision["allocation"]))
     assert len(seen[0][0]) >= 2
     assert all(s == seen[0] for s in seen[1:])
+
+
+def test_drf_milp_steers_with_share_coefficients_1e300_apart():
+    # weights 1e-100 and 1e100 (the model's limits) put the share coefficients 1e300 apart: the
+    # steering objective's ratios exceed a float until capped, so they are capped as fractions
+    # first (an OverflowError made the run an error)
+    inst = instance_from_dict(
+        {
+            "kind": "fairness",
+            "schema_version": 1,
+            "resources": {"cpu": 1e100},
+            "users": [
+                {"id": "u0", "demand": {"cpu": 1e100}, "weight": 1e-100, "max_tasks": 1},
+                {"id": "u1", "demand": {"cpu": 1e-100}, "weight": 1e100, "max_tasks": 1},
+            ],
+        }
+    )
+    best, ties = brute_force(inst, tolerance=True)  # u1's 1e-100 fits beside u0 within CAPACITY_RTOL
+    s = run(inst, "drf-milp")
+    assert s.status == "optimal", s.details
+    assert _sorted_exact(inst, s) == best and tuple(int(t) for t in _tasks(inst, s)) in ties
+    check_verify(inst, s)
