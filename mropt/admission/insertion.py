@@ -97,6 +97,7 @@ class InsertionOracle:
         self.cotm = c = map_completion_times(tm, None if self.r_all is None else self.r_all[order])
         self.prefix = np.cumsum(tm)
         s = 0
+        cotr_head = c[:0]  # (read only when s > 0: then the pass below has made it)
         if locked > 1 and n > 1:  # the settled prefix (class docstring), from an EDF pass over S[:locked]
             head = min(locked, n)
             cotr_head = reduce_completion_times(c[:head], tr[:head], d[:head])

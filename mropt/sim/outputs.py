@@ -43,6 +43,7 @@ import json
 import os
 import re
 import sys
+import threading
 import time
 import uuid
 from collections.abc import Iterable, Iterator
@@ -221,6 +222,11 @@ def summary_record(run: SimRun) -> dict[str, Any]:
     return record
 
 
+_POOL_LOCK = threading.Lock()
+_POOL_SAVED: list[pa.MemoryPool] = []  # the default pool while writes hold the system one
+_POOL_USERS = [0]  # writes in their ``system_pool`` block
+
+
 @contextlib.contextmanager
 def system_pool() -> Iterator[None]:
     """Arrow allocates from the C library's allocator (``pyarrow.system_memory_pool``) in the block,
@@ -228,13 +234,23 @@ def system_pool() -> Iterator[None]:
     buffers freed before the next is built; Arrow's default pool (mimalloc) keeps what was freed for
     later use, and the process's peak grew by the pieces' churn. The system allocator returns the large
     buffers: ``--out`` of the first half hour of the Alibaba day peaked 50 MiB lower
-    (benchmarks/RESULTS.md, issue 32). The files are the same bytes."""
-    before = pa.default_memory_pool()
-    pa.set_memory_pool(pa.system_memory_pool())
+    (benchmarks/RESULTS.md, issue 32). The files are the same bytes.
+
+    Arrow's pool is the process's: writes in several threads share one swap (the first in
+    saves the default, the last out restores it), and other threads' Arrow allocations meanwhile
+    come from the system allocator too (a buffer is freed by the pool that made it)."""
+    with _POOL_LOCK:
+        if not _POOL_SAVED:
+            _POOL_SAVED.append(pa.default_memory_pool())
+            pa.set_memory_pool(pa.system_memory_pool())
+        _POOL_USERS[0] += 1
     try:
         yield
     finally:
-        pa.set_memory_pool(before)
+        with _POOL_LOCK:
+            _POOL_USERS[0] -= 1
+            if not _POOL_USERS[0]:
+                pa.set_memory_pool(_POOL_SAVED.pop())
 
 
 def _write_files(run: SimRun, folder: Path, run_id: str) -> list[Path]:

@@ -340,14 +340,15 @@ def utilisation_ratio(recorder: Recorder, horizon: float) -> dict[str, float | N
     workload = recorder.sim.workload
     if not workload.uses_slots and any(spec.resources for spec in workload.nodes):
         return {}
-    blocks = list(recorder.utilisation_blocks())
     out: dict[str, float | None] = {}
     for code, name in enumerate(SLOT_TYPES):
-        rows = [(block[2] == 0) & (block[1] == code) for block in blocks]
-        t, b, c = (
-            np.concatenate([block[k][r] for block, r in zip(blocks, rows, strict=True)], dtype=float) for k in (0, 3, 4)
-        )
-        del rows
+        picked: tuple[list[np.ndarray], list[np.ndarray], list[np.ndarray]] = ([], [], [])
+        for block in recorder.utilisation_blocks():  # (a block at a time: each widened as it is read)
+            rows = (block[2] == 0) & (block[1] == code)
+            for column, k in zip(picked, (0, 3, 4), strict=True):
+                column.append(block[k][rows])
+        t, b, c = (np.concatenate(column, dtype=float) for column in picked)
+        del picked
         if not len(t) or horizon <= 0:
             out[name] = None
             continue

@@ -125,7 +125,9 @@ class Stage:
         self.node_q, self.rack_q = build_stacks(self.replicas, node_rack)
 
     def drop_locality(self) -> None:
-        """Free the locality stacks (the stage completed; :meth:`take` would rebuild them)."""
+        """Free the locality stacks: the stage completed (:meth:`take` would rebuild them from the
+        replicas), or the run has returned (``mropt.sim.run.release_locality``, which drops the
+        replicas too: nothing takes a task after it)."""
         self.node_q = self.rack_q = None
 
     def requeue_task(self, task: int, node_rack: Sequence[int]) -> None:

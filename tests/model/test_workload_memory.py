@@ -31,7 +31,9 @@ def _demands(w: WorkloadInstance) -> list[Any]:
     return [job.stages[0].tasks[0].demand for job in w.jobs]
 
 
-def test_equal_demands_share_one_read_only_mapping() -> None:
+def test_equal_demands_share_one_read_only_mapping(monkeypatch: pytest.MonkeyPatch) -> None:
+    # a fresh cache: one that earlier loads left near its bound would be cleared between two groups
+    monkeypatch.setattr(workload_module, "_AMOUNTS", {})
     doc = _doc([{"cpu": 1.5}, {"cpu": 1.5}, {"cpu": 2}, {"cpu": 1.5, "mem": 0.5}, {"cpu": 0.0}, {"cpu": -0.0}])
     w = WorkloadInstance.from_dict(doc)
     d = _demands(w)

@@ -82,7 +82,8 @@ def test_the_maps_only_pass_gives_the_plain_rules_event_log(monkeypatch: pytest.
             seen["planned"] += 1
             seen["capacity below slots"] += sim.remaining[MAP] < sim.total_slots[MAP]
             seen["several free slots on a node"] += max(free) > 1
-            seen["several jobs"] += len({a.job for a in sim._live.values() if a.start == sim.now}) > 1
+            live = sim._live  # (the attempts this pass started: ids from ``started`` on)
+            seen["several jobs"] += len({live[i].job for i in range(started, sim.next_attempt) if i in live}) > 1
         return done
 
     monkeypatch.setattr(fifo_runs, "_maps_alone", watched)
