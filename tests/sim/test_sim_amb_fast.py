@@ -29,15 +29,21 @@ def _run(w, reference: bool) -> tuple[str, list[str], list]:  # type: ignore[no-
     return rec.event_log_hash(), list(rec.jobs_columns()["reason"]), policy.timeouts  # type: ignore[attr-defined]
 
 
-def test_reference_and_settled_oracle_give_the_same_event_log(monkeypatch) -> None:  # type: ignore[no-untyped-def]
-    built: list[int] = []
+def _settled_values(monkeypatch) -> list[int]:  # type: ignore[no-untyped-def]
+    """The ``settled`` prefix of every insertion oracle built from now on, in order."""
+    settled: list[int] = []
     init = insertion.InsertionOracle.__init__
 
-    def counting(self, *args, **kwargs):  # type: ignore[no-untyped-def]
+    def recording(self, *args, **kwargs):  # type: ignore[no-untyped-def]
         init(self, *args, **kwargs)
-        built.append(self.settled)
+        settled.append(self.settled)
 
-    monkeypatch.setattr(insertion.InsertionOracle, "__init__", counting)
+    monkeypatch.setattr(insertion.InsertionOracle, "__init__", recording)
+    return settled
+
+
+def test_reference_and_settled_oracle_give_the_same_event_log(monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    built = _settled_values(monkeypatch)
     rng = random.Random("amb-fast")
     accepted = cut = 0
     for case in range(24):
@@ -71,14 +77,7 @@ def test_amb_insert_reference_switch_on_a_plan_with_finished_jobs(monkeypatch) -
     for k, submit in enumerate([0.0, 250.0, 500.0, 990.0, 1000.0, 1000.0]):
         jobs[k] = dataclasses.replace(jobs[k], submit_time=submit, deadline=submit + 400.0)
     instance = dataclasses.replace(instance, jobs=tuple(jobs))
-    settled: list[int] = []
-    init = insertion.InsertionOracle.__init__
-
-    def recording(self, *args, **kwargs):  # type: ignore[no-untyped-def]
-        init(self, *args, **kwargs)
-        settled.append(self.settled)
-
-    monkeypatch.setattr(insertion.InsertionOracle, "__init__", recording)
+    settled = _settled_values(monkeypatch)
     for reference in (True, False):
         order, acc, rej = amb_insert(instance, np.arange(4), 1000.0, [4, 5], reference=reference)
         assert (order.tolist(), acc, rej) == ([0, 1, 2, 3, 4, 5], [4, 5], [])
