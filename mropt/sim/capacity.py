@@ -60,6 +60,11 @@ class Capacity:
         self.total_slots = [sum(full[MAP]), sum(full[REDUCE])]
         self.free_resources = [list(c) for c in res]
 
+    @property
+    def initial_slots(self) -> tuple[int, int]:
+        """The cluster's map and reduce slots with every node up (before any went down)."""
+        return sum(self._full[MAP]), sum(self._full[REDUCE])
+
     def fits(self, node: int, demand: tuple[float, ...]) -> bool:
         """Whether ``demand`` fits the node's free resources."""
         free = self.free_resources[node]

@@ -98,6 +98,7 @@ from mropt.sim.state import (
     build_jobs,
     node_indices,
 )
+from mropt.sim.utilisation_rows import RowMarks
 from mropt.sim.watch import UNTIL, Watch
 
 if TYPE_CHECKING:
@@ -105,6 +106,8 @@ if TYPE_CHECKING:
 
 _NEVER = float("inf")
 _NO_LOOK = 1 << 62  # no watch: the loop's event count never reaches it
+#: how the utilisation rows are made: built after the run (the default), or written at each instant
+UTILISATION_ROWS = ("after", "live")
 
 
 class Simulation(Launches, Completions):
@@ -120,6 +123,7 @@ class Simulation(Launches, Completions):
         heartbeat: float | None = None,
         stall_limit: int = 100_000,
         record_utilisation: bool = True,
+        utilisation_rows: str = "after",
         batch: bool = True,
         speculation: Speculation | None = None,
         straggler_draws: str | None = None,
@@ -129,6 +133,10 @@ class Simulation(Launches, Completions):
         mode = mode or policy.mode
         if mode not in MODES:
             raise InputError(f"simulate: mode must be one of {', '.join(MODES)}, got {mode!r}")
+        if utilisation_rows not in UTILISATION_ROWS:
+            raise InputError(
+                f"simulate: utilisation_rows must be one of {', '.join(UTILISATION_ROWS)}, got {utilisation_rows!r}"
+            )
         self.workload = workload
         self.policy = policy
         self.seed = seed
@@ -172,7 +180,11 @@ class Simulation(Launches, Completions):
         self.backups = 0  # backup attempts started (sim.speculate)
         self.wasted_work = 0.0  # slot-seconds of attempts killed because a sibling attempt won
         self._rule_backups: set[int] = set()  # backups the rule started: the policy never hears of them
-        self._util = record_utilisation
+        # the utilisation rows: written live at the end of each instant (``_util``), or built after
+        # the run from the ended attempts and the marks below (``_marks``, mropt.sim.utilisation_rows)
+        self._util = record_utilisation and utilisation_rows == "live"
+        self._marks = RowMarks() if record_utilisation and utilisation_rows == "after" else None
+        self._deferred = -1  # (``defer_rows``: the event count of the instant whose rows were deferred)
         self._queue = EventQueue()
         self.push = self._queue.push  # type: ignore[method-assign]  # (``push``, without a call in between)
         self.stalled = False
@@ -185,8 +197,8 @@ class Simulation(Launches, Completions):
         self.stopped: str | None = None
         self.offers: Offers = EventOffers(self) if mode == EVENT else HeartbeatOffers(self)
         cap.freed = self.offers.freed
-        self.record = Recorder(self, record_utilisation)
-        if record_utilisation:  # (``end_rows``: the recorder's flush, without a call in between)
+        self.record = Recorder(self, self._util, record_utilisation)
+        if self._util:  # (``end_rows``: the recorder's flush, without a call in between)
             self.end_rows = self.record.flush  # type: ignore[method-assign]
         self._notify_attempt = type(policy).on_attempt_end is not Policy.on_attempt_end
         # counts-only policies get one on_attempts_end per batch (bulk completion kept)
@@ -227,7 +239,11 @@ class Simulation(Launches, Completions):
         self._queue.before_decide = hook
 
     def advance(self, time: float) -> None:
-        """The clock moves to ``time``: a lone heartbeat's instant (nothing queued comes before it)."""
+        """The clock moves to ``time``: a lone heartbeat's instant (nothing queued comes before it),
+        called once the rows of what came before were written (``end_rows``). At the time the clock
+        shows, it is a new instant of the rows at that time: a break (``_row_break``)."""
+        if time == self.now and self._marks is not None:
+            self._row_break(time)
         self.now = time
 
     def count_events(self, n: int) -> None:
@@ -242,19 +258,29 @@ class Simulation(Launches, Completions):
 
     @property
     def rows_recorded(self) -> bool:
-        """Whether utilisation rows are recorded (when not, ``end_rows`` and ``defer_rows`` do nothing)."""
+        """Whether utilisation rows are written at the end of each instant (``utilisation_rows``
+        ``live``); when not, ``end_rows`` does nothing (rows built after the run, or none)."""
         return self._util
 
     def end_rows(self, now: float) -> None:
         """The utilisation rows of the instant at ``now`` (``Recorder.flush``), as the loop writes
-        them at the end of each of its instants (nothing when utilisation is not recorded)."""
+        them at the end of each of its instants (nothing unless they are written live)."""
         if self._util:
             self.record.flush(now)
 
     def defer_rows(self) -> None:
         """The loop's next end of an instant writes no rows: the changes since the last rows belong
-        to an instant still to be run (``Recorder.skip_next_flush``)."""
+        to an instant still to be run (``Recorder.skip_next_flush``; rows built after the run: that
+        end of an instant is no break, ``_row_break``)."""
+        if self._marks is not None:
+            self._deferred = self.events  # (the loop's count at the end of the instant being ended)
         self.record.skip_next_flush()
+
+    def _row_break(self, time: float) -> None:
+        """The rows of an instant at ``time`` were written, and the next instant has the same time:
+        what changes from now on is after them (:class:`~mropt.sim.utilisation_rows.RowMarks`)."""
+        assert self._marks is not None
+        self._marks.breaks.append((time, self.next_attempt, len(self.record.ended_attempts), len(self._marks.capacity)))
 
     # -- the run ---------------------------------------------------------------------------
     def run(self) -> Recorder:
@@ -298,13 +324,19 @@ class Simulation(Launches, Completions):
         offers = self.offers
         after_instant = offers.after_instant
         flush = record.flush if self._util else None
+        marks = self._marks
+        if marks is not None and times and times[0] <= until:
+            marks.first = times[0]
+        last, counted = -_NEVER, -1  # the time and the event count of the instant before
         while times:
             now = times[0]
             if now > until:  # the events of ``until`` itself are the run's last
                 self.stopped = UNTIL
                 self.now = until
                 break
-            self.now = now
+            if now == last and marks is not None and self._deferred != counted:
+                self._row_break(now)  # (the instant before wrote its rows at this time)
+            last = self.now = now
             # the instant's events in ``event_queue.drain``'s order, walked with an index per class
             # (its module docstring); a push may make a class's list, so each is read after every event
             lists = at[now]
@@ -341,7 +373,7 @@ class Simulation(Launches, Completions):
                     offers.tick()
                 if self.stalled:
                     break
-            self.events += d + k + a + c
+            self.events = counted = self.events + d + k + a + c
             if self.stalled:
                 self._queue.clear()
             else:  # queue.close(now), inlined
@@ -356,7 +388,13 @@ class Simulation(Launches, Completions):
                 if self.stopped is not None:
                     break
                 look_at = self.events + watch.every
+        if marks is not None:  # what comes now, the kills of ``finish``, writes no rows
+            if self._deferred != counted:
+                self._row_break(self.now)
+            marks.cut = self.now
         record.finish()
+        if marks is not None:
+            record.build_rows(marks)
         return record
 
     # -- queries for policies --------------------------------------------------------------
@@ -487,13 +525,20 @@ class Simulation(Launches, Completions):
         for aid in [aid for aid, a in self._live.items() if a.node_of(aid) == node]:
             self.kill(aid, "failed")
         self.capacity.down(node)
+        self._capacity_changed()
         self.offers.down(node)
         self.policy.on_node(node, False)
+
+    def _capacity_changed(self) -> None:
+        """The cluster's slots changed now (a node went down or came up): the rows built after the run read it."""
+        if self._marks is not None:
+            self._marks.capacity.append((self.now, self.total_slots[0], self.total_slots[1]))
 
     def _on_up(self, node: int) -> None:
         if self.node_up[node]:
             return
         self.capacity.up(node)
+        self._capacity_changed()
         self.policy.on_node(node, True)
         self.offers.freed(node)
 

@@ -50,6 +50,7 @@ from mropt.model.workload import WorkloadInstance, WorkloadJob
 from mropt.sim.ended_attempts import EndedAttempts
 from mropt.sim.state import DROPPED, REJECTED, SLOT_TYPES, WAITING, Job
 from mropt.sim.unfinished import unfinished_causes
+from mropt.sim.utilisation_rows import RowMarks, build_rows
 
 if TYPE_CHECKING:
     from mropt.sim.engine import Attempt, Simulation
@@ -64,6 +65,15 @@ _ROW_TYPES = (np.float64, np.int8, np.intc, np.int64, np.int64)  # time, slot ty
 #: 21 bytes a row instead of 29 (the Alibaba day: 1.8 M rows); read back as int64
 _NARROW = np.iinfo(np.int32)
 _OUTCOME_CODE = {name: k for k, name in enumerate(OUTCOMES)}
+
+
+def _narrow(block: list[np.ndarray]) -> tuple[np.ndarray, ...]:
+    """A block of utilisation rows as kept: busy and capacity as int32 where the block's values fit."""
+    for k in (3, 4):
+        values = block[k]
+        if not len(values) or (values.min() >= _NARROW.min and values.max() <= _NARROW.max):
+            block[k] = values.astype(np.int32)
+    return tuple(block)
 
 
 def ideal_span(job: WorkloadJob, speed: float) -> float:
@@ -83,9 +93,13 @@ def _ideal_spans(workload: WorkloadInstance) -> np.ndarray:
 class Recorder:
     """Collects rows while the engine runs; builds the tables afterwards."""
 
-    def __init__(self, sim: Simulation, utilisation: bool = True) -> None:
+    def __init__(self, sim: Simulation, utilisation: bool = True, rows: bool | None = None) -> None:
+        """``utilisation``: the utilisation rows are written live, through :meth:`started`,
+        :meth:`ended` and :meth:`flush`; ``rows`` (default: ``utilisation``): the run has utilisation
+        rows, live or built after it (:meth:`build_rows`)."""
         self.sim = sim
         self._utilisation = utilisation
+        self._rows = utilisation if rows is None else rows
         # the attempts that ended, as typed columns (a replay of millions of tasks keeps no
         # attempt object); the columns (a_job, ...) are built from them at each read
         self.ended_attempts = EndedAttempts()
@@ -106,8 +120,8 @@ class Recorder:
 
     @property
     def utilisation(self) -> bool:
-        """Whether utilisation rows are recorded (``flush`` at the end of every instant)."""
-        return self._utilisation
+        """Whether the run has utilisation rows (written live or built after it)."""
+        return self._rows
 
     # -- hooks called by the engine ---------------------------------------------------------
     def started(self, attempt: Attempt, job: Job) -> None:
@@ -212,12 +226,7 @@ class Recorder:
         writes 1.8 million rows, about 100 bytes each in lists, 21 here: busy and capacity as int32
         when the block's values fit, else int64; :meth:`utilisation_blocks` gives them as int64)."""
         rows = (self.u_time, self.u_type, self.u_pool, self.u_busy, self.u_cap)
-        block = [np.array(r, dtype=t) for r, t in zip(rows, _ROW_TYPES, strict=True)]
-        for k in (3, 4):
-            values = block[k]
-            if not len(values) or (values.min() >= _NARROW.min and values.max() <= _NARROW.max):
-                block[k] = values.astype(np.int32)
-        self._u_blocks.append(tuple(block))
+        self._u_blocks.append(_narrow([np.array(r, dtype=t) for r, t in zip(rows, _ROW_TYPES, strict=True)]))
         for r in rows:
             r.clear()
 
@@ -256,6 +265,22 @@ class Recorder:
                 u_busy.append(pool_busy[key])
                 u_cap.append(total[2 + stype])
             changed.clear()
+
+    def build_rows(self, marks: RowMarks) -> None:
+        """The utilisation rows and ``pools`` built after the run from the ended attempts and the
+        engine's marks (:func:`mropt.sim.utilisation_rows.build_rows`): the rows :meth:`flush` would
+        have written, kept as it keeps them (typed blocks of :data:`UTILISATION_CHUNK` rows, the rest
+        in the lists)."""
+        sim = self.sim
+        initial = sim.capacity.initial_slots
+        self.pools, rows = build_rows(self.ended_attempts, sim.jobs, initial, marks)
+        n, chunk = len(rows[0]), UTILISATION_CHUNK
+        whole = n - n % chunk
+        for first in range(0, whole, chunk):
+            self._u_blocks.append(_narrow([column[first : first + chunk].copy() for column in rows]))
+        lists: tuple[list[Any], ...] = (self.u_time, self.u_type, self.u_pool, self.u_busy, self.u_cap)
+        for values, column in zip(lists, rows, strict=True):
+            values.extend(column[whole:].tolist())
 
     def skip_next_flush(self) -> None:
         """The next flush does nothing: the changes since the last one belong to an instant the

@@ -1,0 +1,304 @@
+"""The utilisation rows built after the run, from what the run records anyway (issue 32, speed only).
+
+``utilisation.parquet`` (:mod:`mropt.sim.recorder`) is the step series of busy slots: at the end of
+every instant of the run that changed a count, a row for the whole cluster (pool ``*``) per slot
+type whose busy count or capacity changed since the last such row (both types at the run's
+first instant), then a row per (pool, slot type) *touched* at the instant (a task of it started
+or ended there, even when its count came back to where it was), in (pool, type) order, a pool's
+index being the order of its first attempt's start. Written live (``Recorder.flush``), that was
+a Python call at the end of each of the SWIM day's 1.9 million instants, and a pool count per
+start and end: 8-12 % of a run (``benchmarks/RESULTS.md``).
+
+The rows are a function of what the run keeps for its tables: each attempt's start and end, its
+job (so its pool), slot type and count (:mod:`mropt.sim.ended_attempts`, one entry per attempt or
+per batch that ended together), plus the cluster's capacity after each node went down or came
+up (``Simulation``'s capacity log) and a few marks of the engine (:class:`RowMarks`). A count
+changes at the time of its change (``Simulation.now``), and the rows of an instant carry its time.
+Instants are told apart by their time, except where two of them, each with its rows, share a
+time value: an instant pushed at the time of the one that just closed (a task of no time, a
+policy's timer for now, a heartbeat due now), or a lone heartbeat (:mod:`mropt.sim.lone_beats`)
+at the engine's instant's time. There the engine marks a *break* (:class:`RowMarks`): the next
+attempt id, the number of ended entries and of capacity changes at that point, so every change
+at that time is before or after it. A change's *epoch* is (time, breaks at that time before
+it); the rows are those of the epochs in order. The run's last changes, whose rows the live
+recorder never wrote, are left out: the attempts ``Recorder.finish`` kills when the run stops,
+and a lone heartbeat's whose rows were deferred to an instant the run stopped before
+(``RowMarks.cut``).
+
+:func:`build_rows` makes them with numpy a piece of the store at a time (whole blocks, about
+:data:`PIECE` entries): each piece's starts and ends are summed per (epoch, pool, type), and the
+sums are merged as they come, so what is held is about the rows' size, never an object per task.
+``tests/sim/test_sim_utilisation_rows.py`` compares them, byte for byte, with the live recorder's
+(``Simulation(utilisation_rows="live")``) on every policy and mode.
+"""
+
+from __future__ import annotations
+
+from array import array
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+if TYPE_CHECKING:
+    from mropt.sim.ended_attempts import EndedAttempts
+    from mropt.sim.state import Job
+
+#: ended entries summed at a time (whole blocks of the store)
+PIECE = 1 << 16
+#: summed rows held before they are merged again (or twice the last merge's, if more)
+MERGE_AT = 1 << 20
+_ROW_TYPES = (np.float64, np.int8, np.intc, np.int64, np.int64)  # time, slot type, pool, busy, capacity
+
+
+@dataclass
+class RowMarks:
+    """What the engine marks for the rows (module docstring).
+
+    ``first``: the time of the run's first instant (None: the run ran none, and has no rows);
+    ``breaks``: (time, next attempt id, ended entries, capacity changes) where an instant's rows
+    were written and the next instant has the same time; ``capacity``: (time, map slots, reduce
+    slots) after each change of the cluster's slots; ``cut``: the time of the run's last changes
+    whose rows were never written (those after the last break at that time).
+    """
+
+    first: float | None = None
+    breaks: list[tuple[float, int, int, int]] = field(default_factory=list)
+    capacity: list[tuple[float, int, int]] = field(default_factory=list)
+    cut: float = float("inf")
+
+
+def _view(block: array[Any], code: str) -> np.ndarray:
+    """A store block as a numpy array of its own type, widened to ``code``."""
+    values = np.frombuffer(block, dtype=block.typecode) if len(block) else np.zeros(0, dtype=code)
+    return values.astype(code, copy=False)
+
+
+class _Breaks:
+    """The breaks of one run, as sorted keys: the epoch of a change at a time and a mark."""
+
+    def __init__(self, breaks: Sequence[tuple[float, int, int, int]]) -> None:
+        table = np.array([b[1:] for b in breaks], dtype=np.int64).reshape(-1, 3)
+        times = np.array([b[0] for b in breaks], dtype=float)
+        self.times = np.unique(times)
+        rank = np.searchsorted(self.times, times)
+        # (time rank, mark) as one int64 key per kind of mark: breaks are in time order and
+        # every mark grows with time, so each key column is sorted
+        self._span = int(table.max(initial=0)) + 2
+        self._keys = [rank * self._span + table[:, k] for k in range(3)]
+
+    def epochs(self, times: np.ndarray, marks: np.ndarray, kind: int) -> np.ndarray:
+        """The breaks at each change's time before it (change ``k`` at ``times[k]`` with mark
+        ``marks[k]``: an attempt id, ended entry or capacity change, ``kind`` 0, 1, 2)."""
+        out = np.zeros(len(times), dtype=np.int64)
+        if not len(self.times) or not len(times):
+            return out
+        at = np.isin(times, self.times)
+        if at.any():
+            base = np.searchsorted(self.times, times[at]) * self._span
+            keys = self._keys[kind]
+            out[at] = np.searchsorted(keys, base + marks[at], "right") - np.searchsorted(keys, base, "left")
+        return out
+
+    def last(self, time: float) -> int:
+        """The breaks at ``time`` (the epoch of a change after all of them)."""
+        k = np.searchsorted(self.times, time)
+        if k >= len(self.times) or self.times[k] != time:
+            return 0
+        keys = self._keys[0]
+        return int(np.searchsorted(keys, (k + 1) * self._span, "left") - np.searchsorted(keys, k * self._span, "left"))
+
+
+def _sum(time: np.ndarray, key: np.ndarray, delta: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The changes summed per (time, key), sorted by time then key (a key with a sum of 0 kept)."""
+    if not len(time):
+        return time, key, delta
+    order = np.lexsort((key, time))
+    time, key = time[order], key[order]
+    first = np.ones(len(time), dtype=bool)
+    first[1:] = (time[1:] != time[:-1]) | (key[1:] != key[:-1])
+    at = np.flatnonzero(first)
+    return time[at], key[at], np.add.reduceat(delta[order], at)
+
+
+class _Sums:
+    """Per (time, epoch, pool code, slot type) summed changes, merged as pieces come."""
+
+    def __init__(self) -> None:
+        self.parts: list[tuple[np.ndarray, np.ndarray, np.ndarray]] = []
+        self.held = 0
+        self.limit = MERGE_AT
+
+    def add(self, time: np.ndarray, key: np.ndarray, delta: np.ndarray) -> None:
+        self.parts.append(_sum(time, key, delta))
+        self.held += len(self.parts[-1][0])
+        if self.held > self.limit:
+            self.merge()
+            self.limit = max(MERGE_AT, 2 * self.held)
+
+    def merge(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        if len(self.parts) != 1:
+            columns = [np.concatenate(c) for c in zip(*self.parts, strict=True)] if self.parts else None
+            empty = (np.zeros(0), np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64))
+            self.parts = [_sum(*columns) if columns else empty]
+            self.held = len(self.parts[0][0])
+        return self.parts[0]
+
+
+def _member_ids(ids: np.ndarray, counts: np.ndarray, entries: np.ndarray, store: EndedAttempts) -> np.ndarray:
+    """The attempt ids of the members of the entries (``entries``: their indices in the store)."""
+    total = int(counts.sum())
+    starts = np.cumsum(counts) - counts
+    out = np.repeat(ids, counts) + np.arange(total, dtype=np.int64) - np.repeat(starts, counts)
+    if store.gaps:
+        for k, entry in enumerate(entries.tolist()):
+            gap = store.gaps.get(entry)
+            if gap is not None:
+                out[starts[k] : starts[k] + counts[k]] = np.frombuffer(gap, dtype=np.int64)
+    return out
+
+
+def build_rows(
+    store: EndedAttempts,
+    jobs: Sequence[Job],
+    capacity: tuple[int, int],
+    marks: RowMarks,
+) -> tuple[dict[str, int], tuple[np.ndarray, ...]]:
+    """The pools (name -> index, ``*`` first) and the utilisation rows (time, slot type, pool,
+    busy, capacity) of a run (module docstring); ``capacity``: the cluster's slots per type
+    before any node went down."""
+    store.flush()
+    codes: dict[str, int] = {}
+    pool_code = np.array([codes.setdefault(j.pool, len(codes)) for j in jobs], dtype=np.int64)
+    n_keys = 2 * max(len(codes), 1)
+    never = np.iinfo(np.int64).max
+    first_id = np.full(len(codes), never, dtype=np.int64)
+    breaks = _Breaks(marks.breaks)
+    sums = _Sums()
+    entry = store.entry
+    n_blocks, done, offset = len(entry["count"]), 0, 0
+    while done < n_blocks:
+        end, n = done, 0
+        while end < n_blocks and n < PIECE:
+            n += len(entry["count"][end])
+            end += 1
+        cols = {
+            name: np.concatenate([_view(b, code) for b in entry[name][done:end]])
+            for name, code in (("job", "q"), ("type", "q"), ("id", "q"), ("count", "q"), ("start", "d"), ("end", "d"))
+        }
+        done = end
+        code = pool_code[cols["job"]]
+        np.minimum.at(first_id, code, cols["id"])
+        key = code * 2 + cols["type"]
+        count = cols["count"]
+        index = np.arange(offset, offset + len(count), dtype=np.int64)
+        offset += len(count)
+        # ends: an entry's members ended together (its index in the store is its mark)
+        end_epoch = breaks.epochs(cols["end"], index, 1)
+        times, keys, deltas = [cols["end"]], [end_epoch * n_keys + key], [-count]
+        # starts: an entry's members started together, but at a break's time they may lie on both
+        # sides of it (their ids are the marks): counted member by member there
+        start = cols["start"]
+        split = np.isin(start, breaks.times) if len(breaks.times) else np.zeros(len(start), dtype=bool)
+        whole = ~split
+        times.append(start[whole])
+        keys.append(key[whole])
+        deltas.append(count[whole])
+        if split.any():
+            ids = _member_ids(cols["id"][split], count[split], index[split], store)
+            member_start = np.repeat(start[split], count[split])
+            times.append(member_start)
+            keys.append(breaks.epochs(member_start, ids, 0) * n_keys + np.repeat(key[split], count[split]))
+            deltas.append(np.ones(len(ids), dtype=np.int64))
+        sums.add(np.concatenate(times), np.concatenate(keys), np.concatenate(deltas))
+    time, key, delta = sums.merge()
+    return _rows(time, key, delta, codes, first_id, n_keys, capacity, marks, breaks)
+
+
+def _rows(
+    time: np.ndarray,
+    key: np.ndarray,
+    delta: np.ndarray,
+    codes: dict[str, int],
+    first_id: np.ndarray,
+    n_keys: int,
+    capacity: tuple[int, int],
+    marks: RowMarks,
+    breaks: _Breaks,
+) -> tuple[dict[str, int], tuple[np.ndarray, ...]]:
+    """:func:`build_rows`' rows from the summed changes (sorted by time, then epoch, pool code, type)."""
+    # a pool's index: the order of its first start (the ids grow with the starts)
+    started = np.flatnonzero(first_id < np.iinfo(np.int64).max)
+    started = started[np.argsort(first_id[started], kind="stable")]
+    names = list(codes)
+    pools = {"*": 0, **{names[c]: k + 1 for k, c in enumerate(started.tolist())}}
+    if marks.first is None:
+        return pools, tuple(np.zeros(0, dtype=t) for t in _ROW_TYPES)
+    pool_index = np.zeros(max(len(codes), 1), dtype=np.int64)
+    pool_index[started] = np.arange(1, len(started) + 1)
+    # the capacity changes, as (time, epoch) and a change of each type's slots
+    cap_log = np.array([c[1:] for c in marks.capacity], dtype=np.int64).reshape(-1, 2)
+    cap_time = np.array([c[0] for c in marks.capacity], dtype=float)
+    cap_epoch = breaks.epochs(cap_time, np.arange(len(cap_time), dtype=np.int64), 2)
+    cap_delta = np.diff(np.vstack([np.array(capacity, dtype=np.int64), cap_log]), axis=0)
+    epoch = key // n_keys
+    # what the run's stop left unwritten (the last epoch at ``cut``)
+    cut_epoch = breaks.last(marks.cut)
+    keep = ~((time == marks.cut) & (epoch == cut_epoch))
+    time, key, delta, epoch = time[keep], key[keep], delta[keep], epoch[keep]
+    keep = ~((cap_time == marks.cut) & (cap_epoch == cut_epoch))
+    cap_time, cap_epoch, cap_delta = cap_time[keep], cap_epoch[keep], cap_delta[keep]
+    # the epochs with a change, and the run's first (its rows of the cluster whatever changed)
+    all_time = np.concatenate([[marks.first], time, cap_time])
+    all_epoch = np.concatenate([[0], epoch, cap_epoch])
+    span = int(all_epoch.max()) + 1
+    rank = np.unique(all_time, return_inverse=True)[1].reshape(-1)
+    pair = rank * span + all_epoch
+    epochs, at = np.unique(pair, return_inverse=True)
+    at = at.reshape(-1)
+    n_epochs = len(epochs)
+    row_at, cap_at = at[1 : 1 + len(time)], at[1 + len(time) :]
+    epoch_time = np.empty(n_epochs)
+    epoch_time[at] = all_time
+    if at[0] != 0:  # (no change comes before the run's first instant)
+        raise AssertionError("utilisation rows: a change before the run's first instant")
+    stype = key % 2
+    pool = pool_index[(key % n_keys) // 2]
+    # each (pool, type)'s busy count after each epoch that touched it: its changes summed in order
+    order = np.argsort(key % n_keys, kind="stable")
+    run = np.cumsum(delta[order])
+    group = (key % n_keys)[order]
+    head = np.ones(len(group), dtype=bool)
+    head[1:] = group[1:] != group[:-1]
+    starts = np.flatnonzero(head)
+    before = np.repeat(run[starts] - delta[order][starts], np.diff(np.append(starts, len(group))))
+    busy = np.empty(len(delta), dtype=np.int64)
+    busy[order] = run - before
+    # the cluster's busy slots and capacity per type after each epoch
+    total_busy, total_cap = [], []
+    for s in (0, 1):
+        mine = stype == s
+        change = np.zeros(n_epochs, dtype=np.int64)
+        np.add.at(change, row_at[mine], delta[mine])
+        total_busy.append(np.cumsum(change))
+        change = np.zeros(n_epochs, dtype=np.int64)
+        np.add.at(change, cap_at, cap_delta[:, s])
+        total_cap.append(capacity[s] + np.cumsum(change))
+    # the rows: the cluster's (pool 0) where its type's counts moved, then the touched keys
+    parts: list[tuple[np.ndarray, ...]] = []
+    for s in (0, 1):
+        b, c = total_busy[s], total_cap[s]
+        moved = np.ones(n_epochs, dtype=bool)
+        moved[1:] = (b[1:] != b[:-1]) | (c[1:] != c[:-1])
+        e = np.flatnonzero(moved)
+        parts.append((e, np.full(len(e), s), np.zeros(len(e), dtype=np.int64), b[e], c[e]))
+    cap_of_row = np.where(stype == 0, total_cap[0][row_at], total_cap[1][row_at])
+    parts.append((row_at, stype, pool, busy, cap_of_row))
+    at_epoch, types, pools_, busies, caps = (np.concatenate(column) for column in zip(*parts, strict=True))
+    order = np.argsort((at_epoch * len(pools) + pools_) * 2 + types, kind="stable")
+    rows = (epoch_time[at_epoch[order]], types[order], pools_[order], busies[order], caps[order])
+    return pools, tuple(column.astype(t) for column, t in zip(rows, _ROW_TYPES, strict=True))
+
+
+__all__ = ["MERGE_AT", "PIECE", "RowMarks", "build_rows"]
