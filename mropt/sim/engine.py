@@ -32,11 +32,15 @@ kept (a simplification: Hadoop would re-run completed maps of jobs still in thei
 (:mod:`mropt.sim.attempts`), completed in bulk when nothing can tell the difference (no
 ``on_attempt_end`` hook, no backup attempt in the stage, no slow-start map stage:
 :mod:`mropt.sim.completions`), else one by one exactly as single attempts; ``events`` counts
-heap events, so a batched run counts fewer. Heartbeat mode runs an instant that holds a lone
-heartbeat outside the queue (:mod:`mropt.sim.lone_beats`) through the engine's calls for such
-instants (``next_time``, ``queued_times``, ``push_heartbeat``, ``before_decide``, ``advance``,
-``count_events``, ``stall``, ``end_rows``, ``defer_rows``): what the loop does with an instant,
-one step a call, so that the queue and the recorder stay the engine's own.
+heap events, so a batched run counts fewer. The utilisation rows are built after the run
+(:mod:`mropt.sim.utilisation_rows`; ``utilisation_rows="live"`` writes them at the end of every
+instant instead, through the recorder's ``started``, ``ended`` and ``flush``): the loop only
+marks a *break* where an instant has the time of the one before it. Heartbeat mode runs an
+instant that holds a lone heartbeat outside the queue (:mod:`mropt.sim.lone_beats`) through the
+engine's calls for such instants (``next_time``, ``queued_times``, ``push_heartbeat``,
+``before_decide``, ``advance``, ``count_events``, ``stall``, ``end_rows``, ``defer_rows``): what
+the loop does with an instant, one step a call, so that the queue and the recorder stay the
+engine's own.
 
 **A run ends** when no event is left. Accepted jobs that could not finish are reported
 unfinished, with their cause in ``jobs.parquet``'s ``unfinished_cause``

@@ -23,7 +23,11 @@ Columns (the contract of ``jobs.parquet``, ``tasks.parquet`` and ``utilisation.p
   on its node from start to end; 0 for a task that demands none of it);
 * utilisation: the exact step function of busy slots: a row at every instant where a count
   changed, ``time``, ``slot_type``, ``pool`` (``*`` for the whole cluster), ``busy``,
-  ``capacity`` (slots of the nodes up; for a pool, the cluster's).
+  ``capacity`` (slots of the nodes up; for a pool, the cluster's). The rows are built after
+  the run from the attempts that ended (:meth:`Recorder.build_rows`,
+  :mod:`mropt.sim.utilisation_rows`), or written at the end of every instant (:meth:`flush`,
+  with :meth:`started` and :meth:`ended` counting each pool's busy slots) when the engine is
+  asked for them live (``Simulation(utilisation_rows="live")``, the reference): the same rows.
 
 The engine hands over attempt objects (a batch of k tasks is one object, ``mropt.sim.engine``);
 the recorder keeps one entry per object ending, as typed columns without an object per attempt

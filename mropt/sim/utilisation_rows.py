@@ -216,6 +216,50 @@ def build_rows(
     return _rows(time, key, delta, codes, first_id, n_keys, capacity, marks, breaks)
 
 
+def _pools(codes: dict[str, int], first_id: np.ndarray) -> tuple[dict[str, int], np.ndarray]:
+    """The pools by index (``*`` 0, then in the order of their first start: ids grow with the
+    starts), and each pool code's index."""
+    started = np.flatnonzero(first_id < np.iinfo(np.int64).max)
+    started = started[np.argsort(first_id[started], kind="stable")]
+    names = list(codes)
+    index = np.zeros(max(len(codes), 1), dtype=np.int64)
+    index[started] = np.arange(1, len(started) + 1)
+    return {"*": 0, **{names[c]: k + 1 for k, c in enumerate(started.tolist())}}, index
+
+
+def _epochs(
+    time: np.ndarray, epoch: np.ndarray, extra_time: np.ndarray, extra_epoch: np.ndarray
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The epochs, in order, of changes sorted by (time, epoch) and of a few more (``extra_``):
+    their times, each change's epoch index and each extra one's."""
+    head = np.ones(len(time), dtype=bool)
+    head[1:] = (time[1:] != time[:-1]) | (epoch[1:] != epoch[:-1])
+    nth = np.cumsum(head) - 1  # each change's among its own epochs
+    all_time = np.concatenate([time[head], extra_time])
+    all_epoch = np.concatenate([epoch[head], extra_epoch])
+    order = np.lexsort((all_epoch, all_time))
+    new = np.ones(len(order), dtype=bool)
+    new[1:] = (all_time[order][1:] != all_time[order][:-1]) | (all_epoch[order][1:] != all_epoch[order][:-1])
+    index = np.empty(len(order), dtype=np.int64)
+    index[order] = np.cumsum(new) - 1
+    own = int(head.sum())
+    return all_time[order][new], index[:own][nth], index[own:]
+
+
+def _busy(kc: np.ndarray, delta: np.ndarray) -> np.ndarray:
+    """Each key's count after each of its changes (changes in time order): its changes summed in order."""
+    order = np.argsort(kc, kind="stable")
+    run = np.cumsum(delta[order])
+    group = kc[order]
+    head = np.ones(len(group), dtype=bool)
+    head[1:] = group[1:] != group[:-1]
+    starts = np.flatnonzero(head)
+    run -= np.repeat(run[starts] - delta[order][starts], np.diff(np.append(starts, len(group))))
+    busy = np.empty(len(delta), dtype=np.int64)
+    busy[order] = run
+    return busy
+
+
 def _rows(
     time: np.ndarray,
     key: np.ndarray,
@@ -228,76 +272,56 @@ def _rows(
     breaks: _Breaks,
 ) -> tuple[dict[str, int], tuple[np.ndarray, ...]]:
     """:func:`build_rows`' rows from the summed changes (sorted by time, then epoch, pool code, type)."""
-    # a pool's index: the order of its first start (the ids grow with the starts)
-    started = np.flatnonzero(first_id < np.iinfo(np.int64).max)
-    started = started[np.argsort(first_id[started], kind="stable")]
-    names = list(codes)
-    pools = {"*": 0, **{names[c]: k + 1 for k, c in enumerate(started.tolist())}}
-    if marks.first is None:
+    pools, pool_index = _pools(codes, first_id)
+    if marks.first is None:  # no instant: no rows
         return pools, tuple(np.zeros(0, dtype=t) for t in _ROW_TYPES)
-    pool_index = np.zeros(max(len(codes), 1), dtype=np.int64)
-    pool_index[started] = np.arange(1, len(started) + 1)
-    # the capacity changes, as (time, epoch) and a change of each type's slots
-    cap_log = np.array([c[1:] for c in marks.capacity], dtype=np.int64).reshape(-1, 2)
+    # the capacity changes: (time, epoch) and each type's change
     cap_time = np.array([c[0] for c in marks.capacity], dtype=float)
     cap_epoch = breaks.epochs(cap_time, np.arange(len(cap_time), dtype=np.int64), 2)
-    cap_delta = np.diff(np.vstack([np.array(capacity, dtype=np.int64), cap_log]), axis=0)
+    cap_delta = np.diff(np.array([capacity, *(c[1:] for c in marks.capacity)], dtype=np.int64), axis=0)
+    # what the run's stop left unwritten: the last epoch at ``cut``
     epoch = key // n_keys
-    # what the run's stop left unwritten (the last epoch at ``cut``)
-    cut_epoch = breaks.last(marks.cut)
-    keep = ~((time == marks.cut) & (epoch == cut_epoch))
-    time, key, delta, epoch = time[keep], key[keep], delta[keep], epoch[keep]
-    keep = ~((cap_time == marks.cut) & (cap_epoch == cut_epoch))
+    kc = key - epoch * n_keys  # (pool code, type)
+    last = breaks.last(marks.cut)
+    drop = (time == marks.cut) & (epoch == last)
+    if drop.any():
+        keep = ~drop
+        time, kc, delta, epoch = time[keep], kc[keep], delta[keep], epoch[keep]
+    keep = ~((cap_time == marks.cut) & (cap_epoch == last))
     cap_time, cap_epoch, cap_delta = cap_time[keep], cap_epoch[keep], cap_delta[keep]
-    # the epochs with a change, and the run's first (its rows of the cluster whatever changed)
-    all_time = np.concatenate([[marks.first], time, cap_time])
-    all_epoch = np.concatenate([[0], epoch, cap_epoch])
-    span = int(all_epoch.max()) + 1
-    rank = np.unique(all_time, return_inverse=True)[1].reshape(-1)
-    pair = rank * span + all_epoch
-    epochs, at = np.unique(pair, return_inverse=True)
-    at = at.reshape(-1)
-    n_epochs = len(epochs)
-    row_at, cap_at = at[1 : 1 + len(time)], at[1 + len(time) :]
-    epoch_time = np.empty(n_epochs)
-    epoch_time[at] = all_time
-    if at[0] != 0:  # (no change comes before the run's first instant)
+    # the epochs with a change, and the run's first instant's (its cluster rows whatever changed)
+    extra_time = np.concatenate([[marks.first], cap_time])
+    extra_epoch = np.concatenate([[0], cap_epoch])
+    epoch_time, row_at, extra_at = _epochs(time, epoch, extra_time, extra_epoch)
+    del epoch
+    if extra_at[0] != 0:
         raise AssertionError("utilisation rows: a change before the run's first instant")
-    stype = key % 2
-    pool = pool_index[(key % n_keys) // 2]
-    # each (pool, type)'s busy count after each epoch that touched it: its changes summed in order
-    order = np.argsort(key % n_keys, kind="stable")
-    run = np.cumsum(delta[order])
-    group = (key % n_keys)[order]
-    head = np.ones(len(group), dtype=bool)
-    head[1:] = group[1:] != group[:-1]
-    starts = np.flatnonzero(head)
-    before = np.repeat(run[starts] - delta[order][starts], np.diff(np.append(starts, len(group))))
-    busy = np.empty(len(delta), dtype=np.int64)
-    busy[order] = run - before
-    # the cluster's busy slots and capacity per type after each epoch
-    total_busy, total_cap = [], []
-    for s in (0, 1):
-        mine = stype == s
-        change = np.zeros(n_epochs, dtype=np.int64)
-        np.add.at(change, row_at[mine], delta[mine])
-        total_busy.append(np.cumsum(change))
-        change = np.zeros(n_epochs, dtype=np.int64)
-        np.add.at(change, cap_at, cap_delta[:, s])
-        total_cap.append(capacity[s] + np.cumsum(change))
-    # the rows: the cluster's (pool 0) where its type's counts moved, then the touched keys
+    n_epochs = len(epoch_time)
+    stype = kc & 1
+    busy = _busy(kc, delta)
+    # the cluster's busy slots and capacity per type after each epoch; its rows where they moved
     parts: list[tuple[np.ndarray, ...]] = []
-    for s in (0, 1):
-        b, c = total_busy[s], total_cap[s]
-        moved = np.ones(n_epochs, dtype=bool)
-        moved[1:] = (b[1:] != b[:-1]) | (c[1:] != c[:-1])
-        e = np.flatnonzero(moved)
-        parts.append((e, np.full(len(e), s), np.zeros(len(e), dtype=np.int64), b[e], c[e]))
-    cap_of_row = np.where(stype == 0, total_cap[0][row_at], total_cap[1][row_at])
-    parts.append((row_at, stype, pool, busy, cap_of_row))
-    at_epoch, types, pools_, busies, caps = (np.concatenate(column) for column in zip(*parts, strict=True))
-    order = np.argsort((at_epoch * len(pools) + pools_) * 2 + types, kind="stable")
-    rows = (epoch_time[at_epoch[order]], types[order], pools_[order], busies[order], caps[order])
+    total_cap = []
+    for t in (0, 1):
+        mine = stype == t
+        moved = np.zeros(n_epochs, dtype=np.int64)
+        np.add.at(moved, row_at[mine], delta[mine])
+        b = np.cumsum(moved)
+        moved[:] = 0
+        np.add.at(moved, extra_at[1:], cap_delta[:, t])
+        c = capacity[t] + np.cumsum(moved)
+        total_cap.append(c)
+        changed = np.ones(n_epochs, dtype=bool)
+        changed[1:] = (b[1:] != b[:-1]) | (c[1:] != c[:-1])
+        e = np.flatnonzero(changed)
+        parts.append((e, np.full(len(e), t, dtype=np.int64), np.zeros(len(e), dtype=np.int64), b[e], c[e]))
+    # then a row per (pool, type) touched in the epoch, at its count then
+    caps = np.where(stype == 0, total_cap[0][row_at], total_cap[1][row_at])
+    parts.append((row_at, stype, pool_index[kc >> 1], busy, caps))
+    at_epoch, types, pool, busies, caps = (np.concatenate(column) for column in zip(*parts, strict=True))
+    del parts
+    order = np.argsort((at_epoch * len(pools) + pool) * 2 + types)
+    rows = (epoch_time[at_epoch[order]], types[order], pool[order], busies[order], caps[order])
     return pools, tuple(column.astype(t) for column, t in zip(rows, _ROW_TYPES, strict=True))
 
 
