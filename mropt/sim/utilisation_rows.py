@@ -88,13 +88,18 @@ class _Breaks:
         self._span = int(table.max(initial=0)) + 2
         self._keys = [rank * self._span + table[:, k] for k in range(3)]
 
+    def at(self, times: np.ndarray) -> np.ndarray:
+        """Whether each of ``times`` is a break's time."""
+        if not len(self.times):
+            return np.zeros(len(times), dtype=bool)
+        k = np.minimum(np.searchsorted(self.times, times), len(self.times) - 1)
+        return self.times[k] == times
+
     def epochs(self, times: np.ndarray, marks: np.ndarray, kind: int) -> np.ndarray:
         """The breaks at each change's time before it (change ``k`` at ``times[k]`` with mark
         ``marks[k]``: an attempt id, ended entry or capacity change, ``kind`` 0, 1, 2)."""
         out = np.zeros(len(times), dtype=np.int64)
-        if not len(self.times) or not len(times):
-            return out
-        at = np.isin(times, self.times)
+        at = self.at(times)
         if at.any():
             base = np.searchsorted(self.times, times[at]) * self._span
             keys = self._keys[kind]
@@ -200,7 +205,7 @@ def build_rows(
         # starts: an entry's members started together, but at a break's time they may lie on both
         # sides of it (their ids are the marks): counted member by member there
         start = cols["start"]
-        split = np.isin(start, breaks.times) if len(breaks.times) else np.zeros(len(start), dtype=bool)
+        split = breaks.at(start)
         whole = ~split
         times.append(start[whole])
         keys.append(key[whole])
@@ -246,9 +251,10 @@ def _epochs(
     return all_time[order][new], index[:own][nth], index[own:]
 
 
-def _busy(kc: np.ndarray, delta: np.ndarray) -> np.ndarray:
-    """Each key's count after each of its changes (changes in time order): its changes summed in order."""
-    order = np.argsort(kc, kind="stable")
+def _busy(kc: np.ndarray, delta: np.ndarray, n_keys: int) -> np.ndarray:
+    """Each key's count after each of its changes (changes in time order): its changes summed in
+    order (a stable sort by key: a radix sort on 16 bits below 32,768 keys)."""
+    order = np.argsort(kc.astype(np.int16) if n_keys < 1 << 15 else kc, kind="stable")
     run = np.cumsum(delta[order])
     group = kc[order]
     head = np.ones(len(group), dtype=bool)
@@ -298,18 +304,15 @@ def _rows(
         raise AssertionError("utilisation rows: a change before the run's first instant")
     n_epochs = len(epoch_time)
     stype = kc & 1
-    busy = _busy(kc, delta)
+    busy = _busy(kc, delta, n_keys)
     # the cluster's busy slots and capacity per type after each epoch; its rows where they moved
     parts: list[tuple[np.ndarray, ...]] = []
     total_cap = []
     for t in (0, 1):
         mine = stype == t
-        moved = np.zeros(n_epochs, dtype=np.int64)
-        np.add.at(moved, row_at[mine], delta[mine])
-        b = np.cumsum(moved)
-        moved[:] = 0
-        np.add.at(moved, extra_at[1:], cap_delta[:, t])
-        c = capacity[t] + np.cumsum(moved)
+        # (counts summed as float64: exact below 2^53)
+        b = np.cumsum(np.bincount(row_at[mine], delta[mine], n_epochs).astype(np.int64))
+        c = capacity[t] + np.cumsum(np.bincount(extra_at[1:], cap_delta[:, t], n_epochs).astype(np.int64))
         total_cap.append(c)
         changed = np.ones(n_epochs, dtype=bool)
         changed[1:] = (b[1:] != b[:-1]) | (c[1:] != c[:-1])
@@ -320,7 +323,8 @@ def _rows(
     parts.append((row_at, stype, pool_index[kc >> 1], busy, caps))
     at_epoch, types, pool, busies, caps = (np.concatenate(column) for column in zip(*parts, strict=True))
     del parts
-    order = np.argsort((at_epoch * len(pools) + pool) * 2 + types)
+    # in order (three sorted runs, a pool's order mostly its code's: a merge sort's few runs)
+    order = np.argsort((at_epoch * len(pools) + pool) * 2 + types, kind="stable")
     rows = (epoch_time[at_epoch[order]], types[order], pool[order], busies[order], caps[order])
     return pools, tuple(column.astype(t) for column, t in zip(rows, _ROW_TYPES, strict=True))
 
