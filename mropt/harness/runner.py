@@ -38,7 +38,7 @@ from mropt.harness.experiment import POLICY_KIND, Experiment, RunSpec, stored_ru
 from mropt.harness.provenance import record_study
 from mropt.harness.reference import Reference
 from mropt.harness.store import Store, dumps, key_digest, row_slot
-from mropt.harness.worker import _versions
+from mropt.harness.worker import _versions, pack_instance
 from mropt.model.errors import InputError
 
 #: failure lines listed in full at the end of a study; the rest are counted
@@ -80,12 +80,22 @@ class StudyInterrupted(KeyboardInterrupt):
         self.signame, self.stored, self.total, self.out = signame, stored, total, out
 
 
-def make_task(exp: Experiment, run: RunSpec) -> dict[str, Any]:
+def make_task(exp: Experiment, run: RunSpec, packed: dict[str, bytes] | None = None) -> dict[str, Any]:
+    """What the worker reads of one run (:func:`mropt.harness.worker.execute`). The instance travels
+    as its packed JSON (:func:`mropt.harness.worker.pack_instance`), made once per instance when the
+    study's runs share ``packed`` (content hash -> bytes): every task of an instance holds the same
+    bytes, which a pickle copies whole, rather than the instance's dict, which each pickle walked."""
     limit = run.time_limit
+    digest = run.entry.instance.content_hash()
+    data = None if packed is None else packed.get(digest)
+    if data is None:
+        data = pack_instance(run.entry.instance)
+        if packed is not None:
+            packed[digest] = data
     return {
         "run_digest": key_digest(run.key),
-        "instance_hash": run.entry.instance.content_hash(),
-        "instance": run.entry.instance.to_dict(),
+        "instance_hash": digest,
+        "instance_data": data,
         "method": run.method.name,
         "time_limit": limit,
         "seed": run.seed,
@@ -294,7 +304,8 @@ def _run_all(
     try:
         with _signals_interrupt():
             if todo:
-                tasks = [make_task(exp, r) for r in todo]
+                packed: dict[str, bytes] = {}
+                tasks = [make_task(exp, r, packed) for r in todo]
                 results = make_pool().map(tasks)
                 try:
                     for index, result in results:

@@ -16,7 +16,8 @@ reaches every process of the terminal's group), a worker killed by :meth:`interr
 The worker side imports the experiment's plug-in modules (only those named in
 ``imports``, never ahead of the standard library: see ``_BOOT`` and
 :func:`mropt.harness.experiment.import_modules`), rebuilds the instance from its
-JSON form, calls :func:`mropt.registry.solve` (which turns exceptions into ``error``),
+packed JSON form (:func:`pack_instance`) on the first run of that instance in this
+process only (a cache by content hash), calls :func:`mropt.registry.solve` (which turns exceptions into ``error``),
 and checks every solution with the problem package's independent ``verify``. It writes
 nothing: the parent stores the result. It exits when its parent goes away.
 
@@ -38,6 +39,7 @@ import subprocess
 import sys
 import threading
 import time
+import zlib
 from typing import IO, Any, BinaryIO
 
 _HEADER = struct.Struct("!Q")
@@ -68,6 +70,26 @@ def _send(stream: IO[bytes], obj: Any) -> None:
     data = pickle.dumps(obj, protocol=pickle.HIGHEST_PROTOCOL)
     stream.write(_HEADER.pack(len(data)) + data)
     stream.flush()
+
+
+def pack_instance(instance: Any) -> bytes:
+    """The instance as a task carries it: its JSON (``to_dict``), zlib-compressed.
+
+    One bytes object per instance, made once in the parent and shared by its runs' tasks, so that
+    Dask's client (which walks a task's arguments for futures), its scheduler and workers, and the
+    pipe to the worker process copy it whole instead of walking and pickling the instance's dict
+    in every task: 50 tasks of the SWIM day cost 12 CPU s there with the dict, 0.4 s packed
+    (issue 32, ``benchmarks/run_cost_split.py --dask 50``). :func:`unpack_instance` gives the
+    instance back, with the same content hash."""
+    text = json.dumps(instance.to_dict(), separators=(",", ":"), allow_nan=False)
+    return zlib.compress(text.encode(), 1)
+
+
+def unpack_instance(data: bytes) -> Any:
+    """The instance :func:`pack_instance` packed (:func:`mropt.model.io.instance_from_dict`)."""
+    from mropt.model.io import instance_from_dict
+
+    return instance_from_dict(json.loads(zlib.decompress(data)))
 
 
 def _recv_blocking(stream: BinaryIO) -> Any:
@@ -325,14 +347,13 @@ def simulate_task(task: dict[str, Any], instance: Any) -> dict[str, Any]:
 def execute(task: dict[str, Any], cache: dict[str, Any]) -> dict[str, Any]:
     """Solve and verify one run (or simulate one, ``task["policy"]``); everything a method does is caught."""
     from mropt.harness.experiment import import_modules
-    from mropt.model.io import instance_from_dict
     from mropt.registry import solve, verify_solution
 
     try:
         import_modules(task.get("imports", []), task.get("paths", []))
         instance = cache.get(task["instance_hash"])
-        if instance is None:
-            instance = instance_from_dict(task["instance"])
+        if instance is None:  # the first run of this instance in this process: unpacked once
+            instance = unpack_instance(task["instance_data"])
             if len(cache) > 16:
                 cache.clear()
             cache[task["instance_hash"]] = instance
