@@ -88,8 +88,11 @@ orders (:class:`~mropt.sim.policies.fair_offers.FairOffers`, ``_assign_fast``): 
 candidate jobs and the pools with a candidate are kept sorted between heartbeats instead of sorted
 at every task; a pool moves when an input of its key changes (a launch or end of its tasks, its
 demand at update(), its minShare or weight: ``hei`` calls :meth:`Fair.pools_changed`, its candidate
-jobs), and update() recomputes only the jobs and pools that changed. Under ``self_check``
-(``Policy``; tests) the kept pool order is compared with a sort at every heartbeat;
+jobs), and update() recomputes only the jobs and pools that changed. A heartbeat that launches
+nothing (every candidate job waiting for a local map the node does not hold) is answered from the
+answer kept since the last change, without the walk (:mod:`~mropt.sim.policies.fair_quiet`).
+Under ``self_check`` (``Policy``; tests) the kept pool order is compared with a sort at every
+heartbeat, and the kept answer with the walk;
 ``tests/sim/test_sim_heartbeat_reference.py`` requires the same event log of both modes on random
 workloads, with every speculation rule (a rule's backup changes its job's demand, as Hadoop's
 ``updateDemand`` counts active attempts: :meth:`Fair.on_rule_backup` marks the job for the next
@@ -107,6 +110,7 @@ from mropt.model.workload import PoolSpec
 from mropt.registry import Param
 from mropt.sim.policies.fair_offers import FairOffers
 from mropt.sim.policies.fair_preemption import FairPreemption
+from mropt.sim.policies.fair_quiet import QuietBeat
 from mropt.sim.policies.fair_shares import _Pool, compute_fair_shares, priority_factor
 from mropt.sim.policy import ACCEPT, HEARTBEAT, Admission, Policy, register_policy
 from mropt.sim.state import ACTIVE, ANY, MAP, NODE, NONE, RACK, REDUCE
@@ -205,6 +209,8 @@ class Fair(FairOffers, FairPreemption, Policy):
         self.timer_on = False
         self.last_preempt_check = 0.0
         self.total_slots_at_update = list(sim.total_slots)
+        self.quiet: QuietBeat | None = None  # (FairQuiet)
+        self.quiet_checked = 0  # (self_check: heartbeats the quiet answer was compared with the walk on)
         if not self.reference and type(self).assign is Fair.assign:  # ``assign`` without its own call (speed only)
             self.assign = self._assign_fast  # type: ignore[method-assign]
 
@@ -235,11 +241,14 @@ class Fair(FairOffers, FairPreemption, Policy):
         pool = self.pools[j.pool]
         pool.running[attempt.type] -= count
         self.running_total[attempt.type] -= count
+        if pool.running[attempt.type] + count >= pool.max[attempt.type]:  # back under its max (FairQuiet)
+            self.quiet = None
         self.repool.add(pool.name)
         self.dirty.add(attempt.job)
         self.demand_dirty.add(attempt.job)
 
     def on_stage_end(self, job: int, stage: int) -> None:
+        self.quiet = None  # (the job's map input: FairQuiet)
         self.dirty.add(job)
         self.demand_dirty.add(job)
 
@@ -528,6 +537,7 @@ class Fair(FairOffers, FairPreemption, Policy):
     # -- preemption --------------------------------------------------------------------------------
     def on_timer(self, tag: Hashable) -> None:
         sim = self.sim
+        self.quiet = None  # (the pools' starvation times: FairQuiet)
         self._update()
         if self.dirty and not self.reference:
             self._refresh_keys()

@@ -8,6 +8,8 @@ type) sorted by their comparator keys (``_set_key``, refreshed for the jobs mark
 keys between heartbeats (``_reorder``: a pool moves when an input of its key changed, ``repool``;
 after a launch, at once and for the launch's slot type only: ``_launched``).
 A replay with a pool per user has thousands of idle pools; Hadoop sorts them all at every task.
+A heartbeat that launches nothing is answered without the walk where the answer kept since the
+last change applies (:mod:`~mropt.sim.policies.fair_quiet`; under ``self_check`` compared with the walk).
 Under ``self_check`` the kept pool order is compared with a sort at every heartbeat;
 ``tests/sim/test_sim_heartbeat_reference.py`` requires the same event log of both heartbeats.
 """
@@ -20,12 +22,13 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from mropt.sim.policies.fair_quiet import NEVER, FairQuiet
 from mropt.sim.policies.fair_shares import _Pool
 from mropt.sim.state import ACTIVE, ANY, MAP, NODE, NONE, RACK, REDUCE
 from mropt.sim.view import SimView
 
 
-class FairOffers:
+class FairOffers(FairQuiet):
     """The kept orders and the accelerated heartbeat of :class:`~mropt.sim.policies.fair.Fair` (a mixin:
     it uses Fair's state)."""
 
@@ -89,8 +92,10 @@ class FairOffers:
         if key is not None:
             insort(cand, key)
         self.key[job][stype] = key
-        if bool(cand) != had:  # the pool enters or leaves the order
-            self.repool.add(pool.name)
+        if (old is None) != (key is None):  # the job enters or leaves its pool's candidates
+            self.quiet = None
+            if bool(cand) != had:  # the pool enters or leaves the order
+                self.repool.add(pool.name)
 
     def pools_changed(self) -> None:
         """Every pool's key may have changed (its minShare or weight was set: ``hei``)."""
@@ -162,11 +167,24 @@ class FairOffers:
             self._refresh_keys()
         # updateLocalityWaitTimes
         waited = self.waited
-        if self.skipped:
+        quiet = self.quiet
+        skipped = self.skipped
+        if skipped:
             since = 0.0 if self.last_heartbeat is None else now - self.last_heartbeat
-            for job in self.skipped:
-                waited[job] += since
             self.skipped = []
+            if quiet is not None and skipped is quiet.jobs:  # (a quiet heartbeat's: the waits and their limits)
+                for job, limit in quiet.limits:
+                    waited[job] += since
+                    if waited[job] >= limit:  # its level changed (FairQuiet)
+                        quiet = self.quiet = None
+            else:
+                for job in skipped:
+                    waited[job] += since
+                if quiet is not None:
+                    for job, limit in quiet.limits:
+                        if waited[job] >= limit:
+                            quiet = self.quiet = None
+                            break
         self.last_heartbeat = now
 
         slots_map, slots_reduce = sim.slots
@@ -191,6 +209,27 @@ class FairOffers:
         rej_map = not rep_map < (s_map if load >= 1.0 else s_map * load)
         load = runnable_total[REDUCE] / total_reduce if total_reduce > 0 else 0.0
         rej_reduce = not rep_reduce < (s_reduce if load >= 1.0 else s_reduce * load)
+        self_check = self.self_check
+        said: Collection[int] | None = None
+        # the kept answer of a heartbeat that launches nothing (FairQuiet), where it applies
+        if quiet is not None and (
+            rej_reduce or not quiet.reduce or cap_reduce == 0 or running_total[REDUCE] == runnable_total[REDUCE]
+        ):
+            if rej_map or cap_map == 0 or running_total[MAP] == runnable_total[MAP]:
+                said = []
+            elif (
+                node not in quiet.nodes
+                and sim.node_rack[node] not in quiet.racks
+                and not (self.preemption and self._quiet_starved(quiet, now))
+            ):
+                said = quiet.jobs if quiet.jobs else []
+            if said is not None:
+                if not self_check:
+                    self.skipped = said
+                    return
+                self.quiet_checked += 1
+                launch_calls = [0]
+                launch_tasks = sim.launch_tasks
         n_map = n_reduce = 0
         # jobs that could not launch a task of the type on this node at this heartbeat: they
         # cannot later in it either (the node's free capacity only shrinks, and a job's allowed
@@ -202,6 +241,12 @@ class FairOffers:
         pools = self.pools
         jobs = sim.jobs
         launch = sim.launch_tasks
+        if said is not None:  # (self_check: the walk must not try a launch)
+
+            def launch(*args: Any) -> Any:
+                launch_calls[0] += 1
+                return launch_tasks(*args)
+
         order = self.order
         input_places = self.input_places
         rack = sim.node_rack[node]
@@ -209,7 +254,6 @@ class FairOffers:
         last_level = self.last_level
         node_delay = self.node_delay
         rack_delay = self.rack_delay
-        self_check = self.self_check
         while True:
             if not rej_map and (n_map == cap_map or running_total[MAP] == runnable_total[MAP]):
                 rej_map = True
@@ -320,6 +364,17 @@ class FairOffers:
         if visited is not None:
             # (a set: the order of the waits' additions is irrelevant, each job's wait is its own sum)
             self.skipped = visited if launched_map is None else visited - launched_map
+        if n_map + n_reduce == 0:
+            if said is not None:  # (self_check)
+                assert launch_calls[0] == 0, "fair: the quiet answer, but the walk tried a launch"
+                assert set(said) == set(self.skipped), "fair: the quiet answer's skipped jobs differ"
+            if quiet is None:
+                self.quiet = self._quiet_build()
+            elif self_check and not (self.preemption and self._quiet_starved(quiet, now)):
+                fresh = self._quiet_build()
+                assert fresh is quiet if quiet is NEVER else fresh.same(quiet), "fair: the kept quiet answer is stale"
+        else:
+            assert said is None, "fair: the quiet answer, but the walk launched"
 
     def _launched(self, pool: _Pool, job: int, stype: int) -> None:
         """A task of ``job`` (a candidate of ``pool``) launched: the running counts, the job's key in
@@ -328,6 +383,7 @@ class FairOffers:
         the pool does not go through ``repool``)."""
         pool.running[stype] += 1
         self.running_total[stype] += 1
+        self.quiet = None  # (a level, a wait, the running counts: FairQuiet)
         keys = self.key[job]
         old = keys[stype]
         cand = pool.cand[stype]

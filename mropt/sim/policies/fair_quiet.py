@@ -1,0 +1,186 @@
+"""Fair's quiet heartbeats: a heartbeat that launches nothing, answered without walking the jobs.
+
+On the SWIM day three heartbeats of ``fair`` in four launch nothing: every candidate job waits for a
+node-local (or rack-local) map (delay scheduling, Hadoop 1.0.3's ``FairScheduler``
+``getAllowedLocalityLevel``) and the tracker holds none of their input. ``FairOffers._assign_fast``'s
+walk then visits every candidate job of every pool under its max slots (the set S), finds each
+job's allowed level and input places (``_input_places``), passes each by, and leaves S as the
+heartbeat's skipped jobs (their waits grow at the next heartbeat: ``updateLocalityWaitTimes``).
+
+Between two changes of what that walk reads, S, each job's level and places, and whether some
+pool under its max has a reduce candidate are the same at every heartbeat, whatever the node, except
+that the waits grow. :class:`QuietBeat` keeps them, built after a walk that launched nothing
+(:meth:`FairQuiet._quiet_build`, from the state, by the plain rule ``Fair._allowed_level``). A
+later heartbeat launches nothing, and leaves the same state as the walk, exactly when
+
+* the node's verdicts (CapBasedLoadManager, the caps, running = runnable) reject the reduce pass or
+  no reduce candidate exists (the pass would launch one: a reduce needs no locality), and
+* they reject the map pass, or the node is in none of the NODE-level jobs' input nodes and its
+  rack in none of the RACK-level jobs' input racks (a launch is tried nowhere else), and
+* no job of S has a changed level: its wait, the sum of the heartbeat gaps added one at a time as
+  the walk adds them, has not reached its level's limit (``node_delay``, ``node_delay +
+  rack_delay``, ``rack_delay``: the same float comparisons as the walk's, made after the same
+  additions, by ``FairOffers._assign_fast`` before it reads the kept answer), and with preemption no pool of S is starved past a
+  timeout at this time (the plain test, at every quiet heartbeat).
+
+The heartbeat then does only what the walk would leave: the waits, ``last_heartbeat``, and the
+skipped jobs (S when the map pass runs, else none). The walk's other effect, ``_reorder``, is
+deferred to the next walk (as on a heartbeat that rejects both types).
+
+What changes S, a level, the places or the reduce answer drops the kept answer (``quiet = None``):
+a launch (``FairOffers._launched``: a level, a wait reset, running counts), a job entering or
+leaving its pool's candidates of either type (``_set_key``), a stage's end (the map stage's input)
+or a job's end, a task's end in a pool at its max slots (the pool comes back under it), preemption's
+timer (the starvation times), and a wait reaching its limit. Under ``self_check`` the quiet answer
+is compared with the walk on every heartbeat, and the kept answer with a fresh build
+(``tests/sim/test_sim_fair_quiet.py``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Container
+from typing import TYPE_CHECKING, Any
+
+from mropt.sim.policies.fair_shares import _Pool
+from mropt.sim.state import ANY, MAP, NODE, RACK, REDUCE
+from mropt.sim.view import SimView
+
+
+class _Everywhere:
+    """Every node (or rack): :data:`NEVER`'s places."""
+
+    def __contains__(self, item: object) -> bool:
+        return True
+
+
+class QuietBeat:
+    """The answer of a heartbeat that launches nothing, kept between changes (module docstring)."""
+
+    __slots__ = ("jobs", "limits", "nodes", "racks", "reduce", "pools")
+
+    def __init__(
+        self,
+        jobs: frozenset[int],
+        limits: list[tuple[int, float]],
+        nodes: Container[int],
+        racks: Container[int],
+        reduce: bool,
+        pools: list[_Pool],
+    ) -> None:
+        self.jobs = jobs  # S: the jobs a map pass visits (the heartbeat's skipped jobs)
+        self.limits = limits  # (job, the wait at which its allowed level changes)
+        self.nodes = nodes  # where a NODE-level job of S has input
+        self.racks = racks  # where a RACK-level job of S has input
+        self.reduce = reduce  # some pool under its max reduce slots has a reduce candidate
+        self.pools = pools  # the pools of S (their starvation times, with preemption)
+
+    def same(self, other: QuietBeat) -> bool:
+        """The same answer (``self_check``; the pools' and jobs' order may differ: the pools move)."""
+        return (self.jobs, sorted(self.limits), self.nodes, self.racks, self.reduce) == (
+            other.jobs,
+            sorted(other.limits),
+            other.nodes,
+            other.racks,
+            other.reduce,
+        ) and {pool.name for pool in self.pools} == {pool.name for pool in other.pools}
+
+
+#: the kept answer when a job of S would be asked to launch on any node (no locality, ANY level):
+#: it applies only where the node's verdicts reject both slot types (the walk then visits nothing)
+NEVER = QuietBeat(frozenset(), [], _Everywhere(), _Everywhere(), True, [])
+
+
+class FairQuiet:
+    """The kept answer of :class:`~mropt.sim.policies.fair.Fair`'s heartbeats that launch nothing (a
+    mixin: it uses Fair's state)."""
+
+    sim: SimView
+    pools: dict[str, _Pool]
+    order: tuple[list[tuple[Any, ...]], list[tuple[Any, ...]]]
+    repool: set[str]
+    waited: list[float]
+    last_level: list[int]
+    input_places: dict[int, tuple[int, frozenset[int] | None, frozenset[int]]]
+    node_delay: float
+    rack_delay: float
+    preemption: bool
+    min_share_timeout: float
+    fair_share_timeout: float
+    #: the kept answer (:data:`NEVER`: a job would be asked to launch); None: none, built after the
+    #: next walk that launches nothing
+    quiet: QuietBeat | None
+    quiet_checked: int
+
+    if TYPE_CHECKING:
+
+        def _reorder(self) -> None: ...
+        def _allowed_level(self, job: int, pool: _Pool) -> int: ...
+        def _input_places(self, job: int, stage: int) -> tuple[int, frozenset[int] | None, frozenset[int]]: ...
+
+    def _quiet_build(self) -> QuietBeat:
+        """The kept answer for the state now (module docstring); :data:`NEVER` if some job of S would
+        be asked to launch on any node. The pools are first brought into their order (``_reorder``, as
+        the next walk would), so that S is the set a walk visits."""
+        if self.repool:
+            self._reorder()
+        jobs = self.sim.jobs
+        input_places = self.input_places
+        node_delay, rack_delay = self.node_delay, self.rack_delay
+        visited: list[int] = []
+        limits: list[tuple[int, float]] = []
+        nodes: list[frozenset[int]] = []
+        racks: list[frozenset[int]] = []
+        pools: list[_Pool] = []
+        for pkey in self.order[MAP]:
+            pool = self.pools[pkey[-1]]
+            if pool.running[MAP] >= pool.max[MAP]:
+                continue
+            pools.append(pool)
+            for key in pool.cand[MAP]:
+                job = key[-1]
+                level = self._allowed_level(job, pool)  # (the plain rule)
+                if level == ANY:
+                    return NEVER
+                cur = jobs[job].cur
+                places = input_places.get(job)
+                if places is None or places[0] != cur:
+                    places = self._input_places(job, cur)
+                _, held, near = places
+                assert held is not None  # (no locality: ANY)
+                if self.last_level[job] == RACK:
+                    limit = rack_delay
+                elif level == NODE:
+                    limit = node_delay
+                else:
+                    limit = node_delay + rack_delay  # (the walk's float)
+                visited.append(job)
+                limits.append((job, limit))
+                if level == NODE:
+                    nodes.append(held)
+                else:
+                    racks.append(near)
+        reduce = False
+        for pkey in self.order[REDUCE]:
+            pool = self.pools[pkey[-1]]
+            if pool.running[REDUCE] < pool.max[REDUCE]:
+                reduce = True
+                break
+        return QuietBeat(
+            frozenset(visited),
+            limits,
+            nodes[0] if len(nodes) == 1 else frozenset().union(*nodes),
+            racks[0] if len(racks) == 1 else frozenset().union(*racks),
+            reduce,
+            pools if self.preemption else [],
+        )
+
+    def _quiet_starved(self, quiet: QuietBeat, now: float) -> bool:
+        """With preemption: a pool of S starved past a timeout now (``_allowed_level``'s test: its jobs
+        may launch at ANY level)."""
+        for pool in quiet.pools:
+            if (
+                now - pool.last_at_min[MAP] > self.min_share_timeout
+                or now - pool.last_at_half[MAP] > self.fair_share_timeout
+            ):
+                return True
+        return False

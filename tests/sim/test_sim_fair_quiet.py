@@ -1,0 +1,114 @@
+"""Fair's quiet heartbeats (``mropt.sim.policies.fair_quiet``): the kept answer of a heartbeat that
+launches nothing is the walk's answer.
+
+Under ``self_check`` ``FairOffers._assign_fast`` computes the kept answer, then walks the jobs anyway:
+where the answer says "nothing launches", the walk must try no launch and leave the same skipped
+jobs, and at every walk that launches nothing the kept answer must equal one built afresh (a change
+that should have dropped it did not). The runs are random slot workloads with delay scheduling
+(node and rack delays, listed replicas and generated placements, jobs without replicas), pools at
+their max slots, assign-multiple caps and preemption; each must also give the plain rule's event
+log (``Fair._assign_reference``).
+"""
+
+from __future__ import annotations
+
+import random
+from typing import Any
+
+from mropt.model.workload import WorkloadInstance
+from mropt.sim.engine import Simulation
+from mropt.sim.policies.fair import Fair
+from mropt.sim.policy import make_policy
+
+from sim_helpers import fair_params, pooled_workload, same_log, with_listed_replicas, workload
+
+
+def waiting_workload(rng: random.Random) -> WorkloadInstance:
+    """Jobs whose map input sits on one to three of 6 to 14 nodes on 2 to 4 racks, arriving over a
+    minute into pools (some with max slots), so that delay scheduling makes most jobs wait and most
+    heartbeats launch nothing; some jobs without replicas (no locality), a node that fails."""
+    racks = rng.randint(2, 4)
+    n = rng.randint(6, 14)
+    nodes = [
+        {"id": f"n{i}", "rack": f"r{i % racks}", "map_slots": rng.randint(1, 2), "reduce_slots": rng.randint(0, 1)}
+        for i in range(n)
+    ]
+    nodes[0]["reduce_slots"] = 1
+    hot = rng.sample(range(n), rng.randint(1, 3))  # the nodes holding most input
+    jobs = []
+    for i in range(rng.randint(2, 9)):
+        none = rng.random() < 0.1
+        tasks = [
+            {
+                "duration": rng.choice([2.0, 5.0, 9.0]),
+                "replicas": [] if none else [f"n{k}" for k in rng.sample(hot, rng.randint(1, len(hot)))],
+            }
+            for _ in range(rng.randint(1, 10))
+        ]
+        stages: list[dict[str, Any]] = [{"type": "map", "tasks": tasks}]
+        if rng.random() < 0.5:
+            stages.append({"type": "reduce", "tasks": [{"duration": 3.0, "count": rng.randint(1, 3)}]})
+        jobs.append(
+            {
+                "id": f"j{i}",
+                "submit_time": float(rng.randint(0, 60)),
+                "priority": rng.randint(-1, 1),
+                "pool": f"p{rng.randrange(3)}",
+                "stages": stages,
+            }
+        )
+    pools = []
+    for k in range(3):
+        pool: dict[str, Any] = {"id": f"p{k}"}
+        if rng.random() < 0.3:
+            pool["max_maps"] = rng.randint(1, 3)
+        if rng.random() < 0.3:
+            pool["min_maps"] = rng.randint(1, 4)
+        pools.append(pool)
+    extra: dict[str, Any] = {"pools": pools}
+    if rng.random() < 0.3:
+        extra["faults"] = [{"node": f"n{hot[0]}", "down": 20.0, "up": 50.0}]
+    return workload(nodes, jobs, **extra)
+
+
+def waiting_params(rng: random.Random) -> dict[str, Any]:
+    """Delays long beside the 3 s heartbeat, preemption timeouts that end between two updates (0.5 s
+    apart), and fair_params' other draws."""
+    params = fair_params(rng)
+    params.update(node_delay=rng.choice([0.0, 4.0, 10.0, 25.0]), rack_delay=rng.choice([0.0, 5.0, 15.0]))
+    if params.get("preemption"):
+        params.update(min_share_timeout=rng.choice([3.3, 7.3, 20.1]), fair_share_timeout=rng.choice([4.7, 12.7, 40.2]))
+    return params
+
+
+def checked_run(w: WorkloadInstance, params: dict[str, Any]) -> tuple[str, int]:
+    """A run with ``self_check`` (the asserts inside): its event log's hash and the heartbeats on
+    which the quiet answer was compared with the walk."""
+    policy = make_policy("fair", params, self_check=True)
+    assert isinstance(policy, Fair)
+    rec = Simulation(w, policy).run()
+    return rec.event_log_hash(), policy.quiet_checked
+
+
+def test_the_quiet_answer_is_the_walks_where_jobs_wait_for_local_maps() -> None:
+    rng = random.Random("fair-quiet-waiting")
+    checked = 0
+    for _ in range(120):
+        w = waiting_workload(rng)
+        params = waiting_params(rng)
+        got, n = checked_run(w, params)
+        checked += n
+        plain = same_log(w, "fair", params)
+        assert got == plain.event_log_hash(), params
+    assert checked > 5000  # (the answer was used, not only built)
+
+
+def test_the_quiet_answer_is_the_walks_on_pooled_workloads() -> None:
+    rng = random.Random("fair-quiet-pooled")
+    for k in range(20):
+        w = pooled_workload(rng)
+        if k % 2:
+            w = with_listed_replicas(w, rng)
+        params = fair_params(rng)
+        got, _ = checked_run(w, params)
+        assert got == same_log(w, "fair", params).event_log_hash(), params
