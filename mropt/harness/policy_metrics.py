@@ -30,6 +30,7 @@ the policy tables (:mod:`mropt.harness.policy_report`) read them. Shares are fra
 from __future__ import annotations
 
 import math
+from collections import Counter
 from typing import Any
 
 import numpy as np
@@ -76,18 +77,22 @@ def run_metrics(workload: WorkloadInstance, jobs: Any, tasks: Any) -> dict[str, 
         out["on_time_share"] = _plain(float(on_time[has_deadline].sum()) / float(has_deadline.sum()))
     if len(jobs):
         out["acceptance"] = _plain(float(np.asarray(jobs["accepted"], dtype=bool).mean()))
-    levels = _locality(tasks).dropna()
-    if len(levels):
-        out["locality_node"] = _plain(float((levels == "node").mean()))
-        out["locality_rack"] = _plain(float((levels == "rack").mean()))
+    levels = _locality_counts(tasks)
+    have = sum(n for level, n in levels.items() if not pd.isna(level))
+    if have:
+        out["locality_node"] = _plain(levels["node"] / have)
+        out["locality_rack"] = _plain(levels["rack"] / have)
     return out
 
 
-def _locality(tasks: Any) -> pd.Series:
-    """The attempt table's ``locality`` column as Python objects (empty for a table without rows)."""
+def _locality_counts(tasks: Any) -> Counter[Any]:
+    """The attempts of each value of the attempt table's ``locality`` column (``None`` and NaN, the
+    attempts without a level, among them). A count over the Python objects, not a pandas series of
+    them: 755,983 attempts of the SWIM day in 0.03 s rather than 0.1 s (issue 32); the shares are
+    then the quotients of these exact counts, as a boolean series' mean gives them."""
     if isinstance(tasks, pd.DataFrame):
-        return tasks["locality"].astype(object) if len(tasks) else pd.Series(dtype=object)
-    return pd.Series(tasks["locality"] if tasks else [], dtype=object)
+        return Counter(tasks["locality"].astype(object)) if len(tasks) else Counter()
+    return Counter(tasks["locality"] if tasks else [])
 
 
 def as_frames(jobs: Any, tasks: Any) -> tuple[pd.DataFrame, pd.DataFrame]:
