@@ -8,7 +8,8 @@ a push (a dictionary entry and its class lists), the engine's walk, a heap pop, 
 instant.
 
 :class:`HeldBeats` keeps the heartbeats :class:`~mropt.sim.offers.HeartbeatOffers` schedules in a
-heap of its own instead (``hold``: a node has at most one scheduled, so at most one per node). At
+sorted list of its own instead (``hold``: a node has at most one scheduled, so at most one per
+node; the list's order is exact: :class:`HeldBeats`). At
 the end of every instant (``HeartbeatOffers._after_instant_held``) it looks at the earliest held one:
 
 * due strictly before the queue's next instant, it is *lone*: nothing else happens at its time,
@@ -41,7 +42,8 @@ log, event count, stall, stop, final time and utilisation rows of both.
 from __future__ import annotations
 
 import math
-from heapq import heapify, heappop, heappush
+from bisect import bisect_left, bisect_right, insort
+from itertools import islice
 from typing import TYPE_CHECKING
 
 from mropt.sim.state import MAP, REDUCE
@@ -51,17 +53,25 @@ if TYPE_CHECKING:
 
 
 class HeldBeats:
-    """The heartbeats scheduled and not yet in the engine's queue (module docstring)."""
+    """The heartbeats scheduled and not yet in the engine's queue (module docstring).
 
-    __slots__ = ("offers", "sim", "heap", "at", "open", "queued")
+    They are kept as a list of their times in increasing order (``times``) and a map from each
+    time to its node (``at``): the times are distinct (:meth:`hold`), so the list's order is the
+    order a heap of them would pop, for every float. A node has at most one held, so the list
+    holds at most a node count of times (600 on the SWIM day), and an insertion's move of the
+    ones after it is a short ``memmove``. What the sorted list buys is the end of the heartbeats
+    that find no room (:meth:`_run`): those due before the queue's next instant are a prefix, cut
+    by one ``bisect`` and one slice, instead of a heap pop each."""
+
+    __slots__ = ("offers", "sim", "times", "at", "open", "queued")
 
     def __init__(self, offers: HeartbeatOffers) -> None:
         self.offers = offers
         self.sim = offers.sim
         #: the times of the engine's queue's instants (``Simulation.queued_times``, a live view)
         self.queued = self.sim.queued_times()
-        #: the times, a heap; ``at``: time -> node of each (times are distinct: below)
-        self.heap: list[float] = []
+        #: the held times, in increasing order; ``at``: time -> node of each (the same times)
+        self.times: list[float] = []
         self.at: dict[float, int] = {}
         #: the time of the lone heartbeat running (:meth:`run`), else None
         self.open: float | None = None
@@ -77,32 +87,29 @@ class HeldBeats:
             self.sim.push_heartbeat(time, node)
             return
         self.at[time] = node
-        heappush(self.heap, time)
+        insort(self.times, time)
 
-    def hold_all(self, beats: list[tuple[float, int]]) -> None:
-        """:meth:`hold` each (time, node) of ``beats``, in that order (one heap repair for all)."""
-        push = self.sim.push_heartbeat
-        queued, at, heap, open_ = self.queued, self.at, self.heap, self.open
-        for time, node in beats:
-            if time in queued or time in at or time == open_:
-                push(time, node)
-            else:
-                at[time] = node
-                heap.append(time)
-        heapify(heap)
+    def add(self, times: list[float]) -> None:
+        """Hold the ``times`` whose nodes were just entered in ``at`` (tested as :meth:`hold` tests,
+        in any order): one sort, which merges their runs with the held list's (``list.sort``'s
+        merge of sorted runs; a pass's times, in node order, are mostly two runs: ``_schedule_all``)."""
+        if times:
+            held = self.times
+            held += times
+            held.sort()
 
     def release_at(self, time: float) -> None:
         """An event of the heartbeats' class is being pushed at ``time``: a heartbeat held there was
         pushed before it, so it goes into the queue first (``EventQueue.before_decide``)."""
         node = self.at.pop(time, None)
         if node is not None:
-            self.heap.remove(time)
-            heapify(self.heap)
+            times = self.times
+            del times[bisect_left(times, time)]
             self.sim.push_heartbeat(time, node)
 
     def clear(self) -> None:
         """The engine cleared its queue (a stalled run): the held heartbeats were in it."""
-        self.heap.clear()
+        self.times.clear()
         self.at.clear()
 
     def run(self) -> None:
@@ -111,15 +118,21 @@ class HeldBeats:
         engine's calls for such instants (``Simulation.next_time``, ``advance``, ``stall``,
         ``end_rows``, ``defer_rows``, ``push_heartbeat``; their events are counted on the way out,
         ``count_events``: nothing reads the count in between)."""
-        if self.heap[0] > self.sim.next_time():  # (most calls: the queue's next instant comes first)
+        if self.times[0] > self.sim.next_time():  # (most calls: the queue's next instant comes first)
             return
         self.sim.count_events(self._run())
 
     def _run(self) -> int:
-        """:meth:`run`'s loop; the events it ran."""
+        """:meth:`run`'s loop; the events it ran.
+
+        The heartbeats due before the queue's next instant (and not after ``until``) are the
+        prefix ``times[:due]``. Those that find no room (``_beat_counts``' first test: nothing of
+        what it reads changes until one finds room) only end their node's schedule and count:
+        when nothing is runnable that is the whole prefix, ended at once (one slice); else the
+        ones before the first whose node has room."""
         offers = self.offers
         sim = self.sim
-        heap, at, queued = self.heap, self.at, self.queued
+        times, at, queued = self.times, self.at, self.queued
         until = math.inf if sim.until is None else sim.until
         node_up = sim.node_up
         runnable = sim.runnable
@@ -133,48 +146,44 @@ class HeldBeats:
         counted = 0
         flushed = False
         nxt = next_time()  # (read again wherever the queue may have changed)
-        while heap:
+        while times:
             if nxt == math.inf:  # the engine would stop (or stop at ``until``): it runs the next heartbeat
-                time = heappop(heap)
+                time = times[0]
+                del times[0]
                 sim.push_heartbeat(time, at.pop(time))
                 return counted
+            # the due ones: before ``nxt`` and not after ``until`` (the tests ``time >= nxt`` and
+            # ``time > until`` of a walk in time order, as bisections)
+            due = bisect_left(times, nxt) if nxt <= until else bisect_right(times, until)
             maps, reduces = runnable[MAP] > 0, runnable[REDUCE] > 0
-            # the heartbeats that find no room (``_beat_counts``' first test) only end their
-            # node's schedule; nothing changes the counts they read until one finds room
-            if maps or reduces:
-                while heap:
-                    time = heap[0]
+            if maps or reduces:  # the due ones before the first whose node has room
+                ended = due
+                for i, time in enumerate(islice(times, due)):
                     node = at[time]
-                    if (
-                        time >= nxt
-                        or time > until
-                        or (node_up[node] and ((maps and free_map[node] > 0) or (reduces and free_reduce[node] > 0)))
-                    ):
+                    if node_up[node] and ((maps and free_map[node] > 0) or (reduces and free_reduce[node] > 0)):
+                        ended = i
                         break
-                    heappop(heap)
                     del at[time]
                     pending[node] = 0
-                    counted += 1
             else:  # nothing runnable: every one due finds no room, whatever its node (most under fifo)
-                while heap:
-                    time = heap[0]
-                    if time >= nxt or time > until:
-                        break
-                    heappop(heap)
-                    pending[at.pop(time)] = 0
-                    counted += 1
-                if heap:
-                    node = at[time]
-            if not heap or time > until:
+                ended = due
+                for node in map(at.pop, islice(times, due)):
+                    pending[node] = 0
+            if ended:
+                del times[:ended]
+                counted += ended
+            if not times:
+                return counted
+            time = times[0]
+            if time > until:
                 return counted
             if time >= nxt:
                 if time == nxt:  # at the queue's next instant: the engine runs it among that instant's events
-                    heappop(heap)
-                    del at[time]
-                    sim.push_heartbeat(time, node)
+                    del times[0]
+                    sim.push_heartbeat(time, at.pop(time))
                 return counted
-            heappop(heap)
-            del at[time]
+            del times[0]
+            node = at.pop(time)
             counted += 1
             if not flushed:  # the rows of the engine's instant, at its time, first
                 if end_rows is not None:
@@ -204,7 +213,7 @@ class HeldBeats:
                     sim.push_heartbeat(beat, node)
                 else:
                     at[beat] = node
-                    heappush(heap, beat)
+                    insort(times, beat)
             nxt = next_time()
             if nxt <= time:  # it pushed an event at its own time: the engine ends that instant
                 sim.defer_rows()

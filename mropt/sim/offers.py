@@ -331,8 +331,8 @@ class HeartbeatOffers(Offers):
         if self.new_work:
             self.new_work = False
             self._schedule_all()
-        heap = held.heap
-        if heap and heap[0] <= sim.next_time():
+        times = held.times
+        if times and times[0] <= sim.next_time():
             held.run()
 
     def _schedule_all(self) -> None:
@@ -359,7 +359,8 @@ class HeartbeatOffers(Offers):
         interval = sim.heartbeat_interval
         now = sim.now
         ceil = math.ceil
-        if self._held is not None:  # held together (``HeldBeats.hold_all``), not pushed one by one
+        held = self._held
+        if held is not None:  # held together (``HeldBeats.add``), not pushed one by one
             # the nodes with a free slot of a type with work (a superset: a count other than 0),
             # picked in C, in node order; a busy cluster has few
             if maps > 0 and reduces > 0:
@@ -367,7 +368,12 @@ class HeartbeatOffers(Offers):
             else:
                 nodes = compress(count(), free_map if maps > 0 else free_reduce)
             phases = self._phase
-            beats = []
+            # ``HeldBeats.hold`` inline: a time the queue holds, or held already, goes into the queue;
+            # one held already may be this pass's: what the pass held so far is added to the held
+            # list first (the push's ``release_at`` takes it from there; a time the queue holds is
+            # not this pass's: it was not held, or the queue got it by such a push)
+            queued, at, open_ = held.queued, held.at, held.open
+            times: list[float] = []
             for node in nodes:
                 if pending[node] or not node_up[node]:
                     continue
@@ -375,8 +381,17 @@ class HeartbeatOffers(Offers):
                     pending[node] = 1
                     phase = phases[node]
                     k = ceil((now - phase) / interval)  # (``_next_beat``: max(k, 0), without the call)
-                    beats.append((phase + (k if k > 0 else 0) * interval, node))
-            self._held.hold_all(beats)
+                    time = phase + (k if k > 0 else 0) * interval
+                    if time in queued or time == open_:
+                        sim.push_heartbeat(time, node)
+                    elif time in at:
+                        held.add(times)
+                        times = []
+                        sim.push_heartbeat(time, node)
+                    else:
+                        at[time] = node
+                        times.append(time)
+            held.add(times)
             return
         push = self._push
         for node, phase in enumerate(self._phase):

@@ -95,6 +95,6 @@ def test_a_timer_pushed_at_a_held_heartbeats_time_comes_after_it() -> None:
     sim.push(9.0, 0, 0, "done")  # a completion: another class, the heartbeat stays held
     assert queue.at[6.0][C_DECIDE] == [(EV_HEARTBEAT, 4), (EV_TIMER, "t")]
     assert queue.at[7.0][C_DECIDE] == [(EV_TIMER, "u")]
-    assert held.heap == [9.0] and held.at == {9.0: 2}
+    assert held.times == [9.0] and held.at == {9.0: 2}
     assert len(queue) == 4
     assert np.isclose(sorted(queue.times)[0], 6.0)
