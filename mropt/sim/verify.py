@@ -420,8 +420,7 @@ class _Stages:
         self.ends_early = checked & a.succeeded & (a.end < before)
         self.starts_early = checked & (not slowstart) & (s > 0) & (a.start < before)
         timed = checked & a.succeeded & ~(slowstart & w.is_reduce[fs] & (s > 0)) & (check.node >= 0)
-        factors = check.factors
-        factor = np.array([factors[v] if v in factors else _rare_factor(v, factors) for v in a.loc], dtype=float)
+        factor = _factors(a.loc, check.factors)
         self.bad_locality = timed & np.isnan(factor)
         task = np.clip(a.task_no, 0, w.n_tasks[fs] - 1)  # a task out of range: its stage's first or last group
         speed = np.array([check.speed[n] for n in check.nodes], dtype=float)
@@ -542,6 +541,16 @@ def _stuck_task(
             ):
                 return s, task
     return None
+
+
+def _factors(locs: list[Any], factors: Mapping[Any, float]) -> np.ndarray:
+    """Each attempt's locality factor: ``factors[loc]`` for a key of ``factors``, else
+    :func:`_rare_factor` (a lookup of every attempt's level at once, :func:`codes`; the others one by one)."""
+    known = codes(locs, {key: k for k, key in enumerate(factors)})
+    factor = np.take(np.array(list(factors.values()), dtype=float), known)
+    for i in np.flatnonzero(known < 0).tolist():
+        factor[i] = _rare_factor(locs[i], factors)
+    return factor
 
 
 def _rare_factor(loc: Any, factors: Mapping[Any, float]) -> float:

@@ -44,11 +44,11 @@ def check_capacity(
     sweep_rank = np.empty(len(nodes), dtype=np.int64)
     sweep_rank[np.argsort(first, kind="stable")] = np.arange(len(nodes))
     # the points: point q < m is the start of attempt rows[q], point m + q its end; sorted by node (in
-    # sweep order), time, an end before a start, then table order (lexsort is stable)
+    # sweep order), time, an end before a start, then table order (_sweep_order)
     m = len(rows)
     time = np.concatenate([np.take(a.start, rows), np.take(a.end, rows)])
     row_node = np.take(node, rows)
-    order = np.lexsort((np.arange(2 * m) < m, time, np.tile(np.take(sweep_rank, row_node), 2)))
+    order = _sweep_order(time, np.take(sweep_rank, row_node), len(nodes))
     attempt = order % m  # each point's attempt: rows[attempt]
     row_of_point, point_node = np.take(rows, attempt), np.take(row_node, attempt)
     is_start, time = order < m, np.take(time, order)
@@ -81,6 +81,20 @@ def check_capacity(
                 r = w.resources.index(name)
                 if over[p, r]:
                     fail(f"node {nodes[k]!r}: {amounts[p, r]:g} {name} in use at {at:g}, it has {capacity[k, r]:g}")
+
+
+def _sweep_order(time: np.ndarray, rank: np.ndarray, n_nodes: int) -> np.ndarray:
+    """The points (``time``: the m starts, then the m ends) in sweep order: by their attempt's node's
+    ``rank``, then time, an end before a start, then table order. What ``np.lexsort((is_start, time,
+    rank))`` gives, done as lexsort does it, one stable sort per key from the last: the ends then the
+    starts (the points stably sorted by ``is_start``), stably sorted by time, then by rank, which is
+    sorted as a 16-bit integer where the nodes are fewer than 2^15 (numpy's stable sort of such
+    integers is a radix sort: the SWIM day's 1.5 M points in half the time of the lexsort)."""
+    m = len(rank)
+    points = np.concatenate([np.arange(m, 2 * m), np.arange(m)])
+    points = points[np.argsort(np.take(time, points), kind="stable")]
+    ranks = rank.astype(np.int16) if n_nodes < 2**15 else rank
+    return points[np.argsort(np.take(np.tile(ranks, 2), points), kind="stable")]
 
 
 def _running_sum(values: np.ndarray, lo: np.ndarray, hi: np.ndarray) -> np.ndarray:
