@@ -276,15 +276,23 @@ class Recorder:
         have written, kept as it keeps them (typed blocks of :data:`UTILISATION_CHUNK` rows, the rest
         in the lists)."""
         sim = self.sim
-        initial = sim.capacity.initial_slots
-        self.pools, rows = build_rows(self.ended_attempts, sim.jobs, initial, marks)
-        n, chunk = len(rows[0]), UTILISATION_CHUNK
-        whole = n - n % chunk
-        for first in range(0, whole, chunk):
-            self._u_blocks.append(_narrow([column[first : first + chunk].copy() for column in rows]))
+        self.pools, pieces = build_rows(self.ended_attempts, sim.jobs, sim.capacity.initial_slots, marks)
+        held: list[tuple[np.ndarray, ...]] = []  # rows not yet in a block (fewer than a block's)
+        n, chunk = 0, UTILISATION_CHUNK
+        for piece in pieces:
+            held.append(piece)
+            n += len(piece[0])
+            if n >= chunk:
+                rows = [np.concatenate(column) for column in zip(*held, strict=True)]
+                whole = n - n % chunk
+                for first in range(0, whole, chunk):
+                    block = [rows[k][first : first + chunk].astype(t) for k, t in enumerate(_ROW_TYPES)]
+                    self._u_blocks.append(_narrow(block))
+                held, n = [tuple(column[whole:] for column in rows)], n - whole
         lists: tuple[list[Any], ...] = (self.u_time, self.u_type, self.u_pool, self.u_busy, self.u_cap)
-        for values, column in zip(lists, rows, strict=True):
-            values.extend(column[whole:].tolist())
+        for values, parts in zip(lists, zip(*held, strict=True), strict=False):
+            for part in parts:
+                values.extend(part.tolist())
 
     def skip_next_flush(self) -> None:
         """The next flush does nothing: the changes since the last one belong to an instant the

@@ -35,7 +35,7 @@ sums are merged as they come, so what is held is about the rows' size, never an 
 from __future__ import annotations
 
 from array import array
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -115,28 +115,37 @@ class _Breaks:
         return int(np.searchsorted(keys, (k + 1) * self._span, "left") - np.searchsorted(keys, k * self._span, "left"))
 
 
-def _sum(time: np.ndarray, key: np.ndarray, delta: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """The changes summed per (time, key), sorted by time then key (a key with a sum of 0 kept)."""
+def _sum(columns: list[np.ndarray]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The changes (``columns``: time, key, delta; emptied, so that each is freed once sorted)
+    summed per (time, key), sorted by time then key (a key with a sum of 0 kept)."""
+    time, key, delta = columns
+    columns.clear()
     if not len(time):
         return time, key, delta
     order = np.lexsort((key, time))
-    time, key = time[order], key[order]
+    time = time[order]
+    key = key[order]
+    delta = delta[order]
+    del order
     first = np.ones(len(time), dtype=bool)
     first[1:] = (time[1:] != time[:-1]) | (key[1:] != key[:-1])
     at = np.flatnonzero(first)
-    return time[at], key[at], np.add.reduceat(delta[order], at)
+    del first
+    return time[at], key[at], np.add.reduceat(delta, at)
 
 
 class _Sums:
-    """Per (time, epoch, pool code, slot type) summed changes, merged as pieces come."""
+    """Per (time, key) summed changes, merged as pieces come; keys and sums kept in ``key_type``
+    and ``delta_type`` (int32 where they fit: 16 bytes a sum)."""
 
-    def __init__(self) -> None:
+    def __init__(self, key_type: type, delta_type: type) -> None:
         self.parts: list[tuple[np.ndarray, np.ndarray, np.ndarray]] = []
+        self.types = (np.float64, key_type, delta_type)
         self.held = 0
         self.limit = MERGE_AT
 
     def add(self, time: np.ndarray, key: np.ndarray, delta: np.ndarray) -> None:
-        self.parts.append(_sum(time, key, delta))
+        self.parts.append(_sum([c.astype(t, copy=False) for c, t in zip((time, key, delta), self.types, strict=True)]))
         self.held += len(self.parts[-1][0])
         if self.held > self.limit:
             self.merge()
@@ -144,9 +153,14 @@ class _Sums:
 
     def merge(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         if len(self.parts) != 1:
-            columns = [np.concatenate(c) for c in zip(*self.parts, strict=True)] if self.parts else None
-            empty = (np.zeros(0), np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64))
-            self.parts = [_sum(*columns) if columns else empty]
+            parts, self.parts = self.parts, []
+            columns: list[np.ndarray] = (
+                [np.concatenate(c, dtype=t) for c, t in zip(zip(*parts, strict=True), self.types, strict=True)]
+                if parts
+                else [np.zeros(0, dtype=t) for t in self.types]
+            )
+            del parts
+            self.parts = [_sum(columns)]
             self.held = len(self.parts[0][0])
         return self.parts[0]
 
@@ -169,10 +183,10 @@ def build_rows(
     jobs: Sequence[Job],
     capacity: tuple[int, int],
     marks: RowMarks,
-) -> tuple[dict[str, int], tuple[np.ndarray, ...]]:
+) -> tuple[dict[str, int], Iterator[tuple[np.ndarray, ...]]]:
     """The pools (name -> index, ``*`` first) and the utilisation rows (time, slot type, pool,
-    busy, capacity) of a run (module docstring); ``capacity``: the cluster's slots per type
-    before any node went down."""
+    busy, capacity: float64, and integers of any type) of a run (module docstring), in pieces of
+    consecutive rows; ``capacity``: the cluster's slots per type before any node went down."""
     store.flush()
     codes: dict[str, int] = {}
     pool_code = np.array([codes.setdefault(j.pool, len(codes)) for j in jobs], dtype=np.int64)
@@ -180,7 +194,8 @@ def build_rows(
     never = np.iinfo(np.int64).max
     first_id = np.full(len(codes), never, dtype=np.int64)
     breaks = _Breaks(marks.breaks)
-    sums = _Sums()
+    wide = (len(marks.breaks) + 1) * n_keys >= 1 << 31 or store.n_rows >= 1 << 31
+    sums = _Sums(np.int64 if wide else np.int32, np.int64 if wide else np.int32)
     entry = store.entry
     n_blocks, done, offset = len(entry["count"]), 0, 0
     while done < n_blocks:
@@ -235,35 +250,31 @@ def _pools(codes: dict[str, int], first_id: np.ndarray) -> tuple[dict[str, int],
 def _epochs(
     time: np.ndarray, epoch: np.ndarray, extra_time: np.ndarray, extra_epoch: np.ndarray
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """The epochs, in order, of changes sorted by (time, epoch) and of a few more (``extra_``):
-    their times, each change's epoch index and each extra one's."""
+    """The epochs, in order, of changes sorted by (time, epoch) and of a few more (``extra_``,
+    sorted: the first instant's, the capacity changes'): their times, each change's epoch index
+    and each extra one's."""
     head = np.ones(len(time), dtype=bool)
     head[1:] = (time[1:] != time[:-1]) | (epoch[1:] != epoch[:-1])
-    nth = np.cumsum(head) - 1  # each change's among its own epochs
-    all_time = np.concatenate([time[head], extra_time])
-    all_epoch = np.concatenate([epoch[head], extra_epoch])
-    order = np.lexsort((all_epoch, all_time))
-    new = np.ones(len(order), dtype=bool)
-    new[1:] = (all_time[order][1:] != all_time[order][:-1]) | (all_epoch[order][1:] != all_epoch[order][:-1])
-    index = np.empty(len(order), dtype=np.int64)
-    index[order] = np.cumsum(new) - 1
-    own = int(head.sum())
-    return all_time[order][new], index[:own][nth], index[own:]
-
-
-def _busy(kc: np.ndarray, delta: np.ndarray, n_keys: int) -> np.ndarray:
-    """Each key's count after each of its changes (changes in time order): its changes summed in
-    order (a stable sort by key: a radix sort on 16 bits below 32,768 keys)."""
-    order = np.argsort(kc.astype(np.int16) if n_keys < 1 << 15 else kc, kind="stable")
-    run = np.cumsum(delta[order])
-    group = kc[order]
-    head = np.ones(len(group), dtype=bool)
-    head[1:] = group[1:] != group[:-1]
-    starts = np.flatnonzero(head)
-    run -= np.repeat(run[starts] - delta[order][starts], np.diff(np.append(starts, len(group))))
-    busy = np.empty(len(delta), dtype=np.int64)
-    busy[order] = run
-    return busy
+    own_time, own_epoch = time[head], epoch[head]
+    at = np.cumsum(head) - 1  # each change's among the changes' epochs
+    del head
+    # where each extra one falls among those (the changes' epochs before it), and whether it is one
+    place = np.searchsorted(own_time, extra_time, "left")
+    same_time = np.searchsorted(own_time, extra_time, "right")
+    for k in range(len(extra_time)):  # (few: epochs are sorted by time, then epoch)
+        place[k] += np.searchsorted(own_epoch[place[k] : same_time[k]], extra_epoch[k], "left")
+    is_own = place < len(own_time)
+    is_own[is_own] = (own_time[place[is_own]] == extra_time[is_own]) & (own_epoch[place[is_own]] == extra_epoch[is_own])
+    new = ~is_own
+    new[1:] &= (extra_time[1:] != extra_time[:-1]) | (extra_epoch[1:] != extra_epoch[:-1])  # (once each)
+    inserted = place[new]  # before which of the changes' epochs each new one goes
+    if len(inserted):
+        at += np.searchsorted(inserted, at, "right")
+    extra_at = place + np.searchsorted(inserted, place, "right")
+    extra_at[new] = place[new] + np.arange(len(inserted))
+    extra_at[~new & ~is_own] = extra_at[np.maximum.accumulate(np.where(new, np.arange(len(new)), 0))][~new & ~is_own]
+    times = np.insert(own_time, inserted, extra_time[new])
+    return times, at, extra_at
 
 
 def _rows(
@@ -276,57 +287,96 @@ def _rows(
     capacity: tuple[int, int],
     marks: RowMarks,
     breaks: _Breaks,
-) -> tuple[dict[str, int], tuple[np.ndarray, ...]]:
-    """:func:`build_rows`' rows from the summed changes (sorted by time, then epoch, pool code, type)."""
+) -> tuple[dict[str, int], Iterator[tuple[np.ndarray, ...]]]:
+    """:func:`build_rows`' pools and rows from the summed changes (sorted by time, then epoch,
+    pool code, type)."""
     pools, pool_index = _pools(codes, first_id)
     if marks.first is None:  # no instant: no rows
-        return pools, tuple(np.zeros(0, dtype=t) for t in _ROW_TYPES)
+        return pools, iter(())
     # the capacity changes: (time, epoch) and each type's change
     cap_time = np.array([c[0] for c in marks.capacity], dtype=float)
     cap_epoch = breaks.epochs(cap_time, np.arange(len(cap_time), dtype=np.int64), 2)
     cap_delta = np.diff(np.array([capacity, *(c[1:] for c in marks.capacity)], dtype=np.int64), axis=0)
     # what the run's stop left unwritten: the last epoch at ``cut``
     epoch = key // n_keys
-    kc = key - epoch * n_keys  # (pool code, type)
+    key -= epoch * n_keys  # (pool code, type)
+    kc = key
     last = breaks.last(marks.cut)
     drop = (time == marks.cut) & (epoch == last)
     if drop.any():
         keep = ~drop
         time, kc, delta, epoch = time[keep], kc[keep], delta[keep], epoch[keep]
+    del drop
     keep = ~((cap_time == marks.cut) & (cap_epoch == last))
-    cap_time, cap_epoch, cap_delta = cap_time[keep], cap_epoch[keep], cap_delta[keep]
     # the epochs with a change, and the run's first instant's (its cluster rows whatever changed)
-    extra_time = np.concatenate([[marks.first], cap_time])
-    extra_epoch = np.concatenate([[0], cap_epoch])
-    epoch_time, row_at, extra_at = _epochs(time, epoch, extra_time, extra_epoch)
-    del epoch
-    if extra_at[0] != 0:
+    extra_time = np.concatenate([[marks.first], cap_time[keep]])
+    extra_epoch = np.concatenate([[0], cap_epoch[keep]])
+    extra_delta = np.vstack([np.zeros((1, 2), dtype=np.int64), cap_delta[keep]])
+    order = np.lexsort((extra_epoch, extra_time))
+    if order[0] != 0 or (len(time) and (time[0], epoch[0]) < (marks.first, 0)):
         raise AssertionError("utilisation rows: a change before the run's first instant")
-    n_epochs = len(epoch_time)
-    stype = kc & 1
-    busy = _busy(kc, delta, n_keys)
-    # the cluster's busy slots and capacity per type after each epoch; its rows where they moved
-    parts: list[tuple[np.ndarray, ...]] = []
-    total_cap = []
-    for t in (0, 1):
-        mine = stype == t
-        # (counts summed as float64: exact below 2^53)
-        b = np.cumsum(np.bincount(row_at[mine], delta[mine], n_epochs).astype(np.int64))
-        c = capacity[t] + np.cumsum(np.bincount(extra_at[1:], cap_delta[:, t], n_epochs).astype(np.int64))
-        total_cap.append(c)
-        changed = np.ones(n_epochs, dtype=bool)
-        changed[1:] = (b[1:] != b[:-1]) | (c[1:] != c[:-1])
-        e = np.flatnonzero(changed)
-        parts.append((e, np.full(len(e), t, dtype=np.int64), np.zeros(len(e), dtype=np.int64), b[e], c[e]))
-    # then a row per (pool, type) touched in the epoch, at its count then
-    caps = np.where(stype == 0, total_cap[0][row_at], total_cap[1][row_at])
-    parts.append((row_at, stype, pool_index[kc >> 1], busy, caps))
-    at_epoch, types, pool, busies, caps = (np.concatenate(column) for column in zip(*parts, strict=True))
-    del parts
-    # in order (three sorted runs, a pool's order mostly its code's: a merge sort's few runs)
-    order = np.argsort((at_epoch * len(pools) + pool) * 2 + types, kind="stable")
-    rows = (epoch_time[at_epoch[order]], types[order], pool[order], busies[order], caps[order])
-    return pools, tuple(column.astype(t) for column, t in zip(rows, _ROW_TYPES, strict=True))
+    epoch_time, row_at, extra_at = _epochs(time, epoch, extra_time[order], extra_epoch[order])
+    del time, epoch
+    # the cluster's capacity after each epoch: its changes' epochs and running sums (few)
+    capacity_at = (extra_at, np.array(capacity) + np.cumsum(extra_delta[order], axis=0))
+    return pools, _pieces(epoch_time, row_at, kc, delta, capacity_at, pool_index, n_keys, len(pools))
+
+
+def _pieces(
+    epoch_time: np.ndarray,
+    row_at: np.ndarray,
+    kc: np.ndarray,
+    delta: np.ndarray,
+    capacity_at: tuple[np.ndarray, np.ndarray],
+    pool_index: np.ndarray,
+    n_keys: int,
+    n_pools: int,
+) -> Iterator[tuple[np.ndarray, ...]]:
+    """The rows in order, a range of epochs at a time (about :data:`PIECE` keys' rows): per epoch
+    the cluster's rows (type 0, then 1) where its busy slots or capacity of the type moved since
+    the epoch before (both at the first), then a row per (pool, type) touched, by (pool, type),
+    at its count then. Counts run on from piece to piece: each key's, the cluster's per type."""
+    n_epochs, n = len(epoch_time), len(row_at)
+    current = np.zeros(n_keys, dtype=np.int64)  # each key's busy count so far
+    cluster = np.zeros(2, dtype=np.int64)  # the cluster's per type
+    before = np.full((2, 2), -1, dtype=np.int64)  # (busy, capacity) per type at the epoch before
+    first, a = 0, 0
+    while first < n_epochs:
+        end = n_epochs if a + PIECE >= n else int(row_at[a + PIECE]) + 1
+        b = int(np.searchsorted(row_at, end, "left"))
+        k, d, at = kc[a:b], delta[a:b].astype(np.int64), row_at[a:b]
+        # each touched key's count: the piece's changes summed per key in order (a stable sort by
+        # key: a radix sort on 16 bits below 32,768 keys), from its count before the piece
+        order = np.argsort(k.astype(np.int16) if n_keys < 1 << 15 else k, kind="stable")
+        group, step = k[order], d[order]
+        run = np.cumsum(step)
+        head = np.ones(len(group), dtype=bool)
+        head[1:] = group[1:] != group[:-1]
+        starts = np.flatnonzero(head)
+        run += np.repeat(current[group[starts]] - run[starts] + step[starts], np.diff(np.append(starts, len(group))))
+        busy = np.empty(len(k), dtype=np.int64)
+        busy[order] = run
+        np.add.at(current, k, d)
+        # the cluster's counts after each epoch of the piece
+        epochs = np.arange(first, end)
+        stype = k & 1
+        cap_epochs, cap_sums = capacity_at
+        caps = cap_sums[np.searchsorted(cap_epochs, epochs, "right") - 1]  # (epochs x types)
+        parts = []
+        for t in (0, 1):
+            moved = np.bincount(at - first, np.where(stype == t, d, 0), end - first).astype(np.int64)
+            counts = cluster[t] + np.cumsum(moved)
+            cluster[t] = counts[-1]
+            now = np.column_stack([counts, caps[:, t]])
+            changed = np.any(now != np.vstack([before[t], now[:-1]]), axis=1)
+            before[t] = now[-1]
+            e = np.flatnonzero(changed)
+            parts.append((e + first, np.full(len(e), t), np.zeros(len(e), dtype=np.int64), counts[e], caps[e, t]))
+        parts.append((at, stype, pool_index[k >> 1], busy, caps[at - first, stype]))
+        at, stype, pool, counts, cap = (np.concatenate(column) for column in zip(*parts, strict=True))
+        order = np.argsort((at * n_pools + pool) * 2 + stype, kind="stable")
+        yield (epoch_time[at[order]], stype[order], pool[order], counts[order], cap[order])
+        first, a = end, b
 
 
 __all__ = ["MERGE_AT", "PIECE", "RowMarks", "build_rows"]

@@ -26,6 +26,7 @@ from mropt.instances.admission_gen import generate_admission
 from mropt.instances.workload_convert import to_workload
 from mropt.model.errors import InputError
 from mropt.model.workload import Fault, WorkloadInstance
+from mropt.sim import ended_attempts, utilisation_rows
 from mropt.sim.engine import Simulation
 from mropt.sim.policies.fifo import Fifo
 from mropt.sim.policy import Policy, make_policy
@@ -126,13 +127,24 @@ def _draw(rng: random.Random, name: str) -> tuple[WorkloadInstance, dict[str, An
 POLICIES = ["fifo", "fair", "hei", "capacity", "dc", "minedf-wc", "mpsa", "drf", "ddrf", "delay", "amb"]
 
 
+def small_pieces(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The store in blocks of 7 entries, the build a block and 5 keys' rows a piece, the sums merged
+    past 30: many pieces and merges on a small run (the counts run on from piece to piece)."""
+    monkeypatch.setattr(ended_attempts, "CHUNK", 7)
+    monkeypatch.setattr(utilisation_rows, "PIECE", 5)
+    monkeypatch.setattr(utilisation_rows, "MERGE_AT", 30)
+
+
 @pytest.mark.parametrize("name", POLICIES)
-def test_every_policy_in_both_modes(name: str) -> None:
+def test_every_policy_in_both_modes(name: str, monkeypatch: pytest.MonkeyPatch) -> None:
     """Random workloads (pools, queues, replicas, slow-start, faults), random parameters (Fair's
-    preemption), both modes, at times stopped at ``until``, with a small stall limit."""
+    preemption), both modes, at times stopped at ``until``, with a small stall limit; the last
+    runs built in small pieces."""
     rng = random.Random(f"utilisation-rows-{name}")
     total = 0
     for k in range(6):
+        if k == 4:
+            small_pieces(monkeypatch)
         w, params = _draw(rng, name)
         options: dict[str, Any] = {"seed": rng.randint(0, 99), "mode": ("event", "heartbeat")[k % 2]}
         if rng.random() < 0.3:
@@ -143,8 +155,10 @@ def test_every_policy_in_both_modes(name: str) -> None:
     assert total > 100
 
 
-def test_speculation_and_node_failures() -> None:
-    """LATE's backups (their kills when a sibling wins), a node down and up, in both modes."""
+def test_speculation_and_node_failures(monkeypatch: pytest.MonkeyPatch) -> None:
+    """LATE's backups (their kills when a sibling wins), a node down and up, in both modes, built
+    in small pieces."""
+    small_pieces(monkeypatch)
     rng = random.Random("utilisation-rows-late")
     for k in range(8):
         w = pooled_workload(rng)
@@ -201,13 +215,15 @@ def _watched(w: WorkloadInstance, how: str, limit: int, **options: Any) -> tuple
 
 
 @pytest.mark.parametrize("mode", ["heartbeat", "event"])
-def test_instants_that_share_a_time_and_stops_anywhere(mode: str) -> None:
+def test_instants_that_share_a_time_and_stops_anywhere(mode: str, monkeypatch: pytest.MonkeyPatch) -> None:
     """A kill and a timer at a heartbeat's own time (a lone heartbeat's rows deferred to the
     engine's instant), the run stopped by the watch after each of its first instants, so that
     some stops come where rows were deferred (and never written), or at ``until``."""
     rng = random.Random(f"utilisation-rows-restless-{mode}")
     deferred_stops = 0
     for k in range(8):
+        if k == 6:
+            small_pieces(monkeypatch)
         w = pooled_workload(rng)
         assert_same_rows(w, _Restless, seed=k, mode=mode)
         assert_same_rows(w, _Restless, seed=k, mode=mode, until=float(rng.randint(3, 30)))
