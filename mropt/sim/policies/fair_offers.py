@@ -217,12 +217,17 @@ class FairOffers(FairQuiet):
         ):
             if rej_map or cap_map == 0 or running_total[MAP] == runnable_total[MAP]:
                 said = []
-            elif (
-                node not in quiet.nodes
-                and sim.node_rack[node] not in quiet.racks
-                and not (self.preemption and self._quiet_starved(quiet, now))
-            ):
-                said = quiet.jobs if quiet.jobs else []
+            elif not (self.preemption and self._quiet_starved(quiet, now)):
+                for held in quiet.nodes:  # (the input nodes of S's NODE-level jobs, then racks of RACK-level)
+                    if node in held:
+                        break
+                else:
+                    rack = sim.node_rack[node]
+                    for near in quiet.racks:
+                        if rack in near:
+                            break
+                    else:
+                        said = quiet.jobs if quiet.jobs else []
             if said is not None:
                 if not self_check:
                     self.skipped = said
@@ -238,6 +243,7 @@ class FairOffers(FairQuiet):
         failed_reduce: set[int] | None = None
         visited: set[int] | None = None
         launched_map: set[int] | None = None
+        map_failed = False  # (a map pass launched nothing: the walk visited S, FairQuiet)
         pools = self.pools
         jobs = sim.jobs
         launch = sim.launch_tasks
@@ -352,6 +358,7 @@ class FairOffers(FairQuiet):
             if job < 0:
                 if stype == MAP:
                     rej_map = True
+                    map_failed = True
                 else:
                     rej_reduce = True
                 continue
@@ -368,10 +375,10 @@ class FairOffers(FairQuiet):
             if said is not None:  # (self_check)
                 assert launch_calls[0] == 0, "fair: the quiet answer, but the walk tried a launch"
                 assert set(said) == set(self.skipped), "fair: the quiet answer's skipped jobs differ"
-            if quiet is None:
-                self.quiet = self._quiet_build()
-            elif self_check and not (self.preemption and self._quiet_starved(quiet, now)):
-                fresh = self._quiet_build()
+            if quiet is None and map_failed:
+                self.quiet = self._quiet_build(visited)
+            elif self_check and quiet is not None and not (self.preemption and self._quiet_starved(quiet, now)):
+                fresh = self._quiet_build(visited if map_failed else None)
                 assert fresh is quiet if quiet is NEVER else fresh.same(quiet), "fair: the kept quiet answer is stale"
         else:
             assert said is None, "fair: the quiet answer, but the walk launched"

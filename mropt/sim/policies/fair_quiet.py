@@ -20,8 +20,8 @@ later heartbeat launches nothing, and leaves the same state as the walk, exactly
 * no job of S has a changed level: its wait, the sum of the heartbeat gaps added one at a time as
   the walk adds them, has not reached its level's limit (``node_delay``, ``node_delay +
   rack_delay``, ``rack_delay``: the same float comparisons as the walk's, made after the same
-  additions, by ``FairOffers._assign_fast`` before it reads the kept answer), and with preemption no pool of S is starved past a
-  timeout at this time (the plain test, at every quiet heartbeat).
+  additions, by ``FairOffers._assign_fast`` before it reads the kept answer), and with preemption
+  no pool of S is starved past a timeout at this time (the plain test, at every quiet heartbeat).
 
 The heartbeat then does only what the walk would leave: the waits, ``last_heartbeat``, and the
 skipped jobs (S when the map pass runs, else none). The walk's other effect, ``_reorder``, is
@@ -38,7 +38,7 @@ is compared with the walk on every heartbeat, and the kept answer with a fresh b
 
 from __future__ import annotations
 
-from collections.abc import Container
+from collections.abc import Collection, Container
 from typing import TYPE_CHECKING, Any
 
 from mropt.sim.policies.fair_shares import _Pool
@@ -60,34 +60,40 @@ class QuietBeat:
 
     def __init__(
         self,
-        jobs: frozenset[int],
+        jobs: Collection[int],
         limits: list[tuple[int, float]],
-        nodes: Container[int],
-        racks: Container[int],
+        nodes: tuple[Container[int], ...],
+        racks: tuple[Container[int], ...],
         reduce: bool,
         pools: list[_Pool],
     ) -> None:
         self.jobs = jobs  # S: the jobs a map pass visits (the heartbeat's skipped jobs)
         self.limits = limits  # (job, the wait at which its allowed level changes)
-        self.nodes = nodes  # where a NODE-level job of S has input
-        self.racks = racks  # where a RACK-level job of S has input
+        self.nodes = nodes  # the input nodes of each NODE-level job of S (not merged: a union costs)
+        self.racks = racks  # the input racks of each RACK-level job of S
         self.reduce = reduce  # some pool under its max reduce slots has a reduce candidate
         self.pools = pools  # the pools of S (their starvation times, with preemption)
 
     def same(self, other: QuietBeat) -> bool:
         """The same answer (``self_check``; the pools' and jobs' order may differ: the pools move)."""
-        return (self.jobs, sorted(self.limits), self.nodes, self.racks, self.reduce) == (
-            other.jobs,
-            sorted(other.limits),
-            other.nodes,
-            other.racks,
-            other.reduce,
-        ) and {pool.name for pool in self.pools} == {pool.name for pool in other.pools}
+        return (
+            (set(self.jobs), sorted(self.limits), self.reduce)
+            == (
+                set(other.jobs),
+                sorted(other.limits),
+                other.reduce,
+            )
+            and all(
+                set().union(*mine) == set().union(*theirs)
+                for mine, theirs in ((self.nodes, other.nodes), (self.racks, other.racks))
+            )
+            and {pool.name for pool in self.pools} == {pool.name for pool in other.pools}
+        )
 
 
 #: the kept answer when a job of S would be asked to launch on any node (no locality, ANY level):
 #: it applies only where the node's verdicts reject both slot types (the walk then visits nothing)
-NEVER = QuietBeat(frozenset(), [], _Everywhere(), _Everywhere(), True, [])
+NEVER = QuietBeat(frozenset(), [], (_Everywhere(),), (_Everywhere(),), True, [])
 
 
 class FairQuiet:
@@ -117,10 +123,12 @@ class FairQuiet:
         def _allowed_level(self, job: int, pool: _Pool) -> int: ...
         def _input_places(self, job: int, stage: int) -> tuple[int, frozenset[int] | None, frozenset[int]]: ...
 
-    def _quiet_build(self) -> QuietBeat:
+    def _quiet_build(self, walked: set[int] | None) -> QuietBeat:
         """The kept answer for the state now (module docstring); :data:`NEVER` if some job of S would
         be asked to launch on any node. The pools are first brought into their order (``_reorder``, as
-        the next walk would), so that S is the set a walk visits."""
+        the next walk would), so that S is the set a walk visits. ``walked``: the jobs a map pass that
+        launched nothing visited just before (S itself: kept as the answer's skipped jobs, which the
+        next heartbeat then knows by identity), or None."""
         if self.repool:
             self._reorder()
         jobs = self.sim.jobs
@@ -159,20 +167,20 @@ class FairQuiet:
                     nodes.append(held)
                 else:
                     racks.append(near)
-        reduce = False
+        jobs_of_s: Collection[int] = frozenset(visited)
+        if walked is not None:
+            assert walked == jobs_of_s, "fair: the walk visited other jobs than S"
+            jobs_of_s = walked
+        pools = pools if self.preemption else []
+        return QuietBeat(jobs_of_s, limits, tuple(nodes), tuple(racks), self._quiet_reduce(), pools)
+
+    def _quiet_reduce(self) -> bool:
+        """Whether some pool under its max reduce slots has a reduce candidate (``order`` is up to date)."""
         for pkey in self.order[REDUCE]:
             pool = self.pools[pkey[-1]]
             if pool.running[REDUCE] < pool.max[REDUCE]:
-                reduce = True
-                break
-        return QuietBeat(
-            frozenset(visited),
-            limits,
-            nodes[0] if len(nodes) == 1 else frozenset().union(*nodes),
-            racks[0] if len(racks) == 1 else frozenset().union(*racks),
-            reduce,
-            pools if self.preemption else [],
-        )
+                return True
+        return False
 
     def _quiet_starved(self, quiet: QuietBeat, now: float) -> bool:
         """With preemption: a pool of S starved past a timeout now (``_allowed_level``'s test: its jobs
