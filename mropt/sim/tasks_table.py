@@ -43,17 +43,24 @@ class TextColumn:
 
     def __init__(self, value_of: Callable[[int], Any], used: np.ndarray) -> None:
         self.used = used
+        # every code from 0 on used (all the jobs, nodes, ...): a code is its own place in ``used``
+        self.dense = len(used) > 0 and used[0] == 0 and used[-1] == len(used) - 1
         words = [value_of(int(code)) for code in used]
         self.values = pa.array(words)
         self.objects = np.empty(len(words), dtype=object)  # the same values as Python objects
         self.objects[:] = words
 
     def __call__(self, codes: np.ndarray) -> pa.Array:
-        return self.values.take(pa.array(np.searchsorted(self.used, codes)))
+        return self.values.take(pa.array(self._places(codes)))
 
     def words(self, codes: np.ndarray) -> list[Any]:
         """The rows' values as a list (one Python object per value used, shared by its rows)."""
-        return self.objects[np.searchsorted(self.used, codes)].tolist()
+        return self.objects[self._places(codes)].tolist()
+
+    def _places(self, codes: np.ndarray) -> np.ndarray:
+        """Each code's place in ``used`` (the codes themselves where every code from 0 on is used:
+        no search of 755,983 codes on the SWIM day)."""
+        return codes if self.dense else np.searchsorted(self.used, codes)
 
 
 class TasksTable:
