@@ -87,7 +87,11 @@ class HeldBeats:
             self.sim.push_heartbeat(time, node)
             return
         self.at[time] = node
-        insort(self.times, time)
+        times = self.times
+        if not times or time > times[-1]:  # (most: a node's next heartbeat comes after the held ones)
+            times.append(time)
+        else:
+            insort(times, time)
 
     def add(self, times: list[float]) -> None:
         """Hold the ``times`` whose nodes were just entered in ``at`` (tested as :meth:`hold` tests,
@@ -213,7 +217,10 @@ class HeldBeats:
                     sim.push_heartbeat(beat, node)
                 else:
                     at[beat] = node
-                    insort(times, beat)
+                    if not times or beat > times[-1]:  # (nearly always: it comes after the held ones)
+                        times.append(beat)
+                    else:
+                        insort(times, beat)
             nxt = next_time()
             if nxt <= time:  # it pushed an event at its own time: the engine ends that instant
                 sim.defer_rows()
