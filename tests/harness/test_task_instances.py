@@ -5,7 +5,7 @@
 tasks, so that each pickle of a task (Dask's client, scheduler and worker, the pipe to the worker
 process) copies it rather than walking the instance's dict (issue 32). The worker process unpacks it
 on the instance's first run only. What is checked: the unpacked instance has the content hash of the
-original (workloads with every optional part, an admission instance); the tasks of one instance share
+original (workloads with every optional part; admission, fairness and priority instances); the tasks of one instance share
 one bytes object, and a task's pickle is smaller than the instance's JSON (no dict in it); a study's
 rows are the ones a simulation of the original instance gives.
 """
@@ -21,6 +21,8 @@ from mropt.harness.experiment import load_experiment
 from mropt.harness.runner import make_task, results_frame, run_study
 from mropt.harness.worker import execute, pack_instance, unpack_instance
 from mropt.instances.admission_gen import generate_admission
+from mropt.instances.fairness_gen import generate_fairness
+from mropt.instances.priority_gen import generate_priority
 from mropt.instances.workload_gen import generate_ddrf, generate_late
 from mropt.model.workload import WorkloadInstance
 from mropt.sim.run import simulate
@@ -82,8 +84,15 @@ def every_part() -> WorkloadInstance:
 
 @pytest.mark.parametrize(
     "instance",
-    [every_part(), generate_ddrf(3), generate_late(1, jobs=30), generate_admission(2)],
-    ids=["every-part", "ddrf", "late", "admission"],
+    [
+        every_part(),
+        generate_ddrf(3),
+        generate_late(1, jobs=30),
+        generate_admission(2),
+        generate_fairness(4),
+        generate_priority(5),
+    ],
+    ids=["every-part", "ddrf", "late", "admission", "fairness", "priority"],
 )
 def test_an_unpacked_instance_has_the_content_hash_of_the_original(instance):
     again = unpack_instance(pack_instance(instance))
