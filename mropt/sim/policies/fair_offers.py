@@ -249,10 +249,11 @@ class FairOffers(FairQuiet):
         launch = sim.launch_tasks
         if said is not None:  # (self_check: the walk must not try a launch)
 
-            def launch(*args: Any) -> Any:
+            def counted(job: int, node: int, slot_type: int, level: int = ANY, count: int = 1) -> Any:
                 launch_calls[0] += 1
-                return launch_tasks(*args)
+                return launch_tasks(job, node, slot_type, level, count)
 
+            launch = counted
         order = self.order
         input_places = self.input_places
         rack = sim.node_rack[node]

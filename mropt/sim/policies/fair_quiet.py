@@ -42,7 +42,7 @@ kept answer with a fresh build (``tests/sim/test_sim_fair_quiet.py``).
 from __future__ import annotations
 
 from collections.abc import Collection, Container
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 from mropt.sim.policies.fair_shares import _Pool
 from mropt.sim.state import ANY, MAP, NODE, RACK, REDUCE
@@ -79,17 +79,16 @@ class QuietBeat:
 
     def same(self, other: QuietBeat) -> bool:
         """The same answer (``self_check``; the pools' and jobs' order may differ: the pools move)."""
+        if self is NEVER or other is NEVER:
+            return self is other
+
+        def merged(places: tuple[Container[int], ...]) -> set[int]:
+            return {x for held in places for x in cast(frozenset[int], held)}
+
         return (
-            (set(self.jobs), sorted(self.limits), self.reduce)
-            == (
-                set(other.jobs),
-                sorted(other.limits),
-                other.reduce,
-            )
-            and all(
-                set().union(*mine) == set().union(*theirs)
-                for mine, theirs in ((self.nodes, other.nodes), (self.racks, other.racks))
-            )
+            (set(self.jobs), sorted(self.limits), self.reduce) == (set(other.jobs), sorted(other.limits), other.reduce)
+            and merged(self.nodes) == merged(other.nodes)
+            and merged(self.racks) == merged(other.racks)
             and {pool.name for pool in self.pools} == {pool.name for pool in other.pools}
         )
 
