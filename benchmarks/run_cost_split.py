@@ -11,10 +11,11 @@ steps ``mropt gap STUDY --scheduler ADDRESS`` pays for it, each timed in CPU sec
   Dask worker pickles it again to its solver process, which reads it);
 * the solver process (:mod:`mropt.harness.worker`): its start (imports and the method registry:
   the child's CPU until it said it was ready, once per process), then
-  :func:`~mropt.harness.worker.execute` split into the instance rebuilt from its dict (the
-  first run of a process only: cached by content hash), the simulation (``simulate``: building
-  the run, ``Simulation.run()``, the summary) and what follows it (tables, ``verify_simulation``,
-  the study's measures, the row's JSON);
+  :func:`~mropt.harness.worker.execute` split into the instance rebuilt from the task (the
+  first run of a process only: cached by content hash; the rebuilt instance's content hash is
+  checked against the study's), the simulation (``simulate``: ``Simulation.run()``, the summary,
+  the rest: checks and building the run) and what follows it (tables, ``verify_simulation``, the
+  study's measures, the row's JSON);
 * parent again: the stored row (:func:`~mropt.harness.runner.make_row`, the reference's gaps and
   :meth:`~mropt.harness.store.Store.write_row`).
 
@@ -90,14 +91,23 @@ def main() -> None:
     parts.append(("solver process, once", f"start: imports, registry (wall {wall:.2f} s)", child_cpu(proc.proc.pid)))
     proc.close()
 
-    simulate = sim_run.simulate
+    simulate, loop, summarise = sim_run.simulate, sim_run.Simulation.run, sim_run.summarise
     timed: dict[str, float] = {}
 
     def timed_simulate(*a: Any, **k: Any) -> Any:
         done, timed["simulate"] = cpu(lambda: simulate(*a, **k))
         return done
 
+    def timed_loop(self: Any) -> Any:
+        done, timed["loop"] = cpu(lambda: loop(self))
+        return done
+
+    def timed_summarise(*a: Any, **k: Any) -> Any:
+        done, timed["summary"] = cpu(lambda: summarise(*a, **k))
+        return done
+
     sim_run.simulate = timed_simulate  # (simulate_task imports it from mropt.sim.run at each call)
+    sim_run.Simulation.run, sim_run.summarise = timed_loop, timed_summarise
     cache: dict[str, Any] = {}
     if "instance_data" in task:  # packed JSON (this tree)
         instance, seconds = cpu(lambda: worker.unpack_instance(task["instance_data"]))
@@ -109,9 +119,12 @@ def main() -> None:
     parts.append(("solver process, first run", "the instance rebuilt (cached by hash)", seconds))
     cache[task["instance_hash"]] = instance
     result, seconds = cpu(lambda: worker.execute(task, cache))
-    sim_run.simulate = simulate
+    sim_run.simulate, sim_run.Simulation.run, sim_run.summarise = simulate, loop, summarise
     assert result["status"] == "feasible" and result["verified"], result
-    parts.append(("solver process, each run", "simulate (build, Simulation.run, summary)", timed["simulate"]))
+    parts.append(("solver process, each run", "simulate: Simulation.run()", timed["loop"]))
+    parts.append(("solver process, each run", "simulate: its summary (summarise)", timed["summary"]))
+    rest = timed["simulate"] - timed["loop"] - timed["summary"]
+    parts.append(("solver process, each run", "simulate: the rest (checks, building the run)", rest))
     parts.append(("solver process, each run", "execute besides simulate", seconds - timed["simulate"]))
 
     with tempfile.TemporaryDirectory() as tmp:
