@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from mropt.sim.policies.fair_quiet import NEVER, FairQuiet
+from mropt.sim.policies.fair_quiet import NEVER, QUIET_MOST, FairQuiet
 from mropt.sim.policies.fair_shares import _Pool
 from mropt.sim.state import ACTIVE, ANY, MAP, NODE, NONE, RACK, REDUCE
 from mropt.sim.view import SimView
@@ -376,7 +376,7 @@ class FairOffers(FairQuiet):
             if said is not None:  # (self_check)
                 assert launch_calls[0] == 0, "fair: the quiet answer, but the walk tried a launch"
                 assert set(said) == set(self.skipped), "fair: the quiet answer's skipped jobs differ"
-            if quiet is None and map_failed:
+            if quiet is None and map_failed and (visited is None or len(visited) <= QUIET_MOST):
                 self.quiet = self._quiet_build(visited)
             elif self_check and quiet is not None and not (self.preemption and self._quiet_starved(quiet, now)):
                 fresh = self._quiet_build(visited if map_failed else None)
