@@ -115,7 +115,8 @@ class Recorder:
         self.u_busy: list[int] = []
         self.u_cap: list[int] = []
         self._u_blocks: list[tuple[np.ndarray, ...]] = []  # earlier rows, typed (``_store_rows``)
-        self.pools: dict[str, int] = {"*": 0}
+        self._pools: dict[str, int] = {"*": 0}
+        self._marks: RowMarks | None = None  # rows still to build, at their first read (``build_rows``)
         self._pool_busy: dict[tuple[int, int], int] = {}
         self._changed: set[tuple[int, int]] = set()
         self._last_total = [-1, -1, -1, -1]
@@ -130,7 +131,8 @@ class Recorder:
     # -- hooks called by the engine ---------------------------------------------------------
     def started(self, attempt: Attempt, job: Job) -> None:
         """One more task of ``attempt`` started (called only when utilisation is recorded)."""
-        key = (self.pools.setdefault(job.pool, len(self.pools)), attempt.type)
+        pools = self._pools
+        key = (pools.setdefault(job.pool, len(pools)), attempt.type)
         self._pool_busy[key] = self._pool_busy.get(key, 0) + 1
         self._changed.add(key)
 
@@ -138,7 +140,7 @@ class Recorder:
         """Member ``member`` of ``attempt`` ended (-1: its ``count`` live members, all at ``end``)."""
         self._add(attempt, member, end, outcome)
         if self._utilisation:
-            key = (self.pools[self.sim.jobs[attempt.job].pool], attempt.type)
+            key = (self._pools[self.sim.jobs[attempt.job].pool], attempt.type)
             self._pool_busy[key] -= count
             self._changed.add(key)
 
@@ -271,12 +273,28 @@ class Recorder:
             changed.clear()
 
     def build_rows(self, marks: RowMarks) -> None:
-        """The utilisation rows and ``pools`` built after the run from the ended attempts and the
-        engine's marks (:func:`mropt.sim.utilisation_rows.build_rows`): the rows :meth:`flush` would
-        have written, kept as it keeps them (typed blocks of :data:`UTILISATION_CHUNK` rows, the rest
-        in the lists)."""
+        """The utilisation rows and ``pools`` to be built from the ended attempts and the engine's
+        marks (:func:`mropt.sim.utilisation_rows.build_rows`) when first read (``pools``,
+        :meth:`utilisation_blocks`): after ``simulate()`` has released the run's locality state
+        (``mropt.sim.run.release_locality``), so the build's arrays do not add to it (the Alibaba
+        day's peak with ``--out``)."""
+        self._marks = marks
+
+    @property
+    def pools(self) -> dict[str, int]:
+        """Pool name -> its index in the utilisation rows (``*``, the whole cluster, is 0; the others
+        in the order of their first attempt's start)."""
+        if self._marks is not None:
+            self._build_rows()
+        return self._pools
+
+    def _build_rows(self) -> None:
+        """The rows :meth:`flush` would have written, built now (:meth:`build_rows`), kept as it
+        keeps them (typed blocks of :data:`UTILISATION_CHUNK` rows, the rest in the lists)."""
         sim = self.sim
-        self.pools, pieces = build_rows(self.ended_attempts, sim.jobs, sim.capacity.initial_slots, marks)
+        marks, self._marks = self._marks, None
+        assert marks is not None
+        self._pools, pieces = build_rows(self.ended_attempts, sim.jobs, sim.capacity.initial_slots, marks)
         held: list[tuple[np.ndarray, ...]] = []  # rows not yet in a block (fewer than a block's)
         n, chunk = 0, UTILISATION_CHUNK
         for piece in pieces:
@@ -366,6 +384,8 @@ class Recorder:
     def utilisation_blocks(self) -> Iterator[tuple[np.ndarray, ...]]:
         """The utilisation rows, in order, as blocks of typed arrays: time (float64), slot type (int8
         code), pool (C int, index in ``pools``), busy and capacity (int64)."""
+        if self._marks is not None:
+            self._build_rows()
         for block in self._u_blocks:
             yield (*block[:3], block[3].astype(np.int64, copy=False), block[4].astype(np.int64, copy=False))
         rows = (self.u_time, self.u_type, self.u_pool, self.u_busy, self.u_cap)
