@@ -398,7 +398,7 @@ class Simulation(Launches, Completions):
             marks.cut = self.now
         record.finish()
         if marks is not None:
-            record.build_rows(marks)
+            record.keep_row_marks(marks)
         return record
 
     # -- queries for policies --------------------------------------------------------------

@@ -24,7 +24,7 @@ Columns (the contract of ``jobs.parquet``, ``tasks.parquet`` and ``utilisation.p
 * utilisation: the exact step function of busy slots: a row at every instant where a count
   changed, ``time``, ``slot_type``, ``pool`` (``*`` for the whole cluster), ``busy``,
   ``capacity`` (slots of the nodes up; for a pool, the cluster's). The rows are built after
-  the run from the attempts that ended (:meth:`Recorder.build_rows`,
+  the run from the attempts that ended (:meth:`Recorder.keep_row_marks`,
   :mod:`mropt.sim.utilisation_rows`), or written at the end of every instant (:meth:`flush`,
   with :meth:`started` and :meth:`ended` counting each pool's busy slots) when the engine is
   asked for them live (``Simulation(utilisation_rows="live")``, the reference): the same rows.
@@ -100,7 +100,7 @@ class Recorder:
     def __init__(self, sim: Simulation, utilisation: bool = True, rows: bool | None = None) -> None:
         """``utilisation``: the utilisation rows are written live, through :meth:`started`,
         :meth:`ended` and :meth:`flush`; ``rows`` (default: ``utilisation``): the run has utilisation
-        rows, live or built after it (:meth:`build_rows`)."""
+        rows, live or built after it (:meth:`keep_row_marks`)."""
         self.sim = sim
         self._utilisation = utilisation
         self._rows = utilisation if rows is None else rows
@@ -116,7 +116,7 @@ class Recorder:
         self.u_cap: list[int] = []
         self._u_blocks: list[tuple[np.ndarray, ...]] = []  # earlier rows, typed (``_store_rows``)
         self._pools: dict[str, int] = {"*": 0}
-        self._marks: RowMarks | None = None  # rows still to build, at their first read (``build_rows``)
+        self._marks: RowMarks | None = None  # rows still to build, at their first read (``keep_row_marks``)
         self._pool_busy: dict[tuple[int, int], int] = {}
         self._changed: set[tuple[int, int]] = set()
         self._last_total = [-1, -1, -1, -1]
@@ -130,7 +130,7 @@ class Recorder:
 
     # -- hooks called by the engine ---------------------------------------------------------
     def started(self, attempt: Attempt, job: Job) -> None:
-        """One more task of ``attempt`` started (called only when utilisation is recorded)."""
+        """One more task of ``attempt`` started (called only when the rows are written live)."""
         pools = self._pools
         key = (pools.setdefault(job.pool, len(pools)), attempt.type)
         self._pool_busy[key] = self._pool_busy.get(key, 0) + 1
@@ -272,13 +272,18 @@ class Recorder:
                 u_cap.append(total[2 + stype])
             changed.clear()
 
-    def build_rows(self, marks: RowMarks) -> None:
-        """The utilisation rows and ``pools`` to be built from the ended attempts and the engine's
-        marks (:func:`mropt.sim.utilisation_rows.build_rows`) when first read (``pools``,
-        :meth:`utilisation_blocks`): after ``simulate()`` has released the run's locality state
-        (``mropt.sim.run.release_locality``), so the build's arrays do not add to it (the Alibaba
-        day's peak with ``--out``)."""
+    def keep_row_marks(self, marks: RowMarks) -> None:
+        """Keep the engine's marks: the utilisation rows and ``pools`` are built from them and the
+        ended attempts (:func:`mropt.sim.utilisation_rows.build_rows`) when first read (``pools``,
+        :meth:`utilisation_blocks`). ``simulate()`` reads them once it has released the run's
+        locality state (``mropt.sim.run.release_locality``), so the build's arrays do not add to it
+        (the Alibaba day's peak with ``--out``); until then ``u_time``, ... and the blocks are empty."""
         self._marks = marks
+
+    def build_rows(self) -> None:
+        """Build the utilisation rows now if they wait for their first read (:meth:`keep_row_marks`)."""
+        if self._marks is not None:
+            self._build_rows()
 
     @property
     def pools(self) -> dict[str, int]:
@@ -289,13 +294,15 @@ class Recorder:
         return self._pools
 
     def _build_rows(self) -> None:
-        """The rows :meth:`flush` would have written, built now (:meth:`build_rows`), kept as it
-        keeps them (typed blocks of :data:`UTILISATION_CHUNK` rows, the rest in the lists)."""
+        """The rows :meth:`flush` would have written, built now (:meth:`keep_row_marks`), kept as it
+        keeps them (typed blocks of :data:`UTILISATION_CHUNK` rows, the rest in the lists). The
+        marks are dropped once the rows are in place (a build that raised is tried again)."""
         sim = self.sim
-        marks, self._marks = self._marks, None
+        marks = self._marks
         assert marks is not None
-        self._pools, pieces = build_rows(self.ended_attempts, sim.jobs, sim.capacity.initial_slots, marks)
+        pools, pieces = build_rows(self.ended_attempts, sim.jobs, sim.capacity.initial_slots, marks)
         held: list[tuple[np.ndarray, ...]] = []  # rows not yet in a block (fewer than a block's)
+        blocks: list[tuple[np.ndarray, ...]] = []
         n, chunk = 0, UTILISATION_CHUNK
         for piece in pieces:
             held.append(piece)
@@ -305,12 +312,16 @@ class Recorder:
                 whole = n - n % chunk
                 for first in range(0, whole, chunk):
                     block = [rows[k][first : first + chunk].astype(t) for k, t in enumerate(_ROW_TYPES)]
-                    self._u_blocks.append(_narrow(block))
+                    blocks.append(_narrow(block))
                 held, n = [tuple(column[whole:] for column in rows)], n - whole
-        lists: tuple[list[Any], ...] = (self.u_time, self.u_type, self.u_pool, self.u_busy, self.u_cap)
+        lists: tuple[list[Any], ...] = ([], [], [], [], [])
         for values, parts in zip(lists, zip(*held, strict=True), strict=False):
             for part in parts:
                 values.extend(part.tolist())
+        self._u_blocks = blocks
+        self.u_time, self.u_type, self.u_pool, self.u_busy, self.u_cap = lists
+        self._pools = pools
+        self._marks = None
 
     def skip_next_flush(self) -> None:
         """The next flush does nothing: the changes since the last one belong to an instant the

@@ -246,8 +246,9 @@ def simulate(
         else None,
     )
     recorder = sim.run()
-    wall = time.perf_counter() - start
     release_locality(sim)
+    recorder.build_rows()  # (after the release: Recorder.keep_row_marks)
+    wall = time.perf_counter() - start
     summary = summarise(recorder, policy, pol.params, wall)
     return SimRun(workload, policy, recorder, summary, wall, dict(pol.params))
 

@@ -49,7 +49,6 @@ if TYPE_CHECKING:
 PIECE = 1 << 16
 #: summed rows held before they are merged again (or twice the last merge's, if more)
 MERGE_AT = 1 << 20
-_ROW_TYPES = (np.float64, np.int8, np.intc, np.int64, np.int64)  # time, slot type, pool, busy, capacity
 
 
 @dataclass

@@ -26,7 +26,7 @@ from mropt.instances.admission_gen import generate_admission
 from mropt.instances.workload_convert import to_workload
 from mropt.model.errors import InputError
 from mropt.model.workload import Fault, WorkloadInstance
-from mropt.sim import ended_attempts, utilisation_rows
+from mropt.sim import ended_attempts, recorder, utilisation_rows
 from mropt.sim.engine import Simulation
 from mropt.sim.policies.fifo import Fifo
 from mropt.sim.policy import Policy, make_policy
@@ -129,8 +129,10 @@ POLICIES = ["fifo", "fair", "hei", "capacity", "dc", "minedf-wc", "mpsa", "drf",
 
 def small_pieces(monkeypatch: pytest.MonkeyPatch) -> None:
     """The store in blocks of 7 entries, the build a block and 5 keys' rows a piece, the sums merged
-    past 30: many pieces and merges on a small run (the counts run on from piece to piece)."""
+    past 30: many pieces and merges on a small run (the counts run on from piece to piece); the
+    rows kept in typed blocks of 3 by both recorders (the live one moves them at a job's end)."""
     monkeypatch.setattr(ended_attempts, "CHUNK", 7)
+    monkeypatch.setattr(recorder, "UTILISATION_CHUNK", 3)
     monkeypatch.setattr(utilisation_rows, "PIECE", 5)
     monkeypatch.setattr(utilisation_rows, "MERGE_AT", 30)
 
@@ -234,6 +236,49 @@ def test_instants_that_share_a_time_and_stops_anywhere(mode: str, monkeypatch: p
             deferred_stops += deferred
     if mode == "heartbeat":
         assert deferred_stops > 0  # the stop where the rows of the last instant were never written
+
+
+class _Straddling(Fifo):
+    """FIFO, offered a node at a time (no offer runs), that at its first launch declines every other
+    node and sets a timer for now; at the timer, an instant at the same time after a break of the
+    rows, it launches as FIFO does: tasks of the batch opened before the break join it after."""
+
+    def start(self, sim: Any) -> None:
+        super().start(sim)
+        self.offer_run = None
+        self.state = "first"
+
+    def assign(self, node: int) -> None:
+        sim: Any = self.sim
+        if self.state == "wait":
+            return
+        before = sim.next_attempt
+        super().assign(node)
+        if self.state == "first" and sim.next_attempt != before:
+            self.state = "wait"
+            sim.wake_at(sim.now, "go")
+
+    def on_timer(self, tag: Hashable) -> None:
+        self.state = "open"
+
+
+def test_a_batch_whose_members_start_on_both_sides_of_a_break() -> None:
+    """Members of one batch started at a break's time before and after it (the build counts them
+    member by member there): the same rows as the live recorder's."""
+    rng = random.Random("utilisation-rows-straddle")
+    straddles = 0
+    for k in range(12):
+        w = pooled_workload(rng)
+        assert_same_rows(w, _Straddling, seed=k, mode="event")
+        sim = Simulation(w, _Straddling(), seed=k, mode="event")
+        rec = sim.run()
+        marks = sim._marks
+        assert marks is not None
+        ids, starts = rec.attempt_column("id"), rec.attempt_column("start")
+        for time, mark, _, _ in marks.breaks:
+            at = starts == time
+            straddles += bool((ids[at] < mark).any() and (ids[at] >= mark).any())
+    assert straddles > 0
 
 
 def test_the_rows_of_a_swim_window_if_shared_has_it() -> None:
