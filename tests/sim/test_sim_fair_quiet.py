@@ -12,6 +12,7 @@ log (``Fair._assign_reference``).
 
 from __future__ import annotations
 
+import dataclasses
 import random
 from typing import Any
 
@@ -19,6 +20,7 @@ from mropt.model.workload import WorkloadInstance
 from mropt.sim.engine import Simulation
 from mropt.sim.policies.fair import Fair
 from mropt.sim.policy import make_policy
+from mropt.sim.speculation import make_speculation
 
 from sim_helpers import fair_params, pooled_workload, same_log, with_listed_replicas, workload
 
@@ -112,3 +114,28 @@ def test_the_quiet_answer_is_the_walks_on_pooled_workloads() -> None:
         params = fair_params(rng)
         got, _ = checked_run(w, params)
         assert got == same_log(w, "fair", params).event_log_hash(), params
+
+
+def test_the_quiet_answer_under_hei_and_the_late_rule() -> None:
+    """``hei`` (a ``Fair`` whose pools' weights and minShares it sets: ``pools_changed``) and ``fair``
+    with LATE's backups beside it (``on_rule_backup``): the kept answer equals the walk at every
+    heartbeat it answers, and the plain rule gives the same log."""
+    rng = random.Random("fair-quiet-hei-late")
+    checked = {"hei": 0, "late": 0}
+    backups = 0
+    for k in range(40):
+        w = waiting_workload(rng)
+        params = waiting_params(rng)
+        name, rule = ("hei", None) if k % 2 else ("fair", "late")
+        if rule:  # stragglers, so that LATE starts backups
+            w = dataclasses.replace(w, timing=dataclasses.replace(w.timing, straggler_rate=0.3, straggler_slowdown=4.0))
+        policy = make_policy(name, params, self_check=True)
+        assert isinstance(policy, Fair)
+        speculation = make_speculation(rule)
+        sim = Simulation(w, policy, speculation=speculation)
+        rec = sim.run()
+        checked["late" if rule else "hei"] += policy.quiet_checked
+        backups += sim.backups
+        plain = same_log(w, name, params, rule=rule)
+        assert rec.event_log_hash() == plain.event_log_hash(), (name, params)
+    assert min(checked.values()) > 500 and backups >= 5, (checked, backups)
