@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import random
-from collections.abc import Iterator, Sequence
+from collections.abc import Hashable, Iterator, Sequence
 from typing import Any
 
 from mropt.model.workload import WorkloadInstance
 from mropt.registry import check_params
 from mropt.sim.engine import Simulation
+from mropt.sim.policies.fifo import Fifo
 from mropt.sim.policy import make_policy, policy_info
 from mropt.sim.recorder import Recorder
 from mropt.sim.speculation.table import make_speculation
@@ -369,3 +370,30 @@ def same_log(
     got = [(r.event_log_hash(), list(r.jobs_columns()["reason"])) for r in (plain, quick)]
     assert got[0] == got[1], (policy, params, rule, fast, options, w)
     return plain
+
+
+class Restless(Fifo):
+    """FIFO that, at its first ``most`` heartbeats (or offers) that launched, kills the attempt it
+    just started (its node has room again at this very time) or sets a timer for now, in turn:
+    instants at the time of the one before (``mropt.sim.lone_beats``, the utilisation rows' breaks)."""
+
+    most = 6
+
+    def start(self, sim: Any) -> None:
+        super().start(sim)
+        self.acts = 0
+
+    def assign(self, node: int) -> None:
+        sim: Any = self.sim  # (the engine: its next attempt id)
+        before = sim.next_attempt
+        super().assign(node)
+        if sim.next_attempt == before or self.acts >= self.most:
+            return
+        self.acts += 1
+        if self.acts % 2:
+            sim.kill(sim.next_attempt - 1)
+        else:
+            sim.wake_at(sim.now, "now")
+
+    def on_timer(self, tag: Hashable) -> None:
+        pass

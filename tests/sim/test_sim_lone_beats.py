@@ -12,7 +12,6 @@ queue) must give the same event log, event count, stop, final time and utilisati
 from __future__ import annotations
 
 import random
-from collections.abc import Hashable
 from typing import Any
 
 import numpy as np
@@ -22,34 +21,9 @@ from mropt.model.workload import WorkloadInstance
 from mropt.sim.engine import Simulation
 from mropt.sim.event_queue import EventQueue
 from mropt.sim.offers import C_DECIDE, EV_HEARTBEAT, EV_TIMER, HeartbeatOffers
-from mropt.sim.policies.fifo import Fifo
 from mropt.sim.policy import Policy, make_policy
 
-from sim_helpers import fair_params, pooled_workload
-
-
-class _Restless(Fifo):
-    """FIFO that, at some heartbeats that launched, kills the attempt it started (its node has
-    room again at this very time) or sets a timer for now."""
-
-    def start(self, sim: Any) -> None:
-        super().start(sim)
-        self.acts = 0
-
-    def assign(self, node: int) -> None:
-        sim: Any = self.sim  # (the engine: its next attempt id)
-        before = sim.next_attempt
-        super().assign(node)
-        if sim.next_attempt == before or self.acts >= 6:
-            return
-        self.acts += 1
-        if self.acts % 2:
-            sim.kill(sim.next_attempt - 1)
-        else:
-            sim.wake_at(sim.now, "now")
-
-    def on_timer(self, tag: Hashable) -> None:
-        pass
+from sim_helpers import Restless, fair_params, pooled_workload
 
 
 def run(w: WorkloadInstance, policy: Policy, plain: bool, until: float | None, limit: int) -> tuple[Any, ...]:
@@ -74,7 +48,7 @@ def test_lone_heartbeats_give_the_plain_rules_outputs(policy: str) -> None:
         until = rng.choice([None, float(rng.randint(5, 60)), rng.randint(5, 60) + 0.75])
         limit = rng.choice([3, 300])
         fast, plain = (
-            (run(w, make_policy("fair", params) if policy == "fair" else _Restless(), side, until, limit))
+            (run(w, make_policy("fair", params) if policy == "fair" else Restless(), side, until, limit))
             for side in (False, True)
         )
         assert fast == plain, (policy, params, until, limit, w)

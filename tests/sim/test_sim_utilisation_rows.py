@@ -33,34 +33,16 @@ from mropt.sim.policy import Policy, make_policy
 from mropt.sim.speculation import make_speculation
 from mropt.sim.watch import Watch
 
-from sim_helpers import capacity_params, deadline_workload, fair_params, pooled_workload
+from sim_helpers import Restless, capacity_params, deadline_workload, fair_params, pooled_workload
 
 SHARED = Path(os.environ.get("MROPT_SHARED") or Path(__file__).resolve().parents[2].parent / "shared")
 SWIM_DAY = SHARED / "traces" / "swim" / "FB-2009_samples_24_times_1hr_0.tsv"
 
 
-class _Restless(Fifo):
-    """FIFO that, at its first launches, kills the attempt it just started (its node has room again
-    now) or sets a timer for now: instants at the time of the one before."""
+class _Restless(Restless):
+    """:class:`Restless` at its first 8 launches: instants at the time of the one before."""
 
-    def start(self, sim: Any) -> None:
-        super().start(sim)
-        self.acts = 0
-
-    def assign(self, node: int) -> None:
-        sim: Any = self.sim
-        before = sim.next_attempt
-        super().assign(node)
-        if sim.next_attempt == before or self.acts >= 8:
-            return
-        self.acts += 1
-        if self.acts % 2:
-            sim.kill(sim.next_attempt - 1)
-        else:
-            sim.wake_at(sim.now, "now")
-
-    def on_timer(self, tag: Hashable) -> None:
-        pass
+    most = 8
 
 
 class _Counting:
