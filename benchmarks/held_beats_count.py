@@ -2,8 +2,8 @@
 
 Run: ``.venv/bin/python benchmarks/held_beats_count.py [POLICY ...] [--jobs N]`` (default: ``fifo``
 and ``fair``, the whole day). For each policy, one run with counting wrappers (no timing) prints:
-the new-work passes that held heartbeats (``HeldBeats.add`` with a non-empty list) and the
-heartbeats they held; the calls of ``HeldBeats._run``; the events they counted, of which the
+the new-work passes that held heartbeats (``HeartbeatOffers._schedule_all`` calls that held one
+or more through ``HeldBeats.add``) and the heartbeats they held; the calls of ``HeldBeats._run``; the events they counted, of which the
 heartbeats that ran (a policy offer inside ``_run``) and those that found no room (the rest,
 ended without an offer); and the run's event count and event-log hash.
 """
@@ -23,6 +23,7 @@ from mropt.importers.swim_workload import import_swim_workload  # noqa: E402
 from mropt.model.workload import WorkloadInstance  # noqa: E402
 from mropt.sim import lone_beats  # noqa: E402
 from mropt.sim.engine import Simulation  # noqa: E402
+from mropt.sim.offers import HeartbeatOffers  # noqa: E402
 from mropt.sim.policy import make_policy  # noqa: E402
 
 
@@ -32,12 +33,16 @@ def count(data: dict[str, Any], policy: str) -> dict[str, Any]:
     counts: dict[str, Any] = {"passes": 0, "held": 0, "runs": 0, "counted": 0, "ran": 0}
     inside = [False]
     add, run_ = held_cls.add, held_cls._run
+    schedule_all = HeartbeatOffers._schedule_all
 
     def counting_add(self: Any, times: list[float]) -> None:
-        if times:
-            counts["passes"] += 1
-            counts["held"] += len(times)
+        counts["held"] += len(times)
         add(self, times)
+
+    def counting_pass(self: Any) -> None:  # (a pass may call ``add`` twice: a time already held)
+        before = counts["held"]
+        schedule_all(self)
+        counts["passes"] += counts["held"] > before
 
     def counting_run(self: Any) -> int:
         counts["runs"] += 1
@@ -51,6 +56,7 @@ def count(data: dict[str, Any], policy: str) -> dict[str, Any]:
 
     held_cls.add = counting_add  # type: ignore[method-assign]
     held_cls._run = counting_run  # type: ignore[method-assign]
+    HeartbeatOffers._schedule_all = counting_pass  # type: ignore[method-assign]
     try:
         chosen = make_policy(policy)
         start = chosen.start
@@ -71,6 +77,7 @@ def count(data: dict[str, Any], policy: str) -> dict[str, Any]:
         rec = sim.run()
     finally:
         held_cls.add, held_cls._run = add, run_  # type: ignore[method-assign]
+        HeartbeatOffers._schedule_all = schedule_all  # type: ignore[method-assign]
     counts["no_room"] = counts["counted"] - counts["ran"]
     counts["events"] = sim.events
     counts["hash"] = rec.event_log_hash()[:16]

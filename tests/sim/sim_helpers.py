@@ -9,8 +9,9 @@ from typing import Any
 from mropt.model.workload import WorkloadInstance
 from mropt.registry import check_params
 from mropt.sim.engine import Simulation
+from mropt.sim.offers import HeartbeatOffers
 from mropt.sim.policies.fifo import Fifo
-from mropt.sim.policy import make_policy, policy_info
+from mropt.sim.policy import Policy, make_policy, policy_info
 from mropt.sim.recorder import Recorder
 from mropt.sim.speculation.table import make_speculation
 from mropt.sim.state import NODE, RACK
@@ -397,3 +398,30 @@ class Restless(Fifo):
 
     def on_timer(self, tag: Hashable) -> None:
         pass
+
+
+def heartbeat_outputs(
+    w: WorkloadInstance,
+    policy: Policy,
+    plain: bool,
+    *,
+    seed: int,
+    until: float | None,
+    limit: int,
+    whole_phases: bool = False,
+) -> tuple[Any, ...]:
+    """One heartbeat-mode run with the held heartbeats on (``mropt.sim.lone_beats``), or on the plain
+    rules (``plain``: ``HeartbeatOffers.plain``): its event log's hash, event count, stall, stop,
+    final time and utilisation rows. ``whole_phases``: the nodes' phases cut to whole seconds, so
+    that several nodes share each."""
+    sim = Simulation(w, policy, seed=seed, mode="heartbeat", stall_limit=limit, until=until)
+    offers = sim.offers
+    assert isinstance(offers, HeartbeatOffers) and offers._held is not None  # the held path is on
+    if whole_phases:
+        offers._phase = [float(int(phase)) for phase in offers._phase]
+    if plain:
+        offers.plain()
+    rec = sim.run()
+    util = rec.utilisation_columns()
+    rows = (util["time"].tolist(), util["slot_type"], util["pool"], util["busy"].tolist(), util["capacity"].tolist())
+    return rec.event_log_hash(), sim.events, sim.stalled, sim.stopped, sim.now, rows

@@ -26,7 +26,7 @@ from mropt.sim.offers import C_DECIDE, EV_HEARTBEAT, HeartbeatOffers
 from mropt.sim.policies.fifo import Fifo
 from mropt.sim.policy import make_policy
 
-from sim_helpers import workload
+from sim_helpers import heartbeat_outputs, workload
 
 
 def idle_workload(rng: random.Random) -> WorkloadInstance:
@@ -73,17 +73,7 @@ def run(
     """The outputs of one run; ``shared``: the nodes' phases cut to whole seconds, so that several
     nodes share each (heartbeats at one time: held already when a pass holds the next)."""
     chosen = _Picky() if policy == "picky" else make_policy(policy)
-    sim = Simulation(w, chosen, seed=5, mode="heartbeat", stall_limit=limit, until=until)
-    offers = sim.offers
-    assert isinstance(offers, HeartbeatOffers) and offers._held is not None  # the held path is on
-    if shared:
-        offers._phase = [float(int(phase)) for phase in offers._phase]
-    if plain:
-        offers.plain()
-    rec = sim.run()
-    util = rec.utilisation_columns()
-    rows = (util["time"].tolist(), util["slot_type"], util["pool"], util["busy"].tolist(), util["capacity"].tolist())
-    return rec.event_log_hash(), sim.events, sim.stalled, sim.stopped, sim.now, rows
+    return heartbeat_outputs(w, chosen, plain, seed=5, until=until, limit=limit, whole_phases=shared)
 
 
 @pytest.mark.parametrize("policy", ["fifo", "capacity", "picky"])

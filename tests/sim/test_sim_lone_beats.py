@@ -23,20 +23,11 @@ from mropt.sim.event_queue import EventQueue
 from mropt.sim.offers import C_DECIDE, EV_HEARTBEAT, EV_TIMER, HeartbeatOffers
 from mropt.sim.policy import Policy, make_policy
 
-from sim_helpers import Restless, fair_params, pooled_workload
+from sim_helpers import Restless, fair_params, heartbeat_outputs, pooled_workload
 
 
 def run(w: WorkloadInstance, policy: Policy, plain: bool, until: float | None, limit: int) -> tuple[Any, ...]:
-    sim = Simulation(w, policy, seed=3, mode="heartbeat", stall_limit=limit, until=until)
-    offers = sim.offers
-    assert isinstance(offers, HeartbeatOffers)
-    assert (offers._held is not None) is True  # slots, no demands, no rule: the lone path is on
-    if plain:
-        offers.plain()
-    rec = sim.run()
-    util = rec.utilisation_columns()
-    rows = (util["time"].tolist(), util["slot_type"], util["pool"], util["busy"].tolist(), util["capacity"].tolist())
-    return rec.event_log_hash(), sim.events, sim.stalled, sim.stopped, sim.now, rows
+    return heartbeat_outputs(w, policy, plain, seed=3, until=until, limit=limit)
 
 
 @pytest.mark.parametrize("policy", ["fair", "restless"])
