@@ -184,9 +184,9 @@ class Simulation(Launches, Completions):
         self.backups = 0  # backup attempts started (sim.speculate)
         self.wasted_work = 0.0  # slot-seconds of attempts killed because a sibling attempt won
         self._rule_backups: set[int] = set()  # backups the rule started: the policy never hears of them
-        # the utilisation rows: written live at the end of each instant (``_util``), or built after
+        # the utilisation rows: written live at the end of each instant (``_rows_live``), or built after
         # the run from the ended attempts and the marks below (``_marks``, mropt.sim.utilisation_rows)
-        self._util = record_utilisation and utilisation_rows == "live"
+        self._rows_live = record_utilisation and utilisation_rows == "live"  # live rows only, not "has rows"
         self._marks = RowMarks() if record_utilisation and utilisation_rows == "after" else None
         self._deferred = -1  # (``defer_rows``: the event count of the instant whose rows were deferred)
         self._queue = EventQueue()
@@ -201,8 +201,8 @@ class Simulation(Launches, Completions):
         self.stopped: str | None = None
         self.offers: Offers = EventOffers(self) if mode == EVENT else HeartbeatOffers(self)
         cap.freed = self.offers.freed
-        self.record = Recorder(self, self._util, record_utilisation)
-        if self._util:  # (``end_rows``: the recorder's flush, without a call in between)
+        self.record = Recorder(self, self._rows_live, record_utilisation)
+        if self._rows_live:  # (``end_rows``: the recorder's flush, without a call in between)
             self.end_rows = self.record.flush  # type: ignore[method-assign]
         self._notify_attempt = type(policy).on_attempt_end is not Policy.on_attempt_end
         # counts-only policies get one on_attempts_end per batch (bulk completion kept)
@@ -261,15 +261,15 @@ class Simulation(Launches, Completions):
         self._queue.clear()
 
     @property
-    def rows_recorded(self) -> bool:
-        """Whether utilisation rows are written at the end of each instant (``utilisation_rows``
+    def rows_live(self) -> bool:
+        """Whether utilisation rows are written live, at the end of each instant (``utilisation_rows``
         ``live``); when not, ``end_rows`` does nothing (rows built after the run, or none)."""
-        return self._util
+        return self._rows_live
 
     def end_rows(self, now: float) -> None:
         """The utilisation rows of the instant at ``now`` (``Recorder.flush``), as the loop writes
         them at the end of each of its instants (nothing unless they are written live)."""
-        if self._util:
+        if self._rows_live:
             self.record.flush(now)
 
     def defer_rows(self) -> None:
@@ -327,7 +327,7 @@ class Simulation(Launches, Completions):
         times, at = self._queue.times, self._queue.at  # next_instant and close, inlined (event_queue)
         offers = self.offers
         after_instant = offers.after_instant
-        flush = record.flush if self._util else None
+        flush = record.flush if self._rows_live else None
         marks = self._marks
         if marks is not None and times and times[0] <= until:
             marks.first = times[0]

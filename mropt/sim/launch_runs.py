@@ -148,7 +148,7 @@ class LaunchRuns:
         free = sim.free[stype]
         for node in nodes:
             free[node] -= 1
-        if sim._util:
+        if sim._rows_live:
             record = sim.record
             for _ in range(c):
                 record.started(o, j)

@@ -54,7 +54,7 @@ class Launches:
     backups: int
     _rule_backups: set[int]
     _queue: EventQueue
-    _util: bool
+    _rows_live: bool
     record: Recorder
     speculation: Speculation | None
     policy: Policy
@@ -97,7 +97,7 @@ class Launches:
         drawing = timing.rate != 0
         batches = self.batches
         now = self.now
-        util = self._util
+        rows_live = self._rows_live
         first = -1
         launched = 0
         last_level = NONE
@@ -160,7 +160,7 @@ class Launches:
                     res = self.free_resources[node]
                     for k, amount in enumerate(demand):
                         res[k] -= amount
-                if util:
+                if rows_live:
                     self.record.started(o, j)
             else:
                 aid = self._start(j, stage, task, node, got, False, demand, work)
@@ -255,7 +255,7 @@ class Launches:
                 res[k] -= amount
         if j.first_start is None:
             j.first_start = now
-        if self._util:
+        if self._rows_live:
             self.record.started(attempt, j)
         if self.speculation is not None:
             self.speculation.started(attempt)

@@ -146,7 +146,7 @@ class HeldBeats:
         interval = sim.heartbeat_interval
         stall_limit = sim.stall_limit
         next_time, advance = sim.next_time, sim.advance
-        end_rows = sim.end_rows if sim.rows_recorded else None
+        end_rows = sim.end_rows if sim.rows_live else None
         counted = 0
         flushed = False
         nxt = next_time()  # (read again wherever the queue may have changed)

@@ -97,13 +97,13 @@ def _ideal_spans(workload: WorkloadInstance) -> np.ndarray:
 class Recorder:
     """Collects rows while the engine runs; builds the tables afterwards."""
 
-    def __init__(self, sim: Simulation, utilisation: bool = True, rows: bool | None = None) -> None:
-        """``utilisation``: the utilisation rows are written live, through :meth:`started`,
-        :meth:`ended` and :meth:`flush`; ``rows`` (default: ``utilisation``): the run has utilisation
+    def __init__(self, sim: Simulation, live: bool = True, rows: bool | None = None) -> None:
+        """``live``: the utilisation rows are written live, through :meth:`started`,
+        :meth:`ended` and :meth:`flush`; ``rows`` (default: ``live``): the run has utilisation
         rows, live or built after it (:meth:`keep_row_marks`)."""
         self.sim = sim
-        self._utilisation = utilisation
-        self._rows = utilisation if rows is None else rows
+        self._rows_live = live  # rows written live, at each instant (not: the run has rows, ``_rows``)
+        self._rows = live if rows is None else rows
         # the attempts that ended, as typed columns (a replay of millions of tasks keeps no
         # attempt object); the columns (a_job, ...) are built from them at each read
         self.ended_attempts = EndedAttempts()
@@ -139,7 +139,7 @@ class Recorder:
     def ended(self, attempt: Attempt, member: int, end: float, outcome: int, count: int = 1) -> None:
         """Member ``member`` of ``attempt`` ended (-1: its ``count`` live members, all at ``end``)."""
         self._add(attempt, member, end, outcome)
-        if self._utilisation:
+        if self._rows_live:
             key = (self._pools[self.sim.jobs[attempt.job].pool], attempt.type)
             self._pool_busy[key] -= count
             self._changed.add(key)
@@ -238,7 +238,7 @@ class Recorder:
 
     def flush(self, now: float) -> None:
         """End of an instant: a utilisation row for every count that changed in it."""
-        if not self._utilisation:
+        if not self._rows_live:
             return
         if self._skip_flush:
             self._skip_flush = False
@@ -327,7 +327,7 @@ class Recorder:
         """The next flush does nothing: the changes since the last one belong to an instant the
         engine has still to end (a lone heartbeat ran ahead of it and pushed an event at its own
         time, ``mropt.sim.lone_beats``), not to the one it is ending."""
-        self._skip_flush = self._utilisation
+        self._skip_flush = self._rows_live
 
     def finish(self) -> None:
         """Attempts still running when the run stopped (stalled, or stopped early) are recorded as killed, ending now."""
