@@ -17,7 +17,7 @@ runs the command in this process (:mod:`cli_capture`):
 * trace rows (Alibaba CSV, SWIM TSV) -> the importers: bad Alibaba rows are skipped and
   counted (every data line is a row or counted once), or one line.
 
-Examples are bounded and derandomized (the same every run): the whole file runs in
+Examples are bounded (and the same every run, tests/conftest.py): the whole file runs in
 well under a minute. Every defect these found has its own test in
 ``test_input_files.py``, ``test_input_numbers.py``, ``tests/instances/test_importers_hostile.py`` and beside.
 """
@@ -41,8 +41,6 @@ from cli_capture import assert_promise, run_cli
 
 SETTINGS = dict(
     deadline=None,
-    derandomize=True,
-    database=None,
     suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
 )
 

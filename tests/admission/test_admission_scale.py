@@ -89,7 +89,6 @@ def _check_verify(inst: AdmissionInstance, sol: Solution) -> None:
 _SETTINGS = settings(
     max_examples=60,
     deadline=None,
-    derandomize=True,
     suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
 )
 _EXPONENTS = st.integers(-8, 9)

@@ -55,7 +55,6 @@ def stressing_instances(draw: st.DrawFn, max_jobs: int = 7) -> AdmissionInstance
 _SETTINGS = settings(
     max_examples=120,
     deadline=None,
-    derandomize=True,
     suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
 )
 
@@ -81,7 +80,6 @@ def test_oracle_decides_every_subset_like_the_brute_force(inst: AdmissionInstanc
 @settings(
     max_examples=40,
     deadline=None,
-    derandomize=True,
     suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
 )
 @given(stressing_instances(max_jobs=6))

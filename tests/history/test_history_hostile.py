@@ -120,7 +120,7 @@ def test_a_query_that_reaches_past_the_database_is_refused(site: Path, home: Pat
     assert_refused(site, sql)
 
 
-@settings(max_examples=15, deadline=None, derandomize=True, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(
     sql=st.sampled_from(HOSTILE),
     before=st.sampled_from(["", "  \n", "/* c */ ", "-- c\n", "SELECT 1;\n", "WITH x AS (SELECT 1) SELECT * FROM x; "]),

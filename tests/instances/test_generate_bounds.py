@@ -52,9 +52,7 @@ def generate_argv(draw: st.DrawFn) -> tuple[tuple[str, ...], list[str]]:
     return kind, [*base, *(f"{flag}={value}" for flag, value in zip(chosen, values, strict=True))]
 
 
-@settings(
-    max_examples=100, deadline=None, derandomize=True, suppress_health_check=[HealthCheck.function_scoped_fixture]
-)
+@settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(case=generate_argv())
 def test_extreme_numbers_write_a_readable_file_or_one_line(case, tmp_path):
     kind, options = case

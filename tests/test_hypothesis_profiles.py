@@ -1,0 +1,63 @@
+"""The suite's hypothesis profiles (tests/conftest.py): the same examples every run by default,
+also for a test that sets its own ``@settings``; random examples under ``MROPT_HYPOTHESIS=explore``."""
+
+from __future__ import annotations
+
+import importlib.util
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+TESTS = Path(__file__).parent
+CONFTEST = TESTS / "conftest.py"
+
+
+def draws() -> list[int]:
+    """The integers a test with its own ``@settings(max_examples=...)`` is given, in order."""
+    seen: list[int] = []
+
+    @settings(max_examples=20)
+    @given(st.integers())
+    def record(x: int) -> None:
+        seen.append(x)
+
+    record()
+    return seen
+
+
+def test_a_test_with_its_own_settings_is_given_the_same_examples_every_run() -> None:
+    first = draws()
+    assert len(set(first)) > 5  # real draws, not one value
+    assert draws() == first
+
+
+def test_the_suites_own_settings_inherit_the_default_profile() -> None:
+    """A test module's ``@settings(max_examples=..., deadline=None)``, built at its import, is derandomized."""
+    spec = importlib.util.spec_from_file_location("deadline_limits_again", TESTS / "model" / "test_deadline_limits.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    own = module.test_limits_are_the_exact_values_rounded_down._hypothesis_internal_use_settings
+    assert own.max_examples == 300 and own.derandomize and own.database is None
+    assert settings.default.derandomize and settings.default.database is None and settings.default.deadline is None
+
+
+def profile_under(value: str) -> subprocess.CompletedProcess:
+    env = {**os.environ, "MROPT_HYPOTHESIS": value}
+    code = (
+        f"import runpy; from hypothesis import settings; runpy.run_path({str(CONFTEST)!r});"
+        " d = settings(max_examples=5); print(d.derandomize, d.max_examples, settings.default.max_examples)"
+    )
+    return subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=60)
+
+
+def test_explore_draws_at_random_and_an_unknown_profile_is_one_line() -> None:
+    assert profile_under("explore").stdout.split() == ["False", "5", "1000"]
+    assert profile_under("").stdout.split() == ["True", "5", "100"]
+    bad = profile_under("random")
+    assert bad.returncode != 0 and bad.stdout == ""
+    assert bad.stderr.strip() == "MROPT_HYPOTHESIS: 'random' is not a profile (one of mropt, explore)"
