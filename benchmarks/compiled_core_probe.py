@@ -232,6 +232,14 @@ def call_costs(numba: Any) -> None:
         plain_us = f"{per_call(plain, calls=50_000):.2f}" if plain else "-"
         print(f"| {what} | {plain_us} | {per_call(compiled):.2f} |")
     print()
+    # the Python engine would keep such arrays current: one item read and write per launch or end
+    values, array = share.tolist(), share.copy()
+    print("| from Python, one item (in a lambda) | list us | numpy array us |")
+    print("|---|---:|---:|")
+    print(f"| read `x[5]` | {per_call(lambda: values[5]):.3f} | {per_call(lambda: array[5]):.3f} |")
+    write_list, write_array = (lambda: values.__setitem__(5, 0.5)), (lambda: array.__setitem__(5, 0.5))
+    print(f"| write `x[5] = 0.5` | {per_call(write_list):.3f} | {per_call(write_array):.3f} |")
+    print()
 
 
 def main() -> None:
