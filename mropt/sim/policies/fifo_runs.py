@@ -17,10 +17,11 @@ A job whose stage is not eligible there (replicas, re-queued tasks, task groups,
 slow-start's early reduces: :meth:`LaunchRuns.eligible`) is never planned: the run starts what
 it planned, offers that node by ``Fifo.assign`` itself and goes on from the true counts.
 
-A pass with no reduce pending (most of them) is planned in two short loops (:func:`_maps_alone`):
+A pass with no reduce pending (most of them) is planned in short loops (:func:`_maps_alone`):
 a node takes ``capacity - slots + free`` maps, a number of its slot count and free slots alone,
 so the pass's launches are its nodes, each repeated that many times, in order, cut into the
-runnable maps of the queue's jobs.
+runnable maps of the queue's jobs; those jobs are checked eligible first, so a pass that falls
+back to the rule lists no slot.
 
 The event logs are the plain pass's (``tests/sim/test_sim_fifo_runs.py``, random workloads);
 ``make_policy("fifo", without={"runs"})`` or ``reference=True`` turn it off.
@@ -35,6 +36,7 @@ from typing import TYPE_CHECKING
 from mropt.sim.state import MAP, REDUCE
 
 if TYPE_CHECKING:
+    from mropt.sim.engine import Simulation
     from mropt.sim.launch_runs import LaunchRuns, Segment
     from mropt.sim.policies.fifo import Fifo
 
@@ -177,12 +179,70 @@ def _maps_alone(policy: Fifo, nodes: Sequence[int], runs: LaunchRuns) -> bool:
     its capacity ``min(ceil(remaining maps x slots / cluster slots), slots)``
     (``Fifo._tracker_capacity``): the same for every node of as many slots (a node down has 0
     slots and none free), and below its slots only when fewer maps remain than the cluster has slots.
+
+    The jobs taken from are found, and checked eligible, before the nodes' slots are listed: the
+    rule takes from a job only while launches are left for it, and a pass launches at most the
+    cluster's free map slots (``total_slots - busy``: a slot is free or runs an attempt, a node down
+    has neither). Past that bound nothing is checked; a job not eligible below it ends the pass
+    unplanned, unless the pass's launches (then counted) stop before that job.
     """
     sim = policy.sim
-    free = sim.free[MAP]
     total, remaining = sim.total_slots[MAP], sim.remaining[MAP]
-    taken: list[int] = []  # every node repeated ``available`` times, in order: the pass's launches
-    if remaining >= total:  # a node's capacity is its slots: it takes its free slots
+    room = None if remaining >= total else _room(policy, remaining, total)
+    most = total - sim.busy[MAP]
+    jobs = sim.jobs
+    takes: list[tuple[int, int]] = []  # the jobs with maps, in queue order, and their runnable maps
+    wanted = 0
+    for entry in policy._queue:
+        if wanted >= most:
+            break
+        job = entry[2]
+        left = jobs[job].runnable[MAP]
+        if left:
+            if not runs.eligible(job, MAP):
+                if wanted < _launches(sim, nodes, room):
+                    return False
+                break
+            takes.append((job, left))
+            wanted += left
+    if not takes:
+        return True
+    taken = _slots_taken(sim, nodes, room)
+    plan: list[Segment] = []
+    i, n = 0, len(taken)
+    for job, left in takes:  # the pass's launches cut into the jobs' runnable maps
+        if i >= n:
+            break
+        plan.append((job, MAP, taken[i : i + left]))
+        i += left
+    runs.start(plan)
+    return True
+
+
+def _room(policy: Fifo, remaining: int, total: int) -> dict[int, int]:
+    """Each map slot count's ``capacity - slots`` (<= 0) when fewer maps remain than the cluster has slots."""
+    room = {}
+    for s in policy._map_slot_counts:
+        capacity = -(-remaining * s // total)
+        room[s] = capacity - s if capacity < s else 0
+    return room
+
+
+def _launches(sim: Simulation, nodes: Sequence[int], room: dict[int, int] | None) -> int:
+    """How many maps ``nodes`` take (``room``: as for :func:`_slots_taken`), counted, not listed."""
+    free = sim.free[MAP]
+    if room is None:
+        return sum(map(free.__getitem__, nodes))  # (free slots are never negative)
+    slots = sim.slots[MAP]
+    return sum(a for a in (free[node] + room[slots[node]] for node in nodes) if a > 0)
+
+
+def _slots_taken(sim: Simulation, nodes: Sequence[int], room: dict[int, int] | None) -> list[int]:
+    """Every node of ``nodes`` repeated as many times as it takes maps, in order: the pass's launches
+    (``room``: :func:`_room`; None when every capacity is its slots: a node takes its free slots)."""
+    free = sim.free[MAP]
+    taken: list[int] = []
+    if room is None:
         for node in nodes:
             available = free[node]
             if available == 1:
@@ -190,10 +250,6 @@ def _maps_alone(policy: Fifo, nodes: Sequence[int], runs: LaunchRuns) -> bool:
             elif available > 1:
                 taken += [node] * available
     else:
-        room = {}  # each slot count's ``capacity - slots`` (<= 0)
-        for s in policy._map_slot_counts:
-            capacity = -(-remaining * s // total)
-            room[s] = capacity - s if capacity < s else 0
         slots = sim.slots[MAP]
         for node in nodes:
             available = free[node] + room[slots[node]]
@@ -201,18 +257,4 @@ def _maps_alone(policy: Fifo, nodes: Sequence[int], runs: LaunchRuns) -> bool:
                 taken.append(node)
             elif available > 1:
                 taken += [node] * available
-    jobs = sim.jobs
-    plan: list[Segment] = []
-    i, n = 0, len(taken)
-    for entry in policy._queue:  # the jobs with maps, in queue order, each taking its runnable maps
-        if i >= n:
-            break
-        job = entry[2]
-        left = jobs[job].runnable[MAP]
-        if left:
-            if not runs.eligible(job, MAP):
-                return False
-            plan.append((job, MAP, taken[i : i + left]))
-            i += left
-    runs.start(plan)
-    return True
+    return taken
