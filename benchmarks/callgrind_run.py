@@ -2,10 +2,15 @@
 
 On a loaded machine the CPU seconds of two trees' runs spread by 10-30 % (``bench_sim_ab.py``),
 more than a cut of the engine's per-event cost gains; the instructions a run executes do not
-depend on the load. Run, for each tree (a folder holding ``mropt/``)::
+depend on the load. Run, for each tree (a folder holding ``mropt/``: ``git worktree add /tmp/old
+COMMIT`` for the code before a change; default: the tree this script is in)::
 
-    PYTHONPATH=TREE valgrind --tool=callgrind --instr-atstart=no --callgrind-out-file=/dev/null \\
-        .venv/bin/python benchmarks/callgrind_run.py POLICY [--jobs 600] [--no-utilisation]
+    valgrind --tool=callgrind --instr-atstart=no --callgrind-out-file=/dev/null \\
+        .venv/bin/python benchmarks/callgrind_run.py POLICY --tree TREE [--jobs 600] [--no-utilisation]
+
+``--tree`` goes first on ``sys.path`` before anything of mropt is imported, and the script's first
+line names the ``mropt`` it imported (``PYTHONPATH=TREE`` alone does not select the tree: the
+script's own tree, which ``bench_sim`` puts first, would win).
 
 Callgrind counts only while ``Simulation.run`` runs (``callgrind_control -i on``/``off`` around
 it; a run of the first 20 jobs before it imports every module): its ``I refs`` line on stderr is
@@ -24,14 +29,20 @@ import subprocess
 import sys
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
+HERE = Path(__file__).resolve().parent
 
-import bench_sim  # noqa: E402  (beside this file)
 
-from mropt.importers.swim_workload import import_swim_workload  # noqa: E402
-from mropt.model.workload import WorkloadInstance  # noqa: E402
-from mropt.sim.engine import Simulation  # noqa: E402
-from mropt.sim.policy import make_policy  # noqa: E402
+def select_tree(tree: Path) -> Path:
+    """Import ``mropt`` from ``tree`` (first on ``sys.path``): every ``mropt`` module imported
+    after it comes from the package's own folder, whatever is put on ``sys.path`` later. The
+    package's folder is returned; a folder without ``mropt/`` is a one-line error (exit 2)."""
+    if not (tree / "mropt" / "__init__.py").is_file():
+        print(f"callgrind_run.py: --tree must be a folder holding mropt/, got {str(tree)!r}", file=sys.stderr)
+        raise SystemExit(2)
+    sys.path.insert(0, str(tree))
+    import mropt
+
+    return Path(mropt.__file__).resolve().parent
 
 
 def main() -> None:
@@ -39,7 +50,17 @@ def main() -> None:
     parser.add_argument("policy")
     parser.add_argument("--jobs", type=int, default=600)
     parser.add_argument("--no-utilisation", action="store_true")
+    parser.add_argument("--tree", type=Path, default=HERE.parent, help="folder holding mropt/ (default: this script's)")
     args = parser.parse_args()
+    print("mropt from", select_tree(args.tree.resolve()), flush=True)
+    sys.path.insert(0, str(HERE))
+    import bench_sim  # (beside this file; it puts its own tree first on sys.path, after mropt's import)
+
+    from mropt.importers.swim_workload import import_swim_workload
+    from mropt.model.workload import WorkloadInstance
+    from mropt.sim.engine import Simulation
+    from mropt.sim.policy import make_policy
+
     data = import_swim_workload(bench_sim.SWIM_DAY).to_dict()
     options = {"mode": "heartbeat", "record_utilisation": not args.no_utilisation}
     warm = WorkloadInstance.from_dict({**data, "jobs": data["jobs"][:20]})
