@@ -36,9 +36,9 @@ from typing import TYPE_CHECKING
 from mropt.sim.state import MAP, REDUCE
 
 if TYPE_CHECKING:
-    from mropt.sim.engine import Simulation
     from mropt.sim.launch_runs import LaunchRuns, Segment
     from mropt.sim.policies.fifo import Fifo
+    from mropt.sim.view import SimView
 
 
 def offer_run(policy: Fifo, nodes: Sequence[int], runs: LaunchRuns, map_nodes: Sequence[int] | None = None) -> None:
@@ -228,7 +228,7 @@ def _room(policy: Fifo, remaining: int, total: int) -> dict[int, int]:
     return room
 
 
-def _launches(sim: Simulation, nodes: Sequence[int], room: dict[int, int] | None) -> int:
+def _launches(sim: SimView, nodes: Sequence[int], room: dict[int, int] | None) -> int:
     """How many maps ``nodes`` take (``room``: as for :func:`_slots_taken`), counted, not listed."""
     free = sim.free[MAP]
     if room is None:
@@ -237,7 +237,7 @@ def _launches(sim: Simulation, nodes: Sequence[int], room: dict[int, int] | None
     return sum(a for a in (free[node] + room[slots[node]] for node in nodes) if a > 0)
 
 
-def _slots_taken(sim: Simulation, nodes: Sequence[int], room: dict[int, int] | None) -> list[int]:
+def _slots_taken(sim: SimView, nodes: Sequence[int], room: dict[int, int] | None) -> list[int]:
     """Every node of ``nodes`` repeated as many times as it takes maps, in order: the pass's launches
     (``room``: :func:`_room`; None when every capacity is its slots: a node takes its free slots)."""
     free = sim.free[MAP]
