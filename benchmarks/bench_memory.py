@@ -1,7 +1,7 @@
 """Peak memory of ``mropt simulate WORKLOAD --policy P --out DIR``, step by step (issue 32).
 
     .venv/bin/mropt import-alibaba ../shared/traces/alibaba-2017/batch_task.csv --workload -o day.json
-    .venv/bin/python benchmarks/bench_memory.py day.json [--policy drf] [--out DIR]
+    .venv/bin/python benchmarks/bench_memory.py day.json [--policy drf] [--out DIR] [--tree TREE]
 
 Runs what the CLI runs (``load_instance``, :func:`mropt.sim.run.simulate`, then
 :func:`mropt.sim.outputs.write_outputs`) in this process and prints, after each step, the
@@ -10,22 +10,21 @@ step's CPU seconds; then the size of the recorder's store of ended attempts (its
 entries, rows) and the run's event-log hash, by which two trees' runs are compared. Linux only
 (``/proc/self/status``). ``/usr/bin/time -v`` around the CLI itself gives the same peak as the
 last row, within a few MiB (the interpreter's start).
+
+``--tree TREE`` (a folder holding ``mropt/``, e.g. ``git worktree add /tmp/old COMMIT``; default:
+this script's own tree) is the code measured, and the first line printed names the ``mropt`` it
+imported (``select_tree.py``). ``PYTHONPATH=TREE`` alone does not select it: the script's own
+tree comes first.
 """
 
 from __future__ import annotations
 
 import argparse
-import sys
 import tempfile
 import time
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
-
-from mropt.model.io import load_instance  # noqa: E402
-from mropt.sim.outputs import write_outputs  # noqa: E402
-from mropt.sim.run import as_workload, simulate  # noqa: E402
+from select_tree import add_tree_option, select_tree  # (beside this file)
 
 
 def memory_mib() -> tuple[int, int]:
@@ -39,7 +38,13 @@ def main() -> None:
     parser.add_argument("workload", help="workload JSON file (e.g. from `mropt import-alibaba --workload`)")
     parser.add_argument("--policy", default="drf")
     parser.add_argument("--out", help="folder for the run's files (default: a temporary one, removed)")
+    add_tree_option(parser)
     args = parser.parse_args()
+    print("mropt from", select_tree(args.tree, "bench_memory.py"), flush=True)
+    from mropt.model.io import load_instance
+    from mropt.sim.outputs import write_outputs
+    from mropt.sim.run import as_workload, simulate
+
     rows: list[tuple[str, int, int, float]] = []
 
     def step(name: str, start: float) -> None:

@@ -9,8 +9,8 @@ COMMIT`` for the code before a change; default: the tree this script is in)::
         .venv/bin/python benchmarks/callgrind_run.py POLICY --tree TREE [--jobs 600] [--no-utilisation]
 
 ``--tree`` goes first on ``sys.path`` before anything of mropt is imported, and the script's first
-line names the ``mropt`` it imported (``PYTHONPATH=TREE`` alone does not select the tree: the
-script's own tree, which ``bench_sim`` puts first, would win).
+line names the ``mropt`` it imported (``select_tree.py``; ``PYTHONPATH=TREE`` alone does not select
+the tree: the script's own tree, which ``bench_sim`` puts first, would win).
 
 Callgrind counts only while ``Simulation.run`` runs (``callgrind_control -i on``/``off`` around
 it; a run of the first 20 jobs before it imports every module): its ``I refs`` line on stderr is
@@ -26,23 +26,8 @@ from __future__ import annotations
 import argparse
 import os
 import subprocess
-import sys
-from pathlib import Path
 
-HERE = Path(__file__).resolve().parent
-
-
-def select_tree(tree: Path) -> Path:
-    """Import ``mropt`` from ``tree`` (first on ``sys.path``): every ``mropt`` module imported
-    after it comes from the package's own folder, whatever is put on ``sys.path`` later. The
-    package's folder is returned; a folder without ``mropt/`` is a one-line error (exit 2)."""
-    if not (tree / "mropt" / "__init__.py").is_file():
-        print(f"callgrind_run.py: --tree must be a folder holding mropt/, got {str(tree)!r}", file=sys.stderr)
-        raise SystemExit(2)
-    sys.path.insert(0, str(tree))
-    import mropt
-
-    return Path(mropt.__file__).resolve().parent
+from select_tree import add_tree_option, select_tree  # (beside this file)
 
 
 def main() -> None:
@@ -50,10 +35,9 @@ def main() -> None:
     parser.add_argument("policy")
     parser.add_argument("--jobs", type=int, default=600)
     parser.add_argument("--no-utilisation", action="store_true")
-    parser.add_argument("--tree", type=Path, default=HERE.parent, help="folder holding mropt/ (default: this script's)")
+    add_tree_option(parser)
     args = parser.parse_args()
-    print("mropt from", select_tree(args.tree.resolve()), flush=True)
-    sys.path.insert(0, str(HERE))
+    print("mropt from", select_tree(args.tree, "callgrind_run.py"), flush=True)
     import bench_sim  # (beside this file; it puts its own tree first on sys.path, after mropt's import)
 
     from mropt.importers.swim_workload import import_swim_workload
