@@ -1,7 +1,6 @@
 """AMB static part (Algorithm 1, AMB sec. 4.2): Table 1 / Example 2, properties, beam, time limit."""
 
 import itertools
-import time
 
 import pytest
 from hypothesis import given, settings
@@ -162,8 +161,7 @@ def test_beam_loses_an_easy_optimum():
 def test_time_limit_stops_the_listing_with_a_valid_plan():
     """`amb --param search=enumerate --time-limit 1` once ran past 45 s (phi grows like |A|!)."""
     inst = generate_admission(1, jobs=30)
-    sol = solve(inst, "amb", search="enumerate", time_limit=1)
-    assert sol.wall_time < 2.0
+    sol = solve(inst, "amb", search="enumerate", time_limit=1)  # the speed: benchmarks/bench_time_claims.py
     assert sol.status == "time_limit" and verify(inst, sol).ok and sol.objective > 0
     d = sol.details
     assert d["stopped_at"] in inst.ids and "time limit of 1 s" in d["stopped"] and 0 < d["candidates_decided"] < 30
@@ -174,8 +172,7 @@ def test_time_limit_stops_the_listing_with_a_valid_plan():
 def test_time_limit_on_a_large_instance():
     """N = 60,000: Algorithm 1 needs 3-5 s here; with 1 s it stops, saying where, with a valid plan."""
     inst = generate_admission(0, jobs=60000)
-    start = time.perf_counter()
-    sol = solve(inst, "amb", time_limit=1)
-    assert sol.wall_time < 2.0 and time.perf_counter() - start < 3.0  # the method; the call with its bookkeeping
+    sol = solve(inst, "amb", time_limit=1)  # how soon it stops: benchmarks/bench_time_claims.py
     assert sol.status == "time_limit" and sol.details["stopped_at"] in inst.ids
+    assert sol.details["candidates_decided"] < inst.n  # stopped: Algorithm 1 did not decide every job
     assert sol.bound is None and sol.objective > 0 and verify(inst, sol).ok

