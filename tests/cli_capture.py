@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import contextlib
 import io
+import subprocess
 import warnings
 from dataclasses import dataclass, field
 
@@ -53,6 +54,17 @@ def run_cli(*argv: object) -> Result:
         [f"{w.category.__name__}: {w.message}" for w in caught],
         args,
     )
+
+
+def run_completed(*argv: object) -> subprocess.CompletedProcess:
+    """``mropt ARGV`` in this process, as ``subprocess.run(..., capture_output=True, text=True)``
+    would return it: for tests written against the command's exit status, stdout and stderr,
+    without starting a Python process (and its imports) per call. A recorded Python warning is
+    appended to stderr, where the real command prints it. The command as a real process, its
+    entry point and its exit status: tests/test_cli.py and the documented commands
+    (tests/test_docs_commands.py, tests/test_golden.py)."""
+    r = run_cli(*argv)
+    return subprocess.CompletedProcess(list(r.argv), r.code, r.out, r.err + "".join(f"{w}\n" for w in r.warnings))
 
 
 def assert_promise(result: Result, *, ok_codes: tuple[int, ...] = (0,)) -> None:

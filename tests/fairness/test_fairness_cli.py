@@ -1,11 +1,11 @@
-"""``mropt locality``, ``mropt import-alibaba``, ``mropt generate fairness`` and ``mropt solve`` on fairness files, as subprocesses."""
+"""``mropt locality``, ``mropt import-alibaba``, ``mropt generate fairness`` and ``mropt solve`` on fairness files:
+exit status, stdout and stderr (run in this process: ``cli_capture.run_completed``)."""
 
 from __future__ import annotations
 
 import copy
 import json
 import subprocess
-import sys
 
 import pytest
 
@@ -13,13 +13,12 @@ from mropt.model import load_instance
 from mropt.model.solution import Solution
 from mropt.registry import verify_solution
 
+from cli_capture import run_completed
 from conftest import PAPER_EXAMPLE, alibaba_trace
 
 
 def mropt(*args) -> subprocess.CompletedProcess:
-    return subprocess.run(
-        [sys.executable, "-m", "mropt.cli.main", *map(str, args)], capture_output=True, text=True, timeout=120
-    )
+    return run_completed(*args)
 
 
 def one_line_error(result, *words):

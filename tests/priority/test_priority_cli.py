@@ -1,19 +1,18 @@
-"""``mropt generate priority``, ``mropt solve --method mpsa|mpsa-exact --json`` and ``mropt verify``
-run as real subprocesses."""
+"""``mropt generate priority``, ``mropt solve --method mpsa|mpsa-exact --json`` and ``mropt verify``:
+exit status, stdout and stderr (run in this process: ``cli_capture.run_completed``)."""
 
 from __future__ import annotations
 
 import json
 import subprocess
-import sys
 
 import pytest
 
+from cli_capture import run_completed
 
-def mropt(*args: str) -> subprocess.CompletedProcess:
-    return subprocess.run(
-        [sys.executable, "-m", "mropt.cli.main", *map(str, args)], capture_output=True, text=True, timeout=120
-    )
+
+def mropt(*args: object) -> subprocess.CompletedProcess:
+    return run_completed(*args)
 
 
 def _reject(name: str) -> None:
