@@ -9,7 +9,8 @@ process's peak resident memory so far (``VmHWM``), its resident memory then (``V
 step's CPU seconds; then the size of the recorder's store of ended attempts (its blocks' bytes,
 entries, rows) and the run's event-log hash, by which two trees' runs are compared. Linux only
 (``/proc/self/status``). ``/usr/bin/time -v`` around the CLI itself gives the same peak as the
-last row, within a few MiB (the interpreter's start).
+last row, within about 10 MiB (the CLI's own imports; on the Alibaba day 811 and 810 MiB at
+``5912bf3``, 886 and 897 at ``d282bae``); around this script, the same peak (one high-water mark).
 
 ``--tree TREE`` (a folder holding ``mropt/``, e.g. ``git worktree add /tmp/old COMMIT``; default:
 this script's own tree) is the code measured, and the first line printed names the ``mropt`` it
