@@ -1,4 +1,7 @@
-"""The ``mropt`` command line, run as a real subprocess."""
+"""The ``mropt`` command line: run as a real subprocess (``mropt``), where the process matters (the
+console script, exit statuses, JSON on stdout beside solver libraries, writing to devices), and in
+this process (``here``: the same ``main``, no process start per call) for the other outputs and
+error lines."""
 
 from __future__ import annotations
 
@@ -10,6 +13,8 @@ from pathlib import Path
 import pytest
 
 from mropt.model import load_instance
+
+from cli_capture import run_completed as here
 
 
 def mropt(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess:
@@ -43,19 +48,19 @@ def test_console_script_is_installed():
 @pytest.mark.slow
 def test_generate_to_stdout_and_file_are_identical(tmp_path):
     out = tmp_path / "i.json"
-    a = mropt("generate", "admission", "--jobs", "12", "--seed", "3")
-    b = mropt("generate", "admission", "--jobs", "12", "--seed", "3", "-o", out)
+    a = here("generate", "admission", "--jobs", "12", "--seed", "3")
+    b = here("generate", "admission", "--jobs", "12", "--seed", "3", "-o", out)
     assert a.returncode == 0 and b.returncode == 0 and b.stdout == ""
     assert a.stdout == out.read_text()
     inst = load_instance(out)
     assert inst.n == 12 and inst.meta["generator"]["seed"] == 3
-    c = mropt("generate", "admission", "--jobs", "12", "--seed", "4")
+    c = here("generate", "admission", "--jobs", "12", "--seed", "4")
     assert c.stdout != a.stdout
 
 
 def test_generate_overrides(tmp_path):
     out = tmp_path / "i.json"
-    r = mropt(
+    r = here(
         "generate",
         "admission",
         "--jobs",
@@ -85,7 +90,7 @@ def test_generate_overrides(tmp_path):
 
 
 def test_methods_lists_edf_greedy():
-    r = mropt("methods")
+    r = here("methods")
     assert r.returncode == 0
     names = [line.split()[0] for line in r.stdout.splitlines()]
     assert "edf-greedy" in names
@@ -132,28 +137,28 @@ def test_solve_json_then_verify(tmp_path):
 def test_verify_says_when_a_solution_is_for_another_instance(tmp_path):
     """Solutions record the instance's content hash; verify against another instance exits 1."""
     a, b, sol_path = tmp_path / "a.json", tmp_path / "b.json", tmp_path / "s.json"
-    assert mropt("generate", "admission", "--jobs", "8", "--seed", "1", "-o", a).returncode == 0
-    assert mropt("generate", "admission", "--jobs", "8", "--seed", "2", "-o", b).returncode == 0
-    r = mropt("solve", a, "--method", "edf-greedy", "--json", "-o", sol_path)
+    assert here("generate", "admission", "--jobs", "8", "--seed", "1", "-o", a).returncode == 0
+    assert here("generate", "admission", "--jobs", "8", "--seed", "2", "-o", b).returncode == 0
+    r = here("solve", a, "--method", "edf-greedy", "--json", "-o", sol_path)
     sol = json.loads(r.stdout)
     assert sol["instance_hash"] == load_instance(a).content_hash()
-    assert mropt("verify", a, sol_path).returncode == 0
-    bad = mropt("verify", b, sol_path)
+    assert here("verify", a, sol_path).returncode == 0
+    bad = here("verify", b, sol_path)
     assert bad.returncode == 1 and bad.stdout == ""
     assert bad.stderr.splitlines() == [
         f"mropt verify: solution is for another instance (hash {sol['instance_hash'][:12]}..., "
         f"this instance {load_instance(b).content_hash()[:12]}...)"
     ]
-    verdict = json.loads(mropt("verify", b, sol_path, "--json").stdout)
+    verdict = json.loads(here("verify", b, sol_path, "--json").stdout)
     assert not verdict["ok"] and verdict["problems"][0].startswith("solution is for another instance (hash ")
     # a file from before the field existed is checked as before
     del sol["instance_hash"]
     sol_path.write_text(json.dumps(sol))
-    assert mropt("verify", a, sol_path).returncode == 0
+    assert here("verify", a, sol_path).returncode == 0
     # and a hash that is not a string is an input error
     sol["instance_hash"] = 7
     sol_path.write_text(json.dumps(sol))
-    assert_input_error(mropt("verify", a, sol_path), "'instance_hash'", "7")
+    assert_input_error(here("verify", a, sol_path), "'instance_hash'", "7")
 
 
 @pytest.mark.parametrize(
@@ -188,16 +193,16 @@ def test_bad_instance_files_exit_2_with_one_line(tmp_path, content, words):
 @pytest.mark.slow
 def test_bad_method_param_and_generator_values(tmp_path):
     path = tmp_path / "i.json"
-    mropt("generate", "admission", "--jobs", "3", "-o", path)
-    assert_input_error(mropt("solve", path, "--method", "nope"), "unknown method", "'nope'")
-    assert_input_error(mropt("solve", path, "--method", "edf-greedy", "--param", "beam=3"), "'beam'")
-    assert_input_error(mropt("solve", path, "--method", "edf-greedy", "--time-limit", "-1"), "time limit")
-    assert_input_error(mropt("generate", "admission", "--alpha", "3"), "'alpha'", "3")
-    assert_input_error(mropt("generate", "admission", "--mix", "sort=1"), "'sort'")
-    assert_input_error(mropt("generate", "admission", "-o", tmp_path / "no" / "x.json"), "does not exist")
+    here("generate", "admission", "--jobs", "3", "-o", path)
+    assert_input_error(here("solve", path, "--method", "nope"), "unknown method", "'nope'")
+    assert_input_error(here("solve", path, "--method", "edf-greedy", "--param", "beam=3"), "'beam'")
+    assert_input_error(here("solve", path, "--method", "edf-greedy", "--time-limit", "-1"), "time limit")
+    assert_input_error(here("generate", "admission", "--alpha", "3"), "'alpha'", "3")
+    assert_input_error(here("generate", "admission", "--mix", "sort=1"), "'sort'")
+    assert_input_error(here("generate", "admission", "-o", tmp_path / "no" / "x.json"), "does not exist")
     sol = tmp_path / "s.json"
     sol.write_text('{"method": "x", "status": "great", "objective": 1, "accepted": []}')
-    assert_input_error(mropt("verify", path, sol), "'status'", "'great'")
+    assert_input_error(here("verify", path, sol), "'status'", "'great'")
 
 
 @pytest.mark.slow
