@@ -4,11 +4,10 @@ also for a test that sets its own ``@settings``; random examples under ``MROPT_H
 from __future__ import annotations
 
 import importlib.util
-import os
-import subprocess
-import sys
+import runpy
 from pathlib import Path
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -46,18 +45,16 @@ def test_the_suites_own_settings_inherit_the_default_profile() -> None:
     assert settings.default.derandomize and settings.default.database is None and settings.default.deadline is None
 
 
-def profile_under(value: str) -> subprocess.CompletedProcess:
-    env = {**os.environ, "MROPT_HYPOTHESIS": value}
-    code = (
-        f"import runpy; from hypothesis import settings; runpy.run_path({str(CONFTEST)!r});"
-        " d = settings(max_examples=5); print(d.derandomize, d.max_examples, settings.default.max_examples)"
-    )
-    return subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=60)
-
-
-def test_explore_draws_at_random_and_an_unknown_profile_is_one_line() -> None:
-    assert profile_under("explore").stdout.split() == ["False", "5", "1000"]
-    assert profile_under("").stdout.split() == ["True", "5", "100"]
-    bad = profile_under("random")
-    assert bad.returncode != 0 and bad.stdout == ""
-    assert bad.stderr.strip() == "MROPT_HYPOTHESIS: 'random' is not a profile (one of mropt, explore)"
+def test_explore_draws_at_random_and_an_unknown_profile_is_one_line(monkeypatch: pytest.MonkeyPatch) -> None:
+    try:
+        monkeypatch.setenv("MROPT_HYPOTHESIS", "explore")
+        runpy.run_path(str(CONFTEST))
+        own = settings(max_examples=5)
+        assert (own.derandomize, own.max_examples, settings.default.max_examples) == (False, 5, 1000)
+        monkeypatch.setenv("MROPT_HYPOTHESIS", "random")
+        with pytest.raises(SystemExit) as refused:
+            runpy.run_path(str(CONFTEST))
+        assert str(refused.value) == "MROPT_HYPOTHESIS: 'random' is not a profile (one of mropt, explore)"
+    finally:
+        settings.load_profile("mropt")
+    assert settings.default.derandomize
