@@ -3,14 +3,14 @@
 from __future__ import annotations
 
 import inspect
-import subprocess
-import sys
 
 import pytest
 
 import mropt
 from mropt.model.errors import InputError
 from mropt.registry import Param, get_method, methods, register
+
+from cli_capture import run_completed
 
 
 def test_every_declaration_matches_the_function_signature() -> None:
@@ -45,11 +45,7 @@ def test_choices_are_named_in_the_error() -> None:
 def test_cli_rejects_a_bad_value_before_running(tmp_path) -> None:  # noqa: ANN001
     path = tmp_path / "inst.json"
     mropt.save_instance(mropt.generate_admission(seed=1, jobs=5), path)
-    out = subprocess.run(
-        [sys.executable, "-m", "mropt.cli.main", "solve", str(path), "--method", "amb", "--param", "beam=x"],
-        capture_output=True,
-        text=True,
-    )
+    out = run_completed("solve", path, "--method", "amb", "--param", "beam=x")
     assert out.returncode == 2 and out.stdout == ""
     assert out.stderr.strip() == "mropt: error: method 'amb': parameter 'beam' must be an integer >= 0, got 'x'"
 

@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import math
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -15,6 +15,8 @@ import mropt
 from mropt.importers.swim import SwimParams, import_swim
 from mropt.importers.swim_trace import read_swim_rows
 from mropt.model import InputError, instance_to_json, load_instance
+
+from cli_capture import run_completed
 
 SHARED = Path(__file__).resolve().parents[2].parent / "shared"
 SAMPLE = SHARED / "traces" / "swim" / "FB-2009_samples_24_times_1hr_0_first50jobs.tsv"
@@ -315,15 +317,10 @@ def test_params_object_and_overrides_agree(tmp_path):
     assert faster < import_swim(path).job("huge").map_task_time
 
 
-# -- the CLI as a real subprocess ---------------------------------------------------------
+# -- the CLI: exit status, stdout, stderr (in this process; the README's import-swim runs as a process) --
 def run_cli(*args: str, cwd: Path) -> subprocess.CompletedProcess:
-    return subprocess.run(
-        [sys.executable, "-m", "mropt.cli.main", "import-swim", *args],
-        capture_output=True,
-        text=True,
-        cwd=cwd,
-        timeout=120,
-    )
+    with contextlib.chdir(cwd):
+        return run_completed("import-swim", *args)
 
 
 @pytest.mark.slow

@@ -7,8 +7,6 @@ Before: a 1.2 KB priority file asking for 20,000 x 10,000 slots made mpsa-exact 
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 import tracemalloc
 
 import pytest
@@ -19,6 +17,8 @@ from mropt.model import InputError
 from mropt.model.io import instance_from_dict
 from mropt.priority import exact
 from mropt.priority.verify import verify
+
+from cli_capture import run_completed
 
 
 def _instance(map_slots: int, reduce_slots: int, **overrides):
@@ -45,12 +45,7 @@ def test_an_instance_beyond_the_memory_cap_is_refused_before_allocating(monkeypa
 def test_the_refusal_is_one_line_on_the_command_line(tmp_path):
     path = tmp_path / "big.json"
     path.write_text(json.dumps(_instance(20_000, 10_000).to_dict()))
-    done = subprocess.run(
-        [sys.executable, "-m", "mropt.cli.main", "solve", str(path), "--method", "mpsa-exact"],
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
+    done = run_completed("solve", path, "--method", "mpsa-exact")
     assert done.returncode == 2
     assert len(done.stderr.strip().splitlines()) == 1 and "mpsa-exact:" in done.stderr
 
