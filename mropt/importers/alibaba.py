@@ -48,12 +48,12 @@ from mropt.importers.alibaba_trace import (
     TaskRow,
     alibaba_batch,
     check_shared,
+    empty_window_error,
     param_error,
     read_alibaba_rows,
 )
 from mropt.importers.alibaba_workload import AlibabaWorkloadParams, import_alibaba_workload
 from mropt.importers.table import Importer, Output, register_importer
-from mropt.model.errors import InputError
 from mropt.model.fairness import FairnessInstance, FairNode, User
 
 MODEL_NAME = "alibaba-2017-drf"
@@ -96,10 +96,7 @@ def import_alibaba(path: str | Path, params: AlibabaParams | None = None, **over
     rows, skipped, digest = read_alibaba_rows(path)
     window = [r for r in rows if params.start <= r.create < params.start + params.duration]
     if not window:
-        raise InputError(
-            f"{path}: no usable rows with task_create_time in [{params.start:g}, {params.start + params.duration:g}) "
-            f"({len(rows)} usable rows in the file, skipped {sum(skipped.values())})"
-        )
+        raise empty_window_error(path, params.start, params.start + params.duration, rows, skipped)
     groups: dict[str, list[TaskRow]] = {}
     for r in window:
         key = r.job if params.group == "job" else f"{r.job}/{r.task}"

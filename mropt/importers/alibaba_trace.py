@@ -279,6 +279,35 @@ def read_alibaba_rows(path: str | Path) -> tuple[list[TaskRow], dict[str, int], 
     return rows, skipped, trace.sha256
 
 
+def empty_window_error(
+    path: str | Path, start: float, end: float | None, rows: list[TaskRow], skipped: dict[str, int]
+) -> InputError:
+    """The one-line error of a window [start, end) (``end`` None: to the end) holding no usable row.
+
+    It says where the file's usable rows are (their first and last ``task_create_time``, so that a
+    reader can pick a ``--start`` that holds some) and why lines were skipped, by reason; a file with
+    no usable row at all is asked whether it is the trace's ``batch_task.csv`` (a SWIM TSV or a
+    Rumen JSON file given here breaks every line's format).
+    """
+    window = f"[{_seconds(start)}, {'end' if end is None else _seconds(end)})"
+    reasons = ", ".join(f"{reason} {count}" for reason, count in skipped.items() if count)
+    skip = f"skipped {sum(skipped.values())}" + (f" ({reasons})" if reasons else "")
+    if rows:
+        first, last = min(r.create for r in rows), max(r.create for r in rows)
+        found = f"{len(rows)} usable rows in the file, task_create_time {first} to {last}; {skip}"
+    else:
+        found = (
+            f"0 usable rows in the file, {skip}; is it Alibaba 2017's batch_task.csv, "
+            f"{len(COLUMNS)} comma-separated fields a line ({COLUMNS[0]}, {COLUMNS[1]}, ...)?"
+        )
+    return InputError(f"{path}: no usable rows with task_create_time in {window} ({found})")
+
+
+def _seconds(value: float) -> str:
+    """A window bound as given (``99999999``, ``0.5``), not rounded to 6 digits as ``:g`` would."""
+    return f"{value:.15g}"
+
+
 # -- the parameters both models share -----------------------------------------------------
 def param_error(params: Any, name: str, rule: str) -> InputError:
     """The one-line error of an Alibaba importer's parameter ``name``."""

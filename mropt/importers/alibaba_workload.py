@@ -58,10 +58,10 @@ from mropt.importers.alibaba_trace import (
     SKIP_REASONS,
     TaskRow,
     check_shared,
+    empty_window_error,
     param_error,
     read_alibaba_rows,
 )
-from mropt.model.errors import InputError
 from mropt.model.workload import NodeSpec, Placement, Stage, TaskGroup, Timing, WorkloadInstance, WorkloadJob
 
 MODEL_NAME = "alibaba-2017-workload"
@@ -183,12 +183,9 @@ def import_alibaba_workload(
                 if len(first) == params.jobs:
                     break
         window = [r for r in window if r.job in first]
-    end = "end" if params.duration == 0 else f"{params.start + params.duration:g}"
     if not window:
-        raise InputError(
-            f"{path}: no usable rows with task_create_time in [{params.start:g}, {end}) "
-            f"({len(good)} usable rows in the file, skipped {sum(skipped.values())})"
-        )
+        end = None if params.duration == 0 else params.start + params.duration
+        raise empty_window_error(path, params.start, end, good, skipped)
     t0 = window[0].create
     jobs = tuple(
         WorkloadJob(
