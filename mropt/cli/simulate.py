@@ -182,6 +182,13 @@ def run_simulate(args: argparse.Namespace) -> int:
         in_place = prepare_out(args.out, args.force)  # a folder it would refuse, before the run
     elif args.force:
         raise InputError("option '--force' needs --out")
+    if args.history_source and not args.history:  # before the run, not after it (its outputs were written)
+        raise InputError("option '--history-source' needs --history")
+    if args.speculation_param and args.speculation == "none":
+        raise InputError(
+            f"option '--speculation-param' needs --speculation RULE (a rule of `mropt policies`), "
+            f"got {args.speculation_param[0]!r} without one"
+        )
     params = dict(parse_param(p) for p in args.param)
     instance = _load_simulated(args.instance)
     plan = read_plan(read_json(args.plan), args.plan) if args.plan else None
@@ -207,8 +214,6 @@ def run_simulate(args: argparse.Namespace) -> int:
             write_outputs(run, args.out, args.force)
     if args.history:
         _record_history(run, args)
-    elif args.history_source:
-        raise InputError("option '--history-source' needs --history")
     if args.json:
         sys.stdout.write(summary_json(run))
     else:

@@ -1,8 +1,10 @@
-"""``mropt simulate`` given a trace instead of a workload: the one error line names the import command.
+"""``mropt simulate``'s errors on a newcomer's first tries: one line, exit 2, saying what to do.
 
 A newcomer with the shared traces often runs ``mropt simulate TRACE`` first. The line stays one
 line, exit 2, naming the file and why it is no workload (the JSON reader's words), then the
-command that makes a workload of it; a JSON file that is no trace gets no such hint.
+command that makes a workload of it; a JSON file that is no trace gets no such hint. An option
+that needs another (``--history-source``, ``--speculation-param``) is refused before the run,
+naming both options.
 """
 
 from __future__ import annotations
@@ -53,3 +55,22 @@ def test_a_json_file_that_is_no_trace_gets_no_import_hint(tmp_path, text):
     path.write_text(text)
     line = one_line_error(run_cli("simulate", path, "--policy", "fair"))
     assert "import" not in line
+
+
+def test_history_source_without_history_is_refused_before_the_run(tmp_path):
+    """It was refused after the run, whose ``--out`` folder was written by then."""
+    workload = tmp_path / "w.json"
+    assert run_cli("generate", "workload", "--preset", "amb-static", "--jobs", "3", "-o", workload).code == 0
+    out = tmp_path / "run"
+    argv = ["simulate", workload, "--policy", "fifo", "--history-source", "mine", "--out", out]
+    assert one_line_error(run_cli(*argv)) == "mropt: error: option '--history-source' needs --history"
+    assert not out.exists()
+
+
+def test_a_speculation_param_without_a_rule_names_the_option(tmp_path):
+    """It was ``speculation 'none': unknown parameter 'lag' (known: none)``, as if 'none' were the list."""
+    workload = tmp_path / "w.json"
+    assert run_cli("generate", "workload", "--preset", "amb-static", "--jobs", "3", "-o", workload).code == 0
+    line = one_line_error(run_cli("simulate", workload, "--policy", "fifo", "--speculation-param", "lag=30"))
+    assert "option '--speculation-param' needs --speculation RULE" in line
+    assert "'lag=30'" in line
