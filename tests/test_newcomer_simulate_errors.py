@@ -74,3 +74,19 @@ def test_a_speculation_param_without_a_rule_names_the_option(tmp_path):
     line = one_line_error(run_cli("simulate", workload, "--policy", "fifo", "--speculation-param", "lag=30"))
     assert "option '--speculation-param' needs --speculation RULE" in line
     assert "'lag=30'" in line
+
+
+def test_verify_against_another_workload_says_so_first(tmp_path):
+    """A run checked against the wrong workload file fails on every attempt; the first line says why."""
+    first, second, out = tmp_path / "s1.json", tmp_path / "s2.json", tmp_path / "run"
+    for seed, path in ((1, first), (2, second)):
+        argv = ["generate", "workload", "--preset", "amb-static", "--jobs", "3", "--seed", seed, "-o", path]
+        assert run_cli(*argv).code == 0
+    assert run_cli("simulate", first, "--policy", "fifo", "--out", out).code == 0
+    assert run_cli("verify", first, out).code == 0
+    result = run_cli("verify", second, out)
+    assert result.code == 1
+    assert result.err_lines[0] == (
+        f"mropt verify: the run in {out} is of workload 'amb-static-n3-L150-D1000-s1', "
+        f"{second} is 'amb-static-n3-L150-D1000-s2': is it the run's workload?"
+    )

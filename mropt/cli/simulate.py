@@ -287,6 +287,13 @@ def run_verify_run(args: argparse.Namespace) -> int:
             f"benefit {verdict.objective:g} recomputed (AMB eq. 1){early}"
         )
     else:
+        recorded, given = run.summary.get("workload"), getattr(load_instance(args.instance), "name", None)
+        if recorded and given and recorded != given:  # first, what most likely explains every line below
+            print(
+                f"mropt verify: the run in {args.solution} is of workload {recorded!r}, "
+                f"{args.instance} is {given!r}: is it the run's workload?",
+                file=sys.stderr,
+            )
         for problem in verdict.problems:
             print(f"mropt verify: {problem}", file=sys.stderr)
     return 0 if verdict.ok else 1
