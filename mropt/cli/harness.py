@@ -69,13 +69,17 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:
 
     p = sub.add_parser(
         "report",
-        help="gap tables and plots of a result folder (Markdown, HTML, CSV, LaTeX, PNG, PDF)",
+        help="tables and plots of a `mropt gap` or `mropt simulate --out` folder (Markdown, HTML, CSV, LaTeX, PNG, PDF)",
         description="Write the report of a result folder: per-kind references, gap tables with "
         "spread and bootstrap intervals, bound gaps, instance x method, wins/ties/losses, time to "
         "optimality (PAR-k), performance profiles, solve curves, the experiment file and the "
-        "machine; every table as CSV and LaTeX (booktabs), report.md and a self-contained report.html.",
+        "machine; every table as CSV and LaTeX (booktabs), report.md and a self-contained report.html. "
+        "A study of simulator policies gets the policy tables (benefit, on-time, JCT, slowdown, utilisation, "
+        "locality, acceptance, with bootstrap intervals) instead of gap columns. A `mropt simulate --out` folder "
+        "gets the figures of its run: utilisation, completion-time and slowdown CDFs, locality, a Gantt window "
+        "(docs/simulation.md).",
     )
-    p.add_argument("dir", metavar="DIR", help="result folder of `mropt gap`")
+    p.add_argument("dir", metavar="DIR", help="result folder of `mropt gap`, or an `mropt simulate --out` folder")
     p.add_argument("--out", "-o", help="report folder (default DIR/report)")
     p.add_argument("--seed", type=SEED, default=0, help="seed of the bootstrap intervals (default 0)")
     p.add_argument(

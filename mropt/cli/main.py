@@ -50,7 +50,10 @@ COMMANDS: dict[str, tuple[tuple[str, str], ...]] = {
     "harness": (
         ("gap", "run a gap study (an experiment file): every instance x method x profile x seed"),
         ("results", "print every row of a result folder"),
-        ("report", "gap tables and plots of a result folder (Markdown, HTML, CSV, LaTeX, PNG, PDF)"),
+        (
+            "report",
+            "tables and plots of a `mropt gap` or `mropt simulate --out` folder (Markdown, HTML, CSV, LaTeX, PNG, PDF)",
+        ),
     ),
     "demo": (("demo", "a small gap study: AMB against the exact optimum and Ideal (paper defaults)"),),
 }
