@@ -1,6 +1,6 @@
-"""``mropt simulate``'s errors on a newcomer's first tries: one line, exit 2, saying what to do.
+"""``mropt simulate``'s (and ``solve``'s) errors on a newcomer's first tries: one line, exit 2, saying what to do.
 
-A newcomer with the shared traces often runs ``mropt simulate TRACE`` first. The line stays one
+A newcomer with the shared traces often runs ``mropt simulate TRACE`` (or ``solve TRACE``) first. The line stays one
 line, exit 2, naming the file and why it is no workload (the JSON reader's words), then the
 command that makes a workload of it; a JSON file that is no trace gets no such hint. An option
 that needs another (``--history-source``, ``--speculation-param``) is refused before the run,
@@ -42,6 +42,22 @@ def test_a_trace_given_to_simulate_names_its_import_command(tmp_path, name, text
     assert line.startswith(f"mropt: error: {path}: ")
     assert why in line
     assert line.endswith(f"not a workload: make one first with `{command.format(path=path)}`")
+
+
+@pytest.mark.parametrize(
+    ("name", "text", "command"),
+    [
+        ("day.tsv", SWIM, "mropt import-swim {path} -o I.json"),
+        ("batch_task.csv", ALIBABA, "mropt import-alibaba {path} -o I.json"),
+    ],
+    ids=["swim", "alibaba"],
+)
+def test_a_trace_given_to_solve_names_the_command_of_its_instance(tmp_path, name, text, command):
+    path = tmp_path / name
+    path.write_text(text)
+    line = one_line_error(run_cli("solve", path, "--method", "amb"))
+    assert line.startswith(f"mropt: error: {path}: not valid JSON")
+    assert line.endswith(f"not an instance: make one first with `{command.format(path=path)}`")
 
 
 @pytest.mark.parametrize(

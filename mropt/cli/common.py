@@ -245,3 +245,50 @@ def _named_record(record: type) -> Callable[[str], tuple[str, Any]]:
         return name.strip(), record(*numbers)
 
     return parse
+
+
+def load_input(path: str, *, workload: bool) -> Any:
+    """The instance (or workload) in ``path``; a trace given instead is told its import command.
+
+    A newcomer's first try is often ``mropt simulate TRACE`` or ``mropt solve TRACE``; the error
+    then says, on its one line, which importer turns the file into what the command reads (the
+    kinds of ``mropt importers``): a workload for ``simulate`` (``workload``), an instance for
+    ``solve``.
+    """
+    from mropt.model.io import load_instance
+
+    try:
+        return load_instance(path)
+    except InputError as exc:
+        hint = _import_hint(path, workload)
+        if hint is None:
+            raise
+        raise InputError(f"{exc}; {hint}") from None
+
+
+def _import_hint(path: str, workload: bool) -> str | None:
+    """``it reads as a trace (SWIM TSV), not a workload: make one first with ...``, or None."""
+    import shlex
+
+    from mropt.importers.table import detect_kind, importer_info
+
+    try:
+        kind = detect_kind(path)
+        with open(path, "rb") as f:
+            head = f.read(65536)
+    except (InputError, OSError):  # not a file any importer reads (a folder, a device, unreadable)
+        return None
+    imp, json_like, quoted = importer_info(kind), head.lstrip()[:1] in (b"{", b"["), shlex.quote(path)
+    rumen = kind == "jhist" or (kind == "rumen" and b'"jobID"' in head)  # any JSON is Rumen to detect_kind
+    if json_like and not rumen:  # a JSON file with 7 commas on its first line is no Alibaba CSV
+        return None
+    if rumen:
+        command = f"mropt import-rumen {quoted} -o W.json" if workload else None
+    elif imp.command and (imp.workload if workload else imp.output) is not None:
+        command = f"mropt {imp.command} {quoted}{' --workload' if workload else ''} -o {'W' if workload else 'I'}.json"
+    else:
+        command = None
+    if command is None:
+        return None
+    what = "a workload" if workload else "an instance"
+    return f"it reads as a trace ({imp.title}), not {what}: make one first with `{command}`"

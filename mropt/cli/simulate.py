@@ -35,7 +35,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from mropt.cli.common import SEED, parse_param
+from mropt.cli.common import SEED, load_input, parse_param
 from mropt.harness.table import render
 from mropt.model.errors import InputError
 from mropt.model.io import load_instance, read_json
@@ -190,7 +190,7 @@ def run_simulate(args: argparse.Namespace) -> int:
             f"got {args.speculation_param[0]!r} without one"
         )
     params = dict(parse_param(p) for p in args.param)
-    instance = _load_simulated(args.instance)
+    instance = load_input(args.instance, workload=True)
     plan = read_plan(read_json(args.plan), args.plan) if args.plan else None
     spec_params = dict(parse_param(p) for p in args.speculation_param)
     run = simulate(
@@ -222,47 +222,6 @@ def run_simulate(args: argparse.Namespace) -> int:
 
     warn_low_acceptance(run.summary)  # one stderr line when most jobs were rejected on an idle cluster
     return 130 if run.summary["stopped"] == INTERRUPTED else 0
-
-
-def _load_simulated(path: str) -> Any:
-    """The workload or admission instance in ``path``; a trace given instead is told its import command.
-
-    A newcomer's first try is often ``mropt simulate`` on the trace itself; the error then says, on
-    its one line, which importer turns the file into a workload (the kinds of ``mropt importers``).
-    """
-    try:
-        return load_instance(path)
-    except InputError as exc:
-        hint = _import_hint(path)
-        if hint is None:
-            raise
-        raise InputError(f"{exc}; {hint}") from None
-
-
-def _import_hint(path: str) -> str | None:
-    """``it reads as a trace (SWIM TSV), not a workload: ...`` when an importer reads ``path``, else None."""
-    import shlex
-
-    from mropt.importers.table import detect_kind, importer_info
-
-    try:
-        kind = detect_kind(path)
-        with open(path, "rb") as f:
-            head = f.read(65536)
-    except (InputError, OSError):  # not a file any importer reads (a folder, a device, unreadable)
-        return None
-    imp, json_like = importer_info(kind), head.lstrip()[:1] in (b"{", b"[")
-    if kind == "rumen" and b'"jobID"' in head:  # any JSON is Rumen to detect_kind: a Rumen job has a jobID
-        command = f"mropt import-rumen {shlex.quote(path)} -o W.json"
-    elif json_like:  # a JSON file with 7 commas on its first line is no Alibaba CSV
-        return None
-    elif kind == "jhist":
-        command = f"mropt import-rumen {shlex.quote(path)} -o W.json"
-    elif imp.command and imp.workload is not None:
-        command = f"mropt {imp.command} {shlex.quote(path)} --workload -o W.json"
-    else:
-        return None
-    return f"it reads as a trace ({imp.title}), not a workload: make one first with `{command}`"
 
 
 def run_verify_run(args: argparse.Namespace) -> int:

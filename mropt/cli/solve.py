@@ -14,7 +14,7 @@ import os
 import sys
 from typing import Any
 
-from mropt.cli.common import SEED, int_type, parse_param, write_text
+from mropt.cli.common import SEED, int_type, load_input, parse_param, write_text
 from mropt.harness.profiles import load_profile
 from mropt.harness.table import render
 from mropt.model.errors import InputError
@@ -75,7 +75,7 @@ def run_methods(args: argparse.Namespace) -> int:
 
 
 def run_solve(args: argparse.Namespace) -> int:
-    instance = load_instance(args.instance)
+    instance = load_input(args.instance, workload=False)
     method, time_limit, params = args.method, args.time_limit, {}
     if args.profile:
         profile = load_profile(args.profile)
