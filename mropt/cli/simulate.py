@@ -2,7 +2,8 @@
 
 ``mropt simulate FILE --policy NAME [--plan SOLUTION.json] [--param K=V]... [--seed S]
 [--out DIR [--force]] [--json] [--mode event|heartbeat] [--speculation RULE [--speculation-param K=V]...]
-[--max-memory GIB] [--until T] [--time-limit S] [--no-progress]`` (a contract; ``-o`` is ``--out``).
+[--max-memory GIB] [--until T] [--time-limit S] [--no-progress] [--history DB [--history-source NAME]]`` (a
+contract; ``-o`` is ``--out``).
 ``--speculation`` (a registered rule,
 :mod:`mropt.sim.speculation.table`: ``none``, ``hadoop-0.20``, ``late``, ``late-percentile``, ``clairvoyant``;
 default ``none``) adds backup attempts under any policy; with a rule the summary has ``backups`` and
