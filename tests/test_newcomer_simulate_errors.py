@@ -106,3 +106,18 @@ def test_verify_against_another_workload_says_so_first(tmp_path):
         f"mropt verify: the run in {out} is of workload 'amb-static-n3-L150-D1000-s1', "
         f"{second} is 'amb-static-n3-L150-D1000-s2': is it the run's workload?"
     )
+
+
+def test_a_history_source_already_in_the_database_is_refused_before_the_run(tmp_path):
+    """It was refused by the import after the run, whose ``--out`` folder was written by then."""
+    workload, db = tmp_path / "w.json", tmp_path / "h.duckdb"
+    assert run_cli("generate", "workload", "--preset", "amb-static", "--jobs", "3", "-o", workload).code == 0
+    first = run_cli("simulate", workload, "--policy", "fifo", "--history", db, "--out", tmp_path / "run")
+    assert first.code == 0, first.err
+    again = tmp_path / "again" / "run"  # another folder of the same name: the same source name, 'run'
+    line = one_line_error(run_cli("simulate", workload, "--policy", "fifo", "--history", db, "--out", again))
+    assert line.startswith(f"mropt: error: {db}: source 'run' is already in the history database (")
+    assert line.endswith("give this run another name with --history-source NAME")
+    assert not again.exists()
+    renamed = run_cli("simulate", workload, "--policy", "fifo", "--history", db, "--history-source", "run-2")
+    assert renamed.code == 0, renamed.err

@@ -185,6 +185,8 @@ def run_simulate(args: argparse.Namespace) -> int:
         raise InputError("option '--force' needs --out")
     if args.history_source and not args.history:  # before the run, not after it (its outputs were written)
         raise InputError("option '--history-source' needs --history")
+    if args.history:
+        _check_history_source(args)  # a source name already in DB, before the run rather than after it
     if args.speculation_param and args.speculation == "none":
         raise InputError(
             f"option '--speculation-param' needs --speculation RULE (a rule of `mropt policies`), "
@@ -267,18 +269,39 @@ def _record_history(run: Any, args: argparse.Namespace) -> None:
     from mropt.importers.simulation import simulation_batch
     from mropt.sim.outputs import write_outputs
 
-    if args.history_source:
-        source = args.history_source
-    elif args.out:
-        source = Path(args.out).resolve().name
-    else:
-        source = f"{Path(args.instance).stem}-{args.policy}-seed{args.seed}"
+    source = _history_source(args)
     if args.out:
         import_batches(args.history, [simulation_batch(args.out, source)])
         return
     with tempfile.TemporaryDirectory() as tmp:
         write_outputs(run, tmp)
         import_batches(args.history, [simulation_batch(tmp, source)])
+
+
+def _history_source(args: argparse.Namespace) -> str:
+    """The run's source name in ``--history``: ``--history-source``, else the ``--out`` folder's name, else
+    ``FILE-POLICY-seedN``."""
+    if args.history_source:
+        return str(args.history_source)
+    if args.out:
+        return Path(args.out).resolve().name
+    return f"{Path(args.instance).stem}-{args.policy}-seed{args.seed}"
+
+
+def _check_history_source(args: argparse.Namespace) -> None:
+    """Refuse, before the run, a source name ``--history`` already holds (the import refuses it after the run)."""
+    from mropt.history.store import connect, sources_present
+
+    path, source = Path(args.history), _history_source(args)
+    if not path.is_file():  # created by the import; anything else there is its error to give
+        return
+    with connect(path) as con:
+        rows = sources_present(con, [source]).get(source)
+    if rows is not None:
+        raise InputError(
+            f"{path}: source {source!r} is already in the history database ({rows} job and task rows); "
+            "give this run another name with --history-source NAME"
+        )
 
 
 def summary_text(s: dict[str, Any], out: str | None = None) -> str:
