@@ -519,12 +519,19 @@ class Drf(_DrfBase):
 
 @register_policy(
     "ddrf",
-    summary="DRF with two-level delay: node-local until E1 skips, rack-local until E2, then any (DDRF sec. 4.1)",
+    summary=(
+        "DRF with two-level delay: node-local until E1 skips, rack-local until E2, then any (DDRF sec. 4.1); "
+        "the default E1 = E2 = 0 makes exactly drf's decisions"
+    ),
     source="DDRF paper sec. 4.1 listing",
     needs=(),
     params={
-        "e1": Param(int, 0, "E1: skips before a job accepts a rack-local node", minimum=0),
-        "e2": Param(int, 0, "E2 (>= E1): skips before a job accepts any node", minimum=0),
+        "e1": Param(
+            int, 0, "E1: skips before a job accepts a rack-local node (e1 = e2 = 0: drf's decisions)", minimum=0
+        ),
+        "e2": Param(
+            int, 0, "E2 (>= E1): skips before a job accepts any node (e1 = e2 = 0: drf's decisions)", minimum=0
+        ),
     },
 )
 class Ddrf(_DrfBase):
@@ -543,10 +550,13 @@ class Ddrf(_DrfBase):
 
 @register_policy(
     "delay",
-    summary="DRF with single-level delay scheduling: node-local until D skips, then any (Zaharia et al. 2010)",
+    summary=(
+        "DRF with single-level delay scheduling: node-local until D skips, then any (Zaharia et al. 2010); "
+        "the default D = 0 makes exactly drf's decisions"
+    ),
     source="Zaharia et al., EuroSys 2010, Algorithm 1 (skip counts); DDRF paper sec. 3.2",
     needs=(),
-    params={"d": Param(int, 0, "D: skips before a job accepts a non-local node", minimum=0)},
+    params={"d": Param(int, 0, "D: skips before a job accepts a non-local node (0: drf's decisions)", minimum=0)},
 )
 class Delay(_DrfBase):
     def __init__(self, **params: Any) -> None:
