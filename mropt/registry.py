@@ -31,6 +31,7 @@ their parameters with :class:`Param` (an importer through its parameter dataclas
 from __future__ import annotations
 
 import dataclasses
+import re
 import time
 import types
 import typing
@@ -52,6 +53,8 @@ VerifyFunc = Callable[..., Any]
 _VERIFIERS: dict[str, VerifyFunc] = {}
 
 _TYPE_NAMES = {int: "an integer", float: "a number", str: "a string", bool: "true or false"}
+#: a help text that states its parameter's default (``(default 30)``, ``0, the default: ...``)
+_STATES_DEFAULT = re.compile(r"\bdefault\b")
 
 
 @dataclass(frozen=True)
@@ -79,7 +82,14 @@ class Param:
         return words
 
     def describe(self) -> str:
-        """One line for ``mropt methods --params``: type and range, default, help."""
+        """One line for ``mropt methods --params``: type and range, default, help.
+
+        The default is said once: by the help where it states it (``... (default 30)``, as the
+        command-line help of a parameter dataclass's field must, argparse showing no default), else
+        here; a default of None (unset) is never shown as ``None``: the help says what unset means.
+        """
+        if self.default is None or _STATES_DEFAULT.search(self.help):
+            return f"{self.expects()}: {self.help}"
         return f"{self.expects()}; default {self.default!r}: {self.help}"
 
     def check(self, method: str, name: str, value: Any, what: str = "method") -> Any:

@@ -160,15 +160,17 @@ class SwimParams:
         short="-n",
     )
     duration: float | None = _opt(
-        None, "take the jobs submitted in [S, S+T) (with --jobs: at most N of them)", "window"
+        None,
+        "take the jobs submitted in [S, S+T) (default: no time limit; with --jobs: at most N of them)",
+        "window",
     )
     # cluster and scaling
     nodes: int = _opt(
         40,
         f"target cluster nodes (default {{default}}, AMB paper; with --workload {SOURCE_MACHINES}, the source cluster)",
     )
-    map_slots_per_node: int = _opt(2, "default {default}")
-    reduce_slots_per_node: int = _opt(2, "default {default}")
+    map_slots_per_node: int = _opt(2, "map slots of each node (default {default})")
+    reduce_slots_per_node: int = _opt(2, "reduce slots of each node (default {default})")
     source_machines: int = _opt(
         SOURCE_MACHINES, "machines of the traced cluster; bytes scale by nodes / this (default {default})"
     )
@@ -181,8 +183,12 @@ class SwimParams:
     reduce_rate: float = _opt(10.0, "MB/s per reduce slot (default {default})", "tasks")
     task_overhead: float = _opt(5.0, "seconds added to every task (default {default})", "tasks")
     # deadlines and benefits
-    slack_min: float = _opt(1.5, "deadline = submit + slack x standalone time; default {default}", _MODEL)
-    slack_max: float = _opt(4.0, "default {default}", _MODEL)
+    slack_min: float = _opt(
+        1.5,
+        "deadline = submit + slack x standalone time, slack uniform from this to slack_max (default {default})",
+        _MODEL,
+    )
+    slack_max: float = _opt(4.0, "upper end of the deadline slack's range (default {default})", _MODEL)
     benefit_ref: float = _opt(500.0, "mean benefit of the reference job (default {default})", _MODEL)
     benefit_noise: float = _opt(0.4, "benefit varies by +/- this fraction (default {default})", _MODEL)
     benefit_exponent: float = _opt(1.0, "benefit grows as work ** this (default {default}: proportional)", _MODEL)
