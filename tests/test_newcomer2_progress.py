@@ -1,0 +1,66 @@
+"""A gap study draws its progress bar only when stderr is a terminal (as ``mropt simulate`` does).
+
+``mropt gap`` and ``mropt demo`` (``make demo``) drew tqdm's bar into a redirected stderr, so a
+log filled with carriage-return redraws. The bar is still drawn on a terminal (a stream whose
+``isatty()`` is true).
+"""
+
+from __future__ import annotations
+
+import io
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from mropt.harness.experiment import load_experiment
+from mropt.harness.runner import run_study
+
+TINY = """
+name = "tiny"
+time_limit = 10
+methods = ["edf-greedy"]
+[[instances]]
+generator = "admission"
+seeds = {start = 1, count = 2}
+params = {jobs = 5}
+"""
+
+#: what any tqdm bar line holds: the desc, the unit rate, the redraw
+BAR_TEXT = ("tiny:", "run/s", "\r")
+
+
+@pytest.fixture
+def experiment(tmp_path: Path) -> Path:
+    path = tmp_path / "tiny.toml"
+    path.write_text(TINY)
+    return path
+
+
+def test_gap_with_stderr_a_pipe_draws_no_bar(experiment: Path, tmp_path: Path) -> None:
+    proc = subprocess.run(
+        [sys.executable, "-m", "mropt.cli.main", "gap", str(experiment), "--out", str(tmp_path / "out"), "-j", "1"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert proc.returncode == 0, proc.stderr
+    assert "tiny: 2 runs (0 already stored, 2 run now, 0 failed)" in proc.stdout
+    assert not any(text in proc.stderr for text in BAR_TEXT), repr(proc.stderr)
+
+
+class Terminal(io.StringIO):
+    def isatty(self) -> bool:
+        return True
+
+
+def test_the_bar_is_still_drawn_on_a_terminal(
+    experiment: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    terminal = Terminal()
+    monkeypatch.setattr(sys, "stderr", terminal)
+    summary = run_study(load_experiment(experiment), tmp_path / "out", progress=True)
+    assert (summary.total, summary.failures) == (2, 0)
+    drawn = terminal.getvalue()
+    assert all(text in drawn for text in BAR_TEXT), repr(drawn)
