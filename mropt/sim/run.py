@@ -54,6 +54,12 @@ finished nor dropped), ``late`` (finished after its deadline), ``attempts``,
   stalled run that left some has it too). ``benefit`` counts an unfinished job as AMB eq. 1
   counts one that never finishes: the run as if it ended there.
 
+A run whose attempts read input replicas (a workload with placement) adds ``locality``
+(:func:`locality_shares`): ``attempts``, the attempts (rows of ``tasks.parquet``) with a
+locality level, and ``node``, ``rack``, ``any``, the shares of them launched node-local,
+rack-local and off-rack: the measure DDRF is about (DDRF paper sec. 4.2, L(E)), the policy
+study's ``locality_node`` and ``locality_rack`` (:mod:`mropt.harness.policy_metrics`).
+
 **Speculation** (``speculation``: a rule name of :mod:`mropt.sim.speculation`, default
 ``none``; ``speculation_params``: its parameters). With a rule other than ``none`` the summary
 gains, after ``ideal``: ``speculation`` (the rule's name), ``speculation_params``, ``backups``
@@ -88,7 +94,7 @@ from mropt.sim.memory import check_memory
 from mropt.sim.policy import MODES, make_policy, policy_info
 from mropt.sim.recorder import Recorder
 from mropt.sim.speculation import make_speculation
-from mropt.sim.state import SLOT_TYPES
+from mropt.sim.state import ANY, NODE, NONE, RACK, SLOT_TYPES
 from mropt.sim.watch import Watch
 
 #: the summary's keys, in order (the first eight are the contract of ``mropt simulate --json``)
@@ -313,6 +319,9 @@ def summarise(recorder: Recorder, policy: str, params: Mapping[str, Any], wall_t
         "ideal": ideal_benefit(sim.workload) if sim.stopped is None else None,  # eq. 4 is over every job
         "stopped": sim.stopped,
     }
+    locality = locality_shares(recorder)
+    if locality is not None:
+        out["locality"] = locality
     if sim.stopped is not None:
         out["stopped_at"] = float(sim.now)  # exact (not rounded): verify compares submit times with it
     if sim.stopped is not None or not_submitted:
@@ -328,6 +337,23 @@ def summarise(recorder: Recorder, policy: str, params: Mapping[str, Any], wall_t
     if sim.stalled:
         out["stalled"] = True
     return out
+
+
+def locality_shares(recorder: Recorder) -> dict[str, Any] | None:
+    """The summary's ``locality`` (module docstring), None when no attempt has a level (no replicas).
+
+    Counted on the recorder's entries (one per attempt, or per batch with its attempt count), not
+    on expanded rows; the shares are the quotients of these exact counts, as ``run_metrics``'s."""
+    store = recorder.ended_attempts
+    level = store.column("level").astype(np.int64)
+    counts = np.bincount(level - NONE, weights=store.column("count").astype(np.float64), minlength=ANY - NONE + 1)
+    have = int(counts[NODE - NONE :].sum())
+    if not have:
+        return None
+    shares = {
+        name: _plain(float(counts[lvl - NONE]) / have) for lvl, name in ((NODE, "node"), (RACK, "rack"), (ANY, "any"))
+    }
+    return {"attempts": have, **shares}
 
 
 def utilisation_ratio(recorder: Recorder, horizon: float) -> dict[str, float | None]:
