@@ -45,7 +45,7 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:
         description="Import each FILE (its kind detected: a Hadoop .jhist, Rumen JSON, Alibaba 2017 batch_task.csv, "
         "SWIM TSV, or a `mropt simulate --out` folder) into DB (created when missing), all in one transaction: "
         "a malformed row, or the process killed, leaves DB as it was. A source name (the file name) already in "
-        "DB is refused.",
+        "DB is refused: give another with --source NAME.",
     )
     imp.add_argument("db", metavar="DB", help="history database file (DuckDB)")
     imp.add_argument("files", metavar="FILE", nargs="+", help="history file or simulation output folder")

@@ -166,7 +166,8 @@ def import_batches(
                 source, rows = next(iter(present.items()))
                 raise InputError(
                     f"{path}: source {source!r} is already in the history database ({rows} job and task rows); "
-                    "nothing imported"
+                    "nothing imported: to import it again, give it another name (mropt history import --source "
+                    "NAME, with that one FILE)"
                 )
             counts: dict[str, dict[str, int]] = {}
             for batch in batches:
