@@ -307,6 +307,8 @@ def _check_history_source(args: argparse.Namespace) -> None:
 def summary_text(s: dict[str, Any], out: str | None = None) -> str:
     """The one-screen summary of ``mropt simulate``."""
     util = s.get("utilisation") or {}
+    loc = s.get("locality")  # a run with input replicas only (mropt.sim.run.locality_shares)
+    shares = ", ".join(f"{k} {100 * loc[k]:.1f} %" for k in ("node", "rack", "any")) if loc else ""
     rows: list[list[Any]] = [
         ["policy", f"{s['policy']} ({s['mode']} mode)"],
         ["params", json.dumps(s["params"], sort_keys=True) if s["params"] else "-"],
@@ -323,6 +325,7 @@ def summary_text(s: dict[str, Any], out: str | None = None) -> str:
         ["ideal (eq. 4)", "-" if s.get("ideal") is None else s["ideal"]],
         ["makespan (s)", s["makespan"]],
         *[[f"utilisation {k}", "-" if v is None else f"{100 * v:.1f} %"] for k, v in util.items()],
+        *([["locality", f"{shares} of {loc['attempts']} attempts"]] if loc else []),
         ["attempts", s["attempts"]],
         ["events", s["events"]],
         ["wall time (s)", round(s["wall_time"], 4)],

@@ -15,6 +15,7 @@ R_total, D, reduce cost or demand) and succeeded maps that read under
 
 from __future__ import annotations
 
+import datetime as dt
 import math
 from pathlib import Path
 from typing import Any
@@ -31,6 +32,19 @@ def _fmt(value: Any) -> str:
     if isinstance(value, float):
         return f"{value:.4g}" if abs(value) < 1e6 else f"{value:.3e}"
     return str(value)
+
+
+#: a time at or past this (2001-09-09) is epoch seconds (a job history's, a Rumen trace's): printed as a UTC date
+EPOCH_FROM = 1e9
+
+
+def _time(value: Any) -> str:
+    """A time of the ``jobs`` table readably: epoch seconds as ISO UTC, trace seconds in full (not ``1.400e+09``)."""
+    if value is None or math.isnan(float(value)):
+        return "-"
+    if float(value) >= EPOCH_FROM:
+        return dt.datetime.fromtimestamp(float(value), dt.UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+    return f"{float(value):.10g}"
 
 
 def _table(header: list[str], rows: list[tuple[Any, ...]], names: int = 1) -> list[str]:
@@ -115,6 +129,7 @@ def report_lines(db: str | Path | duckdb.DuckDBPyConnection, max_rows: int = 20,
         ).fetchall()
         out.append("")
         out.append(f"per source ({len(rows)}):")
+        rows = [(*row[:4], _time(row[4]), _time(row[5])) for row in rows]
         out += _table(["source", "jobs", "tasks", "attempts", "first submit", "last finish"], rows)
         groups = con.execute(
             f"""WITH g AS (SELECT "group", count(*) AS jobs, sum(tasks) AS tasks, sum(r_total) / 3600 AS r_hours
