@@ -64,3 +64,40 @@ def test_the_bar_is_still_drawn_on_a_terminal(
     assert (summary.total, summary.failures) == (2, 0)
     drawn = terminal.getvalue()
     assert all(text in drawn for text in BAR_TEXT), repr(drawn)
+
+
+def test_the_api_draws_the_bar_it_is_asked_for_where_stderr_is_no_terminal(
+    experiment: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A notebook's stderr is no terminal: ``run_study(progress=True)`` still draws (the command line
+    alone decides by ``isatty()``)."""
+    stream = io.StringIO()
+    monkeypatch.setattr(sys, "stderr", stream)
+    run_study(load_experiment(experiment), tmp_path / "out", progress=True)
+    assert all(text in stream.getvalue() for text in BAR_TEXT), repr(stream.getvalue())
+
+
+def test_demo_draws_no_bar_into_a_pipe(tmp_path: Path) -> None:
+    proc = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "mropt.cli.main",
+            "demo",
+            "--jobs",
+            "6",
+            "--seeds",
+            "1",
+            "--time-limit",
+            "5",
+            "-j",
+            "1",
+            "--out",
+            str(tmp_path / "demo"),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert proc.returncode == 0, proc.stderr
+    assert "run/s" not in proc.stderr and "\r" not in proc.stderr, repr(proc.stderr)

@@ -11,6 +11,7 @@ out with a message, and the study runs with the others.
 from __future__ import annotations
 
 import argparse
+import sys
 import tempfile
 from pathlib import Path
 
@@ -79,7 +80,7 @@ def run_demo(args: argparse.Namespace) -> int:
         path = Path(tmp) / "demo.toml"
         path.write_text(experiment_text(args, chosen), encoding="utf-8")
         exp = load_experiment(path)
-        summary = run_study(exp, args.out, workers=_workers(args.workers))
+        summary = run_study(exp, args.out, workers=_workers(args.workers), progress=sys.stderr.isatty())
     df = results_frame(args.out)
     print(
         f"{summary.total} runs ({summary.skipped} already stored) in {summary.seconds:.1f} s, "

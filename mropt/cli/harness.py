@@ -133,7 +133,7 @@ def run_gap(args: argparse.Namespace) -> int:
             executor=executor,
             workers=workers,
             scheduler=args.scheduler,
-            progress=not args.no_progress,
+            progress=not args.no_progress and sys.stderr.isatty(),  # (no redraws in a log)
             retry_failed=args.retry_failed,
             force=args.force,
         )

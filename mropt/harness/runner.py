@@ -23,7 +23,6 @@ import datetime as dt
 import json
 import signal
 import socket
-import sys
 import threading
 import time
 from collections.abc import Callable, Iterator
@@ -222,8 +221,9 @@ def run_study(
 
     ``retry_failed`` runs the stored failures again; ``force`` lets a folder that holds
     another experiment's results take this one's too (refused otherwise). ``progress`` draws a
-    bar on stderr when stderr is a terminal (as ``mropt simulate``'s): redirected to a file or a
-    pipe (``make demo > log``), its redraws would fill the log.
+    bar on stderr (the command line asks for one only when stderr is a terminal, as ``mropt
+    simulate`` does: redirected to a file or a pipe, ``make demo > log``, its redraws would fill
+    the log; a notebook, whose stderr is no terminal, gets one when it asks).
     """
     start = time.perf_counter()
     store = _study_store(exp, out, force)
@@ -237,7 +237,7 @@ def run_study(
     todo = [r for r in runs if _to_run(r, stored.get(r.slot), retry_failed)]
     ref = load_reference(exp, store)
     tally = _Tally()
-    bar = _progress_bar(exp, len(runs), len(todo)) if progress and sys.stderr.isatty() else None
+    bar = _progress_bar(exp, len(runs), len(todo)) if progress else None
     stopped = _run_all(exp, todo, ref, store, tally, bar, partial(make_executor, executor, workers, scheduler))
     if stopped is not None:
         raise StudyInterrupted(stopped, len(runs) - len(todo) + tally.written, len(runs), store.root) from None
