@@ -148,9 +148,7 @@ def test_spread_weights_on_two_nodes(resources, users, node):
             "kind": "fairness",
             "schema_version": 1,
             "resources": resources,
-            "users": [
-                {"id": f"u{i}", "demand": d, "weight": w, "max_tasks": m} for i, (d, w, m) in enumerate(users)
-            ],
+            "users": [{"id": f"u{i}", "demand": d, "weight": w, "max_tasks": m} for i, (d, w, m) in enumerate(users)],
             "nodes": [{"id": "n0", "capacity": node}, {"id": "n1", "capacity": node}],
         }
     )
@@ -188,9 +186,7 @@ def test_a_demand_within_the_capacity_tolerance_fits_for_every_method(resources,
             "kind": "fairness",
             "schema_version": 1,
             "resources": resources,
-            "users": [
-                {"id": f"u{i}", "demand": d, "weight": w, "max_tasks": m} for i, (d, w, m) in enumerate(users)
-            ],
+            "users": [{"id": f"u{i}", "demand": d, "weight": w, "max_tasks": m} for i, (d, w, m) in enumerate(users)],
         }
     )
     best, ties = brute_force(inst, tolerance=True)
