@@ -23,6 +23,15 @@ import numpy as np
 import pytest
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
+
+import mropt
+from mropt.fairness.exact import integer_data
+from mropt.fairness.metrics import lex_compare
+from mropt.model import instance_from_dict
+from mropt.model.fairness import FairnessInstance
+from mropt.model.tolerance import CAPACITY_RTOL, OBJECTIVE_RTOL, same_value
+from mropt.registry import methods, solve
+
 from leximin_oracle import (
     brute_force,
     check_verify,
@@ -34,15 +43,6 @@ from leximin_oracle import (
     task_counts,
     tie_on_disk,
 )
-
-import mropt
-from mropt.fairness.exact import integer_data
-from mropt.fairness.metrics import lex_compare
-from mropt.model import instance_from_dict
-from mropt.model.fairness import FairnessInstance
-from mropt.model.tolerance import CAPACITY_RTOL, OBJECTIVE_RTOL, same_value
-from mropt.registry import methods, solve
-
 from strategies import fairness_instances
 
 #: every exact fairness method of the registry

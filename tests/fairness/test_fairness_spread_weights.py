@@ -15,6 +15,14 @@ import numpy as np
 import pytest
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
+
+import mropt
+from mropt.fairness.filling_exact import continuous_leximin
+from mropt.model import instance_from_dict
+from mropt.model.fairness import FairnessInstance
+from mropt.registry import solve
+
+from conftest import PAPER_EXAMPLE
 from leximin_oracle import (
     brute_force,
     check_verify,
@@ -24,14 +32,6 @@ from leximin_oracle import (
     task_counts,
     tie_on_disk,
 )
-
-import mropt
-from mropt.fairness.filling_exact import continuous_leximin
-from mropt.model import instance_from_dict
-from mropt.model.fairness import FairnessInstance
-from mropt.registry import solve
-
-from conftest import PAPER_EXAMPLE
 from strategies import fairness_instances
 
 
