@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.cli_capture import run_cli
+from cli_capture import run_cli
 
 # two usable rows (created at 100 and 5000 s), one Waiting row with empty requests (Alibaba 2017's schema)
 ALIBABA = (

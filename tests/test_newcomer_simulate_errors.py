@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.cli_capture import run_cli
+from cli_capture import run_cli
 
 SWIM = "job0\t0\t0\t25906\t0\t0\njob1\t80\t80\t0\t0\t214\n"
 ALIBABA = "6459,6524,3,4,15740,Terminated,50,0.007956928\n6457,6533,3,5,1,Terminated,50,0.004395206\n"
