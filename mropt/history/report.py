@@ -34,17 +34,20 @@ def _fmt(value: Any) -> str:
     return str(value)
 
 
-#: a time at or past this (2001-09-09) is epoch seconds (a job history's, a Rumen trace's): printed as a UTC date
-EPOCH_FROM = 1e9
+#: times in [EPOCH_FROM, EPOCH_TO) are epoch seconds (a job history's, a Rumen trace's), printed as a
+#: UTC date: from 2001-09-09 to the last second a date can print (9999-12-31T23:59:59Z); a trace's own
+#: seconds (a simulation's: from 0) and times past the year 9999 (a hostile file's) print as numbers
+EPOCH_FROM, EPOCH_TO = 1e9, 253402300800.0
 
 
 def _time(value: Any) -> str:
     """A time of the ``jobs`` table readably: epoch seconds as ISO UTC, trace seconds in full (not ``1.400e+09``)."""
     if value is None or math.isnan(float(value)):
         return "-"
-    if float(value) >= EPOCH_FROM:
-        return dt.datetime.fromtimestamp(float(value), dt.UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
-    return f"{float(value):.10g}"
+    t = float(value)
+    if EPOCH_FROM <= t < EPOCH_TO:
+        return dt.datetime.fromtimestamp(t, dt.UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+    return f"{t:.10g}"
 
 
 def _table(header: list[str], rows: list[tuple[Any, ...]], names: int = 1) -> list[str]:
