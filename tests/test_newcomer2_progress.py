@@ -14,6 +14,7 @@ from pathlib import Path
 
 import pytest
 
+from mropt.cli.main import main
 from mropt.harness.experiment import load_experiment
 from mropt.harness.runner import run_study
 
@@ -55,15 +56,27 @@ class Terminal(io.StringIO):
         return True
 
 
-def test_the_bar_is_still_drawn_on_a_terminal(
-    experiment: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+def test_gap_draws_the_bar_on_a_terminal(
+    experiment: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The command line (not ``run_study``) decides: ``mropt gap`` with a terminal stderr draws."""
+    terminal = Terminal()
+    monkeypatch.setattr(sys, "stderr", terminal)
+    assert main(["gap", str(experiment), "--out", str(tmp_path / "out"), "-j", "1"]) == 0
+    assert "tiny: 2 runs (0 already stored, 2 run now, 0 failed)" in capsys.readouterr().out
+    drawn = terminal.getvalue()
+    assert all(text in drawn for text in BAR_TEXT), repr(drawn)
+
+
+def test_demo_draws_the_bar_on_a_terminal(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
     terminal = Terminal()
     monkeypatch.setattr(sys, "stderr", terminal)
-    summary = run_study(load_experiment(experiment), tmp_path / "out", progress=True)
-    assert (summary.total, summary.failures) == (2, 0)
+    argv = ["demo", "--jobs", "6", "--seeds", "1", "--time-limit", "5", "-j", "1", "--out", str(tmp_path / "demo")]
+    assert main(argv) == 0, capsys.readouterr().out
     drawn = terminal.getvalue()
-    assert all(text in drawn for text in BAR_TEXT), repr(drawn)
+    assert "run/s" in drawn and "\r" in drawn, repr(drawn)
 
 
 def test_the_api_draws_the_bar_it_is_asked_for_where_stderr_is_no_terminal(
