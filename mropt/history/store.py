@@ -166,8 +166,9 @@ def import_batches(
                 source, rows = next(iter(present.items()))
                 raise InputError(
                     f"{path}: source {source!r} is already in the history database ({rows} job and task rows); "
-                    "nothing imported: to import it again, give it another name (mropt history import --source "
-                    "NAME, with that one FILE)"
+                    "nothing imported: to import it again, give it another source name (mropt history import "
+                    "--source NAME with that one FILE; mropt simulate --history-source NAME; a batch's source "
+                    "from Python)"
                 )
             counts: dict[str, dict[str, int]] = {}
             for batch in batches:
