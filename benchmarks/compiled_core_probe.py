@@ -2,9 +2,12 @@
 
 Run (numba is not a dependency of mropt; install it into a scratch venv, never into ``.venv``)::
 
+    .venv/bin/pip freeze --exclude-editable > /tmp/numba-req.txt    # the .venv's own pins
     python3.11 -m venv /tmp/numba-venv
-    /tmp/numba-venv/bin/pip install -e . numba
+    /tmp/numba-venv/bin/pip install -r /tmp/numba-req.txt && /tmp/numba-venv/bin/pip install numba
     /tmp/numba-venv/bin/python benchmarks/compiled_core_probe.py [--quick]
+
+(as RESULTS.md measured it; mropt is imported from this tree: ``bench_sim`` puts it on ``sys.path``).
 
 Prints, for the rows of ``bench_sim.py`` section 1 (100/400/1000 jobs on 50/100/200 nodes of
 2 + 2 slots, seed 7), the CPU seconds (best of 3, the three sides interleaved, as section 1
@@ -45,8 +48,8 @@ import bench_sim  # noqa: E402  (beside this file; it puts the repository on sys
 Jobs = list[tuple[float, int, float, int, float]]
 _ARRIVE, _MAP_END, _REDUCE_END = 0, 1, 2
 INSTALL = (
-    "numba is not installed: python3.11 -m venv /tmp/numba-venv && /tmp/numba-venv/bin/pip install -e . numba, "
-    "then /tmp/numba-venv/bin/python benchmarks/compiled_core_probe.py"
+    "numba is not installed (it is no dependency of mropt): install the .venv's pins and numba into a scratch venv, "
+    "as this script's docstring says, and run it with that venv's python"
 )
 
 
@@ -253,7 +256,7 @@ def main() -> None:
     try:
         numba = importlib.import_module("numba")
     except ImportError:
-        print(INSTALL)
+        print(INSTALL, file=sys.stderr)
         sys.exit(2)
     print(
         f"# compiled_core_probe: numba {numba.__version__}, numpy {np.__version__}, Python {sys.version.split()[0]}\n"
