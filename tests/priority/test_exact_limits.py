@@ -33,9 +33,10 @@ def test_an_instance_beyond_the_memory_cap_is_refused_before_allocating(monkeypa
     assert exact.memory_estimate(inst) > exact.MAX_MEMORY_BYTES
 
     def no_table(*args, **kwargs):
-        raise AssertionError("the DP table was allocated")  # 5 GB before the cap
+        # T_i(x, y) for every slot pair: 20001 x 10001 float64, 1.6 GB per priority, before the DP
+        raise AssertionError("the sojourn table T_i(x, y) was allocated")
 
-    monkeypatch.setattr(exact, "knapsack", no_table)
+    monkeypatch.setattr(exact, "sojourn_table", no_table)
     with pytest.raises(InputError) as info:
         mropt.solve(inst, "mpsa-exact", time_limit=60)
     message = str(info.value)
