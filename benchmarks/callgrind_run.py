@@ -1,4 +1,5 @@
-"""Instructions of one heartbeat-mode run of the SWIM day's first jobs, counted by callgrind (issue 32).
+"""Instructions of one heartbeat-mode run of the SWIM day's first jobs, counted by callgrind (issue 32);
+or, with ``--section1 JOBS``, of one event-mode run of ``bench_sim.py`` section 1's FIFO model.
 
 On a loaded machine the CPU seconds of two trees' runs spread by 10-30 % (``bench_sim_ab.py``),
 more than a cut of the engine's per-event cost gains; the instructions a run executes do not
@@ -19,6 +20,10 @@ check that both trees made the same decisions. The run records the utilisation r
 study's runs do (``--no-utilisation``: none, as ``bench_sim_ab.py`` runs by default). Python's
 interpreter runs about 50 times slower under callgrind: 600 jobs of the day (481 k events under
 ``fair``) take 2-3 minutes.
+
+``--section1 JOBS`` (100, 400 or 1000: section 1's rows, on 50, 100 or 200 nodes, seed 7) runs that
+model instead (the POLICY argument, ``fifo``, is the model's), in event mode without rows, as
+section 1 runs it.
 """
 
 from __future__ import annotations
@@ -29,12 +34,16 @@ import subprocess
 
 from select_tree import add_tree_option, select_tree  # (beside this file)
 
+#: ``bench_sim.py`` section 1's rows: jobs -> nodes
+SECTION1 = {100: 50, 400: 100, 1000: 200}
+
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("policy")
     parser.add_argument("--jobs", type=int, default=600)
     parser.add_argument("--no-utilisation", action="store_true")
+    parser.add_argument("--section1", type=int, choices=sorted(SECTION1), help="section 1's FIFO model, JOBS jobs")
     add_tree_option(parser)
     args = parser.parse_args()
     print("mropt from", select_tree(args.tree, "callgrind_run.py"), flush=True)
@@ -45,8 +54,13 @@ def main() -> None:
     from mropt.sim.engine import Simulation
     from mropt.sim.policy import make_policy
 
-    data = import_swim_workload(bench_sim.SWIM_DAY).to_dict()
-    options = {"mode": "heartbeat", "record_utilisation": not args.no_utilisation}
+    if args.section1:
+        jobs = args.jobs = args.section1
+        data = bench_sim.as_workload(bench_sim.fifo_jobs(jobs, seed=7), SECTION1[jobs]).to_dict()
+        options = {"mode": "event", "record_utilisation": False}
+    else:
+        data = import_swim_workload(bench_sim.SWIM_DAY).to_dict()
+        options = {"mode": "heartbeat", "record_utilisation": not args.no_utilisation}
     warm = WorkloadInstance.from_dict({**data, "jobs": data["jobs"][:20]})
     Simulation(warm, make_policy(args.policy), **options).run()
     sim = Simulation(
