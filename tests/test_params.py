@@ -1,16 +1,22 @@
-"""Typed method parameters: declared once, read by solve, the CLI and the harness."""
+"""Typed method parameters: declared once, read by solve, the CLI and the harness, and listed by
+``--params`` (``mropt importers``, ``methods``, ``policies``) with each default said once."""
 
 from __future__ import annotations
 
 import inspect
+import re
 
 import pytest
 
 import mropt
+from mropt.importers.table import importers
 from mropt.model.errors import InputError
 from mropt.registry import Param, get_method, methods, register
 
-from cli_capture import run_completed
+from cli_capture import run_cli, run_completed
+
+#: the word "default" as a statement of one (not the Fair pool named 'default')
+DEFAULT_WORD = re.compile(r"(?<!')\bdefault\b(?!')")
 
 
 def test_every_declaration_matches_the_function_signature() -> None:
@@ -67,3 +73,51 @@ def test_every_method_has_a_docstring_citing_its_paper() -> None:
         first = (m.func.__doc__ or "").strip().splitlines()
         assert first, m.name
         assert any(word in first[0] for word in ("sec.", "eq.", "Algorithm", "Table")), (m.name, first[0])
+
+
+def parameter_lines(*argv: str) -> list[str]:
+    r = run_cli(*argv)
+    assert r.code == 0, r.err
+    lines = [line.strip() for line in r.out.splitlines() if re.match(r"\s{4,}[a-z0-9_]+: ", line)]
+    assert lines, r.out
+    return lines
+
+
+@pytest.mark.parametrize("command", ["importers", "methods", "policies"])
+def test_each_parameter_states_its_default_once_and_never_as_none(command: str) -> None:
+    """``mropt importers --params`` printed ``jobs: an integer; default None: ...`` for SWIM and
+    ``map_slots_per_node: an integer; default 2: default 2``: the importers' help texts state their default
+    (argparse shows none), and ``Param.describe`` added it again."""
+    for line in parameter_lines(command, "--params"):
+        assert "None" not in line, line
+        assert len(DEFAULT_WORD.findall(line)) <= 1, line
+
+
+def test_swim_parameters_read_plainly() -> None:
+    out = run_cli("importers", "--params").out
+    swim = out[out.index("\nswim ") : out.index("\nalibaba ")].splitlines()[2:]
+    lines = {line.strip().split(":")[0]: line.strip() for line in swim}
+    assert lines["map_slots_per_node"] == "map_slots_per_node: an integer: map slots of each node (default 2)"
+    assert "(default: no time limit;" in lines["duration"]
+    assert "(default 30 unless --duration is given;" in lines["jobs"]
+
+
+def test_the_default_a_help_text_states_is_the_declared_one() -> None:
+    """Where ``describe`` leaves the default to the help, the help's number is the field's default."""
+    checked = 0
+    for imp in importers().values():
+        for output in (imp.output, imp.workload):
+            for name, decl in (output.fields() if output is not None else {}).items():
+                stated = re.search(r"\(default (-?[0-9.]+)(?=[:;,) ])(?! [KMG]iB)", decl.help)
+                if stated is None or isinstance(decl.default, bool) or decl.default is None:
+                    continue
+                assert float(stated.group(1)) == decl.default, (imp.name, name, decl.help)
+                assert f"; default {decl.default!r}" not in decl.describe()
+                checked += 1
+    assert checked >= 20
+
+
+def test_describe_of_a_parameter_without_a_stated_default() -> None:
+    assert Param(int, 16, "kept orders", minimum=0).describe() == "an integer >= 0; default 16: kept orders"
+    assert Param(int, None, "first N jobs (default: all)").describe() == "an integer: first N jobs (default: all)"
+    assert Param(float, 2.0, "rate (default 2)").describe() == "a number: rate (default 2)"

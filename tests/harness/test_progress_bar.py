@@ -2,13 +2,13 @@
 
 ``mropt gap`` and ``mropt demo`` (``make demo``) drew tqdm's bar into a redirected stderr, so a
 log filled with carriage-return redraws. The bar is still drawn on a terminal (a stream whose
-``isatty()`` is true).
+``isatty()`` is true). The commands run in the test process: ``run_cli``'s stderr, like a pipe's,
+is no terminal.
 """
 
 from __future__ import annotations
 
 import io
-import subprocess
 import sys
 from pathlib import Path
 
@@ -17,6 +17,8 @@ import pytest
 from mropt.cli.main import main
 from mropt.harness.experiment import load_experiment
 from mropt.harness.runner import run_study
+
+from cli_capture import run_cli
 
 TINY = """
 name = "tiny"
@@ -40,15 +42,10 @@ def experiment(tmp_path: Path) -> Path:
 
 
 def test_gap_with_stderr_a_pipe_draws_no_bar(experiment: Path, tmp_path: Path) -> None:
-    proc = subprocess.run(
-        [sys.executable, "-m", "mropt.cli.main", "gap", str(experiment), "--out", str(tmp_path / "out"), "-j", "1"],
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
-    assert proc.returncode == 0, proc.stderr
-    assert "tiny: 2 runs (0 already stored, 2 run now, 0 failed)" in proc.stdout
-    assert not any(text in proc.stderr for text in BAR_TEXT), repr(proc.stderr)
+    r = run_cli("gap", experiment, "--out", tmp_path / "out", "-j", "1")
+    assert r.code == 0, r.err
+    assert "tiny: 2 runs (0 already stored, 2 run now, 0 failed)" in r.out
+    assert not any(text in r.err for text in BAR_TEXT), repr(r.err)
 
 
 class Terminal(io.StringIO):
@@ -91,26 +88,6 @@ def test_the_api_draws_the_bar_it_is_asked_for_where_stderr_is_no_terminal(
 
 
 def test_demo_draws_no_bar_into_a_pipe(tmp_path: Path) -> None:
-    proc = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "mropt.cli.main",
-            "demo",
-            "--jobs",
-            "6",
-            "--seeds",
-            "1",
-            "--time-limit",
-            "5",
-            "-j",
-            "1",
-            "--out",
-            str(tmp_path / "demo"),
-        ],
-        capture_output=True,
-        text=True,
-        timeout=300,
-    )
-    assert proc.returncode == 0, proc.stderr
-    assert "run/s" not in proc.stderr and "\r" not in proc.stderr, repr(proc.stderr)
+    r = run_cli("demo", "--jobs", "6", "--seeds", "1", "--time-limit", "5", "-j", "1", "--out", tmp_path / "demo")
+    assert r.code == 0, r.err
+    assert "run/s" not in r.err and "\r" not in r.err, repr(r.err)

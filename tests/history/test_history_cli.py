@@ -8,6 +8,7 @@ from pathlib import Path
 import duckdb
 import pyarrow.parquet as pq
 
+import mropt
 from mropt.instances.workload_gen import generate_workload
 from mropt.model.io import load_instance, save_instance
 
@@ -125,3 +126,35 @@ def test_import_rumen_makes_a_workload_that_runs_under_fifo(tmp_path: Path) -> N
     assert sim.code == 0, sim.err
     summary = json.loads(sim.out)
     assert summary["finished"] == 5 and summary["unfinished"] == 0
+
+
+def test_report_prints_epoch_times_as_utc_dates_and_trace_seconds_in_full(tmp_path: Path) -> None:
+    """Epoch seconds (a job history's) printed as ``1.400e+09``, which says neither the day nor the span;
+    they are ISO UTC dates, and a trace's own seconds (a simulation's) are printed in full."""
+    run = mropt.simulate(generate_workload("amb-static", 1, jobs=3), "fifo")
+    run.write(tmp_path / "sim")
+    db = tmp_path / "h.duckdb"
+    assert run_cli("history", "import", db, write_jhist(tmp_path / "a.jhist"), tmp_path / "sim").code == 0
+    r = run_cli("history", "report", db)
+    assert r.code == 0, r.err
+    rows = {line.split()[0]: line.split() for line in r.out.splitlines()[4:6]}
+    # write_jhist: submitted at epoch 1e12 ms = 2001-09-09 01:46:40 UTC, JobFinished 30 s later
+    assert rows["a.jhist"][-2:] == ["2001-09-09T01:46:40Z", "2001-09-09T01:47:10Z"], r.out
+    jobs = run.jobs
+    first, last = jobs["submit_time"].min(), jobs["finish"].max()
+    assert rows["sim"][-2:] == [f"{first:.10g}", f"{last:.10g}"], r.out
+    assert "e+" not in r.out.split("per user group")[0], r.out
+
+
+def test_a_taken_source_name_is_refused_with_the_option_that_renames_it(tmp_path: Path) -> None:
+    """The refusal said "nothing imported" and stopped there; it names ``--source NAME``, and following it
+    imports the same folder again under the new name."""
+    run = tmp_path / "sim-a"
+    mropt.simulate(generate_workload("amb-static", 1, jobs=3), "fifo").write(run)
+    db = tmp_path / "h.duckdb"
+    assert run_cli("history", "import", db, run).code == 0
+    line = assert_input_error(run_cli("history", "import", db, run), "'sim-a'", "already in the history database")
+    assert "--source NAME" in line, line
+    again = run_cli("history", "import", db, run, "--source", "sim-a-2")
+    assert again.code == 0, again.err
+    assert again.out.startswith("sim-a-2: simulation, 3 jobs"), again.out
