@@ -74,6 +74,10 @@ CASES: dict[str, tuple[float | None, float, Callable[[], float]]] = {
     ),
     "amb, N=60000": (1.0, 2.0, method_time("amb", lambda: generate_admission(0, jobs=60000), 1.0)),
     **{
+        f"{m}, N=60": (1.0, 15.0, method_time(m, lambda: generate_admission(3, jobs=60), 1.0, threads=1))
+        for m in ("milp-cbc", "milp-highs", "cpsat", "cpsat-direct", "cpsat-portfolio")
+    },
+    **{
         f"{m}, N=1000": (1.0, 2.5, method_time(m, lambda: generate_admission(2, jobs=1000), 1.0))
         for m in ("cpsat", "milp-cbc", "milp-highs", "cpsat-portfolio")
     },
