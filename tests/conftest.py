@@ -14,11 +14,13 @@ the parent of every ``@settings(...)`` a test module builds at import: a test th
   each run, ten times the default's number of examples for the tests that do not set their own,
   failures saved to ``.hypothesis/`` and replayed first on the next run. See docs/testing.md.
 
-pytest-xdist: under ``-n N`` the tests of ``test_docs_commands.py`` and ``test_golden.py`` run in
-one worker (``--dist loadgroup``, group ``docs``), first; the other tests are shared as ``--dist
-load`` shares them. Those tests run a documented command after the commands that write its inputs,
-each at most once per worker: spread over two workers, the writers ran in both (16 s of CPU of 77
-for the two files, 2026-11-26).
+pytest-xdist: under ``-n N --dist loadgroup`` (``make test``) the tests of ``test_docs_commands.py``
+and ``test_golden.py`` are one work unit, sent first to one worker (:class:`DocsGroupScheduling`,
+chosen by path: the ``xdist_group`` mark does not group under pytest 9.2); the other tests are
+shared one by one. Those tests run a documented command after the commands that write its inputs,
+each at most once per worker: spread over two workers, the writers ran in both. With
+``tests/history`` beside them, ``-n 2``: 87 and 88 s of CPU grouped against 112 and 113 s spread
+(2026-11-26, a loaded 2-core machine).
 """
 
 from __future__ import annotations
@@ -48,24 +50,30 @@ settings.load_profile(_chosen)
 
 
 #: the tests that run the documented commands, in one workspace per worker (tests/doc_examples.py)
-DOCS_TESTS = ("test_docs_commands.py", "test_golden.py")
+DOCS_TESTS = ("tests/test_docs_commands.py::", "tests/test_golden.py::")
 
+try:
+    from xdist.scheduler import LoadGroupScheduling
+except ImportError:  # pytest-xdist is not installed: no -n, nothing to schedule
+    pass
+else:
 
-def pytest_configure(config: pytest.Config) -> None:
-    """Under ``-n N`` (pytest-xdist's ``--dist load``), ``--dist loadgroup``: the same, except that the
-    tests of the group ``docs`` all run in one worker, so that a documented command a test needs
-    first (the writer of its input) runs once a session, not once in each worker."""
-    if config.getoption("dist", "no") == "load":
-        config.option.dist = "loadgroup"
+    class DocsGroupScheduling(LoadGroupScheduling):
+        """pytest-xdist's ``--dist loadgroup``, with the tests of ``DOCS_TESTS`` in the group ``docs`` by path.
 
+        ``pytest.mark.xdist_group`` cannot carry the group here: pytest-xdist 3.8 tells the group to the
+        scheduler as an ``@group`` suffix of the node id, which pytest 9.2 no longer lets it change
+        (pytest-dev/pytest-xdist#1386), so marked tests are spread as ``--dist load`` spreads them.
+        """
 
-@pytest.hookimpl(tryfirst=True)
-def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
-    """In an xdist worker under ``loadgroup``: the documented commands' tests in the group ``docs``,
-    collected first, so that their worker starts with them and the other one takes the rest."""
-    if not config.getoption("loadgroup", False):
-        return
-    docs = [item for item in items if item.path.name in DOCS_TESTS]
-    for item in docs:
-        item.add_marker(pytest.mark.xdist_group("docs"))
-    items[:] = docs + [item for item in items if item.path.name not in DOCS_TESTS]
+        def _split_scope(self, nodeid: str) -> str:
+            return "docs" if nodeid.startswith(DOCS_TESTS) else super()._split_scope(nodeid)
+
+    @pytest.hookimpl(optionalhook=True)  # (a hook of pytest-xdist's: -p no:xdist leaves it unknown)
+    def pytest_xdist_make_scheduler(config: pytest.Config, log: object) -> LoadGroupScheduling | None:
+        """Under ``-n N --dist loadgroup`` (``make test``), the tests of ``test_docs_commands.py`` and
+        ``test_golden.py`` in one worker (one work unit, the largest, so sent first), the others spread
+        one by one; each documented command, and the commands that write its inputs, then run once."""
+        if config.getvalue("dist") != "loadgroup":
+            return None
+        return DocsGroupScheduling(config, log)
