@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import pytest
 
-from cli_capture import run_cli
+from cli_capture import Result, assert_input_error, run_cli
 
 # two usable rows (created at 100 and 5000 s), one Waiting row with empty requests (Alibaba 2017's schema)
 ALIBABA = (
@@ -24,12 +24,10 @@ ALIBABA = (
 SWIM = "job0\t0\t0\t25906\t0\t0\njob1\t80\t80\t0\t0\t214\njob2\t82\t2\t0\t0\t0\n"
 
 
-def one_line_error(result) -> str:
-    assert result.code == 2, result
-    assert result.out == ""
-    assert len(result.err_lines) == 1, result.err
-    assert result.err.startswith("mropt: error: ")
-    return result.err_lines[0]
+def one_line_error(result: Result) -> str:
+    """The one ``mropt: error:`` line of an exit 2 (``assert_input_error``), with nothing on stdout."""
+    assert result.out == "", result.out
+    return assert_input_error(result)
 
 
 @pytest.mark.parametrize("workload", [False, True], ids=["fairness", "workload"])

@@ -11,19 +11,17 @@ from __future__ import annotations
 
 import pytest
 
-from cli_capture import run_cli
+from cli_capture import Result, assert_input_error, run_cli
 
 SWIM = "job0\t0\t0\t25906\t0\t0\njob1\t80\t80\t0\t0\t214\n"
 ALIBABA = "6459,6524,3,4,15740,Terminated,50,0.007956928\n6457,6533,3,5,1,Terminated,50,0.004395206\n"
 RUMEN = '{\n  "priority" : "NORMAL",\n  "jobID" : "job_201009241532_0001",\n  "mapTasks" : [ ]\n}\n'
 
 
-def one_line_error(result) -> str:
-    assert result.code == 2, result
-    assert result.out == ""
-    assert len(result.err_lines) == 1, result.err
-    assert result.err.startswith("mropt: error: ")
-    return result.err_lines[0]
+def one_line_error(result: Result) -> str:
+    """The one ``mropt: error:`` line of an exit 2 (``assert_input_error``), with nothing on stdout."""
+    assert result.out == "", result.out
+    return assert_input_error(result)
 
 
 @pytest.mark.parametrize(
