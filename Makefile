@@ -22,8 +22,8 @@ demo: $(STAMP)
 
 # lint (not formatting, not types: those are `make lint`) runs first, so CI enforces it;
 # the tests run in TEST_WORKERS processes (pytest-xdist): CI has 2 cores, and the suite took
-# 307 s in one process there against 175 s in two (2026-11-25); 189 s in two on 2026-11-26
-# with 130 more tests (docs/testing.md); --dist loadgroup: the documented commands' tests in one
+# 307 s in one process there against 175 s in two (2026-11-25); 181 s in two on 2026-11-26
+# with 2120 tests, in a fresh clone (docs/testing.md); --dist loadgroup: the documented commands' tests in one
 # worker (tests/conftest.py), which runs the commands that write their inputs once, not in both
 TEST_WORKERS ?= 2
 test: $(STAMP)
