@@ -290,18 +290,13 @@ def _history_source(args: argparse.Namespace) -> str:
 
 def _check_history_source(args: argparse.Namespace) -> None:
     """Refuse, before the run, a source name ``--history`` already holds (the import refuses it after the run)."""
-    from mropt.history.store import connect, sources_present
+    from mropt.history.store import connect, refuse_present
 
-    path, source = Path(args.history), _history_source(args)
+    path = Path(args.history)
     if not path.is_file():  # created by the import; anything else there is its error to give
         return
     with connect(path) as con:
-        rows = sources_present(con, [source]).get(source)
-    if rows is not None:
-        raise InputError(
-            f"{path}: source {source!r} is already in the history database ({rows} job and task rows); "
-            "give this run another name with --history-source NAME"
-        )
+        refuse_present(con, path, [_history_source(args)], "give this run another name with --history-source NAME")
 
 
 def summary_text(s: dict[str, Any], out: str | None = None) -> str:

@@ -145,6 +145,27 @@ def sources_present(con: duckdb.DuckDBPyConnection, sources: Sequence[str]) -> d
     return found
 
 
+#: how a caller of :func:`import_batches` gives a source another name (its refusal's advice)
+RENAME_ADVICE = (
+    "nothing imported: to import it again, give it another source name (mropt history import --source NAME "
+    "with that one FILE; mropt simulate --history-source NAME; a batch's source from Python)"
+)
+
+
+def refuse_present(
+    con: duckdb.DuckDBPyConnection, path: str | Path, sources: Sequence[str], advice: str = RENAME_ADVICE
+) -> None:
+    """An InputError naming the first of ``sources`` already in the database at ``path``, then
+    ``advice``; :func:`import_batches` calls it in its transaction, ``mropt simulate --history``
+    before its run (with its own option as the advice)."""
+    present = sources_present(con, sources)
+    if present:
+        source, rows = next(iter(present.items()))
+        raise InputError(
+            f"{path}: source {source!r} is already in the history database ({rows} job and task rows); {advice}"
+        )
+
+
 def import_batches(
     path: str | Path, batches: Sequence[Batch], *, wait: float = DEFAULT_WAIT
 ) -> dict[str, dict[str, int]]:
@@ -161,15 +182,7 @@ def import_batches(
     with connect(path, read_only=False, wait=wait) as con:
         con.execute("BEGIN TRANSACTION")
         try:
-            present = sources_present(con, names)
-            if present:
-                source, rows = next(iter(present.items()))
-                raise InputError(
-                    f"{path}: source {source!r} is already in the history database ({rows} job and task rows); "
-                    "nothing imported: to import it again, give it another source name (mropt history import "
-                    "--source NAME with that one FILE; mropt simulate --history-source NAME; a batch's source "
-                    "from Python)"
-                )
+            refuse_present(con, path, names)
             counts: dict[str, dict[str, int]] = {}
             for batch in batches:
                 for table in TABLES:
