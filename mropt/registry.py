@@ -15,7 +15,8 @@ line of help); :func:`solve`, the CLI's ``--param``, the harness's experiment ch
 parameter and the value before anything runs.
 
 Problem packages register their methods and their independent ``verify`` when
-imported (:func:`register`, :func:`register_verifier`); the package ``mropt`` hands
+imported (:func:`register`, :func:`register_verifier`; :func:`register_lazy` names a method's
+function by module, imported when the method runs, as ``mropt.admission.table`` does); the package ``mropt`` hands
 :mod:`mropt.registering` a function that imports them all, which every lookup here runs
 first (once), so the registry never imports a layer above it (docs/architecture.md) and
 ``import mropt`` stays cheap.
@@ -31,6 +32,7 @@ their parameters with :class:`Param` (an importer through its parameter dataclas
 from __future__ import annotations
 
 import dataclasses
+import importlib
 import re
 import time
 import types
@@ -220,11 +222,21 @@ class Method:
     name: str
     kind: str
     summary: str
-    func: MethodFunc
+    #: the function, or where it is (``"package.module:function"``), imported when first used
+    #: (:func:`register_lazy`): listing methods and checking parameters import no solver
+    implementation: MethodFunc | str
     exact: bool = False
     params: Mapping[str, Param] = field(default_factory=dict)
     bound: bool = False  # returns a proven bound (status "bound"), not a plan
     relaxation: bool = False  # solves a relaxation: its objective is a bound (see above)
+
+    @property
+    def func(self) -> MethodFunc:
+        """The method's function (its module imported here if it was registered by name)."""
+        if isinstance(self.implementation, str):
+            module, _, name = self.implementation.partition(":")
+            return getattr(importlib.import_module(module), name)
+        return self.implementation
 
     def check_params(self, params: Mapping[str, Any]) -> dict[str, Any]:
         """The parameters checked against their declarations (InputError on the first bad one)."""
@@ -260,12 +272,37 @@ def register(
             raise TypeError(f"method {name!r}: parameter {key!r} must be declared with registry.Param")
 
     def decorate(func: MethodFunc) -> MethodFunc:
-        if name in _METHODS and _METHODS[name].func is func:
+        if name in _METHODS and _METHODS[name].implementation is func:
             return func  # the same function again (its module imported twice)
         _METHODS.add(name, Method(name, kind, summary, func, exact, dict(params or {}), bound, relaxation or bound))
         return func
 
     return decorate
+
+
+def register_lazy(
+    name: str,
+    *,
+    implementation: str,
+    kind: str,
+    summary: str,
+    exact: bool = False,
+    params: Mapping[str, Param] | None = None,
+    bound: bool = False,
+    relaxation: bool = False,
+) -> Method:
+    """Register the function at ``implementation`` (``"package.module:function"``) under ``name``
+    without importing it: as :func:`register`, but its module (and the solvers it imports) is
+    imported only when the method runs or its ``func`` is read (``mropt.admission.table``)."""
+    module, colon, func = implementation.partition(":")
+    if not (module and colon and func):
+        raise ValueError(f"method {name!r}: implementation must be 'package.module:function', got {implementation!r}")
+    for key, decl in (params or {}).items():
+        if not isinstance(decl, Param):
+            raise TypeError(f"method {name!r}: parameter {key!r} must be declared with registry.Param")
+    return _METHODS.add(
+        name, Method(name, kind, summary, implementation, exact, dict(params or {}), bound, relaxation or bound)
+    )
 
 
 @dataclass(frozen=True)
@@ -341,9 +378,10 @@ def solve(instance: Any, method: str, *, time_limit: float | None = None, seed: 
     params = info.check_params(params)
     if time_limit is not None and not time_limit > 0:
         raise InputError(f"time limit must be > 0 seconds, got {time_limit!r}")
+    func = info.func  # its module imported first (register_lazy): not part of the method's time
     start = time.perf_counter()
     try:
-        solution = info.func(instance, time_limit=time_limit, seed=seed, **params)
+        solution = func(instance, time_limit=time_limit, seed=seed, **params)
     except InputError:
         raise
     except Exception as exc:  # a bug or a solver failure: recorded, never a traceback

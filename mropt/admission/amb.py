@@ -69,16 +69,15 @@ from mropt.admission.insertion import InsertionOracle
 from mropt.admission.objective import solution_from_order
 from mropt.admission.scoring import score_order
 from mropt.admission.seq import evaluate
+from mropt.admission.table import BEAM_VARIANT as BEAM_VARIANT
+from mropt.admission.table import DEFAULT_BEAM as DEFAULT_BEAM
+from mropt.admission.table import SEARCHES as SEARCHES
 from mropt.model.admission import AdmissionInstance
 from mropt.model.solution import Solution
-from mropt.registry import Param, register
 
-#: Beam of the variant ``amb-beam16`` and of the exact methods' warm start (benchmarks/bench_amb.py).
-DEFAULT_BEAM = 16
-#: Name of the registered beam variant.
-BEAM_VARIANT = f"amb-beam{DEFAULT_BEAM}"
-#: The ways ``amb`` can keep phi with ``beam=0`` (module docstring).
-SEARCHES = ("oracle", "enumerate")
+# BEAM_VARIANT, DEFAULT_BEAM and SEARCHES are declared with the registered methods
+# (mropt.admission.table) and named here too (the exact methods' warm start, bench_amb.py, tests).
+
 #: Orders of phi processed between two looks at the clock (enumeration).
 CLOCK_EVERY = 64
 
@@ -348,28 +347,6 @@ def _solve(instance: AdmissionInstance, time_limit: float | None, beam: int, sea
     return solution_from_order(instance, res.order, status=status, details=details)
 
 
-@register(
-    "amb",
-    kind="admission",
-    summary="AMB static part (Algorithm 1): score order, every valid order kept (Theorems 3-4 pruning); "
-    "honours --time-limit",
-    params={
-        "beam": Param(
-            int,
-            0,
-            "0 (default): every valid order, Algorithm 1 exactly; K > 0 keeps K orders per step, "
-            f"a beam variant (label it, or use {BEAM_VARIANT})",
-            minimum=0,
-        ),
-        "search": Param(
-            str,
-            "oracle",
-            "with beam 0: 'oracle' keeps the orders implicitly (an exact "
-            "set-feasibility test, same answer), 'enumerate' lists them (exponential)",
-            choices=SEARCHES,
-        ),
-    },
-)
 def amb(
     instance: AdmissionInstance,
     *,
@@ -382,13 +359,6 @@ def amb(
     return _solve(instance, time_limit, int(beam), str(search))
 
 
-@register(
-    BEAM_VARIANT,
-    kind="admission",
-    summary=f"AMB Algorithm 1 with a beam: at most {DEFAULT_BEAM} valid orders kept per step (not the paper's "
-    "AMB: a cut can lose jobs)",
-    params={"beam": Param(int, DEFAULT_BEAM, "valid orders kept per step", minimum=1)},
-)
 def amb_beam(
     instance: AdmissionInstance, *, time_limit: float | None = None, seed: int = 0, beam: int = DEFAULT_BEAM
 ) -> Solution:

@@ -14,7 +14,6 @@ import numpy as np
 from mropt.admission.objective import solution_from_order
 from mropt.model.admission import AdmissionInstance
 from mropt.model.solution import Solution
-from mropt.registry import register
 
 
 def edf_greedy_order(instance: AdmissionInstance) -> list[int]:
@@ -40,11 +39,6 @@ def edf_greedy_order(instance: AdmissionInstance) -> list[int]:
     return accepted
 
 
-@register(
-    "edf-greedy",
-    kind="admission",
-    summary="accept jobs in deadline order while the SEQ plan stays valid (baseline)",
-)
 def edf_greedy(instance: AdmissionInstance, *, time_limit: float | None = None, seed: int = 0) -> Solution:
     """Registered method ``edf-greedy``: deadline-order admission under SEQ (AMB sec. 4.1), a baseline."""
     return solution_from_order(instance, edf_greedy_order(instance))

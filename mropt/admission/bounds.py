@@ -35,7 +35,7 @@ from mropt.admission.exact_oracle import SubsetOracle
 from mropt.backends.pulp import solver_record
 from mropt.model.admission import AdmissionInstance
 from mropt.model.solution import Solution
-from mropt.registry import THREADS, mropt_solver, register
+from mropt.registry import mropt_solver
 
 
 def ideal_value(instance: AdmissionInstance) -> float:
@@ -68,7 +68,6 @@ def _bound_solution(value: float, details: dict, solver: dict[str, str]) -> Solu
     )
 
 
-@register("ideal", kind="admission", bound=True, summary="Ideal upper bound of AMB eq. 4 (fractional knapsack on STC)")
 def ideal(instance: AdmissionInstance, *, time_limit: float | None = None, seed: int = 0) -> Solution:
     """Registered bound ``ideal``: AMB sec. 5.1, eq. 4."""
     return _bound_solution(ideal_value(instance), {"equation": "AMB eq. 4"}, mropt_solver())
@@ -103,13 +102,6 @@ def master_bound(
     return ideal_value(instance), details
 
 
-@register(
-    "bound-lp",
-    kind="admission",
-    bound=True,
-    params={"threads": THREADS},
-    summary="upper bound: LP relaxation of the exact methods' master (energy windows, pair conflicts)",
-)
 def bound_lp(
     instance: AdmissionInstance, *, time_limit: float | None = None, seed: int = 0, threads: int = 1
 ) -> Solution:
@@ -118,13 +110,6 @@ def bound_lp(
     return _bound_solution(value, details, solver_record("highs"))
 
 
-@register(
-    "bound-energy",
-    kind="admission",
-    bound=True,
-    params={"threads": THREADS},
-    summary="upper bound: 0-1 energy-window knapsack (never weaker than Ideal)",
-)
 def bound_energy(
     instance: AdmissionInstance, *, time_limit: float | None = None, seed: int = 0, threads: int = 1
 ) -> Solution:

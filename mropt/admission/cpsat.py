@@ -25,25 +25,12 @@ import time
 
 from ortools.sat.python import cp_model
 
-from mropt.admission.exact_benders import DOMINANCE, MasterResult, benders
+from mropt.admission.exact_benders import MasterResult, benders
 from mropt.admission.exact_master import MasterData, MasterOutOfTime, out_of_time
 from mropt.backends import cpsat as cpsat_backend
 from mropt.model.admission import AdmissionInstance
 from mropt.model.solution import Solution
 from mropt.model.tolerance import integer_grid
-from mropt.registry import THREADS, Param, register
-
-_PARAMS = {
-    "threads": THREADS,
-    "weight_bits": Param(
-        int,
-        40,
-        "benefit grid of the CP-SAT master: the largest benefit is about 2**weight_bits units",
-        minimum=8,
-        maximum=52,
-    ),
-    "dominance": DOMINANCE,
-}
 
 
 def integer_rows(data: MasterData, start: int = 0) -> list[tuple[list[int], list[int], int]]:
@@ -119,13 +106,6 @@ def cp_master(threads: int, weight_bits: int, seed: int, budget: cpsat_backend.D
     return solve_master
 
 
-@register(
-    "cpsat",
-    kind="admission",
-    exact=True,
-    params=_PARAMS,
-    summary="exact SEQ optimum: Benders with a CP-SAT master and an order oracle",
-)
 def cpsat(
     instance: AdmissionInstance,
     *,

@@ -81,7 +81,6 @@ from ortools.sat.python import cp_model
 
 from mropt.admission.amb import BEAM_VARIANT, DEFAULT_BEAM, amb_static
 from mropt.admission.baselines import edf_greedy_order
-from mropt.admission.exact_benders import DOMINANCE
 from mropt.admission.exact_master import dominance_pairs
 from mropt.admission.exact_oracle import OracleTimeout, SubsetOracle
 from mropt.admission.objective import solution_from_order
@@ -90,7 +89,6 @@ from mropt.backends import cpsat as cpsat_backend
 from mropt.model.admission import AdmissionInstance
 from mropt.model.solution import Solution
 from mropt.model.tolerance import integer_grid, same_value, within
-from mropt.registry import THREADS, register
 
 #: share of the time limit the amb-beam16 warm start may use
 WARM_SHARE = 0.2
@@ -445,13 +443,6 @@ class _Run:
         self.offer(order, f"CP-SAT, {label} model")
 
 
-@register(
-    "cpsat-direct",
-    kind="admission",
-    exact=True,
-    params={"threads": THREADS, "dominance": DOMINANCE},
-    summary="exact SEQ optimum: one CP-SAT model (map intervals, pair order, Horn's condition as chains)",
-)
 def cpsat_direct(
     instance: AdmissionInstance,
     *,

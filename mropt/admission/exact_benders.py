@@ -78,7 +78,6 @@ from mropt.admission.time_grid import lp_bound, time_grid
 from mropt.model.admission import AdmissionInstance
 from mropt.model.solution import Solution
 from mropt.model.tolerance import same_value, within
-from mropt.registry import Param
 
 
 @dataclass
@@ -91,9 +90,6 @@ class MasterResult:
     optimal: bool
     message: str = ""
 
-
-#: the ``dominance`` parameter of the exact admission methods (module docstring)
-DOMINANCE = Param(bool, True, "dominance rows x_j <= x_i (job i no harder than j, worth no less): keep an optimum")
 
 #: The master's LP relaxation (``bound-lp``) may run until the time limit; when the cheap
 #: LP of the energy rows found no bound it may run for :data:`LP_MIN_SECONDS` past it

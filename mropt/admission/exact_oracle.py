@@ -80,7 +80,6 @@ from typing import Literal
 
 import numpy as np
 
-from mropt.admission.exact_seqcp import cp_order
 from mropt.admission.seq import evaluate
 from mropt.model.admission import AdmissionInstance
 
@@ -283,6 +282,10 @@ class SubsetOracle:
             return _Search(self, jobs, deadline, node_limit=self.dfs_budget).run()
         except _NodeLimit:
             pass
+        # CP-SAT (and pandas, which it imports) only for a set the cheap checks left undecided:
+        # AMB and the simulator's amb policy import this module
+        from mropt.admission.exact_seqcp import cp_order
+
         hint = heuristic[0] if heuristic else None
         dominates = self.dominates if self.equal_release else None
         # a relaxation proves infeasibility; a restriction finds orders the relaxation's

@@ -15,14 +15,11 @@ from __future__ import annotations
 
 import time
 
-from mropt.admission.exact_benders import DOMINANCE, MasterResult, benders
+from mropt.admission.exact_benders import MasterResult, benders
 from mropt.admission.exact_master import MasterData, MasterOutOfTime, build_pulp_model
 from mropt.backends.pulp import solve_pulp, solver_record
 from mropt.model.admission import AdmissionInstance
 from mropt.model.solution import Solution
-from mropt.registry import THREADS, register
-
-_PARAMS = {"threads": THREADS, "dominance": DOMINANCE}
 
 
 def _master(backend: str, threads: int):  # noqa: ANN202
@@ -59,13 +56,6 @@ def _run(
     )
 
 
-@register(
-    "milp-cbc",
-    kind="admission",
-    exact=True,
-    params=_PARAMS,
-    summary="exact SEQ optimum: Benders with a CBC master MILP (PuLP) and an order oracle",
-)
 def milp_cbc(
     instance: AdmissionInstance,
     *,
@@ -78,13 +68,6 @@ def milp_cbc(
     return _run(instance, "cbc", time_limit, threads, dominance)
 
 
-@register(
-    "milp-highs",
-    kind="admission",
-    exact=True,
-    params=_PARAMS,
-    summary="exact SEQ optimum: Benders with a HiGHS master MILP (PuLP) and an order oracle",
-)
 def milp_highs(
     instance: AdmissionInstance,
     *,

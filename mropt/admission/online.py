@@ -24,14 +24,13 @@ from typing import Any
 
 import numpy as np
 
-from mropt.admission.amb import BEAM_VARIANT, amb_details, run_amb
+from mropt.admission.amb import amb_details, run_amb
 from mropt.admission.insertion import InsertionOracle
 from mropt.admission.objective import solution_from_order
 from mropt.admission.scoring import score_order
 from mropt.admission.seq import map_completion_times
 from mropt.model.admission import AdmissionInstance
 from mropt.model.solution import Solution
-from mropt.registry import Param, register
 
 
 def locked_prefix(instance: AdmissionInstance, plan_order: Sequence[int] | np.ndarray, t: float) -> int:
@@ -121,20 +120,6 @@ def amb_online_order(
     return order, details, status
 
 
-@register(
-    "amb-online",
-    kind="admission",
-    summary="AMB dynamic part: jobs arrive by submit time, scored per batch and inserted where Theorems 3-4 allow",
-    params={
-        "beam": Param(
-            int,
-            0,
-            "valid orders kept by the static part for the first batch (0, the default: "
-            f"all, Algorithm 1 exactly; K > 0: a beam variant, as {BEAM_VARIANT})",
-            minimum=0,
-        )
-    },
-)
 def amb_online(
     instance: AdmissionInstance, *, time_limit: float | None = None, seed: int = 0, beam: int = 0
 ) -> Solution:

@@ -61,32 +61,15 @@ import math
 
 from mropt.admission.cpsat import cp_master
 from mropt.admission.cpsat_direct import BuildOutOfTime, DirectModel, benefit_weights, build_stop
-from mropt.admission.exact_benders import DOMINANCE, BendersRun
+from mropt.admission.exact_benders import BendersRun
 from mropt.admission.exact_oracle import OracleTimeout
 from mropt.admission.time_grid import time_grid
 from mropt.backends import cpsat as cpsat_backend
 from mropt.model.admission import AdmissionInstance
 from mropt.model.solution import Solution
 from mropt.model.tolerance import OBJECTIVE_RTOL
-from mropt.registry import THREADS, Param, register
 
 _WEIGHT_BITS = 40  # the Benders master's benefit grid (as ``cpsat``'s default)
-
-_PARAMS = {
-    "threads": THREADS,
-    "dominance": DOMINANCE,
-    "probe_iterations": Param(int, 25, "master solves of the Benders probe before the direct model", minimum=0),
-    "probe_dtime": Param(float, 5.0, "CP-SAT deterministic seconds of master search in the Benders probe", minimum=0.0),
-    "direct_max_jobs": Param(
-        int, 120, "largest number of candidate jobs for which the direct model is built", minimum=0
-    ),
-    "direct_dtime": Param(
-        float, 5.0, "CP-SAT deterministic seconds of the direct model (0: until the time limit)", minimum=0.0
-    ),
-    "max_dtime": Param(
-        float, 0.0, "CP-SAT deterministic seconds of the whole run (0: no limit but the time limit)", minimum=0.0
-    ),
-}
 
 
 def _direct_phase(run: BendersRun, budget: cpsat_backend.DtimeBudget, *, threads: int, seed: int) -> dict:
@@ -152,13 +135,6 @@ def _share(run: BendersRun, model: DirectModel, weights: dict[int, int], unit: f
     return {"shared_cuts": cuts, "objective_cap": run.bound}
 
 
-@register(
-    "cpsat-portfolio",
-    kind="admission",
-    exact=True,
-    params=_PARAMS,
-    summary="exact SEQ optimum: Benders (cpsat) and the direct CP-SAT model (cpsat-direct) sharing plans, cuts, bounds",
-)
 def cpsat_portfolio(
     instance: AdmissionInstance,
     *,

@@ -64,7 +64,6 @@ from mropt.model.admission import AdmissionInstance
 from mropt.model.errors import InputError
 from mropt.model.solution import Solution
 from mropt.model.tolerance import integer_grid, within
-from mropt.registry import THREADS, Param, register
 
 
 def job_tasks(instance: AdmissionInstance, k: int) -> tuple[int, float, int, float]:
@@ -90,13 +89,6 @@ _TIME_BITS = 42
 _WEIGHT_BITS = 40
 
 
-@register(
-    "slots-cpsat",
-    kind="admission",
-    exact=True,
-    params={"threads": THREADS, "max_tasks": Param(int, 400, "refuse instances with more tasks than this", minimum=1)},
-    summary="slot-level exact admission (M map, R reduce slots, non-preemptive tasks) with CP-SAT",
-)
 def slots_cpsat(
     instance: AdmissionInstance,
     *,
