@@ -234,7 +234,10 @@ def run_verify_run(args: argparse.Namespace) -> int:
     if args.allow_late:
         raise InputError("option '--allow-late' is for admission solutions, not a simulation folder")
     run = load_run(args.solution)
-    verdict = run.verify(args.instance)
+    workload = load_instance(args.instance)  # parsed once: checked here, named below when it fails
+    if workload.kind not in ("workload", "admission"):
+        raise InputError(f"{args.instance}: field 'kind' must be 'workload' or 'admission', got {workload.kind!r}")
+    verdict = run.verify(workload)
     if args.json:
         claimed = run.summary.get("benefit")
         print(json.dumps({"ok": verdict.ok, "objective": verdict.objective, "claimed_objective": claimed,
@@ -249,7 +252,7 @@ def run_verify_run(args: argparse.Namespace) -> int:
             f"benefit {verdict.objective:g} recomputed (AMB eq. 1){early}"
         )
     else:
-        recorded, given = run.summary.get("workload"), getattr(load_instance(args.instance), "name", None)
+        recorded, given = run.summary.get("workload"), getattr(workload, "name", None)
         if recorded and given and recorded != given:  # first, what most likely explains every line below
             print(
                 f"mropt verify: the run in {args.solution} is of workload {recorded!r}, "

