@@ -44,3 +44,21 @@ def test_a_failed_verify_parses_the_workload_once(tmp_path: Path, monkeypatch: p
     assert parsed == ["amb-static-n3-L150-D1000-s2"]
     parsed.clear()
     assert run_cli("verify", first, out).code == 0 and parsed == ["amb-static-n3-L150-D1000-s1"]
+
+
+@pytest.mark.parametrize(
+    ("lists", "counted"),
+    [
+        ('policies = ["fifo", "fair"]', "2 policies, 4 runs"),
+        ('methods = ["edf-greedy"]', "1 methods, 2 runs"),
+        ('methods = ["edf-greedy"]\npolicies = ["fifo", "fair"]', "1 methods, 2 policies, 6 runs"),
+    ],
+)
+def test_gap_check_counts_policies_as_policies(tmp_path: Path, lists: str, counted: str) -> None:
+    """A policy study's ``--check`` said ``2 methods``: simulator policies are no methods."""
+    path = tmp_path / "study.toml"
+    text = f'name = "s"\ntime_limit = 5\n{lists}\n[[instances]]\ngenerator = "admission"\nseeds = [1, 2]\n'
+    path.write_text(text + "params = {jobs = 4}\n", encoding="utf-8")
+    result = run_cli("gap", path, "--check")
+    assert result.code == 0, result.err
+    assert f"{path}: ok: 2 instances, {counted}; worst-case wall time" in result.out

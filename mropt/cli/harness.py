@@ -42,7 +42,8 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:
     p.add_argument(
         "--check",
         action="store_true",
-        help="check the file (keys, parameters, methods of the instances' kind), count the runs and "
+        help="check the file (keys, parameters, methods of the instances' kind, policies that can run on "
+        "them), count the runs and "
         "print the worst-case wall time for -j; run nothing (not even the file's 'imports')",
     )
     p.add_argument(
@@ -121,8 +122,11 @@ def run_gap(args: argparse.Namespace) -> int:
         if exp.imports:
             note = f" ('imports' not run: {', '.join(exp.imports)}"
             note += f"; methods not checked: {', '.join(exp.unchecked)})" if exp.unchecked else ")"
+        policies = sum(1 for m in exp.methods if m.policy)
+        listed = [(len(exp.methods) - policies, "methods"), (policies, "policies")]
+        what = ", ".join(f"{n} {word}" for n, word in listed if n)  # a study lists methods, policies or both
         print(
-            f"{args.experiment}: ok: {len(entries)} instances, {len(exp.methods)} methods, {len(runs)} runs; "
+            f"{args.experiment}: ok: {len(entries)} instances, {what}, {len(runs)} runs; "
             f"worst-case wall time {bound}{note}"
         )
         return 0

@@ -62,4 +62,4 @@ def test_gap_check_passes_policies_that_can_run(write_experiment, tmp_path) -> N
     write_workload(tmp_path / "workloads", {"map_slots": 2, "reduce_slots": 1, "resources": {"cpu": 4}})
     path = write_experiment('name = "p"\npolicies = ["fair", "drf", "hei"]\n[[instances]]\nfolder = "workloads"\n')
     r = run_cli("gap", path, "--check")
-    assert r.code == 0 and "ok: 1 instances, 3 methods, 3 runs" in r.out, r.err
+    assert r.code == 0 and "ok: 1 instances, 3 policies, 3 runs" in r.out, r.err
