@@ -9,6 +9,7 @@ counted the whole workload without saying so.
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
@@ -62,3 +63,17 @@ def test_gap_check_counts_policies_as_policies(tmp_path: Path, lists: str, count
     result = run_cli("gap", path, "--check")
     assert result.code == 0, result.err
     assert f"{path}: ok: 2 instances, {counted}; worst-case wall time" in result.out
+
+
+def test_drf_prints_the_length_and_first_launches_of_its_order(tmp_path: Path) -> None:
+    """``mropt solve --method drf`` printed every launch (thousands on a trace); ``--json`` keeps them all."""
+    path = tmp_path / "f.json"
+    assert run_cli("generate", "fairness", "--seed", "1", "-o", path).code == 0
+    whole = json.loads(run_cli("solve", path, "--method", "drf", "--json").out)
+    order = whole["order"]
+    assert len(order) == sum(whole["allocation"].values()) > 10  # one launch per task allocated
+    text = run_cli("solve", path, "--method", "drf")
+    assert text.code == 0
+    rows = [line.split(None, 1)[1] for line in text.out.splitlines() if line.startswith("order ")]
+    assert rows == [f"{len(order)} launches (the first 10: {' '.join(order[:10])}; all of them: --json)"], rows
+    assert max(len(line) for line in text.out.splitlines()) < 100

@@ -102,8 +102,13 @@ def run_solve(args: argparse.Namespace) -> int:
     return 1 if solution.status == "error" else 0
 
 
+#: launches of ``drf``'s order shown in the text output (the whole order: ``--json``)
+ORDER_SHOWN = 10
+
+
 def solution_text(s: Solution, instance: Any) -> str:
-    """``mropt solve``'s text output: one table of the solution, every field whole, floats to 6 digits.
+    """``mropt solve``'s text output: one table of the solution, every field whole but ``drf``'s launch
+    order (one entry per task launched: its length and first launches), floats to 6 digits.
 
     Only the instance's kind's decision fields are shown (an ``error`` on a fairness
     instance has no admission rows).
@@ -111,6 +116,11 @@ def solution_text(s: Solution, instance: Any) -> str:
     rows: list[list[Any]] = [["method", s.method], ["status", s.status], ["objective", s.objective], ["bound", s.bound]]
     if s.typed_decision.kind == instance.kind:
         rows += [list(row) for row in s.typed_decision.text_rows(instance)]
+        order = getattr(s.typed_decision, "order", None) if instance.kind == "fairness" else None
+        if order is not None and len(order) > ORDER_SHOWN:
+            first = " ".join(order[:ORDER_SHOWN])
+            shown = f"{len(order)} launches (the first {ORDER_SHOWN}: {first}; all of them: --json)"
+            rows = [[key, shown] if key == "order" else [key, value] for key, value in rows]
     rows.append(["wall time (s)", round(s.wall_time, 4)])
     rows.append(["solver", f"{s.solver.get('name', '?')} {s.solver.get('version', '')}".strip()])
     if s.status == "error":
