@@ -317,6 +317,7 @@ class Simulation(Launches, Completions):
         self.policy.start(self)
         if self.speculation is not None:
             self.speculation.start(self)
+        self.offers.start()
         record = self.record
         until = _NEVER if self.until is None else self.until
         watch = self.watch

@@ -79,10 +79,10 @@ class LaunchRuns:
     def start(self, plan: list[Segment]) -> None:
         """Start the segments of ``plan`` in order, and empty it."""
         for job, stype, nodes in plan:
-            self._segment(job, stype, nodes)
+            self.segment(job, stype, nodes)
         plan.clear()
 
-    def _segment(self, job: int, stype: int, nodes: list[int]) -> None:
+    def segment(self, job: int, stype: int, nodes: list[int]) -> None:
         """One task of an eligible stage of ``job`` on each of ``nodes``, as ``launch_tasks`` would start them.
 
         The first task joins the open batch when it may, the others join it; else the first opens

@@ -221,7 +221,7 @@ class Launches:
         early reduce (slow-start: it waits for its job's maps to end) or a backup. It runs, and it
         holds its slot and demand on its node until it ends (``Capacity.release``); a batch
         member's start, the same for a member, is inline in :meth:`launch_tasks`, and
-        ``LaunchRuns._segment`` (:mod:`mropt.sim.launch_runs`) opens a batch with all its members
+        ``LaunchRuns.segment`` (:mod:`mropt.sim.launch_runs`) opens a batch with all its members
         inline for the runs it may start (no speculation, straggler draw, demand or second node
         speed there): a step added here must be added there too.
         """

@@ -75,6 +75,9 @@ class Offers:
         """Job ``job``'s pending tasks became runnable (None: a policy timer fired): offer the nodes."""
         self.new_work = True
 
+    def start(self) -> None:
+        """The run begins, its policy started (``Simulation._run`` reads :meth:`after_instant` next)."""
+
     def tick(self) -> None:
         """A speculation tick: every node with a free slot is offered to the rule at this instant."""
         self._spec_tick = False
@@ -113,6 +116,7 @@ class EventOffers(Offers):
         self._room: set[int] | None = None
         self._map_room: set[int] | None = None  # (with an offer run: ``_pass_runs``)
         self._runs: LaunchRuns | None = None
+        self._offer_run: OfferRun | None = None  # the policy's, once the run began (``start``)
         if sim.uses_slots and type(sim.policy).new_work_nodes is Policy.new_work_nodes:
             self._room = set(range(sim.n_nodes))
             if launch_runs_allowed(sim):
@@ -130,6 +134,14 @@ class EventOffers(Offers):
 
     def down(self, node: int) -> None:
         self._dirty.discard(node)
+
+    def start(self) -> None:
+        """With launch runs and a policy with an offer run, the end of an instant is :meth:`_pass_runs`
+        itself (speed only: ``_pass`` would find the offer run and call it, two calls an instant)."""
+        offer_run: OfferRun | None = getattr(self.sim.policy, "offer_run", None)
+        if self.spec is None and self._runs is not None and offer_run is not None:
+            self._offer_run = offer_run
+            self.after_instant = self._pass_runs  # type: ignore[method-assign]
 
     def after_instant(self) -> None:
         if self.spec is None:
@@ -161,11 +173,6 @@ class EventOffers(Offers):
         """
         sim = self.sim
         policy = sim.policy
-        if self._runs is not None:
-            offer_run: OfferRun | None = getattr(policy, "offer_run", None)
-            if offer_run is not None:
-                self._pass_runs(offer_run, self._runs)
-                return
         runnable = sim.runnable
         free_map, free_reduce = sim.free
         node_up = sim.node_up
@@ -210,8 +217,9 @@ class EventOffers(Offers):
                     continue
                 assign(node)
 
-    def _pass_runs(self, offer_run: OfferRun, runs: LaunchRuns) -> None:
-        """:meth:`_pass` for a policy with an offer run (FIFO's :mod:`mropt.sim.policies.fifo_runs`).
+    def _pass_runs(self) -> None:
+        """:meth:`_pass` for a policy with an offer run (FIFO's :mod:`mropt.sim.policies.fifo_runs`),
+        the end of every instant once :meth:`start` found one.
 
         The offer run is given a pass's nodes at once; it offers them as the loop of ``_pass``
         would (skipping the same nodes, stopping where it would stop), plans its launches and
@@ -224,12 +232,15 @@ class EventOffers(Offers):
         early) and the map room's nodes, over which it goes on once no reduce is pending. It is
         used only with the room index (a policy that names no nodes: ``held`` is never read).
         """
+        dirty = self._dirty
+        if not dirty and not self.new_work:
+            return
         sim = self.sim
         runnable = sim.runnable
         free_map = sim.free[MAP]
-        dirty = self._dirty
         room = self._map_room
-        assert room is not None
+        offer_run, runs = self._offer_run, self._runs
+        assert room is not None and runs is not None and offer_run is not None
         while dirty or self.new_work:
             if dirty:
                 room.update(dirty)

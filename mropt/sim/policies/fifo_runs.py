@@ -208,6 +208,11 @@ def _maps_alone(policy: Fifo, nodes: Sequence[int], runs: LaunchRuns) -> bool:
     if not takes:
         return True
     taken = _slots_taken(sim, nodes, room)
+    if len(takes) == 1:  # (most passes: one job's maps, one segment, started without a plan)
+        job, left = takes[0]
+        if taken:
+            runs.segment(job, MAP, taken if len(taken) <= left else taken[:left])
+        return True
     plan: list[Segment] = []
     i, n = 0, len(taken)
     for job, left in takes:  # the pass's launches cut into the jobs' runnable maps
