@@ -77,3 +77,35 @@ def test_drf_prints_the_length_and_first_launches_of_its_order(tmp_path: Path) -
     rows = [line.split(None, 1)[1] for line in text.out.splitlines() if line.startswith("order ")]
     assert rows == [f"{len(order)} launches (the first 10: {' '.join(order[:10])}; all of them: --json)"], rows
     assert max(len(line) for line in text.out.splitlines()) < 100
+
+
+def test_the_summary_shows_the_params_given_and_json_keeps_them_all(tmp_path: Path) -> None:
+    """The ``params`` row was the JSON of every parameter, about 250 characters under ``fair``."""
+    path, _ = _workloads(tmp_path)
+    given = ["-p", "node_delay=3", "-p", "rack_delay=6", "-p", "preemption=true", "-p", "fair_share_timeout=100"]
+    text = run_cli("simulate", path, "--policy", "fair", *given)
+    assert text.code == 0, text.err
+    lines = text.out.splitlines()
+    assert max(len(line) for line in lines) <= 80
+    start = next(k for k, line in enumerate(lines) if line.startswith("params "))
+    shown = " ".join(line[len("params") :].strip() for line in lines[start : start + 3])
+    assert shown == (
+        "fair_share_timeout=100.0, node_delay=3.0, preemption=true, rack_delay=6.0 "
+        "the others at their defaults (`mropt policies --params`)"
+    )
+    assert lines[start + 3].startswith("seed ")
+    as_json = json.loads(run_cli("simulate", path, "--policy", "fair", *given, "--json").out)
+    assert as_json["params"] == {  # the --json summary's field is unchanged: every parameter
+        "assign_multiple": True,
+        "assign_multiple_maps": -1,
+        "assign_multiple_reduces": -1,
+        "fair_share_timeout": 100.0,
+        "min_share_timeout": 300.0,
+        "node_delay": 3.0,
+        "preemption": True,
+        "rack_delay": 6.0,
+        "update_interval": 0.5,
+    }
+    defaults = run_cli("simulate", path, "--policy", "fair")
+    assert "\nparams              all at their defaults (`mropt policies --params`)\n" in f"\n{defaults.out}"
+    assert "\nparams              -\n" in run_cli("simulate", path, "--policy", "fifo").out

@@ -302,6 +302,31 @@ def _check_history_source(args: argparse.Namespace) -> None:
         refuse_present(con, path, [_history_source(args)], "give this run another name with --history-source NAME")
 
 
+#: width of the summary's ``params`` value before it goes on to another row
+PARAMS_WIDTH = 60
+
+
+def _params_rows(policy: str, params: Mapping[str, Any]) -> list[list[Any]]:
+    """The summary's ``params`` rows: the parameters given other than their defaults, ``name=value``
+    (JSON values), wrapped at :data:`PARAMS_WIDTH`, then where the defaults are listed (the whole
+    dict, defaults included, is the ``--json`` summary's ``params``)."""
+    if not params:
+        return [["params", "-"]]
+    from mropt.sim.policy import policies
+
+    info = policies().get(policy)
+    defaults = {name: decl.default for name, decl in info.params.items()} if info is not None else {}
+    changed = [f"{k}={json.dumps(v)}" for k, v in sorted(params.items()) if k not in defaults or defaults[k] != v]
+    note = f"{'the others' if changed else 'all'} at their defaults (`mropt policies --params`)"
+    lines: list[str] = []
+    for item in [*[f"{c}," for c in changed[:-1]], *changed[-1:], note]:
+        if lines and len(lines[-1]) + 1 + len(item) <= PARAMS_WIDTH:
+            lines[-1] += " " + item
+        else:
+            lines.append(item)
+    return [["params" if k == 0 else "", line] for k, line in enumerate(lines)]
+
+
 def summary_text(s: dict[str, Any], out: str | None = None) -> str:
     """The one-screen summary of ``mropt simulate``."""
     util = s.get("utilisation") or {}
@@ -309,7 +334,7 @@ def summary_text(s: dict[str, Any], out: str | None = None) -> str:
     shares = ", ".join(f"{k} {100 * loc[k]:.1f} %" for k in ("node", "rack", "any")) if loc else ""
     rows: list[list[Any]] = [
         ["policy", f"{s['policy']} ({s['mode']} mode)"],
-        ["params", json.dumps(s["params"], sort_keys=True) if s["params"] else "-"],
+        *_params_rows(s["policy"], s["params"]),
         ["seed", s["seed"]],
         ["jobs", s["jobs"]],
         ["accepted", s["accepted"]],
