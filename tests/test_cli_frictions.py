@@ -109,3 +109,18 @@ def test_the_summary_shows_the_params_given_and_json_keeps_them_all(tmp_path: Pa
     defaults = run_cli("simulate", path, "--policy", "fair")
     assert "\nparams              all at their defaults (`mropt policies --params`)\n" in f"\n{defaults.out}"
     assert "\nparams              -\n" in run_cli("simulate", path, "--policy", "fifo").out
+
+
+def test_import_rumen_says_what_it_wrote_as_the_other_importers_do(tmp_path: Path) -> None:
+    """``import-rumen`` printed ``wrote W.json: ...`` on stdout; the other importers print
+    ``mropt: wrote W.json: ...`` on stderr (``import-swim``, ``import-alibaba``)."""
+    from history.history_files import write_rumen, write_swim
+
+    trace, workload = write_rumen(tmp_path / "job.json"), tmp_path / "w.json"
+    result = run_cli("import-rumen", trace, "-o", workload)
+    assert result.code == 0 and result.out == "", (result.out, result.err)
+    assert result.err_lines == [
+        f"mropt: wrote {workload}: 1 jobs, 3 tasks, 2 nodes; left out 0 jobs, 0 tasks without a succeeded attempt"
+    ]
+    swim = run_cli("import-swim", write_swim(tmp_path / "day.tsv"), "-o", tmp_path / "i.json")
+    assert swim.out == "" and swim.err_lines[0].startswith(f"mropt: wrote {tmp_path / 'i.json'}: ")

@@ -148,9 +148,10 @@ def _import_rumen(args: argparse.Namespace) -> int:
     workload = history_workload(args.files, name=args.name)
     save_instance(workload, args.output)
     src = workload.meta["source"]
-    print(
-        f"wrote {args.output}: {len(workload.jobs)} jobs, {sum(j.n_tasks for j in workload.jobs)} tasks, "
-        f"{src['nodes']} nodes; left out {len(src['jobs_left_out'])} jobs, {src['tasks_left_out']} tasks without a "
-        "succeeded attempt"
+    print(  # on stderr, as the other importers say what they wrote (mropt.cli.importers)
+        f"mropt: wrote {args.output}: {len(workload.jobs)} jobs, {sum(j.n_tasks for j in workload.jobs)} tasks, "
+        f"{src['nodes']} nodes; left out {len(src['jobs_left_out'])} jobs, {src['tasks_left_out']} tasks without "
+        "a succeeded attempt",
+        file=sys.stderr,
     )
     return 0
