@@ -124,3 +124,13 @@ def test_import_rumen_says_what_it_wrote_as_the_other_importers_do(tmp_path: Pat
     ]
     swim = run_cli("import-swim", write_swim(tmp_path / "day.tsv"), "-o", tmp_path / "i.json")
     assert swim.out == "" and swim.err_lines[0].startswith(f"mropt: wrote {tmp_path / 'i.json'}: ")
+
+
+def test_simulate_help_says_the_memory_estimate_counts_the_whole_workload_with_until() -> None:
+    """The cap's estimate (``mropt.sim.memory``) counts every job, also those ``--until`` stops before;
+    the error's line is the simulator's (docs/simulation.md says it too), the option's help says it here."""
+    shown = run_cli("simulate", "--help")
+    assert shown.code == 0
+    words = " ".join(shown.out.split())
+    assert "--max-memory GIB refuse a run whose memory estimate exceeds GIB gibibytes (default 16; see " in words
+    assert "the estimate counts the whole workload, also with --until" in words

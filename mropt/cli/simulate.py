@@ -110,7 +110,8 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:
         "--max-memory",
         type=float,
         metavar="GIB",
-        help="refuse a run whose memory estimate exceeds GIB gibibytes (default 16; see mropt.sim.memory)",
+        help="refuse a run whose memory estimate exceeds GIB gibibytes (default 16; see mropt.sim.memory); the "
+        "estimate counts the whole workload, also with --until",
     )
     p.add_argument(
         "--until",
