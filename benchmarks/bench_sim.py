@@ -20,6 +20,9 @@ Prints:
    is timed as the best of three runs in the same process, the three sides interleaved, in
    CPU seconds of the process (``time.process_time``: the machine's other load otherwise
    dominates the ratio, and disturbs wall time more, a longer run being preempted more often).
+   ``--section phases`` (not run by default) splits that mropt run into its phases at each size
+   (construction, the policy's start, the loop, the recorder's finish; the run again without
+   its attempt rows; the jobs table, which the timing leaves out) beside the heapq simulator.
 2. **One AMB-paper static run** (``mropt generate workload --preset amb-static``: 30 jobs on
    40 nodes of 2 + 2 slots) under ``amb``, ``dc``, ``minedf-wc``, ``fifo``: wall time each.
 3. **The SWIM Facebook 2009 day** (``docs/papers.md``, the traces) imported as a workload on 600
@@ -50,6 +53,7 @@ import subprocess
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -178,6 +182,68 @@ def section_simpy(quick: bool) -> None:
             f"| {events / simpy_wall:,.0f} | {events / heapq_wall:,.0f} | {events / mropt_wall:,.0f} "
             f"| {simpy_wall / mropt_wall:.1f}x | {heapq_wall / mropt_wall:.2f}x "
             f"| {'yes' if same else 'no (SimPy, heapq, mropt: ' + ', '.join(f'{v:.2f}' for v in jcts) + ')'} |"
+        )
+    print()
+
+
+def section_phases(quick: bool) -> None:
+    """Section 1's mropt run in phases (issue 32: where the small rows' time goes), CPU ms, best of 5.
+
+    Construction is ``Simulation(...)`` with ``make_policy`` (the jobs' state, the capacity, the
+    offers, the recorder); then ``run``: the policy's ``start``, the loop (the arrivals pushed and
+    every instant), the recorder's ``finish`` (attempts still running: none here). Section 1 times
+    construction and run together. Outside that timing: the jobs table its mean JCT is read from.
+    "Without attempt rows" is the run with ``Recorder.ended`` made a no-op on that run's recorder
+    (a measurement only: the attempts table and event log are then empty, no decision changes).
+    """
+    print("## 1b. Section 1's mropt run in phases (CPU ms, best of 5)\n")
+    print(
+        "| jobs | tasks | construction | policy start | loop | finish | construction + run (section 1's) | "
+        "run without attempt rows | jobs table (untimed) | heapq |"
+    )
+    print("|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
+    for n_jobs, nodes in [(100, 50)] if quick else [(100, 50), (400, 100), (1000, 200)]:
+        jobs = fifo_jobs(n_jobs, seed=7)
+        workload = as_workload(jobs, nodes)
+        best: dict[str, float] = {}
+        for _ in range(5):
+            times: dict[str, float] = {}
+
+            def timed(name: str, call: Any) -> Any:
+                def wrapper(*args: Any) -> None:
+                    start = time.process_time()
+                    call(*args)
+                    times[name] = time.process_time() - start
+
+                return wrapper
+
+            start = time.process_time()
+            sim = Simulation(workload, make_policy("fifo"), mode="event", record_utilisation=False)
+            times["construction"] = time.process_time() - start
+            sim.policy.start = timed("policy start", sim.policy.start)  # type: ignore[method-assign]
+            sim.record.finish = timed("finish", sim.record.finish)  # type: ignore[method-assign]
+            start = time.process_time()
+            rec = sim.run()
+            run = time.process_time() - start
+            times["loop"] = run - times["policy start"] - times["finish"]
+            times["total"] = times["construction"] + run
+            start = time.process_time()
+            rec.jobs_columns()
+            times["jobs table"] = time.process_time() - start
+            bare = Simulation(workload, make_policy("fifo"), mode="event", record_utilisation=False)
+            bare.record.ended = lambda *args: None  # type: ignore[method-assign]
+            start = time.process_time()
+            bare.run()
+            times["no rows"] = time.process_time() - start
+            start = time.process_time()
+            heapq_fifo.simulate(jobs, 2 * nodes)
+            times["heapq"] = time.process_time() - start
+            best = {k: min(v, best.get(k, v)) for k, v in times.items()}
+        tasks = sum(m + r for _, m, _, r, _ in jobs)
+        ms = {k: f"{1000 * v:.2f}" for k, v in best.items()}
+        print(
+            f"| {n_jobs} | {tasks:,} | {ms['construction']} | {ms['policy start']} | {ms['loop']} | {ms['finish']} "
+            f"| {ms['total']} | {ms['no rows']} | {ms['jobs table']} | {ms['heapq']} |"
         )
     print()
 
@@ -385,7 +451,8 @@ def main() -> None:
         "--section",
         nargs="*",
         default=["simpy", "amb", "swim", "alibaba"],
-        choices=["simpy", "amb", "swim", "alibaba"],
+        choices=["simpy", "phases", "amb", "swim", "alibaba"],
+        help="sections to run (default: all but phases, section 1's mropt run split into phases)",
     )
     parser.add_argument(
         "--alibaba-policies",
@@ -417,6 +484,8 @@ def main() -> None:
     print(f"# bench_sim on {platform.node()} ({os.cpu_count()} cores, Python {platform.python_version()})\n")
     if "simpy" in args.section:
         section_simpy(args.quick)
+    if "phases" in args.section:
+        section_phases(args.quick)
     if "amb" in args.section:
         section_amb(args.quick)
     if "swim" in args.section:
