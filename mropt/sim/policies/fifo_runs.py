@@ -19,9 +19,9 @@ it planned, offers that node by ``Fifo.assign`` itself and goes on from the true
 
 A pass with no reduce pending (most of them) is planned in short loops (:func:`_maps_alone`):
 a node takes ``capacity - slots + free`` maps, a number of its slot count and free slots alone,
-so the pass's launches are its nodes, each repeated that many times, in order, cut into the
-runnable maps of the queue's jobs; those jobs are checked eligible first, so a pass that falls
-back to the rule lists no slot.
+so the pass's launches are its nodes, each repeated that many times, in order (listed only as
+far as the queue's runnable maps go), cut into the runnable maps of the queue's jobs; those jobs
+are checked eligible first, so a pass that falls back to the rule lists no slot.
 
 The event logs are the plain pass's (``tests/sim/test_sim_fifo_runs.py``, random workloads);
 ``make_policy("fifo", without={"runs"})`` or ``reference=True`` turn it off.
@@ -29,6 +29,7 @@ The event logs are the plain pass's (``tests/sim/test_sim_fifo_runs.py``, random
 
 from __future__ import annotations
 
+import sys
 from bisect import bisect_right
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
@@ -207,7 +208,7 @@ def _maps_alone(policy: Fifo, nodes: Sequence[int], runs: LaunchRuns) -> bool:
             wanted += left
     if not takes:
         return True
-    taken = _slots_taken(sim, nodes, room)
+    taken = _slots_taken(sim, nodes, room, wanted if wanted < most else None)
     if len(takes) == 1:  # (most passes: one job's maps, one segment, started without a plan)
         job, left = takes[0]
         if taken:
@@ -242,24 +243,32 @@ def _launches(sim: SimView, nodes: Sequence[int], room: dict[int, int] | None) -
     return sum(a for a in (free[node] + room[slots[node]] for node in nodes) if a > 0)
 
 
-def _slots_taken(sim: SimView, nodes: Sequence[int], room: dict[int, int] | None) -> list[int]:
+def _slots_taken(sim: SimView, nodes: Sequence[int], room: dict[int, int] | None, wanted: int | None) -> list[int]:
     """Every node of ``nodes`` repeated as many times as it takes maps, in order: the pass's launches
-    (``room``: :func:`_room`; None when every capacity is its slots: a node takes its free slots)."""
+    (``room``: :func:`_room`; None when every capacity is its slots: a node takes its free slots).
+
+    ``wanted``: the runnable maps the pass takes from, when fewer than the cluster's free map slots
+    (None otherwise): the list stops once it holds that many, since the nodes after take none."""
     free = sim.free[MAP]
     taken: list[int] = []
-    if room is None:
+    if room is None and wanted is None:  # (most passes)
         for node in nodes:
             available = free[node]
             if available == 1:
                 taken.append(node)
             elif available > 1:
                 taken += [node] * available
-    else:
-        slots = sim.slots[MAP]
-        for node in nodes:
-            available = free[node] + room[slots[node]]
-            if available == 1:
-                taken.append(node)
-            elif available > 1:
-                taken += [node] * available
+        return taken
+    slots = sim.slots[MAP]
+    limit = sys.maxsize if wanted is None else wanted
+    for node in nodes:
+        available = free[node] if room is None else free[node] + room[slots[node]]
+        if available == 1:
+            taken.append(node)
+        elif available > 1:
+            taken += [node] * available
+        else:
+            continue
+        if len(taken) >= limit:
+            break
     return taken
