@@ -105,7 +105,6 @@ from mropt.fairness.metrics import allocation_solution
 from mropt.model.fairness import FairnessInstance
 from mropt.model.solution import Solution
 from mropt.model.tolerance import OBJECTIVE_RTOL, capacity_limit, pow2_scale
-from mropt.registry import THREADS, register
 
 __all__ = ["integer_data", "solve_cpsat", "solve_lp", "solve_milp"]
 
@@ -379,14 +378,6 @@ def _solution(
     return sol
 
 
-@register(
-    "drf-lp",
-    kind="fairness",
-    summary="continuous DRF: leximin LP of weighted dominant shares (PuLP, CBC/CLP)",
-    exact=True,
-    relaxation=True,
-    params={"threads": THREADS},
-)
 def solve_lp(
     instance: FairnessInstance, *, time_limit: float | None = None, seed: int = 0, threads: int = 1
 ) -> Solution:
@@ -403,13 +394,6 @@ def solve_lp(
     return _solution(instance, "drf-lp", status, values, info, solver_record("cbc"))
 
 
-@register(
-    "drf-milp",
-    kind="fairness",
-    summary="integer DRF: leximin MILP of weighted dominant shares (PuLP, CBC)",
-    exact=True,
-    params={"threads": THREADS},
-)
 def solve_milp(
     instance: FairnessInstance, *, time_limit: float | None = None, seed: int = 0, threads: int = 1
 ) -> Solution:
@@ -418,13 +402,6 @@ def solve_milp(
     return _solution(instance, "drf-milp", status, values, info, solver_record("cbc"))
 
 
-@register(
-    "drf-cpsat",
-    kind="fairness",
-    summary="integer DRF: leximin of weighted dominant shares (OR-Tools CP-SAT)",
-    exact=True,
-    params={"threads": THREADS},
-)
 def solve_cpsat(
     instance: FairnessInstance, *, time_limit: float | None = None, seed: int = 0, threads: int = 1
 ) -> Solution:

@@ -101,13 +101,6 @@ def test_a_simulation_imports_no_admission_solver_module(workload: Path) -> None
     assert not set(found["loaded"]) & set(SOLVER_MODULES), found["loaded"]
 
 
-@pytest.mark.xfail(
-    strict=True,
-    raises=AssertionError,
-    reason="mropt.fairness registers drf-lp, drf-milp and drf-cpsat when imported (its __init__ imports "
-    "mropt.fairness.exact: OR-Tools, PuLP), and the drf and ddrf policies import mropt.fairness.drf; "
-    "mropt.fairness is outside this change",
-)
 def test_a_simulation_imports_no_solver_nor_pandas(workload: Path) -> None:
     found = _fresh(_simulate(workload))
     assert found["result"] == [0, 4]
