@@ -122,6 +122,9 @@ def test_import_rumen_says_what_it_wrote_as_the_other_importers_do(tmp_path: Pat
     assert result.err_lines == [
         f"mropt: wrote {workload}: 1 jobs, 3 tasks, 2 nodes; left out 0 jobs, 0 tasks without a succeeded attempt"
     ]
+    to_stdout = run_cli("import-rumen", trace, "-o", "-")  # - is stdout, as for the other importers
+    assert to_stdout.code == 0 and json.loads(to_stdout.out) == json.loads(workload.read_text())
+    assert not (Path.cwd() / "-").exists()
     swim = run_cli("import-swim", write_swim(tmp_path / "day.tsv"), "-o", tmp_path / "i.json")
     assert swim.out == "" and swim.err_lines[0].startswith(f"mropt: wrote {tmp_path / 'i.json'}: ")
 

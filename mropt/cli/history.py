@@ -9,7 +9,7 @@ import sys
 
 import duckdb
 
-from mropt.cli.common import int_type
+from mropt.cli.common import int_type, write_text
 from mropt.history.analyses import MIN_INPUT_BYTES, create_views, tiny_input_maps
 from mropt.history.guard import one_select
 from mropt.history.report import report_lines
@@ -17,7 +17,7 @@ from mropt.history.store import DEFAULT_WAIT, connect, import_batches
 from mropt.importers.rumen_workload import history_workload
 from mropt.importers.table import read_batches
 from mropt.model.errors import InputError
-from mropt.model.io import save_instance
+from mropt.model.io import instance_to_json, save_instance
 
 
 def _wait(text: str) -> float:
@@ -93,7 +93,9 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:
         "of its real attempt's duration, maps local to the host they ran on (see mropt.importers.rumen_workload).",
     )
     w.add_argument("files", metavar="FILE", nargs="+", help="Rumen JSON or .jhist file")
-    w.add_argument("-o", "--output", required=True, metavar="WORKLOAD", help="workload JSON file to write")
+    w.add_argument(
+        "-o", "--output", required=True, metavar="WORKLOAD", help="workload JSON file to write (- for stdout)"
+    )
     w.add_argument("--name", default=None, help="workload name (default: the first file's name)")
     w.set_defaults(handler=_import_rumen)
 
@@ -146,6 +148,9 @@ def _report(args: argparse.Namespace) -> int:
 
 def _import_rumen(args: argparse.Namespace) -> int:
     workload = history_workload(args.files, name=args.name)
+    if args.output == "-":  # stdout, as the other importers' -o - (mropt.cli.importers)
+        write_text(instance_to_json(workload), args.output)
+        return 0
     save_instance(workload, args.output)
     src = workload.meta["source"]
     print(  # on stderr, as the other importers say what they wrote (mropt.cli.importers)
