@@ -51,10 +51,14 @@ by pending maps; Hadoop 1.0.3's code resets it on local launches only and uses u
 their jobs listed afresh before every task: ``_jobs``); ``make_policy(..., reference=True)`` runs it.
 The default, ``_assign_fast``, keeps each queue's candidate jobs sorted between heartbeats
 (``_set_key``, ``_refresh``), takes the user limit once per queue and task (``_limit``), and does
-not ask a job again for a local map on a heartbeat where its local launch failed (``_maps``).
+not ask a job again for a local map on a heartbeat where its local launch failed (``_maps``). On a
+backlog (``BULK_MIN`` candidates or more, none held back by the user limit) it visits only the
+jobs whose map may fit the tracker's free resources and counts the others' missed opportunities in
+bulk (``_walk_fitting``, :mod:`mropt.sim.policies.capacity_passes`).
 ``tests/sim/test_sim_heartbeat_reference.py`` requires the same event log of both on random
 workloads, with and without speculation rules; ``tests/sim/test_sim_capacity_fast.py`` on nodes of
-many slots, CPUs and memory, with faults.
+many slots, CPUs and memory, with faults; ``tests/sim/test_sim_capacity_bulk.py`` on backlogs of
+jobs that do not fit or have no local map.
 """
 
 from __future__ import annotations
@@ -62,21 +66,26 @@ from __future__ import annotations
 import math
 from bisect import bisect_left, insort
 from collections.abc import Iterator
-from typing import Any
 
 import numpy as np
 
 from mropt.model.workload import QueueSpec
 from mropt.registry import Param
+from mropt.sim.policies.capacity_passes import DemandClasses, PassCounts
 from mropt.sim.policy import ACCEPT, HEARTBEAT, Admission, Policy, register_policy
 from mropt.sim.state import ACTIVE, ANY, MAP, RACK, REDUCE
 from mropt.sim.view import AttemptView, SimView
+
+#: ``_maps``' walks: what a walk of a queue launched
+_NONE, _LOCAL, _OFF_SWITCH = 0, 1, 2
+#: the map candidates from which a queue is walked by ``_walk_fitting`` (fewer: ``_walk``)
+BULK_MIN = 64
 
 
 class _Queue:
     """A queue's settings and live counters per slot type (CapacitySchedulerQueue)."""
 
-    __slots__ = ("spec", "rank", "occupied", "by_user", "users", "cand")
+    __slots__ = ("spec", "rank", "occupied", "by_user", "users", "cand", "job_at", "passes", "classes")
 
     def __init__(self, spec: QueueSpec, rank: int) -> None:
         self.spec = spec
@@ -84,7 +93,12 @@ class _Queue:
         self.occupied = [0, 0]
         self.by_user: tuple[dict[str, int], dict[str, int]] = ({}, {})
         self.users: dict[str, int] = {}  # user -> active jobs in the queue
-        self.cand: tuple[list[tuple[Any, ...]], list[tuple[Any, ...]]] = ([], [])
+        #: (``_assign_fast``) the candidate jobs per slot type: their ranks in ``job_at``, the
+        #: queue's jobs in its order (priority where supported, submit time, job), ascending
+        self.cand: tuple[list[int], list[int]] = ([], [])
+        self.job_at: list[int] = []
+        self.passes = PassCounts(0)  # the map walks' passes in bulk (capacity_passes)
+        self.classes = DemandClasses(0)  # the map candidates by demand (capacity_passes)
 
 
 def user_limit(occupied: int, capacity_slots: int, active_users: int, ul_min_percent: float, factor: float) -> int:
@@ -121,9 +135,25 @@ class Capacity(Policy):
         self.by_name = {q.spec.id: q for q in self.queues}
         self.single = not sim.workload.queues
         n = len(sim.jobs)
-        self.key: list[list[tuple[Any, ...] | None]] = [[None, None] for _ in range(n)]
+        self.key: list[list[int | None]] = [[None, None] for _ in range(n)]  # rank while a candidate
+        #: missed scheduling opportunities; under ``_assign_fast`` a map candidate's are this plus the
+        #: passes at its rank since ``base`` (``_missed``)
         self.missed = [0] * n
+        self.base = [0] * n
+        self.cls = [0] * n  # a map candidate's class in its queue's ``classes``
+        self.rank_of = [0] * n
         self.user_of = [j.user for j in sim.jobs]
+        n_resources = len(sim.free_resources[0]) if sim.free_resources else 0
+        for q in self.queues:
+            prio = q.spec.supports_priority
+            mine = [j for j in sim.jobs if self.single or j.queue == q.spec.id]
+            mine.sort(key=lambda j: (-j.priority if prio else 0, j.submit, j.index))
+            q.job_at = [j.index for j in mine]
+            for rank, job in enumerate(q.job_at):
+                self.rank_of[job] = rank
+            q.passes = PassCounts(len(mine))
+            q.classes = DemandClasses(n_resources)
+        self.trackers = -1  # (``_maps``: the trackers up, counted when an off-switch test needs them)
         self.caps_at: tuple[int, int] | None = None  # (``_assign_fast``'s slot conversion)
         self.caps: tuple[list[int], list[int]] = ([], [])
         self.max_caps: tuple[list[int | None], list[int | None]] = ([], [])
@@ -161,29 +191,58 @@ class Capacity(Policy):
             self._set_key(q, job, stype, None)
         self.dirty.discard(job)
 
-    def _set_key(self, q: _Queue, job: int, stype: int, key: tuple[Any, ...] | None) -> None:
+    def _set_key(self, q: _Queue, job: int, stype: int, key: int | None) -> None:
+        """Make ``job`` a candidate for ``stype`` tasks (``key``: its rank) or not (None). A map
+        candidate is in its demand's class and counts passes from its ``base``; one that stops
+        being a candidate keeps its missed opportunities in ``missed``."""
         old = self.key[job][stype]
         if old == key:
             return
         cand = q.cand[stype]
         if old is not None:
             del cand[bisect_left(cand, old)]
+            if stype == MAP:
+                self.missed[job] += q.passes.at(old) - self.base[job]
+                q.classes.remove(self.cls[job], old)
         if key is not None:
             insort(cand, key)
+            if stype == MAP:
+                self.base[job] = q.passes.at(key)
+                self.cls[job] = self._class_of(q, job)
+                q.classes.add(self.cls[job], key)
         self.key[job][stype] = key
+
+    def _class_of(self, q: _Queue, job: int) -> int:
+        """The class in ``q.classes`` of the map stage ``job`` launches from (``Launches.launch_tasks``:
+        the current stage, of one demand checked before a task is looked for; 0: always asked)."""
+        j = self.sim.jobs[job]
+        stage = j.stages[j.cur] if j.cur < len(j.stages) else None
+        if stage is None or stage.type != MAP or len(stage.demands) != 1:
+            return 0
+        return q.classes.class_of(stage.demands[0])
 
     def _refresh(self) -> None:
         jobs = self.sim.jobs
+        rank_of = self.rank_of
         for job in self.dirty:
             j = jobs[job]
             q = self._queue_of(job)
             for stype in (MAP, REDUCE):
                 if j.status == ACTIVE and j.runnable[stype] > 0:
-                    prio = -j.priority if q.spec.supports_priority else 0
-                    self._set_key(q, job, stype, (prio, j.submit, job))
+                    self._set_key(q, job, stype, rank_of[job])
                 else:
                     self._set_key(q, job, stype, None)
+            if self.key[job][MAP] is not None:  # its map stage may have changed (on_stage_end)
+                c = self._class_of(q, job)
+                if c != self.cls[job]:
+                    q.classes.remove(self.cls[job], rank_of[job])
+                    q.classes.add(c, rank_of[job])
+                    self.cls[job] = c
         self.dirty.clear()
+
+    def _missed(self, q: _Queue, job: int) -> int:
+        """``job``'s missed opportunities (a map candidate of ``q``, under ``_assign_fast``)."""
+        return self.missed[job] + q.passes.at(self.rank_of[job]) - self.base[job]
 
     # -- helpers ---------------------------------------------------------------------------------
     def _order(self, stype: int, cap_slots: list[int]) -> list[_Queue]:
@@ -344,22 +403,18 @@ class Capacity(Policy):
             self._reduce(node, caps[REDUCE], max_caps[REDUCE])
 
     def _maps(self, node: int, caps: list[int], max_caps: list[int | None]) -> None:
-        """``_assign_reference``'s maps on the kept candidates. A job whose node- or rack-local launch
+        """``_assign_reference``'s maps on the kept candidates, a walk per task: the queues in order,
+        each walked by ``_walk_fitting`` (every job within the user limit, a backlog of at least
+        ``BULK_MIN`` with jobs of one demand) or ``_walk``. A job whose node- or rack-local launch
         failed on this heartbeat is not asked again (``no_local``): until the heartbeat ends only
         launches happen, which take free slots and resources and never give the job a task, so
         ``launch(..., RACK)`` would fail again (its missed opportunity still counts)."""
-        sim = self.sim
-        launch = sim.launch
-        jobs = sim.jobs
-        missed = self.missed
-        user_of = self.user_of
         queues = self.queues
-        available = sim.free[MAP][node]
-        trackers = -1  # the trackers up, counted when an off-switch test first needs them
+        available = self.sim.free[MAP][node]
+        self.trackers = -1
         no_local: set[int] = set()
         while available > 0:
-            found = False
-            off_switch = False
+            got = _NONE
             for q in queues if len(queues) == 1 else self._order(MAP, caps):
                 cand = q.cand[MAP]
                 if not cand:
@@ -367,33 +422,80 @@ class Capacity(Policy):
                 limit = self._limit(q, MAP, caps[q.rank], max_caps[q.rank])
                 if limit < 0:
                     continue
-                by_user = q.by_user[MAP] if limit <= q.occupied[MAP] else None
-                for key in cand:
-                    job = key[-1]
-                    if by_user is not None and by_user.get(user_of[job], 0) + 1 > limit:
-                        continue
-                    missed[job] += 1  # JobInProgress.schedulingOpportunity
-                    aid = -1 if job in no_local else launch(job, node, MAP, RACK)
-                    if aid >= 0:
-                        missed[job] = 0  # resetSchedulingOpportunities (local launch)
-                    else:
-                        no_local.add(job)
-                        j = jobs[job]
-                        stage = j.stages[j.cur]
-                        if trackers < 0:
-                            trackers = sim.node_up.count(True)
-                        if min(stage.n - stage.finished, trackers) * self._locality_wait_factor(job) < missed[job]:
-                            aid = launch(job, node, MAP, ANY)
-                            off_switch = aid >= 0
-                    if aid >= 0:
-                        found = True
-                        self._launched(q, job, MAP)
-                        break
-                if found:
+                if limit <= q.occupied[MAP]:
+                    got = self._walk(q, node, no_local, q.by_user[MAP], limit)
+                elif q.classes.size and len(cand) >= BULK_MIN:
+                    got = self._walk_fitting(q, node, no_local)
+                else:
+                    got = self._walk(q, node, no_local, None, limit)
+                if got != _NONE:
                     break
-            if not found or off_switch:
-                break  # off-switch: maximum-tasks-after-offswitch = 0
+            if got != _LOCAL:
+                break  # none, or off-switch: maximum-tasks-after-offswitch = 0
             available -= 1
+
+    def _off_switch_due(self, job: int, missed: int) -> bool:
+        """JobInProgress.scheduleOffSwitch: ``missed`` over min(unfinished maps, trackers) x localityWaitFactor."""
+        if self.trackers < 0:
+            self.trackers = self.sim.node_up.count(True)
+        j = self.sim.jobs[job]
+        stage = j.stages[j.cur]
+        return min(stage.n - stage.finished, self.trackers) * self._locality_wait_factor(job) < missed
+
+    def _walk(self, q: _Queue, node: int, no_local: set[int], by_user: dict[str, int] | None, limit: int) -> int:
+        """One walk of ``q``'s map candidates, each job passed (within the user limit when ``by_user``
+        is given) counted on its own: _LOCAL, _OFF_SWITCH (a map launched) or _NONE."""
+        launch = self.sim.launch
+        missed = self.missed
+        user_of = self.user_of
+        job_at = q.job_at
+        passes = q.passes
+        bulked = passes.every or passes.some  # else every candidate's base and passes are 0
+        for rank in q.cand[MAP]:
+            job = job_at[rank]
+            if by_user is not None and by_user.get(user_of[job], 0) + 1 > limit:
+                continue
+            missed[job] += 1  # JobInProgress.schedulingOpportunity
+            if job not in no_local and launch(job, node, MAP, RACK) >= 0:
+                missed[job] = 0  # resetSchedulingOpportunities (local launch)
+                if bulked:
+                    self.base[job] = passes.at(rank)
+                self._launched(q, job, MAP)
+                return _LOCAL
+            no_local.add(job)
+            due = missed[job] + (passes.at(rank) - self.base[job] if bulked else 0)
+            if self._off_switch_due(job, due) and launch(job, node, MAP, ANY) >= 0:
+                self._launched(q, job, MAP)
+                return _OFF_SWITCH
+        return _NONE
+
+    def _walk_fitting(self, q: _Queue, node: int, no_local: set[int]) -> int:
+        """``_walk`` for every candidate of ``q`` (none held back by the user limit), visiting only
+        those whose launch may succeed on ``node`` (``DemandClasses.fitting``): the others' launches
+        fail before looking for a task and change nothing, so their missed opportunity is all that
+        happens to them, counted in bulk (``PassCounts``) with the visited jobs' when the walk
+        stops: every candidate ranked below the one that launched, or all of them."""
+        launch = self.sim.launch
+        missed = self.missed
+        job_at = q.job_at
+        passes = q.passes
+        for rank in q.classes.fitting(self.sim.free_resources[node]):
+            job = job_at[rank]
+            if job not in no_local and launch(job, node, MAP, RACK) >= 0:
+                passes.pass_below(rank)
+                missed[job] = 0  # resetSchedulingOpportunities (local launch)
+                self.base[job] = passes.at(rank)
+                self._launched(q, job, MAP)
+                return _LOCAL
+            no_local.add(job)
+            due = missed[job] + passes.at(rank) - self.base[job] + 1  # (this walk's pass)
+            if self._off_switch_due(job, due) and launch(job, node, MAP, ANY) >= 0:
+                passes.pass_below(rank)
+                missed[job] += 1
+                self._launched(q, job, MAP)
+                return _OFF_SWITCH
+        passes.pass_below(passes.n)
+        return _NONE
 
     def _reduce(self, node: int, caps: list[int], max_caps: list[int | None]) -> None:
         sim = self.sim
@@ -406,8 +508,8 @@ class Capacity(Policy):
             if limit < 0:
                 continue
             by_user = q.by_user[REDUCE] if limit <= q.occupied[REDUCE] else None
-            for key in cand:
-                job = key[-1]
+            for rank in cand:
+                job = q.job_at[rank]
                 if by_user is not None and by_user.get(user_of[job], 0) + 1 > limit:
                     continue
                 if sim.launch(job, node, REDUCE, ANY) >= 0:
