@@ -19,7 +19,9 @@ Prints:
    event; the SimPy model has one process, one request and one timeout per task. Each side
    is timed as the best of three runs in the same process, the three sides interleaved, in
    CPU seconds of the process (``time.process_time``: the machine's other load otherwise
-   dominates the ratio, and disturbs wall time more, a longer run being preempted more often).
+   dominates the ratio, and disturbs wall time more, a longer run being preempted more often),
+   each run after ``gc.collect()`` (so that a full collection made due by another side's
+   garbage, 45 ms on the 1,000-job row, falls in no side's timing).
    ``--section phases`` (not run by default) splits that mropt run into its phases at each size
    (construction, the policy's start, the loop, the recorder's finish; the run again without
    its attempt rows; the jobs table, which the timing leaves out) beside the heapq simulator.
@@ -45,6 +47,7 @@ Prints:
 from __future__ import annotations
 
 import argparse
+import gc
 import os
 import platform
 import resource
@@ -169,8 +172,13 @@ def section_simpy(quick: bool) -> None:
         workload = as_workload(jobs, nodes)
         simpy_runs, heapq_runs, mropt_runs = [], [], []
         for _ in range(3):  # interleaved: a burst of load slows all three alike
+            # each run starts from a collected heap: a full collection of the process's objects (45 ms
+            # here) that another side's garbage made due lands in no one's timing (benchmarks/RESULTS.md)
+            gc.collect()
             simpy_runs.append(run_simpy(jobs, nodes))
+            gc.collect()
             heapq_runs.append(run_heapq(jobs, nodes))
+            gc.collect()
             mropt_runs.append(run_mropt(workload))
         (simpy_wall, simpy_jct), (heapq_wall, heapq_jct) = min(simpy_runs), min(heapq_runs)
         mropt_wall, mropt_jct = min(mropt_runs)
@@ -208,6 +216,7 @@ def section_phases(quick: bool) -> None:
         best: dict[str, float] = {}
         for _ in range(5):
             times: dict[str, float] = {}
+            gc.collect()  # (as section 1)
 
             def timed(name: str, call: Any) -> Any:
                 def wrapper(*args: Any) -> None:
@@ -230,11 +239,13 @@ def section_phases(quick: bool) -> None:
             start = time.process_time()
             rec.jobs_columns()
             times["jobs table"] = time.process_time() - start
+            gc.collect()
             bare = Simulation(workload, make_policy("fifo"), mode="event", record_utilisation=False)
             bare.record.ended = lambda *args: None  # type: ignore[method-assign]
             start = time.process_time()
             bare.run()
             times["no rows"] = time.process_time() - start
+            gc.collect()
             start = time.process_time()
             heapq_fifo.simulate(jobs, 2 * nodes)
             times["heapq"] = time.process_time() - start
