@@ -237,15 +237,21 @@ class Fair(FairOffers, FairPreemption, Policy):
         return ACCEPT
 
     def on_attempts_end(self, attempt: AttemptView, outcome: str, count: int) -> None:
-        j = self.sim.jobs[attempt.job]
-        pool = self.pools[j.pool]
-        pool.running[attempt.type] -= count
-        self.running_total[attempt.type] -= count
-        if pool.running[attempt.type] + count >= pool.max[attempt.type]:  # back under its max (FairQuiet)
+        job, stype = attempt.job, attempt.type
+        pool = self.pools[self.sim.jobs[job].pool]
+        running = pool.running
+        running[stype] -= count
+        self.running_total[stype] -= count
+        if running[stype] + count >= pool.max[stype]:  # back under its max (FairQuiet)
             self.quiet = None
-        self.repool.add(pool.name)
-        self.dirty.add(attempt.job)
-        self.demand_dirty.add(attempt.job)
+        # the pool's key of this type changed (its running count; the other type's has no input here)
+        order = self.order[stype]
+        if pool.cand[stype] and len(order) == 1 and order[0][-1] == pool.name:
+            self.lone_stale[stype] = True  # (the order's only pool keeps its place: FairOffers._place)
+        else:
+            self.repool.add(pool.name)
+        self.dirty.add(job)
+        self.demand_dirty.add(job)
 
     def on_stage_end(self, job: int, stage: int) -> None:
         self.quiet = None  # (the job's map input: FairQuiet)

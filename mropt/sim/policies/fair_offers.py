@@ -6,7 +6,9 @@ decisions without sorting: each pool keeps its candidate jobs (runnable, with pe
 type) sorted by their comparator keys (``_set_key``, refreshed for the jobs marked ``dirty``:
 ``_refresh_keys``), and the pools with a candidate are kept sorted by their ``FairShareComparator``
 keys between heartbeats (``_reorder``: a pool moves when an input of its key changed, ``repool``;
-after a launch, at once and for the launch's slot type only: ``_launched``).
+after a launch, at once and for the launch's slot type only: ``_launched``). An order of one pool
+(every job of a SWIM day is in ``default``) keeps its pool in place, its key stale (``lone_stale``),
+through its launches and its tasks' ends, without a ``_place`` call.
 A replay with a pool per user has thousands of idle pools; Hadoop sorts them all at every task.
 A heartbeat that launches nothing is answered without the walk where the answer kept since the
 last change applies (:mod:`~mropt.sim.policies.fair_quiet`; under ``self_check`` compared with the walk).
@@ -74,11 +76,11 @@ class FairOffers(FairQuiet):
             j = jobs[job]
             pool = self.pools[j.pool]
             ok = self.is_runnable[job] and j.status == ACTIVE
+            keys = self.key[job]
             for stype in (MAP, REDUCE):
-                if ok and j.runnable[stype] > 0:
-                    self._set_key(pool, job, stype, self._job_key(pool, job, stype))
-                else:
-                    self._set_key(pool, job, stype, None)
+                new = self._job_key(pool, job, stype) if ok and j.runnable[stype] > 0 else None
+                if new != keys[stype]:  # (``_set_key``'s first test, without its call)
+                    self._set_key(pool, job, stype, new)
         self.dirty.clear()
 
     def _set_key(self, pool: _Pool, job: int, stype: int, key: tuple[Any, ...] | None) -> None:
@@ -104,10 +106,19 @@ class FairOffers(FairQuiet):
     def _reorder(self) -> None:
         """Bring ``order`` up to date for the pools in ``repool`` (their running counts, demands,
         minShares, weights or candidate jobs changed): each moves to its new key's place."""
+        order_map, order_reduce = self.order
         for name in self.repool:
             pool = self.pools[name]
-            self._place(pool, MAP)
-            self._place(pool, REDUCE)
+            map_cand, reduce_cand = pool.cand
+            # (``_place``'s first case, the order's only pool, without its call: a SWIM day has one pool)
+            if map_cand and len(order_map) == 1 and order_map[0][-1] == name:
+                self.lone_stale[MAP] = True
+            else:
+                self._place(pool, MAP)
+            if reduce_cand and len(order_reduce) == 1 and order_reduce[0][-1] == name:
+                self.lone_stale[REDUCE] = True
+            else:
+                self._place(pool, REDUCE)
         self.repool.clear()
         if self.self_check:
             for stype in (MAP, REDUCE):
@@ -187,6 +198,16 @@ class FairOffers(FairQuiet):
                             break
         self.last_heartbeat = now
 
+        # the kept answer of a heartbeat that launches nothing (FairQuiet), where it applies
+        said: Collection[int] | None = None
+        if quiet is not None and self._quiet_answered(quiet, node, now):
+            if not self.self_check:
+                return
+            said, self.skipped = self.skipped, []  # (self_check: the walk must leave the same)
+            self.quiet_checked += 1
+            launch_calls = [0]
+            launch_tasks = sim.launch_tasks
+        self_check = self.self_check
         slots_map, slots_reduce = sim.slots
         free_map, free_reduce = sim.free
         total_map, total_reduce = sim.total_slots
@@ -209,32 +230,6 @@ class FairOffers(FairQuiet):
         rej_map = not rep_map < (s_map if load >= 1.0 else s_map * load)
         load = runnable_total[REDUCE] / total_reduce if total_reduce > 0 else 0.0
         rej_reduce = not rep_reduce < (s_reduce if load >= 1.0 else s_reduce * load)
-        self_check = self.self_check
-        said: Collection[int] | None = None
-        # the kept answer of a heartbeat that launches nothing (FairQuiet), where it applies
-        if quiet is not None and (
-            rej_reduce or not quiet.reduce or cap_reduce == 0 or running_total[REDUCE] == runnable_total[REDUCE]
-        ):
-            if rej_map or cap_map == 0 or running_total[MAP] == runnable_total[MAP]:
-                said = []
-            elif not (self.preemption and self._quiet_starved(quiet, now)):
-                for held in quiet.nodes:  # (the input nodes of S's NODE-level jobs, then racks of RACK-level)
-                    if node in held:
-                        break
-                else:
-                    rack = sim.node_rack[node]
-                    for near in quiet.racks:
-                        if rack in near:
-                            break
-                    else:
-                        said = quiet.jobs if quiet.jobs else []
-            if said is not None:
-                if not self_check:
-                    self.skipped = said
-                    return
-                self.quiet_checked += 1
-                launch_calls = [0]
-                launch_tasks = sim.launch_tasks
         n_map = n_reduce = 0
         # jobs that could not launch a task of the type on this node at this heartbeat: they
         # cannot later in it either (the node's free capacity only shrinks, and a job's allowed
@@ -397,12 +392,19 @@ class FairOffers(FairQuiet):
         cand = pool.cand[stype]
         new = self._job_key(pool, job, stype) if self.sim.jobs[job].runnable[stype] > 0 else None
         if new != old:  # (a fifo-mode pool's key has no running count: it stays)
-            if old is not None:
-                del cand[bisect_left(cand, old)]
-            if new is not None:
-                insort(cand, new)
+            if old is not None and new is not None and len(cand) == 1:
+                cand[0] = new  # (its only candidate: ``old`` is cand[0])
+            else:
+                if old is not None:
+                    del cand[bisect_left(cand, old)]
+                if new is not None:
+                    insort(cand, new)
             keys[stype] = new
-        self._place(pool, stype)
+        order = self.order[stype]
+        if cand and len(order) == 1 and order[0][-1] == pool.name:
+            self.lone_stale[stype] = True  # (``_place``'s first case, without its call)
+        else:
+            self._place(pool, stype)
 
     def _place(self, pool: _Pool, stype: int) -> None:
         """Move ``pool`` to its key's place in ``order[stype]`` (out of it without candidates). The

@@ -121,6 +121,11 @@ class FairQuiet:
     preemption: bool
     min_share_timeout: float
     fair_share_timeout: float
+    running_total: list[int]
+    runnable_total: list[float]
+    assign_multiple: bool
+    caps: tuple[int, int]
+    skipped: Collection[int]
     #: the kept answer (:data:`NEVER`: a job would be asked to launch); None: none, built after the
     #: next walk that launches nothing
     quiet: QuietBeat | None
@@ -182,6 +187,53 @@ class FairQuiet:
             jobs_of_s = walked
         pools = pools if self.preemption else []
         return QuietBeat(jobs_of_s, limits, tuple(nodes), tuple(racks), self._quiet_reduce(), pools)
+
+    def _quiet_answered(self, quiet: QuietBeat, node: int, now: float) -> bool:
+        """The heartbeat of ``node`` answered from ``quiet`` where it applies (module docstring): the
+        skipped jobs set, True; else False (the walk runs). Called by ``FairOffers._assign_fast`` after
+        the waits, before its own verdicts: the same tests on the same values, the reduce pass's only
+        where a reduce candidate exists (``quiet.reduce``; on the SWIM day most heartbeats have none)."""
+        sim = self.sim
+        running_total, runnable_total = self.running_total, self.runnable_total
+        if quiet.reduce and running_total[REDUCE] != runnable_total[REDUCE] and self._verdict_passes(REDUCE, node):
+            return False  # (the reduce pass would run)
+        # the map pass: ``_verdict_passes(MAP, node)`` inline (most heartbeats come here)
+        slots = sim.slots[MAP][node]
+        total = sim.total_slots[MAP]
+        load = runnable_total[MAP] / total if total > 0 else 0.0
+        if (
+            not slots - sim.free[MAP][node] < (slots if load >= 1.0 else slots * load)
+            or running_total[MAP] == runnable_total[MAP]
+            or (self.assign_multiple and self.caps[MAP] == 0)
+        ):
+            self.skipped = []  # (no map pass: nothing visited)
+            return True
+        if self.preemption and self._quiet_starved(quiet, now):
+            return False
+        for held in quiet.nodes:  # (the input nodes of S's NODE-level jobs, then racks of RACK-level)
+            if node in held:
+                return False
+        if quiet.racks:
+            rack = sim.node_rack[node]
+            for near in quiet.racks:
+                if rack in near:
+                    return False
+        self.skipped = quiet.jobs  # (S: not empty, or nothing visited; NEVER's places hold every node)
+        return True
+
+    def _verdict_passes(self, stype: int, node: int) -> bool:
+        """Whether the node's verdicts let a ``stype`` pass run at this heartbeat (``_assign_fast``'s
+        ``rej_*`` and a cap of 0, the same expressions): CapBasedLoadManager takes it (reported running
+        < slots x min(1, runnable / cluster slots)) and the per-heartbeat cap is not 0. A cap of -1 (the
+        free slots) is 0 only on a node with no free slot, which the load manager refuses: its reported
+        running tasks are its slots, and the bar is at most its slots."""
+        sim = self.sim
+        slots = sim.slots[stype][node]
+        total = sim.total_slots[stype]
+        load = self.runnable_total[stype] / total if total > 0 else 0.0
+        if not slots - sim.free[stype][node] < (slots if load >= 1.0 else slots * load):
+            return False
+        return not (self.assign_multiple and self.caps[stype] == 0)
 
     def _quiet_reduce(self) -> bool:
         """Whether some pool under its max reduce slots has a reduce candidate (``order`` is up to date)."""
