@@ -165,7 +165,7 @@ def _utilisation_pieces(rec: Recorder) -> tuple[pa.Schema, Iterator[pa.Table]]:
     :data:`~mropt.sim.tasks_table.ROW_GROUP` rows a piece: the table of ``utilisation_columns``
     without a Python list per column (the Alibaba day has 1.8 million rows)."""
     names = list(rec.pools)
-    used = [np.unique(np.concatenate([np.unique(b[k]) for b in rec.utilisation_blocks()])) for k in (1, 2)]
+    used = rec.utilisation_used()  # (the slot types and pools of the rows: one read fewer of long runs')
     slot_type = TextColumn(SLOT_TYPES.__getitem__, used[0])
     pool_name = TextColumn(names.__getitem__, used[1])
     schema = pa.schema(

@@ -54,7 +54,7 @@ from mropt.model.workload import WorkloadInstance, WorkloadJob
 from mropt.sim.ended_attempts import EndedAttempts
 from mropt.sim.state import DROPPED, REJECTED, SLOT_TYPES, WAITING, Job
 from mropt.sim.unfinished import unfinished_causes
-from mropt.sim.utilisation_rows import RowMarks, build_rows
+from mropt.sim.utilisation_rows import RowMarks, build_rows, row_pools
 
 if TYPE_CHECKING:
     from mropt.sim.engine import Attempt, Simulation
@@ -116,7 +116,9 @@ class Recorder:
         self.u_cap: list[int] = []
         self._u_blocks: list[tuple[np.ndarray, ...]] = []  # earlier rows, typed (``_store_rows``)
         self._pools: dict[str, int] = {"*": 0}
-        self._marks: RowMarks | None = None  # rows still to build, at their first read (``keep_row_marks``)
+        self._marks: RowMarks | None = None  # rows built at each read, or kept at the first (``keep_row_marks``)
+        self._built_pools: dict[str, int] | None = None  # (the pools of rows built at each read)
+        self._used: tuple[np.ndarray, np.ndarray] | None = None  # (``utilisation_used``)
         self._pool_busy: dict[tuple[int, int], int] = {}
         self._changed: set[tuple[int, int]] = set()
         self._last_total = [-1, -1, -1, -1]
@@ -274,54 +276,58 @@ class Recorder:
 
     def keep_row_marks(self, marks: RowMarks) -> None:
         """Keep the engine's marks: the utilisation rows and ``pools`` are built from them and the
-        ended attempts (:func:`mropt.sim.utilisation_rows.build_rows`) when first read (``pools``,
-        :meth:`utilisation_blocks`). ``simulate()`` reads them once it has released the run's
-        locality state (``mropt.sim.run.release_locality``), so the build's arrays do not add to it
-        (the Alibaba day's peak with ``--out``); until then ``u_time``, ... and the blocks are empty."""
+        ended attempts (:func:`mropt.sim.utilisation_rows.build_rows`) at each read (``pools``,
+        :meth:`utilisation_blocks`), a window of simulated time at a time, and never kept: the
+        Alibaba day under ``fair`` has 23 million rows (487 MiB as :meth:`flush` keeps them, and
+        the build held twice that). ``simulate()`` reads them once, for the summary, after it has
+        released the run's locality state (``mropt.sim.run.release_locality``); ``--out`` once
+        more. ``u_time``, ... and the blocks stay empty."""
         self._marks = marks
-
-    def build_rows(self) -> None:
-        """Build the utilisation rows now if they wait for their first read (:meth:`keep_row_marks`)."""
-        if self._marks is not None:
-            self._build_rows()
 
     @property
     def pools(self) -> dict[str, int]:
         """Pool name -> its index in the utilisation rows (``*``, the whole cluster, is 0; the others
         in the order of their first attempt's start)."""
-        if self._marks is not None:
-            self._build_rows()
-        return self._pools
+        if self._marks is not None and self._built_pools is None:
+            self._built_pools = row_pools(self.ended_attempts, self.sim.jobs)[0]
+        return self._pools if self._built_pools is None else self._built_pools
 
-    def _build_rows(self) -> None:
-        """The rows :meth:`flush` would have written, built now (:meth:`keep_row_marks`), kept as it
-        keeps them (typed blocks of :data:`UTILISATION_CHUNK` rows, the rest in the lists). The
-        marks are dropped once the rows are in place (a build that raised is tried again)."""
+    def _built_rows(self) -> Iterator[tuple[np.ndarray, ...]]:
+        """The rows :meth:`flush` would have written, built as they are read (:meth:`keep_row_marks`),
+        in blocks of :data:`_ROW_TYPES` of :data:`UTILISATION_CHUNK` rows (the last shorter; one empty
+        block when there are none). A read to the end notes the slot types and pools the rows use
+        (:meth:`utilisation_used`)."""
+        from mropt.sim.tasks_table import recut  # (it imports this module)
+
         sim = self.sim
         marks = self._marks
         assert marks is not None
         pools, pieces = build_rows(self.ended_attempts, sim.jobs, sim.capacity.initial_slots, marks)
-        held: list[tuple[np.ndarray, ...]] = []  # rows not yet in a block (fewer than a block's)
-        blocks: list[tuple[np.ndarray, ...]] = []
-        n, chunk = 0, UTILISATION_CHUNK
-        for piece in pieces:
-            held.append(piece)
-            n += len(piece[0])
-            if n >= chunk:
-                rows = [np.concatenate(column) for column in zip(*held, strict=True)]
-                whole = n - n % chunk
-                for first in range(0, whole, chunk):
-                    block = [rows[k][first : first + chunk].astype(t) for k, t in enumerate(_ROW_TYPES)]
-                    blocks.append(_narrow(block))
-                held, n = [tuple(column[whole:] for column in rows)], n - whole
-        lists: tuple[list[Any], ...] = ([], [], [], [], [])
-        for values, parts in zip(lists, zip(*held, strict=True), strict=False):
-            for part in parts:
-                values.extend(part.tolist())
-        self._u_blocks = blocks
-        self.u_time, self.u_type, self.u_pool, self.u_busy, self.u_cap = lists
-        self._pools = pools
-        self._marks = None
+        self._built_pools = pools
+        rows = 0
+        used: tuple[set[int], set[int]] = (set(), set())
+        for piece in recut(pieces, UTILISATION_CHUNK):
+            block = tuple(column.astype(t, copy=False) for column, t in zip(piece, _ROW_TYPES, strict=True))
+            used[0].update(np.unique(block[1]).tolist())
+            used[1].update(np.unique(block[2]).tolist())
+            rows += len(block[0])
+            yield block
+        if not rows:
+            yield tuple(np.zeros(0, dtype=t) for t in _ROW_TYPES)
+        self._used = tuple(np.array(sorted(u), dtype=t) for u, t in zip(used, _ROW_TYPES[1:3], strict=True))
+
+    def utilisation_used(self) -> tuple[np.ndarray, np.ndarray]:
+        """The slot types (int8 codes) and the pools (indices in :attr:`pools`) the utilisation rows
+        use, each sorted, once: of rows built after the run, as the last read to the end noted them
+        (a read if none was made)."""
+        if self._marks is not None:
+            if self._used is None:
+                for _ in self._built_rows():
+                    pass
+            assert self._used is not None
+            return self._used
+        blocks = list(self.utilisation_blocks())
+        return tuple(np.unique(np.concatenate([b[k] for b in blocks])) for k in (1, 2))  # type: ignore[return-value]
 
     def skip_next_flush(self) -> None:
         """The next flush does nothing: the changes since the last one belong to an instant the
@@ -396,7 +402,8 @@ class Recorder:
         """The utilisation rows, in order, as blocks of typed arrays: time (float64), slot type (int8
         code), pool (C int, index in ``pools``), busy and capacity (int64)."""
         if self._marks is not None:
-            self._build_rows()
+            yield from self._built_rows()
+            return
         for block in self._u_blocks:
             yield (*block[:3], block[3].astype(np.int64, copy=False), block[4].astype(np.int64, copy=False))
         rows = (self.u_time, self.u_type, self.u_pool, self.u_busy, self.u_cap)

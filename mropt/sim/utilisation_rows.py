@@ -25,9 +25,12 @@ recorder never wrote, are left out: the attempts ``Recorder.finish`` kills when 
 and a lone heartbeat's whose rows were deferred to an instant the run stopped before
 (``RowMarks.cut``).
 
-:func:`build_rows` makes them with numpy a piece of the store at a time (whole blocks, about
-:data:`PIECE` entries): each piece's starts and ends are summed per (epoch, pool, type), and the
-sums are merged as they come, so what is held is about the rows' size, never an object per task.
+:func:`build_rows` makes them with numpy as they are read, a window of simulated time at a time
+(about :data:`WINDOW` entries' ends; the starts in it read from every block that reaches into
+it): the window's starts and ends are summed per (epoch, pool, type), sorted, and made rows with
+the counts the windows before left. What is held is a window's changes and rows, never the run's
+rows nor an object per task (the Alibaba day under ``fair``: 23 million rows; summing the whole
+run's changes first held about 50 bytes a row, 1.2 GB, besides the 21 a row the recorder kept).
 ``tests/sim/test_sim_utilisation_rows.py`` compares them, byte for byte, with the live recorder's
 (``Simulation(utilisation_rows="live")``) on every policy and mode.
 """
@@ -41,14 +44,21 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from mropt.sim.ended_attempts import block_values
+
 if TYPE_CHECKING:
     from mropt.sim.ended_attempts import EndedAttempts
     from mropt.sim.state import Job
 
-#: ended entries summed at a time (whole blocks of the store)
+#: rows (about) of a piece :func:`build_rows` hands out (a piece ends with an epoch)
 PIECE = 1 << 16
-#: summed rows held before they are merged again (or twice the last merge's, if more)
-MERGE_AT = 1 << 20
+#: ended entries (about) whose ends fall in one window of simulated time: the build sums a
+#: window's changes and makes its rows before it reads the next window's, so it holds a window's
+#: changes, never the run's (the Alibaba day under ``fair``: 23 million rows)
+WINDOW = 1 << 16
+#: the columns the build reads, as the types it reads them in
+_CODES = {"job": "q", "type": "q", "id": "q", "count": "q", "start": "d", "end": "d"}
+_NEVER = np.iinfo(np.int64).max
 
 
 @dataclass
@@ -70,7 +80,7 @@ class RowMarks:
 
 def _view(block: array[Any], code: str) -> np.ndarray:
     """A store block as a numpy array of its own type, widened to ``code``."""
-    values = np.frombuffer(block, dtype=block.typecode) if len(block) else np.zeros(0, dtype=code)
+    values = block_values(block) if len(block) else np.zeros(0, dtype=code)
     return values.astype(code, copy=False)
 
 
@@ -133,37 +143,6 @@ def _sum(columns: list[np.ndarray]) -> tuple[np.ndarray, np.ndarray, np.ndarray]
     return time[at], key[at], np.add.reduceat(delta, at)
 
 
-class _Sums:
-    """Per (time, key) summed changes, merged as pieces come; keys and sums kept in ``key_type``
-    and ``delta_type`` (int32 where they fit: 16 bytes a sum)."""
-
-    def __init__(self, key_type: type, delta_type: type) -> None:
-        self.parts: list[tuple[np.ndarray, np.ndarray, np.ndarray]] = []
-        self.types = (np.float64, key_type, delta_type)
-        self.held = 0
-        self.limit = MERGE_AT
-
-    def add(self, time: np.ndarray, key: np.ndarray, delta: np.ndarray) -> None:
-        self.parts.append(_sum([c.astype(t, copy=False) for c, t in zip((time, key, delta), self.types, strict=True)]))
-        self.held += len(self.parts[-1][0])
-        if self.held > self.limit:
-            self.merge()
-            self.limit = max(MERGE_AT, 2 * self.held)
-
-    def merge(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        if len(self.parts) != 1:
-            parts, self.parts = self.parts, []
-            columns: list[np.ndarray] = (
-                [np.concatenate(c, dtype=t) for c, t in zip(zip(*parts, strict=True), self.types, strict=True)]
-                if parts
-                else [np.zeros(0, dtype=t) for t in self.types]
-            )
-            del parts
-            self.parts = [_sum(columns)]
-            self.held = len(self.parts[0][0])
-        return self.parts[0]
-
-
 def _member_ids(ids: np.ndarray, counts: np.ndarray, entries: np.ndarray, store: EndedAttempts) -> np.ndarray:
     """The attempt ids of the members of the entries (``entries``: their indices in the store)."""
     total = int(counts.sum())
@@ -185,54 +164,93 @@ def build_rows(
 ) -> tuple[dict[str, int], Iterator[tuple[np.ndarray, ...]]]:
     """The pools (name -> index, ``*`` first) and the utilisation rows (time, slot type, pool,
     busy, capacity: float64, and integers of any type) of a run (module docstring), in pieces of
-    consecutive rows; ``capacity``: the cluster's slots per type before any node went down."""
+    consecutive rows, made as they are read, a window of simulated time at a time (:data:`WINDOW`);
+    ``capacity``: the cluster's slots per type before any node went down."""
+    pools, pool_code, pool_index = row_pools(store, jobs)
+    if marks.first is None:  # no instant: no rows
+        return pools, iter(())
+    return pools, _windows(store, pool_code, pool_index, len(pools), capacity, marks)
+
+
+def row_pools(store: EndedAttempts, jobs: Sequence[Job]) -> tuple[dict[str, int], np.ndarray, np.ndarray]:
+    """The rows' pools (name -> index: ``*`` 0, then in the order of their first attempt's start),
+    each job's pool code and each pool code's index."""
     store.flush()
     codes: dict[str, int] = {}
     pool_code = np.array([codes.setdefault(j.pool, len(codes)) for j in jobs], dtype=np.int64)
-    n_keys = 2 * max(len(codes), 1)
-    never = np.iinfo(np.int64).max
-    first_id = np.full(len(codes), never, dtype=np.int64)
-    breaks = _Breaks(marks.breaks)
-    wide = (len(marks.breaks) + 1) * n_keys >= 1 << 31 or store.n_rows >= 1 << 31
-    sums = _Sums(np.int64 if wide else np.int32, np.int64 if wide else np.int32)
+    first_id = np.full(len(codes), _NEVER, dtype=np.int64)
     entry = store.entry
-    n_blocks, done, offset = len(entry["count"]), 0, 0
-    while done < n_blocks:
-        end, n = done, 0
-        while end < n_blocks and n < PIECE:
-            n += len(entry["count"][end])
-            end += 1
-        cols = {
-            name: np.concatenate([_view(b, code) for b in entry[name][done:end]])
-            for name, code in (("job", "q"), ("type", "q"), ("id", "q"), ("count", "q"), ("start", "d"), ("end", "d"))
+    for k in range(len(entry["count"])):  # each pool's first attempt
+        np.minimum.at(first_id, pool_code[_view(entry["job"][k], "q")], _view(entry["id"][k], "q"))
+    pools, pool_index = _pools(codes, first_id)
+    return pools, pool_code, pool_index
+
+
+class _Store:
+    """The store's blocks as the build reads them: each block's first entry, and the least and the
+    greatest start and end of each (so a window reads only the blocks that reach into it)."""
+
+    def __init__(self, store: EndedAttempts) -> None:
+        self.store = store
+        entry = store.entry
+        sizes = np.array([len(b) for b in entry["count"]], dtype=np.int64)
+        self.offsets = np.concatenate([[0], np.cumsum(sizes)])
+        self.span = {}
+        for name in ("start", "end"):
+            span = np.empty((len(sizes), 2))
+            for k, block in enumerate(entry[name]):
+                values = _view(block, "d")
+                span[k] = (values.min(), values.max()) if len(values) else (np.inf, -np.inf)
+            self.span[name] = span
+
+    def read(self, by: str, lo: float, hi: float, names: Sequence[str]) -> dict[str, np.ndarray]:
+        """Columns ``names`` and ``index`` (the entry's) of the entries whose ``by`` (start or end)
+        is in [lo, hi), in store order (each block's taken before the next is read: a block of
+        long attempts reaches into many windows, and only its entries in this one are held)."""
+        span = self.span[by]
+        entry, offsets = self.store.entry, self.offsets
+        parts: dict[str, list[np.ndarray]] = {name: [] for name in (by, *names, "index")}
+        for k in np.flatnonzero((span[:, 1] >= lo) & (span[:, 0] < hi)).tolist():
+            values = _view(entry[by][k], "d")
+            inside = np.flatnonzero((values >= lo) & (values < hi))
+            parts[by].append(values[inside])
+            for name in names:
+                parts[name].append(_view(entry[name][k], _CODES[name])[inside])
+            parts["index"].append(inside + offsets[k])
+        codes = {**_CODES, "index": "q"}
+        return {
+            name: np.concatenate(p, dtype=codes[name]) if p else np.zeros(0, dtype=codes[name])
+            for name, p in parts.items()
         }
-        done = end
-        code = pool_code[cols["job"]]
-        np.minimum.at(first_id, code, cols["id"])
-        key = code * 2 + cols["type"]
-        count = cols["count"]
-        index = np.arange(offset, offset + len(count), dtype=np.int64)
-        offset += len(count)
-        # ends: an entry's members ended together (its index in the store is its mark)
-        end_epoch = breaks.epochs(cols["end"], index, 1)
-        times, keys, deltas = [cols["end"]], [end_epoch * n_keys + key], [-count]
-        # starts: an entry's members started together, but at a break's time they may lie on both
-        # sides of it (their ids are the marks): counted member by member there
-        start = cols["start"]
-        split = breaks.at(start)
-        whole = ~split
-        times.append(start[whole])
-        keys.append(key[whole])
-        deltas.append(count[whole])
-        if split.any():
-            ids = _member_ids(cols["id"][split], count[split], index[split], store)
-            member_start = np.repeat(start[split], count[split])
-            times.append(member_start)
-            keys.append(breaks.epochs(member_start, ids, 0) * n_keys + np.repeat(key[split], count[split]))
-            deltas.append(np.ones(len(ids), dtype=np.int64))
-        sums.add(np.concatenate(times), np.concatenate(keys), np.concatenate(deltas))
-    time, key, delta = sums.merge()
-    return _rows(time, key, delta, codes, first_id, n_keys, capacity, marks, breaks)
+
+
+def _changes(
+    blocks: _Store, lo: float, hi: float, pool_code: np.ndarray, n_keys: int, breaks: _Breaks, types: tuple[type, ...]
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The changes at times in [lo, hi), summed per (time, epoch x keys + key), sorted (:func:`_sum`)."""
+    # ends: an entry's members ended together (its index in the store is its mark)
+    cols = blocks.read("end", lo, hi, ("job", "type", "count"))
+    key = pool_code[cols["job"]] * 2 + cols["type"]
+    end_epoch = breaks.epochs(cols["end"], cols["index"], 1)
+    times, keys, deltas = [cols["end"]], [end_epoch * n_keys + key], [-cols["count"]]
+    # starts: an entry's members started together, but at a break's time they may lie on both
+    # sides of it (their ids are the marks): counted member by member there
+    cols = blocks.read("start", lo, hi, ("job", "type", "count", "id"))
+    key = pool_code[cols["job"]] * 2 + cols["type"]
+    start, count = cols["start"], cols["count"]
+    split = breaks.at(start)
+    whole = ~split
+    times.append(start[whole])
+    keys.append(key[whole])
+    deltas.append(count[whole])
+    if split.any():
+        ids = _member_ids(cols["id"][split], count[split], cols["index"][split], blocks.store)
+        member_start = np.repeat(start[split], count[split])
+        times.append(member_start)
+        keys.append(breaks.epochs(member_start, ids, 0) * n_keys + np.repeat(key[split], count[split]))
+        deltas.append(np.ones(len(ids), dtype=np.int64))
+    del cols
+    return _sum([np.concatenate(c).astype(t, copy=False) for c, t in zip((times, keys, deltas), types, strict=True)])
 
 
 def _pools(codes: dict[str, int], first_id: np.ndarray) -> tuple[dict[str, int], np.ndarray]:
@@ -276,49 +294,80 @@ def _epochs(
     return times, at, extra_at
 
 
-def _rows(
-    time: np.ndarray,
-    key: np.ndarray,
-    delta: np.ndarray,
-    codes: dict[str, int],
-    first_id: np.ndarray,
-    n_keys: int,
+def _windows(
+    store: EndedAttempts,
+    pool_code: np.ndarray,
+    pool_index: np.ndarray,
+    n_pools: int,
     capacity: tuple[int, int],
     marks: RowMarks,
-    breaks: _Breaks,
-) -> tuple[dict[str, int], Iterator[tuple[np.ndarray, ...]]]:
-    """:func:`build_rows`' pools and rows from the summed changes (sorted by time, then epoch,
-    pool code, type)."""
-    pools, pool_index = _pools(codes, first_id)
-    if marks.first is None:  # no instant: no rows
-        return pools, iter(())
+) -> Iterator[tuple[np.ndarray, ...]]:
+    """:func:`build_rows`' rows, a window of simulated time at a time: each window's changes
+    summed and sorted by time, then epoch, pool code, type (:func:`_changes`), made rows by
+    :func:`_pieces` with the counts that run on from the windows before (:class:`_Counts`)."""
+    n_keys = 2 * len(pool_index)
+    breaks = _Breaks(marks.breaks)
+    wide = (len(marks.breaks) + 1) * n_keys >= 1 << 31 or store.n_rows >= 1 << 31
+    types = (np.float64, np.int64 if wide else np.int32, np.int64 if wide else np.int32)
     # the capacity changes: (time, epoch) and each type's change
     cap_time = np.array([c[0] for c in marks.capacity], dtype=float)
     cap_epoch = breaks.epochs(cap_time, np.arange(len(cap_time), dtype=np.int64), 2)
     cap_delta = np.diff(np.array([capacity, *(c[1:] for c in marks.capacity)], dtype=np.int64), axis=0)
     # what the run's stop left unwritten: the last epoch at ``cut``
-    epoch = key // n_keys
-    key -= epoch * n_keys  # (pool code, type)
-    kc = key
     last = breaks.last(marks.cut)
-    drop = (time == marks.cut) & (epoch == last)
-    if drop.any():
-        keep = ~drop
-        time, kc, delta, epoch = time[keep], kc[keep], delta[keep], epoch[keep]
-    del drop
     keep = ~((cap_time == marks.cut) & (cap_epoch == last))
     # the epochs with a change, and the run's first instant's (its cluster rows whatever changed)
     extra_time = np.concatenate([[marks.first], cap_time[keep]])
     extra_epoch = np.concatenate([[0], cap_epoch[keep]])
     extra_delta = np.vstack([np.zeros((1, 2), dtype=np.int64), cap_delta[keep]])
     order = np.lexsort((extra_epoch, extra_time))
-    if order[0] != 0 or (len(time) and (time[0], epoch[0]) < (marks.first, 0)):
+    if order[0] != 0:
         raise AssertionError("utilisation rows: a change before the run's first instant")
-    epoch_time, row_at, extra_at = _epochs(time, epoch, extra_time[order], extra_epoch[order])
-    del time, epoch
-    # the cluster's capacity after each epoch: its changes' epochs and running sums (few)
-    capacity_at = (extra_at, np.array(capacity) + np.cumsum(extra_delta[order], axis=0))
-    return pools, _pieces(epoch_time, row_at, kc, delta, capacity_at, pool_index, n_keys, len(pools))
+    extra_time, extra_epoch, extra_delta = extra_time[order], extra_epoch[order], extra_delta[order]
+    blocks = _Store(store)
+    # the windows' bounds: the end of every WINDOW-th entry (at a block's end), then past the last
+    ends = blocks.span["end"][:, 1]
+    cuts = np.searchsorted(blocks.offsets[1:], np.arange(WINDOW, blocks.offsets[-1], WINDOW), "left")
+    bounds = np.append(np.unique(ends[cuts]), np.inf)
+    counts = _Counts(n_keys, capacity)
+    lo = -np.inf
+    for hi in bounds.tolist():
+        time, key, delta = _changes(blocks, lo, hi, pool_code, n_keys, breaks, types)
+        epoch = key // n_keys
+        key -= epoch * n_keys  # (pool code, type)
+        drop = (time == marks.cut) & (epoch == last)
+        if drop.any():
+            keep = ~drop
+            time, key, delta, epoch = time[keep], key[keep], delta[keep], epoch[keep]
+        if len(time) and time[0] < marks.first:
+            raise AssertionError("utilisation rows: a change before the run's first instant")
+        x = slice(*np.searchsorted(extra_time, [lo, hi], "left").tolist())
+        if len(time) or x.start < x.stop:
+            epoch_time, row_at, extra_at = _epochs(time, epoch, extra_time[x], extra_epoch[x])
+            del time, epoch
+            # the cluster's capacity after each of the window's epochs: the capacity before it, then
+            # after each of its capacity changes (few)
+            cap_sums = counts.capacity + np.cumsum(
+                np.vstack([np.zeros((1, 2), dtype=np.int64), extra_delta[x]]), axis=0
+            )
+            counts.capacity = cap_sums[-1]
+            capacity_at = (np.concatenate([[-1], extra_at]), cap_sums)
+            yield from _pieces(epoch_time, row_at, key, delta, capacity_at, counts, pool_index, n_keys, n_pools)
+            del epoch_time, row_at, extra_at, capacity_at
+        del key, delta  # (before the next window's are made)
+        lo = hi
+
+
+class _Counts:
+    """The counts the rows run on with, from piece to piece and window to window: each key's busy
+    slots, the cluster's per type, the cluster's (busy, capacity) per type at the last epoch (-1:
+    none yet) and its capacity."""
+
+    def __init__(self, n_keys: int, capacity: tuple[int, int]) -> None:
+        self.current = np.zeros(n_keys, dtype=np.int64)
+        self.cluster = np.zeros(2, dtype=np.int64)
+        self.before = np.full((2, 2), -1, dtype=np.int64)
+        self.capacity = np.array(capacity, dtype=np.int64)
 
 
 def _pieces(
@@ -327,18 +376,20 @@ def _pieces(
     kc: np.ndarray,
     delta: np.ndarray,
     capacity_at: tuple[np.ndarray, np.ndarray],
+    counts_before: _Counts,
     pool_index: np.ndarray,
     n_keys: int,
     n_pools: int,
 ) -> Iterator[tuple[np.ndarray, ...]]:
-    """The rows in order, a range of epochs at a time (about :data:`PIECE` keys' rows): per epoch
-    the cluster's rows (type 0, then 1) where its busy slots or capacity of the type moved since
-    the epoch before (both at the first), then a row per (pool, type) touched, by (pool, type),
-    at its count then. Counts run on from piece to piece: each key's, the cluster's per type."""
+    """The rows of a window in order, a range of epochs at a time (about :data:`PIECE` keys' rows):
+    per epoch the cluster's rows (type 0, then 1) where its busy slots or capacity of the type moved
+    since the epoch before (both at the run's first), then a row per (pool, type) touched, by
+    (pool, type), at its count then. Counts run on from piece to piece and window to window
+    (``counts_before``, updated): each key's, the cluster's per type."""
     n_epochs, n = len(epoch_time), len(row_at)
-    current = np.zeros(n_keys, dtype=np.int64)  # each key's busy count so far
-    cluster = np.zeros(2, dtype=np.int64)  # the cluster's per type
-    before = np.full((2, 2), -1, dtype=np.int64)  # (busy, capacity) per type at the epoch before
+    current = counts_before.current  # each key's busy count so far
+    cluster = counts_before.cluster  # the cluster's per type
+    before = counts_before.before  # (busy, capacity) per type at the epoch before
     first, a = 0, 0
     while first < n_epochs:
         end = n_epochs if a + PIECE >= n else int(row_at[a + PIECE]) + 1
@@ -378,4 +429,4 @@ def _pieces(
         first, a = end, b
 
 
-__all__ = ["MERGE_AT", "PIECE", "RowMarks", "build_rows"]
+__all__ = ["PIECE", "WINDOW", "RowMarks", "build_rows", "row_pools"]

@@ -124,3 +124,36 @@ def test_readers_get_the_columns_types_and_values_past_the_narrow_bounds() -> No
     spans = store.spans([], 0)
     assert spans["job"].dtype == np.int64 and spans["job"].tolist() == [r["job"] for r in firsts]
     assert spans["count"].tolist() == [1, 1, 3, 127, 1, 128, 1, 1]
+
+
+def _times(starts: list[float], ends: list[float]) -> EndedAttempts:
+    """A store of one block: attempt k starts at ``starts[k]`` and ends at ``ends[k]``."""
+    store = EndedAttempts()
+    for k, (start, stop) in enumerate(zip(starts, ends, strict=True)):
+        store.add(Attempt(k, 0, 0, k, 0, 1, start, 0, False, 1.0, None), -1, stop, 0)
+    store.flush()
+    return store
+
+
+def test_a_block_of_times_is_kept_as_c_ints_only_where_each_is_exactly_one() -> None:
+    """Whole seconds at scale 1, heartbeats' hundredths at 100 (4 bytes a value); a value that no
+    scale gives back bit for bit (1/7, -0.0, past int32 at every scale, NaN) keeps its block in
+    doubles. Every reader gets the very floats added."""
+    cases = [
+        ([0.0, 3.0, 2.0**31 - 1], [5.0, 7.0, 9.0], (1.0, 1.0)),
+        ([0.5, 1.5, 12.0], [1.25, 40736.87, 1e6 + 0.01], (10.0, 100.0)),
+        ([1 / 7, 2.0, 3.0], [0.001, 2.0, 21474.836], ("d", 1000.0)),
+        ([-0.0, 1.0, 2.0], [2.0**31, 4.0, 5.0], ("d", "d")),
+        ([float("nan"), 1.0, 2.0], [1.0, 2.0, 3.0], ("d", 1.0)),
+    ]
+    for starts, ends, kept in cases:
+        store = _times(starts, ends)
+        got = tuple(getattr(store.entry[name][0], "scale", store.entry[name][0].typecode) for name in ("start", "end"))
+        assert got == kept, (starts, ends)
+        for name, values in (("start", starts), ("end", ends)):
+            block = store.entry[name][0]
+            assert block.itemsize == (8 if block.typecode == "d" else 4)
+            for column in (store.column(name), store.rows((name,))[name], next(store.chunks(2, (name,)))[name]):
+                assert column.dtype == np.float64
+                assert column.tobytes() == np.array(values[: len(column)]).tobytes(), (name, values)
+        assert store.last_end() == max(ends)

@@ -58,7 +58,7 @@ def test_summary_and_study_metrics_match_the_files_read_back(
     summary, tables = read_outputs(tmp_path / "out")
     util, tasks, jobs = tables["utilisation.parquet"], tables["tasks.parquet"], tables["jobs.parquet"]
     # the pools' own rows are there too, and the counts changed at many instants
-    assert {"*", "p0", "p1"} <= set(util["pool"]) and len(run.recorder._u_blocks) > 3
+    assert {"*", "p0", "p1"} <= set(util["pool"]) and len(list(run.recorder.utilisation_blocks())) > 3
     horizon = summary["makespan"]
     for name in ("map", "reduce"):
         rows = util[(util["pool"] == "*") & (util["slot_type"] == name)]

@@ -110,13 +110,14 @@ POLICIES = ["fifo", "fair", "hei", "capacity", "dc", "minedf-wc", "mpsa", "drf",
 
 
 def small_pieces(monkeypatch: pytest.MonkeyPatch) -> None:
-    """The store in blocks of 7 entries, the build a block and 5 keys' rows a piece, the sums merged
-    past 30: many pieces and merges on a small run (the counts run on from piece to piece); the
-    rows kept in typed blocks of 3 by both recorders (the live one moves them at a job's end)."""
+    """The store in blocks of 7 entries, the build a window of a block's ends and 5 keys' rows a
+    piece: many windows and pieces on a small run (the counts run on from piece to piece and window
+    to window); the rows kept in typed blocks of 3 by both recorders (the live one moves them at a
+    job's end)."""
     monkeypatch.setattr(ended_attempts, "CHUNK", 7)
     monkeypatch.setattr(recorder, "UTILISATION_CHUNK", 3)
     monkeypatch.setattr(utilisation_rows, "PIECE", 5)
-    monkeypatch.setattr(utilisation_rows, "MERGE_AT", 30)
+    monkeypatch.setattr(utilisation_rows, "WINDOW", 3)
 
 
 @pytest.mark.parametrize("name", POLICIES)
