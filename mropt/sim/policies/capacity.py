@@ -404,14 +404,20 @@ class Capacity(Policy):
 
     def _maps(self, node: int, caps: list[int], max_caps: list[int | None]) -> None:
         """``_assign_reference``'s maps on the kept candidates, a walk per task: the queues in order,
-        each walked by ``_walk_fitting`` (every job within the user limit, a backlog of at least
-        ``BULK_MIN`` with jobs of one demand) or ``_walk``. A job whose node- or rack-local launch
+        each walked job by job, or by ``_walk_fitting`` (every job within the user limit, a backlog
+        of at least ``BULK_MIN`` with jobs of one demand). A job whose node- or rack-local launch
         failed on this heartbeat is not asked again (``no_local``): until the heartbeat ends only
         launches happen, which take free slots and resources and never give the job a task, so
         ``launch(..., RACK)`` would fail again (its missed opportunity still counts)."""
+        sim = self.sim
+        launch = sim.launch
+        jobs = sim.jobs
+        missed = self.missed
+        base = self.base
+        user_of = self.user_of
         queues = self.queues
-        available = self.sim.free[MAP][node]
-        self.trackers = -1
+        available = sim.free[MAP][node]
+        trackers = self.trackers = -1  # the trackers up, counted when an off-switch test first needs them
         no_local: set[int] = set()
         while available > 0:
             got = _NONE
@@ -422,12 +428,39 @@ class Capacity(Policy):
                 limit = self._limit(q, MAP, caps[q.rank], max_caps[q.rank])
                 if limit < 0:
                     continue
-                if limit <= q.occupied[MAP]:
-                    got = self._walk(q, node, no_local, q.by_user[MAP], limit)
-                elif q.classes.size and len(cand) >= BULK_MIN:
+                by_user = q.by_user[MAP] if limit <= q.occupied[MAP] else None
+                if by_user is None and q.classes.size and len(cand) >= BULK_MIN:
                     got = self._walk_fitting(q, node, no_local)
-                else:
-                    got = self._walk(q, node, no_local, None, limit)
+                    if got != _NONE:
+                        break
+                    continue
+                job_at = q.job_at
+                passes = q.passes
+                bulked = passes.every or passes.some  # else every candidate's base and passes are 0
+                for rank in cand:
+                    job = job_at[rank]
+                    if by_user is not None and by_user.get(user_of[job], 0) + 1 > limit:
+                        continue
+                    missed[job] += 1  # JobInProgress.schedulingOpportunity
+                    aid = -1 if job in no_local else launch(job, node, MAP, RACK)
+                    if aid >= 0:
+                        missed[job] = 0  # resetSchedulingOpportunities (local launch)
+                        if bulked:
+                            base[job] = passes.at(rank)
+                        got = _LOCAL
+                    else:
+                        no_local.add(job)
+                        j = jobs[job]
+                        stage = j.stages[j.cur]
+                        if trackers < 0:
+                            trackers = sim.node_up.count(True)
+                        due = missed[job] + (passes.at(rank) - base[job] if bulked else 0)
+                        if min(stage.n - stage.finished, trackers) * self._locality_wait_factor(job) < due:
+                            aid = launch(job, node, MAP, ANY)
+                            got = _OFF_SWITCH if aid >= 0 else _NONE
+                    if aid >= 0:
+                        self._launched(q, job, MAP)
+                        break
                 if got != _NONE:
                     break
             if got != _LOCAL:
@@ -442,35 +475,8 @@ class Capacity(Policy):
         stage = j.stages[j.cur]
         return min(stage.n - stage.finished, self.trackers) * self._locality_wait_factor(job) < missed
 
-    def _walk(self, q: _Queue, node: int, no_local: set[int], by_user: dict[str, int] | None, limit: int) -> int:
-        """One walk of ``q``'s map candidates, each job passed (within the user limit when ``by_user``
-        is given) counted on its own: _LOCAL, _OFF_SWITCH (a map launched) or _NONE."""
-        launch = self.sim.launch
-        missed = self.missed
-        user_of = self.user_of
-        job_at = q.job_at
-        passes = q.passes
-        bulked = passes.every or passes.some  # else every candidate's base and passes are 0
-        for rank in q.cand[MAP]:
-            job = job_at[rank]
-            if by_user is not None and by_user.get(user_of[job], 0) + 1 > limit:
-                continue
-            missed[job] += 1  # JobInProgress.schedulingOpportunity
-            if job not in no_local and launch(job, node, MAP, RACK) >= 0:
-                missed[job] = 0  # resetSchedulingOpportunities (local launch)
-                if bulked:
-                    self.base[job] = passes.at(rank)
-                self._launched(q, job, MAP)
-                return _LOCAL
-            no_local.add(job)
-            due = missed[job] + (passes.at(rank) - self.base[job] if bulked else 0)
-            if self._off_switch_due(job, due) and launch(job, node, MAP, ANY) >= 0:
-                self._launched(q, job, MAP)
-                return _OFF_SWITCH
-        return _NONE
-
     def _walk_fitting(self, q: _Queue, node: int, no_local: set[int]) -> int:
-        """``_walk`` for every candidate of ``q`` (none held back by the user limit), visiting only
+        """``_maps``' walk of ``q`` when the user limit holds back none of its candidates, visiting only
         those whose launch may succeed on ``node`` (``DemandClasses.fitting``): the others' launches
         fail before looking for a task and change nothing, so their missed opportunity is all that
         happens to them, counted in bulk (``PassCounts``) with the visited jobs' when the walk

@@ -81,7 +81,7 @@ class DemandClasses:
     holds those of several demands or none (always asked), class ``c > 0`` those of one demand
     ``demand[c]``. :meth:`fitting` lists the candidates a tracker's free resources may take."""
 
-    __slots__ = ("ids", "lists", "demand", "heads", "size")
+    __slots__ = ("ids", "lists", "demand", "columns", "heads", "size")
 
     def __init__(self, n_resources: int) -> None:
         self.ids: dict[tuple[float, ...], int] = {}
@@ -89,6 +89,7 @@ class DemandClasses:
         self.size = 0  # candidates in classes c > 0
         self.demand = np.full((8, n_resources), np.inf)
         self.demand[0] = -np.inf
+        self.columns = list(self.demand.T)  # (views of each resource's demands)
         self.heads = np.full(8, _BEYOND, dtype=np.int64)  # each class's first rank
 
     def class_of(self, demand: tuple[float, ...] | None) -> int:
@@ -101,6 +102,7 @@ class DemandClasses:
             self.lists.append([])
             if c == len(self.heads):  # room for twice as many classes
                 self.demand = np.concatenate([self.demand, np.full_like(self.demand, np.inf)])
+                self.columns = list(self.demand.T)
                 self.heads = np.concatenate([self.heads, np.full_like(self.heads, _BEYOND)])
             self.demand[c] = demand
         return c
@@ -125,12 +127,12 @@ class DemandClasses:
     def fitting(self, free: Sequence[float]) -> Iterator[int]:
         """The ranks, ascending, of the candidates of class 0 and of the classes whose demand fits
         ``free`` (``Capacity.fits``: each amount at most the free amount plus ``FIT_EPS``)."""
-        demand = self.demand
         fits: np.ndarray
         if len(free) == 2:
-            fits = (demand[:, 0] <= free[0] + FIT_EPS) & (demand[:, 1] <= free[1] + FIT_EPS)
+            first, second = self.columns
+            fits = (first <= free[0] + FIT_EPS) & (second <= free[1] + FIT_EPS)
         else:
-            fits = np.all(demand <= np.asarray(free, dtype=float) + FIT_EPS, axis=1)
+            fits = np.all(self.demand <= np.asarray(free, dtype=float) + FIT_EPS, axis=1)
         heads = np.where(fits, self.heads, _BEYOND)
         lists = self.lists
         at: dict[int, int] = {}
