@@ -117,7 +117,7 @@ class Recorder:
         self._u_blocks: list[tuple[np.ndarray, ...]] = []  # earlier rows, typed (``_store_rows``)
         self._pools: dict[str, int] = {"*": 0}
         self._marks: RowMarks | None = None  # rows built at each read, or kept at the first (``keep_row_marks``)
-        self._built_pools: dict[str, int] | None = None  # (the pools of rows built at each read)
+        self._built_pools: tuple[dict[str, int], np.ndarray, np.ndarray] | None = None  # (``row_pools``)
         self._used: tuple[np.ndarray, np.ndarray] | None = None  # (``utilisation_used``)
         self._pool_busy: dict[tuple[int, int], int] = {}
         self._changed: set[tuple[int, int]] = set()
@@ -289,8 +289,8 @@ class Recorder:
         """Pool name -> its index in the utilisation rows (``*``, the whole cluster, is 0; the others
         in the order of their first attempt's start)."""
         if self._marks is not None and self._built_pools is None:
-            self._built_pools = row_pools(self.ended_attempts, self.sim.jobs)[0]
-        return self._pools if self._built_pools is None else self._built_pools
+            self._built_pools = row_pools(self.ended_attempts, self.sim.jobs)
+        return self._pools if self._built_pools is None else self._built_pools[0]
 
     def _built_rows(self) -> Iterator[tuple[np.ndarray, ...]]:
         """The rows :meth:`flush` would have written, built as they are read (:meth:`keep_row_marks`),
@@ -302,8 +302,9 @@ class Recorder:
         sim = self.sim
         marks = self._marks
         assert marks is not None
-        pools, pieces = build_rows(self.ended_attempts, sim.jobs, sim.capacity.initial_slots, marks)
-        self._built_pools = pools
+        if self._built_pools is None:
+            self._built_pools = row_pools(self.ended_attempts, sim.jobs)
+        _, pieces = build_rows(self.ended_attempts, sim.jobs, sim.capacity.initial_slots, marks, self._built_pools)
         rows = 0
         used: tuple[set[int], set[int]] = (set(), set())
         for piece in recut(pieces, UTILISATION_CHUNK):

@@ -161,12 +161,14 @@ def build_rows(
     jobs: Sequence[Job],
     capacity: tuple[int, int],
     marks: RowMarks,
+    pools_read: tuple[dict[str, int], np.ndarray, np.ndarray] | None = None,
 ) -> tuple[dict[str, int], Iterator[tuple[np.ndarray, ...]]]:
     """The pools (name -> index, ``*`` first) and the utilisation rows (time, slot type, pool,
     busy, capacity: float64, and integers of any type) of a run (module docstring), in pieces of
     consecutive rows, made as they are read, a window of simulated time at a time (:data:`WINDOW`);
-    ``capacity``: the cluster's slots per type before any node went down."""
-    pools, pool_code, pool_index = row_pools(store, jobs)
+    ``capacity``: the cluster's slots per type before any node went down; ``pools_read``: what
+    :func:`row_pools` gave for this store and jobs (read again when None)."""
+    pools, pool_code, pool_index = row_pools(store, jobs) if pools_read is None else pools_read
     if marks.first is None:  # no instant: no rows
         return pools, iter(())
     return pools, _windows(store, pool_code, pool_index, len(pools), capacity, marks)
@@ -180,8 +182,20 @@ def row_pools(store: EndedAttempts, jobs: Sequence[Job]) -> tuple[dict[str, int]
     pool_code = np.array([codes.setdefault(j.pool, len(codes)) for j in jobs], dtype=np.int64)
     first_id = np.full(len(codes), _NEVER, dtype=np.int64)
     entry = store.entry
-    for k in range(len(entry["count"])):  # each pool's first attempt
-        np.minimum.at(first_id, pool_code[_view(entry["job"][k], "q")], _view(entry["id"][k], "q"))
+    n_blocks, done = len(entry["count"]), 0
+    while done < n_blocks:  # each pool's first attempt, about PIECE entries at a time
+        end, n = done, 0
+        while end < n_blocks and n < PIECE:
+            n += len(entry["count"][end])
+            end += 1
+        code, ids = (np.concatenate([_view(b, "q") for b in entry[name][done:end]]) for name in ("job", "id"))
+        code = pool_code[code]
+        order = np.lexsort((ids, code))  # by pool code, then id: each code's first is its least id
+        code, ids = code[order], ids[order]
+        head = np.ones(len(code), dtype=bool)
+        head[1:] = code[1:] != code[:-1]
+        first_id[code[head]] = np.minimum(first_id[code[head]], ids[head])
+        done = end
     pools, pool_index = _pools(codes, first_id)
     return pools, pool_code, pool_index
 
