@@ -78,7 +78,7 @@ from mropt.sim.view import AttemptView, SimView
 
 #: ``_maps``' walks: what a walk of a queue launched
 _NONE, _LOCAL, _OFF_SWITCH = 0, 1, 2
-#: the map candidates from which a queue is walked by ``_walk_fitting`` (fewer: ``_walk``)
+#: the map candidates from which a queue is walked by ``_walk_fitting`` (fewer: job by job, in ``_maps``)
 BULK_MIN = 64
 
 
@@ -137,7 +137,7 @@ class Capacity(Policy):
         n = len(sim.jobs)
         self.key: list[list[int | None]] = [[None, None] for _ in range(n)]  # rank while a candidate
         #: missed scheduling opportunities; under ``_assign_fast`` a map candidate's are this plus the
-        #: passes at its rank since ``base`` (``_missed``)
+        #: passes its queue's walks gave its rank since then (``q.passes.at(rank) - base[job]``)
         self.missed = [0] * n
         self.base = [0] * n
         self.cls = [0] * n  # a map candidate's class in its queue's ``classes``
@@ -239,10 +239,6 @@ class Capacity(Policy):
                     q.classes.add(c, rank_of[job])
                     self.cls[job] = c
         self.dirty.clear()
-
-    def _missed(self, q: _Queue, job: int) -> int:
-        """``job``'s missed opportunities (a map candidate of ``q``, under ``_assign_fast``)."""
-        return self.missed[job] + q.passes.at(self.rank_of[job]) - self.base[job]
 
     # -- helpers ---------------------------------------------------------------------------------
     def _order(self, stype: int, cap_slots: list[int]) -> list[_Queue]:
@@ -417,7 +413,8 @@ class Capacity(Policy):
         user_of = self.user_of
         queues = self.queues
         available = sim.free[MAP][node]
-        trackers = self.trackers = -1  # the trackers up, counted when an off-switch test first needs them
+        # the trackers up, counted when an off-switch test first needs them (``_walk_fitting``: its own)
+        trackers = self.trackers = -1
         no_local: set[int] = set()
         while available > 0:
             got = _NONE

@@ -14,7 +14,8 @@ make that change without visiting the job:
   ``r`` (its queue's jobs ranked once, in the order ``(priority, submit time, job)`` the queue's
   candidates keep) gives one pass to every rank below ``r``: one update of a Fenwick tree. A
   job's missed opportunities are then its own count plus the passes at its rank since it became
-  a candidate (``Capacity._missed``).
+  a candidate (``Capacity.missed``, ``Capacity.base``); they are read only when an off-switch test
+  or a local launch (which resets them) needs them.
 * :class:`DemandClasses` groups the queue's map candidates by the demand of their launchable
   stage, and lists, in rank order, those of the classes that fit the tracker's free resources
   (and every job of several demands or none, which the walk must ask), so that a walk visits only
