@@ -136,4 +136,4 @@ def test_simulate_help_says_the_memory_estimate_counts_the_whole_workload_with_u
     assert shown.code == 0
     words = " ".join(shown.out.split())
     assert "--max-memory GIB refuse a run whose memory estimate exceeds GIB gibibytes (default 16; see " in words
-    assert "the estimate counts the whole workload, also with --until" in words
+    assert "with --until the estimate counts the attempts of the jobs submitted by then" in words

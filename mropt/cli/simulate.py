@@ -110,8 +110,8 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:
         "--max-memory",
         type=float,
         metavar="GIB",
-        help="refuse a run whose memory estimate exceeds GIB gibibytes (default 16; see mropt.sim.memory); the "
-        "estimate counts the whole workload, also with --until",
+        help="refuse a run whose memory estimate exceeds GIB gibibytes (default 16; see mropt.sim.memory); with "
+        "--until the estimate counts the attempts of the jobs submitted by then",
     )
     p.add_argument(
         "--until",

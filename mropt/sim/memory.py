@@ -84,10 +84,14 @@ def replica_entries(workload: WorkloadInstance) -> tuple[int, int]:
     return small, large
 
 
-def memory_estimate(workload: WorkloadInstance, *, speculation: bool = False) -> int:
-    """Bytes a run of ``workload`` needs at most (module docstring); O(jobs x groups), no task is built."""
+def memory_estimate(workload: WorkloadInstance, *, speculation: bool = False, until: float | None = None) -> int:
+    """Bytes a run of ``workload`` needs at most (module docstring); O(jobs x groups), no task is built.
+
+    ``until`` (a run stopped at that simulated time): attempts are counted for the jobs submitted by
+    then only (:func:`attempts_by`); the engine builds every job's tasks and stages at its start.
+    """
     tasks = workload.n_tasks
-    attempts = tasks * (2 if speculation else 1)
+    attempts = attempts_by(workload, until, speculation)
     stages = sum(len(job.stages) for job in workload.jobs)
     groups = sum(len(stage.tasks) for job in workload.jobs for stage in job.stages)
     small, large = replica_entries(workload)
@@ -103,7 +107,16 @@ def memory_estimate(workload: WorkloadInstance, *, speculation: bool = False) ->
     )
 
 
-def check_memory(workload: WorkloadInstance, max_memory: int | None = None, *, speculation: bool = False) -> int:
+def attempts_by(workload: WorkloadInstance, until: float | None, speculation: bool) -> int:
+    """Attempts counted: one per task (two with a speculation rule) of the jobs submitted by ``until``
+    (all of them when None; a job submitted at ``until`` runs: the run stops after the events then)."""
+    tasks = workload.n_tasks if until is None else sum(j.n_tasks for j in workload.jobs if j.submit_time <= until)
+    return tasks * (2 if speculation else 1)
+
+
+def check_memory(
+    workload: WorkloadInstance, max_memory: int | None = None, *, speculation: bool = False, until: float | None = None
+) -> int:
     """The estimate (:func:`memory_estimate`); an InputError when it exceeds ``max_memory`` bytes.
 
     ``max_memory`` None is :data:`MAX_MEMORY_BYTES`. Called by :func:`mropt.sim.run.simulate`
@@ -112,15 +125,16 @@ def check_memory(workload: WorkloadInstance, max_memory: int | None = None, *, s
     cap = MAX_MEMORY_BYTES if max_memory is None else max_memory
     if isinstance(cap, bool) or not isinstance(cap, (int, float)) or not math.isfinite(cap) or cap <= 0:
         raise InputError(f"simulate: max_memory must be a number of bytes > 0, got {cap!r}")
-    need = memory_estimate(workload, speculation=speculation)
+    need = memory_estimate(workload, speculation=speculation, until=until)
     if need > cap:
+        by = "" if until is None else f" (of the jobs submitted by --until {until:g})"
         counts = ", ".join(
-            f"{n:,} {word}{'' if n == 1 else 's'}"
-            for n, word in (
-                (workload.n_tasks, "task"),
-                (workload.n_tasks * (2 if speculation else 1), "attempt"),
-                (len(workload.jobs), "job"),
-                (workload.n_nodes, "node"),
+            f"{n:,} {word}{'' if n == 1 else 's'}{after}"
+            for n, word, after in (
+                (workload.n_tasks, "task", ""),
+                (attempts_by(workload, until, speculation), "attempt", by),
+                (len(workload.jobs), "job", ""),
+                (workload.n_nodes, "node", ""),
             )
         )
         raise InputError(
@@ -130,4 +144,4 @@ def check_memory(workload: WorkloadInstance, max_memory: int | None = None, *, s
     return need
 
 
-__all__ = ["MAX_MEMORY_BYTES", "check_memory", "memory_estimate", "replica_entries"]
+__all__ = ["MAX_MEMORY_BYTES", "attempts_by", "check_memory", "memory_estimate", "replica_entries"]

@@ -23,7 +23,8 @@ workload (:meth:`mropt.sim.policy.Policy.check_input`: the needs it declared, ``
 
 **The summary** (the ``mropt simulate --json`` object; a contract for its first eight
 keys): ``policy``, ``jobs``, ``accepted``, ``on_time``, ``benefit``, ``makespan``,
-``events``, ``wall_time``, then ``seed``, ``mode``, ``params``, ``rejected``, ``dropped``
+``events``, ``wall_time`` (seconds: the run and this summary, which reads the utilisation
+rows built after the run), then ``seed``, ``mode``, ``params``, ``rejected``, ``dropped``
 (accepted, then dropped by the policy), ``finished``, ``unfinished`` (accepted, neither
 finished nor dropped), ``late`` (finished after its deadline), ``attempts``,
 ``event_log_sha256`` (:meth:`Recorder.event_log_hash`), ``utilisation``, ``ideal`` and
@@ -224,7 +225,7 @@ def simulate(
     check_stops(until, time_limit)
     info = policy_info(policy)
     workload = as_workload(instance)
-    check_memory(workload, max_memory, speculation=speculation not in (None, "none"))
+    check_memory(workload, max_memory, speculation=speculation not in (None, "none"), until=until)
     the_plan = None if plan is None else read_plan(plan)
     if the_plan is not None:
         check_plan(the_plan, instance, workload)
@@ -253,8 +254,10 @@ def simulate(
     )
     recorder = sim.run()
     release_locality(sim)  # (before the summary reads the utilisation rows: Recorder.keep_row_marks)
+    # the summary reads the utilisation rows, built as they are read: its time is the run's too
+    summary = summarise(recorder, policy, pol.params, 0.0)
     wall = time.perf_counter() - start
-    summary = summarise(recorder, policy, pol.params, wall)
+    summary["wall_time"] = wall
     return SimRun(workload, policy, recorder, summary, wall, dict(pol.params))
 
 
