@@ -235,7 +235,8 @@ class Method:
         """The method's function (its module imported here if it was registered by name)."""
         if isinstance(self.implementation, str):
             module, _, name = self.implementation.partition(":")
-            return getattr(importlib.import_module(module), name)
+            func: MethodFunc = getattr(importlib.import_module(module), name)
+            return func
         return self.implementation
 
     def check_params(self, params: Mapping[str, Any]) -> dict[str, Any]:
@@ -325,8 +326,14 @@ _PANELS: dict[str, list[ReportPanel]] = {}
 
 
 def register_report_panel(kind: str, panel: ReportPanel) -> ReportPanel:
-    """Register a report panel for studies of ``kind`` (see :class:`ReportPanel`)."""
-    _PANELS.setdefault(kind, []).append(panel)
+    """Register a report panel for studies of ``kind`` (see :class:`ReportPanel`); a panel of the same
+    name registered before is replaced in its place (a module imported twice adds no second panel)."""
+    panels = _PANELS.setdefault(kind, [])
+    names = [p.name for p in panels]
+    if panel.name in names:
+        panels[names.index(panel.name)] = panel
+    else:
+        panels.append(panel)
     return panel
 
 
@@ -370,6 +377,15 @@ def mropt_solver() -> dict[str, str]:
     return {"name": "mropt", "version": __version__}
 
 
+def _raising(exc: Exception) -> MethodFunc:
+    """A method function that raises ``exc`` (a lazily registered module that failed to import)."""
+
+    def fail(*args: Any, **kwargs: Any) -> Solution:
+        raise exc
+
+    return fail
+
+
 def solve(instance: Any, method: str, *, time_limit: float | None = None, seed: int = 0, **params: Any) -> Solution:
     """Run a registered method on an instance, timed and guarded (see the module docstring)."""
     info = get_method(method)
@@ -378,7 +394,10 @@ def solve(instance: Any, method: str, *, time_limit: float | None = None, seed: 
     params = info.check_params(params)
     if time_limit is not None and not time_limit > 0:
         raise InputError(f"time limit must be > 0 seconds, got {time_limit!r}")
-    func = info.func  # its module imported first (register_lazy): not part of the method's time
+    try:  # its module imported first (register_lazy): not part of the method's time
+        func = info.func
+    except ImportError as exc:  # a solver package not installed: the method's error, as below
+        func = _raising(exc)
     start = time.perf_counter()
     try:
         solution = func(instance, time_limit=time_limit, seed=seed, **params)

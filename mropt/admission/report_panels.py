@@ -5,7 +5,8 @@ and completion rate (jobs on time / accepted jobs) against job size L, job count
 and deadline D, one parameter at a time around Table 2's defaults. The panel puts
 every method of a study (AMB, Ideal, the exact optimum...) on those axes: each row of
 plots uses the instances whose other two parameters take their most common values.
-On-time counts come from the independent ``verify`` (the ``on_time`` metric).
+On-time counts come from the independent ``verify`` (the ``on_time`` metric). The panel is
+registered by :mod:`mropt.admission.table`, which imports this module (and pandas) when it draws.
 """
 
 from __future__ import annotations
@@ -14,8 +15,6 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
-
-from mropt.registry import ReportPanel, register_report_panel
 
 AXES = (("size", "job size L (splits)"), ("jobs", "job count N"), ("deadline", "deadline D (s)"))
 PANELS = (("benefit", "total benefit"), ("acceptance", "acceptance rate"), ("completion", "completion rate"))
@@ -80,7 +79,3 @@ def plot_figures(data: pd.DataFrame) -> Any:
     fig.suptitle(f"AMB paper Figs. 7-9 panels: benefit, acceptance and completion against {swept}")
     return fig
 
-
-AMB_FIGURES = register_report_panel(
-    "admission", ReportPanel(name="amb_figures", title="AMB Figures 7-9", table=figure_data, plot=plot_figures)
-)

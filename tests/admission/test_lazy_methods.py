@@ -144,3 +144,35 @@ def test_a_lazy_method_solves_and_names_its_function_by_module() -> None:
     assert get_method("edf-greedy").implementation == "mropt.admission.baselines:edf_greedy"
     with pytest.raises(ValueError, match="'package.module:function', got 'mropt.admission.baselines'"):
         register_lazy("test-bad-path", implementation="mropt.admission.baselines", kind="admission", summary="-")
+
+
+def test_a_method_whose_module_fails_to_import_is_an_error_solution_not_a_traceback(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """``registry.solve`` promises a recorded error for a solver's failure; a lazily registered
+    module that cannot be imported (a solver package not installed) is one."""
+    import mropt
+    from mropt import registry
+
+    monkeypatch.setitem(
+        registry._METHODS,
+        "test-missing-solver",
+        registry.Method(
+            name="test-missing-solver",
+            kind="admission",
+            summary="-",
+            implementation="mropt_no_such_solver_package:solve",
+        ),
+    )
+    sol = mropt.solve(mropt.generate_admission(seed=3, jobs=4), "test-missing-solver")
+    assert sol.status == "error"
+    assert sol.details["error"].startswith("ModuleNotFoundError: No module named 'mropt_no_such_solver_package'")
+
+
+def test_the_amb_report_panel_is_registered_once_after_its_module_is_imported() -> None:
+    """The panel is registered by ``admission/table.py``; drawing it imports ``report_panels``,
+    which registered it a second time, so a later report showed it twice."""
+    import mropt.admission.report_panels  # noqa: F401  (as drawing the panel does)
+    from mropt.registry import report_panels
+
+    assert [p.name for p in report_panels("admission")] == ["amb_figures"]
