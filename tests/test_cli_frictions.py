@@ -3,8 +3,8 @@
 A failed ``mropt verify`` of a simulation folder parsed the workload twice; ``mropt gap --check``
 said "methods" of simulator policies; ``mropt solve --method drf`` printed every launch;
 ``mropt simulate``'s ``params`` row was about 230 characters wide; ``mropt import-rumen`` wrote
-without the ``mropt:`` prefix of the other importers; the memory cap of ``simulate --until``
-counted the whole workload without saying so.
+without the ``mropt:`` prefix of the other importers (the memory cap of ``simulate --until``:
+``tests/sim/test_sim_memory_until.py``).
 """
 
 from __future__ import annotations
@@ -90,7 +90,7 @@ def test_the_summary_shows_the_params_given_and_json_keeps_them_all(tmp_path: Pa
     start = next(k for k, line in enumerate(lines) if line.startswith("params "))
     shown = " ".join(line[len("params") :].strip() for line in lines[start : start + 3])
     assert shown == (
-        "fair_share_timeout=100.0, node_delay=3.0, preemption=true, rack_delay=6.0 "
+        "fair_share_timeout=100.0, node_delay=3.0, preemption=true, rack_delay=6.0; "
         "the others at their defaults (`mropt policies --params`)"
     )
     assert lines[start + 3].startswith("seed ")
@@ -127,13 +127,3 @@ def test_import_rumen_says_what_it_wrote_as_the_other_importers_do(tmp_path: Pat
     assert not (Path.cwd() / "-").exists()
     swim = run_cli("import-swim", write_swim(tmp_path / "day.tsv"), "-o", tmp_path / "i.json")
     assert swim.out == "" and swim.err_lines[0].startswith(f"mropt: wrote {tmp_path / 'i.json'}: ")
-
-
-def test_simulate_help_says_the_memory_estimate_counts_the_whole_workload_with_until() -> None:
-    """The cap's estimate (``mropt.sim.memory``) counts every job, also those ``--until`` stops before;
-    the error's line is the simulator's (docs/simulation.md says it too), the option's help says it here."""
-    shown = run_cli("simulate", "--help")
-    assert shown.code == 0
-    words = " ".join(shown.out.split())
-    assert "--max-memory GIB refuse a run whose memory estimate exceeds GIB gibibytes (default 16; see " in words
-    assert "with --until the estimate counts the attempts of the jobs submitted by then" in words

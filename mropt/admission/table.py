@@ -20,7 +20,8 @@ from typing import Any
 
 from mropt.registry import THREADS, Param, ReportPanel, register_lazy, register_report_panel
 
-#: Orders of phi the beam variant keeps per step (AMB sec. 4.2; :mod:`mropt.admission.amb`).
+#: Orders of phi the beam variant ``amb-beam16`` keeps per step (AMB sec. 4.2; :mod:`mropt.admission.amb`),
+#: and the beam of the exact methods' warm start (benchmarks/bench_amb.py).
 DEFAULT_BEAM = 16
 #: Name of the registered beam variant.
 BEAM_VARIANT = f"amb-beam{DEFAULT_BEAM}"

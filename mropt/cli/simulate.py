@@ -320,7 +320,7 @@ def _params_rows(policy: str, params: Mapping[str, Any]) -> list[list[Any]]:
     changed = [f"{k}={json.dumps(v)}" for k, v in sorted(params.items()) if k not in defaults or defaults[k] != v]
     note = f"{'the others' if changed else 'all'} at their defaults (`mropt policies --params`)"
     lines: list[str] = []
-    for item in [*[f"{c}," for c in changed[:-1]], *changed[-1:], note]:
+    for item in [*[f"{c}," for c in changed[:-1]], *[f"{c};" for c in changed[-1:]], note]:
         if lines and len(lines[-1]) + 1 + len(item) <= PARAMS_WIDTH:
             lines[-1] += " " + item
         else:
