@@ -387,8 +387,8 @@ class HeartbeatOffers(Offers):
                 nodes: Iterable[int] | None = schedule_idle(self, maps > 0, reduces > 0)
                 if nodes is None:
                     return
-            # the nodes with a free slot of a type with work (a superset: a count other than 0),
-            # picked in C, in node order; a busy cluster has few
+            # (``_idle`` None: as the equivalence test runs it) the nodes with a free slot of a type
+            # with work (a superset: a count other than 0), picked in C, in node order
             elif maps > 0 and reduces > 0:
                 nodes = compress(count(), map(or_, free_map, free_reduce))
             else:
