@@ -74,11 +74,20 @@ CHUNK = 4096
 SPAN_PIECE = 1 << 16
 
 
-class Scaled(array):  # type: ignore[type-arg]
+class Scaled(array):
     """A block of a float column (a start or an end) kept as C ints ``k``, each value ``k / scale``
-    exactly (:func:`_block`): 4 bytes a value instead of 8."""
+    exactly (:func:`_block`): 4 bytes a value instead of 8. A copy keeps its scale (pickle does);
+    a slice or a sum is a plain ``array('i')`` of the ints: read a block through :func:`_np`."""
 
     scale: float
+
+    def __copy__(self) -> Scaled:
+        block = Scaled(self.typecode, self.tobytes())
+        block.scale = self.scale
+        return block
+
+    def __deepcopy__(self, memo: dict[int, Any]) -> Scaled:
+        return self.__copy__()
 
 
 def _np(values: array[Any]) -> np.ndarray:

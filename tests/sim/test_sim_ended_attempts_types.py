@@ -157,3 +157,17 @@ def test_a_block_of_times_is_kept_as_c_ints_only_where_each_is_exactly_one() -> 
                 assert column.dtype == np.float64
                 assert column.tobytes() == np.array(values[: len(column)]).tobytes(), (name, values)
         assert store.last_end() == max(ends)
+
+
+def test_a_copied_or_pickled_block_of_times_reads_the_same_floats() -> None:
+    """A :class:`Scaled` block's scale is not in its ints: a copy that dropped it would read
+    ``k`` for ``k / scale`` without an error (review: ``copy.copy`` gave a plain ``array('i')``)."""
+    import copy
+    import pickle
+
+    from mropt.sim.ended_attempts import Scaled, _np
+
+    block = _times([0.5, 1.25, 2.0], [1.0, 2.0, 3.0]).entry["start"][0]
+    assert isinstance(block, Scaled) and block.scale == 100.0
+    for again in (copy.copy(block), copy.deepcopy(block), pickle.loads(pickle.dumps(block))):
+        assert isinstance(again, Scaled) and _np(again).tolist() == [0.5, 1.25, 2.0]
