@@ -39,7 +39,7 @@ from typing import Any
 from mropt.cli.common import SEED, load_input, parse_param
 from mropt.harness.table import render
 from mropt.model.errors import InputError
-from mropt.model.io import load_instance, read_json
+from mropt.model.io import read_json
 from mropt.registry import Param
 
 
@@ -230,14 +230,12 @@ def run_simulate(args: argparse.Namespace) -> int:
 
 def run_verify_run(args: argparse.Namespace) -> int:
     """``mropt verify WORKLOAD DIR``: the run in DIR checked against WORKLOAD (:meth:`RunResult.verify`)."""
-    from mropt.sim.run_result import load_run
+    from mropt.sim.run_result import load_run, load_workload_file
 
     if args.allow_late:
         raise InputError("option '--allow-late' is for admission solutions, not a simulation folder")
     run = load_run(args.solution)
-    workload = load_instance(args.instance)  # parsed once: checked here, named below when it fails
-    if workload.kind not in ("workload", "admission"):
-        raise InputError(f"{args.instance}: field 'kind' must be 'workload' or 'admission', got {workload.kind!r}")
+    workload = load_workload_file(args.instance)  # parsed once: checked, then named below when it fails
     verdict = run.verify(workload)
     if args.json:
         claimed = run.summary.get("benefit")

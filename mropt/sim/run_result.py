@@ -126,15 +126,18 @@ class RunResult:
         )
 
 
+def load_workload_file(path: str | os.PathLike[str]) -> Any:
+    """The instance in the file ``path``: a workload or an admission instance (one-line errors)."""
+    instance = load_instance(Path(path))
+    if instance.kind not in ("workload", "admission"):
+        raise InputError(f"{os.fspath(path)}: field 'kind' must be 'workload' or 'admission', got {instance.kind!r}")
+    return instance
+
+
 def _workload(given: Any) -> WorkloadInstance:
     """A workload from a workload, an admission instance or the path of either's file (one-line errors)."""
     if isinstance(given, (str, os.PathLike)):
-        instance = load_instance(Path(given))
-        if instance.kind not in ("workload", "admission"):
-            raise InputError(
-                f"{os.fspath(given)}: field 'kind' must be 'workload' or 'admission', got {instance.kind!r}"
-            )
-        return as_workload(instance)
+        return as_workload(load_workload_file(given))
     return as_workload(given)
 
 
