@@ -27,9 +27,6 @@ into the queue in the same order, so the event log is the same
 
 from __future__ import annotations
 
-from collections.abc import Iterable
-from itertools import compress, count
-from operator import or_
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -69,25 +66,17 @@ class IdleBeats:
         return np.flatnonzero(room)
 
 
-def schedule_idle(offers: HeartbeatOffers, maps: bool, reduces: bool) -> Iterable[int] | None:
+def schedule_idle(offers: HeartbeatOffers, maps: bool, reduces: bool) -> list[int] | None:
     """Hold the next heartbeat of every node ``_schedule_all`` would schedule (module docstring); None
-    when done, else nodes in node order, for the caller to test and schedule one by one, nothing
-    done: when under :data:`MIN_NODES` have a free slot of a type with work (a count other than 0:
-    ``list.count`` and ``itertools.compress`` in C, a busy cluster's passes), those; when under
-    :data:`MIN_NODES` are to be scheduled, or a time collides, those to be scheduled."""
+    when done, else those nodes, in node order, for the caller to schedule one by one (fewer than
+    :data:`MIN_NODES`, or a time collides), nothing done."""
     idle = offers._idle
     held = offers._held
     assert idle is not None and held is not None
-    sim = offers.sim
-    free_map, free_reduce = sim.free
-    n = sim.n_nodes
-    if (n - free_map.count(0) if maps else 0) + (n - free_reduce.count(0) if reduces else 0) < MIN_NODES:
-        if maps and reduces:
-            return compress(count(), map(or_, free_map, free_reduce))
-        return compress(count(), free_map if maps else free_reduce)
     found = idle.nodes(offers, maps, reduces)
     if len(found) < MIN_NODES:
         return found.tolist()
+    sim = offers.sim
     interval = sim.heartbeat_interval
     phase = idle.phases[found]
     times = (phase + np.maximum(np.ceil((sim.now - phase) / interval), 0.0) * interval).tolist()
@@ -99,7 +88,7 @@ def schedule_idle(offers: HeartbeatOffers, maps: bool, reduces: bool) -> Iterabl
     # a time the queue holds (the instant being run: a node whose heartbeat falls now), or the lone
     # heartbeat's running: that node's heartbeat goes into the queue (``HeldBeats.hold``), in node order
     clash = held.queued & new
-    if held.open in new:
+    if held.open is not None and held.open in new:
         clash.add(held.open)
     if clash:
         at = sorted(times.index(time) for time in clash)
