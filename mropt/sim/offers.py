@@ -29,13 +29,12 @@ Both modes have one interface for the engine: :meth:`Offers.freed` (capacity gre
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Sequence
 from itertools import compress, count
 from operator import or_
 from typing import TYPE_CHECKING
 
 from mropt.sim.demand_index import DemandIndex
-from mropt.sim.idle_beats import IdleBeats, schedule_idle
 from mropt.sim.launch_runs import LaunchRuns
 from mropt.sim.launch_runs import allowed as launch_runs_allowed
 from mropt.sim.lone_beats import HeldBeats
@@ -302,8 +301,6 @@ class HeartbeatOffers(Offers):
         # there too, the heartbeats wait in a heap of their own and the lone ones run without an
         # instant of the queue (:mod:`mropt.sim.lone_beats`; speed only, ``plain`` turns it off)
         self._held: HeldBeats | None = None
-        # and a pass after new work computes the idle nodes' heartbeats with numpy (:mod:`mropt.sim.idle_beats`)
-        self._idle: IdleBeats | None = None
         if self._counts_only:
             self.beat = self._beat_counts  # type: ignore[method-assign]
             self.freed = self._schedule_counts
@@ -320,15 +317,8 @@ class HeartbeatOffers(Offers):
         self.after_instant = type(self).after_instant.__get__(self)  # type: ignore[method-assign]
         self.freed = self.sim.capacity.freed = self._schedule
         self._held = None
-        self._idle = None
         self._push = self.sim.push
         self.sim.before_decide(None)
-
-    def start(self) -> None:
-        """The run begins: with held heartbeats, the idle nodes' heartbeats are computed in bulk
-        (:mod:`mropt.sim.idle_beats`, from the phases as they are now)."""
-        if self._held is not None:
-            self._idle = IdleBeats(self._phase, self._pending)
 
     def work_appeared(self, job: int | None) -> None:
         self.new_work = True
@@ -382,14 +372,9 @@ class HeartbeatOffers(Offers):
         ceil = math.ceil
         held = self._held
         if held is not None:  # held together (``HeldBeats.add``), not pushed one by one
-            idle = self._idle
-            if idle is not None:  # many nodes: held at once (:mod:`mropt.sim.idle_beats`); few: below
-                nodes: Iterable[int] | None = schedule_idle(self, maps > 0, reduces > 0)
-                if nodes is None:
-                    return
-            # (``_idle`` None: as the equivalence test runs it) the nodes with a free slot of a type
-            # with work (a superset: a count other than 0), picked in C, in node order
-            elif maps > 0 and reduces > 0:
+            # the nodes with a free slot of a type with work (a superset: a count other than 0),
+            # picked in C, in node order; a busy cluster has few
+            if maps > 0 and reduces > 0:
                 nodes = compress(count(), map(or_, free_map, free_reduce))
             else:
                 nodes = compress(count(), free_map if maps > 0 else free_reduce)
