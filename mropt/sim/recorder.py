@@ -315,7 +315,7 @@ class Recorder:
             yield block
         if not rows:
             yield tuple(np.zeros(0, dtype=t) for t in _ROW_TYPES)
-        self._used = tuple(np.array(sorted(u), dtype=t) for u, t in zip(used, _ROW_TYPES[1:3], strict=True))
+        self._used = (np.array(sorted(used[0]), dtype=_ROW_TYPES[1]), np.array(sorted(used[1]), dtype=_ROW_TYPES[2]))
 
     def utilisation_used(self) -> tuple[np.ndarray, np.ndarray]:
         """The slot types (int8 codes) and the pools (indices in :attr:`pools`) the utilisation rows
