@@ -78,4 +78,3 @@ def plot_figures(data: pd.DataFrame) -> Any:
     swept = ", ".join(label.split(" (")[0].split()[-1] for _, label in axes)  # "L", "N", "D"
     fig.suptitle(f"AMB paper Figs. 7-9 panels: benefit, acceptance and completion against {swept}")
     return fig
-
