@@ -127,10 +127,14 @@ class EventOffers(Offers):
 
     def plain(self) -> None:
         """Run the plain pass only (every node when work appeared, each offered to ``assign``), as the
-        equivalence tests do."""
+        equivalence tests do; also after :meth:`start` (which may have made ``_pass_runs`` the end
+        of an instant)."""
         self._room = None
         self._map_room = None
         self._runs = None
+        self._offer_run = None
+        if self.spec is None:
+            self.after_instant = self._pass  # type: ignore[method-assign]
 
     def down(self, node: int) -> None:
         self._dirty.discard(node)

@@ -20,9 +20,8 @@ from mropt.sim.policy import make_policy
 from sim_helpers import workload
 
 
-def _run(policy: str, **options: Any) -> tuple[Any, str, int]:
-    """The function that ended the run's instants, the event-log hash and the event count."""
-    reference = options.pop("reference", False)
+def _workload() -> Any:
+    """Six jobs of section 1's shape on four nodes."""
     jobs = [
         {
             "id": f"j{i}",
@@ -34,8 +33,13 @@ def _run(policy: str, **options: Any) -> tuple[Any, str, int]:
         }
         for i in range(6)
     ]
-    w = workload([{"id": "n", "count": 4, "map_slots": 2, "reduce_slots": 2}], jobs)
-    sim = Simulation(w, make_policy(policy, reference=reference), mode="event", **options)
+    return workload([{"id": "n", "count": 4, "map_slots": 2, "reduce_slots": 2}], jobs)
+
+
+def _run(policy: str, **options: Any) -> tuple[Any, str, int]:
+    """The function that ended the run's instants, the event-log hash and the event count."""
+    reference = options.pop("reference", False)
+    sim = Simulation(_workload(), make_policy(policy, reference=reference), mode="event", **options)
     rec = sim.run()
     offers = sim.offers
     assert isinstance(offers, EventOffers)
@@ -53,3 +57,25 @@ def test_fifo_with_runs_ends_each_instant_in_the_runs_pass() -> None:
 @pytest.mark.parametrize(("policy", "options"), [("fifo", {"batch": False}), ("fair", {})])
 def test_without_an_offer_run_or_runs_the_instant_ends_in_the_pass(policy: str, options: dict[str, Any]) -> None:
     assert _run(policy, **options)[0] is EventOffers._pass
+
+
+def test_plain_after_start_runs_the_plain_pass() -> None:
+    """``plain()`` after ``start()`` (review): ``start`` had made ``_pass_runs`` the end of an instant,
+    which asserts on the launch runs ``plain`` removes; ``plain`` restores ``_pass``, and the run
+    gives the plain rules' event log."""
+    sim = Simulation(_workload(), make_policy("fifo"), mode="event")
+    offers = sim.offers
+    assert isinstance(offers, EventOffers)
+    started = offers.start
+    seen = []
+
+    def start_then_plain() -> None:
+        started()
+        seen.append(offers.after_instant.__func__)  # type: ignore[attr-defined]
+        offers.plain()
+        seen.append(offers.after_instant.__func__)  # type: ignore[attr-defined]
+
+    offers.start = start_then_plain  # type: ignore[method-assign]
+    log = sim.run().event_log_hash()
+    assert seen == [EventOffers._pass_runs, EventOffers._pass]
+    assert log == _run("fifo", reference=True)[1]
