@@ -108,6 +108,8 @@ class Recorder:
         # attempt object); the columns (a_job, ...) are built from them at each read
         self.ended_attempts = EndedAttempts()
         self._add = self.ended_attempts.add
+        if not live:  # no pool counts to keep: an ending goes to the store in one call (issue 32)
+            self.ended = self._add  # type: ignore[method-assign,assignment]
         # utilisation rows
         self.u_time: list[float] = []
         self.u_type: list[int] = []
