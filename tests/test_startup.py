@@ -11,9 +11,8 @@ from __future__ import annotations
 
 import argparse
 import importlib
-import json
-import subprocess
-import sys
+
+from fresh_interpreter import loaded_after
 
 from mropt.cli import main
 
@@ -23,15 +22,8 @@ HEAVY = ("ortools", "pulp", "highspy", "pandas", "numpy", "pyarrow", "duckdb", "
 
 def _loaded_after(code: str) -> dict[str, object]:
     """Run ``code`` in a fresh interpreter; the heavy modules it left in ``sys.modules``, and ``result``."""
-    script = (
-        "import contextlib, io, json, sys\n"
-        "result = None\n"
-        f"{code}\n"
-        f"heavy = sorted({{m.split('.')[0] for m in sys.modules}} & set({HEAVY!r}))\n"
-        "print(json.dumps({'heavy': heavy, 'result': result}))\n"
-    )
-    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120, check=True)
-    return json.loads(done.stdout.strip().splitlines()[-1])
+    heavy, result = loaded_after(code, HEAVY)  # (a package is in sys.modules when any of its modules is)
+    return {"heavy": heavy, "result": result}
 
 
 def test_version_help_and_import_load_nothing_heavy() -> None:

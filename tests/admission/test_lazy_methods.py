@@ -8,12 +8,10 @@ loaded OR-Tools, PuLP and pandas. The listings ``mropt methods [--params]`` say 
 
 from __future__ import annotations
 
-import json
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
+from fresh_interpreter import loaded_after
 
 from mropt.registry import get_method
 
@@ -67,15 +65,8 @@ PARAM_LINES = (
 
 def _fresh(code: str) -> dict:
     """Run ``code`` in a fresh interpreter; it sets ``result``; the modules of interest it left loaded."""
-    script = (
-        "import contextlib, io, json, sys\n"
-        "result = None\n"
-        f"{code}\n"
-        f"loaded = sorted(m for m in {SOLVER_MODULES + HEAVY!r} if m in sys.modules)\n"
-        "print(json.dumps({'loaded': loaded, 'result': result}))\n"
-    )
-    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120, check=True)
-    return json.loads(done.stdout.strip().splitlines()[-1])
+    loaded, result = loaded_after(code, SOLVER_MODULES + HEAVY)
+    return {"loaded": loaded, "result": result}
 
 
 def _simulate(path: Path) -> str:

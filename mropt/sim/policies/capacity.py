@@ -407,14 +407,12 @@ class Capacity(Policy):
         ``launch(..., RACK)`` would fail again (its missed opportunity still counts)."""
         sim = self.sim
         launch = sim.launch
-        jobs = sim.jobs
         missed = self.missed
         base = self.base
         user_of = self.user_of
         queues = self.queues
         available = sim.free[MAP][node]
-        # the trackers up, counted when an off-switch test first needs them (``_walk_fitting``: its own)
-        trackers = self.trackers = -1
+        self.trackers = -1  # the trackers up, counted when an off-switch test first needs them
         no_local: set[int] = set()
         while available > 0:
             got = _NONE
@@ -447,12 +445,8 @@ class Capacity(Policy):
                         got = _LOCAL
                     else:
                         no_local.add(job)
-                        j = jobs[job]
-                        stage = j.stages[j.cur]
-                        if trackers < 0:
-                            trackers = sim.node_up.count(True)
                         due = missed[job] + (passes.at(rank) - base[job] if bulked else 0)
-                        if min(stage.n - stage.finished, trackers) * self._locality_wait_factor(job) < due:
+                        if self._off_switch_due(job, due):
                             aid = launch(job, node, MAP, ANY)
                             got = _OFF_SWITCH if aid >= 0 else _NONE
                     if aid >= 0:
