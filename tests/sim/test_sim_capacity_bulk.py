@@ -50,20 +50,45 @@ def test_demand_classes_list_the_candidates_that_fit_in_rank_order() -> None:
         for _ in range(400):
             if members and rng.random() < 0.4:
                 rank = rng.choice(sorted(members))
-                classes.remove(classes.class_of(members.pop(rank)), rank)
+                classes.remove(members.pop(rank), rank)
             else:
                 rank = rng.randrange(1000)
                 if rank in members:
                     continue
                 demand = None if rng.random() < 0.2 else tuple(float(rng.randint(1, 6)) for _ in range(n_res))
-                classes.add(classes.class_of(demand), rank)
+                classes.add(demand, rank)
                 members[rank] = demand
             free = [rng.choice([0.0, 2.0, 3.0 - 1e-10, 4.5, 6.0]) for _ in range(n_res)]
             want = sorted(
                 r for r, d in members.items() if d is None or all(a <= f + 1e-9 for a, f in zip(d, free, strict=True))
             )
             assert list(classes.fitting(free)) == want
-            assert classes.size == sum(1 for d in members.values() if d is not None)
+            assert classes.one_demand == sum(1 for d in members.values() if d is not None)
+            assert len(classes) == 1 + len({d for d in members.values() if d is not None})
+
+
+def test_demand_classes_drop_a_demand_when_its_last_candidate_leaves() -> None:
+    """A run's demands come and go (the Alibaba day: 986 over the day, at most 356 with candidates
+    at once): a walk scans only those with candidates now. 2,000 demands, each joined by three ranks
+    that leave in turn, at most 5 at a time: the slots stay at 1 + the demands with candidates, the
+    arrays at their first size, and the walks list what brute force lists."""
+    rng = random.Random(4)
+    classes = DemandClasses(2)
+    members: dict[int, tuple[float, ...]] = {}
+    for k in range(2000):
+        demand = (float(k % 7), float(k))  # (second amount: a new demand each time)
+        for rank in (3 * k, 3 * k + 1, 3 * k + 2):
+            classes.add(demand, rank)
+            members[rank] = demand
+        while len({*members.values()}) > rng.randint(1, 5):
+            rank = rng.choice(sorted(members))
+            classes.remove(members.pop(rank), rank)
+        live = {*members.values()}
+        assert len(classes) == 1 + len(live)
+        assert len(classes.heads) == 8
+        free = (rng.choice([0.0, 3.0, 6.0]), float(rng.randint(0, 2 * k + 1)))
+        want = sorted(r for r, d in members.items() if d[0] <= free[0] + 1e-9 and d[1] <= free[1] + 1e-9)
+        assert list(classes.fitting(free)) == want
 
 
 def backlog_workload(rng: random.Random, n_jobs: int, queues: bool) -> WorkloadInstance:

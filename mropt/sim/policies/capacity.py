@@ -140,7 +140,8 @@ class Capacity(Policy):
         #: passes its queue's walks gave its rank since then (``q.passes.at(rank) - base[job]``)
         self.missed = [0] * n
         self.base = [0] * n
-        self.cls = [0] * n  # a map candidate's class in its queue's ``classes``
+        #: a map candidate's demand, its class in its queue's ``classes`` (None: always asked)
+        self.demand_of: list[tuple[float, ...] | None] = [None] * n
         self.rank_of = [0] * n
         self.user_of = [j.user for j in sim.jobs]
         n_resources = len(sim.free_resources[0]) if sim.free_resources else 0
@@ -203,23 +204,24 @@ class Capacity(Policy):
             del cand[bisect_left(cand, old)]
             if stype == MAP:
                 self.missed[job] += q.passes.at(old) - self.base[job]
-                q.classes.remove(self.cls[job], old)
+                q.classes.remove(self.demand_of[job], old)
         if key is not None:
             insort(cand, key)
             if stype == MAP:
                 self.base[job] = q.passes.at(key)
-                self.cls[job] = self._class_of(q, job)
-                q.classes.add(self.cls[job], key)
+                self.demand_of[job] = self._map_demand(job)
+                q.classes.add(self.demand_of[job], key)
         self.key[job][stype] = key
 
-    def _class_of(self, q: _Queue, job: int) -> int:
-        """The class in ``q.classes`` of the map stage ``job`` launches from (``Launches.launch_tasks``:
-        the current stage, of one demand checked before a task is looked for; 0: always asked)."""
+    def _map_demand(self, job: int) -> tuple[float, ...] | None:
+        """The class in its queue's ``classes`` of the map stage ``job`` launches from
+        (``Launches.launch_tasks``: the current stage, its one demand checked before a task is
+        looked for; None: several demands or none, always asked)."""
         j = self.sim.jobs[job]
         stage = j.stages[j.cur] if j.cur < len(j.stages) else None
         if stage is None or stage.type != MAP or len(stage.demands) != 1:
-            return 0
-        return q.classes.class_of(stage.demands[0])
+            return None
+        return stage.demands[0]
 
     def _refresh(self) -> None:
         jobs = self.sim.jobs
@@ -233,11 +235,11 @@ class Capacity(Policy):
                 else:
                     self._set_key(q, job, stype, None)
             if self.key[job][MAP] is not None:  # its map stage may have changed (on_stage_end)
-                c = self._class_of(q, job)
-                if c != self.cls[job]:
-                    q.classes.remove(self.cls[job], rank_of[job])
-                    q.classes.add(c, rank_of[job])
-                    self.cls[job] = c
+                demand = self._map_demand(job)
+                if demand != self.demand_of[job]:
+                    q.classes.remove(self.demand_of[job], rank_of[job])
+                    q.classes.add(demand, rank_of[job])
+                    self.demand_of[job] = demand
         self.dirty.clear()
 
     # -- helpers ---------------------------------------------------------------------------------
@@ -424,14 +426,14 @@ class Capacity(Policy):
                 if limit < 0:
                     continue
                 by_user = q.by_user[MAP] if limit <= q.occupied[MAP] else None
-                if by_user is None and q.classes.size and len(cand) >= BULK_MIN:
+                if by_user is None and q.classes.one_demand and len(cand) >= BULK_MIN:
                     got = self._walk_fitting(q, node, no_local)
                     if got != _NONE:
                         break
                     continue
                 job_at = q.job_at
                 passes = q.passes
-                bulked = passes.every or passes.some  # else every candidate's base and passes are 0
+                passed_in_bulk = passes.every or passes.some  # (else every candidate's base and passes are 0)
                 for rank in cand:
                     job = job_at[rank]
                     if by_user is not None and by_user.get(user_of[job], 0) + 1 > limit:
@@ -440,12 +442,12 @@ class Capacity(Policy):
                     aid = -1 if job in no_local else launch(job, node, MAP, RACK)
                     if aid >= 0:
                         missed[job] = 0  # resetSchedulingOpportunities (local launch)
-                        if bulked:
+                        if passed_in_bulk:
                             base[job] = passes.at(rank)
                         got = _LOCAL
                     else:
                         no_local.add(job)
-                        due = missed[job] + (passes.at(rank) - base[job] if bulked else 0)
+                        due = missed[job] + (passes.at(rank) - base[job] if passed_in_bulk else 0)
                         if self._off_switch_due(job, due):
                             aid = launch(job, node, MAP, ANY)
                             got = _OFF_SWITCH if aid >= 0 else _NONE
