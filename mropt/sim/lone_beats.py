@@ -34,7 +34,15 @@ holds goes into it (``queued_times``); an event a lone heartbeat pushes at its o
 timer for now; a kill that gives its node room at once, whose next heartbeat falls at that
 time) makes the rest of that instant the engine's, whose flush of the utilisation rows at the
 instant before is then skipped (``defer_rows``: ``Recorder.skip_next_flush``). This module
-reads no attribute of the engine's queue or recorder. ``HeartbeatOffers.plain`` turns this off;
+reads no attribute of the engine's queue or recorder.
+
+A policy may answer runs of such heartbeats in bulk (``Policy.quiet_heartbeats``; on the SWIM
+day, 1.1 M of the 1.5 M heartbeats offered to the policy launch nothing): :meth:`HeldBeats._quiet`
+offers it the due ones with room, in order, and does for those it answers quiet what the loop
+would do for each (the clock, the count, the heartbeat held again an interval later, the ones
+without room between them ended), with no call per heartbeat. A policy without the hook has each
+heartbeat offered to its ``assign``; ``tests/sim/test_sim_quiet_runs.py`` requires the same
+outputs of both. ``HeartbeatOffers.plain`` turns everything here off;
 ``tests/sim/test_sim_heartbeat_counts.py`` and ``test_sim_lone_beats.py`` require the same event
 log, event count, stall, stop, final time and utilisation rows of both.
 """
@@ -43,6 +51,7 @@ from __future__ import annotations
 
 import math
 from bisect import bisect_left, bisect_right, insort
+from collections.abc import Callable, Sequence
 from itertools import islice
 from typing import TYPE_CHECKING
 
@@ -50,6 +59,9 @@ from mropt.sim.state import MAP, REDUCE
 
 if TYPE_CHECKING:
     from mropt.sim.offers import HeartbeatOffers
+
+#: after a run of quiet heartbeats all quiet, the next offers this many times more (``HeldBeats._run``)
+QUIET_GROWTH = 8
 
 
 class HeldBeats:
@@ -147,6 +159,14 @@ class HeldBeats:
         stall_limit = sim.stall_limit
         next_time, advance = sim.next_time, sim.advance
         end_rows = sim.end_rows if sim.rows_live else None
+        # the policy's runs of quiet heartbeats (``Policy.quiet_heartbeats``: :meth:`_quiet`), None: none.
+        # Speed only (each heartbeat's effects are the same either way): ``alone``, the next heartbeat
+        # with room runs alone, unoffered: the one a run found not quiet, and the one after a launch
+        # (a policy's kept answer of quiet heartbeats is likely gone); ``ask``, how many to offer: 1
+        # after a heartbeat run alone, then more as long as all are quiet
+        quiet = sim.policy.quiet_heartbeats
+        alone = False
+        ask = 1
         counted = 0
         flushed = False
         nxt = next_time()  # (read again wherever the queue may have changed)
@@ -186,13 +206,28 @@ class HeldBeats:
                     del times[0]
                     sim.push_heartbeat(time, at.pop(time))
                 return counted
-            del times[0]
-            node = at.pop(time)
-            counted += 1
             if not flushed:  # the rows of the engine's instant, at its time, first
                 if end_rows is not None:
                     end_rows(sim.now)
                 flushed = True
+            if quiet is not None and not alone and offers._stalled < stall_limit:
+                ended, quiet_ones, offered, pushed = self._quiet(
+                    quiet, nxt, until, min(ask, stall_limit - offers._stalled)
+                )
+                if quiet_ones:
+                    counted += ended
+                    offers._stalled += quiet_ones
+                    if quiet_ones < offered:
+                        alone = True
+                    else:
+                        ask *= QUIET_GROWTH
+                    if pushed:
+                        nxt = next_time()
+                    continue
+            ask = 1
+            del times[0]
+            node = at.pop(time)
+            counted += 1
             # ``HeartbeatOffers._beat_counts`` after its test of room, inline
             pending[node] = 0
             before = sim.next_attempt
@@ -202,7 +237,9 @@ class HeldBeats:
             self.open = None
             if sim.next_attempt != before:
                 offers._stalled = 0
+                alone = True
             else:
+                alone = False
                 offers._stalled += 1
                 if offers._stalled > stall_limit:  # the engine's loop clears its queue after it
                     sim.stall()
@@ -232,6 +269,85 @@ class HeldBeats:
             if end_rows is not None:
                 end_rows(time)
         return counted
+
+    def _quiet(
+        self, answer: Callable[[Sequence[int], Sequence[float]], int], nxt: float, until: float, most: int
+    ) -> tuple[int, int, int, bool]:
+        """A run of quiet heartbeats in bulk (``Policy.quiet_heartbeats``, the policy's ``answer``), from
+        ``times[0]``: due before ``nxt`` (not after ``until``), its node with room. (The heartbeats
+        ended: quiet or without room; the quiet ones; the ones offered; whether a heartbeat went into
+        the queue.)
+
+        The policy is offered the due heartbeats with room, in order, before ``times[0]`` plus the
+        interval, at most ``most`` (:meth:`_run` asks for 1, then more while all are quiet; and never
+        the ``stall_limit``-th in a row to launch nothing: that one runs alone, and may stall the
+        run). It answers how many in order are quiet: they
+        launch nothing and call nothing on the engine, so nothing :meth:`_run` reads changes, and
+        each heartbeat without room among them stays without room. What :meth:`_run` does for each,
+        done here: the clock moves to its time (``advance``: at the first, which may be the clock's
+        time, a row break; the later ones' times are greater, so only the last is set), the node's
+        heartbeat is held again an interval later (in time order, the held times tested at that
+        point: ``hold``'s tests, inline; that time comes after every one offered, so one put into
+        the queue there leaves them due), the heartbeats without room before the first one not
+        quiet are ended, and the count of heartbeats in a row that launched nothing grows (by the
+        caller). Its instant's end writes no rows (the rows were written before it, and it changes
+        no count: ``Recorder.flush`` writes nothing) and schedules nothing (no new work)."""
+        sim = self.sim
+        times, at = self.times, self.at
+        runnable = sim.runnable
+        maps, reduces = runnable[MAP] > 0, runnable[REDUCE] > 0
+        free_map, free_reduce = sim.free
+        node_up = sim.node_up
+        interval = sim.heartbeat_interval
+        bound = min(nxt, times[0] + interval)
+        nodes: list[int] = []
+        offered: list[float] = []
+        where: list[int] = []  # (their places in ``times``)
+        stop = len(times)
+        for i, time in enumerate(times):
+            if time >= bound or time > until:
+                stop = i
+                break
+            node = at[time]
+            if node_up[node] and ((maps and free_map[node] > 0) or (reduces and free_reduce[node] > 0)):
+                if len(nodes) == most:
+                    stop = i
+                    break
+                nodes.append(node)
+                offered.append(time)
+                where.append(i)
+        done = answer(nodes, offered)
+        if not done:
+            return 0, 0, len(nodes), False
+        end = where[done] if done < len(where) else stop
+        queued = self.queued
+        pending = self.offers._pending
+        pushed = False
+        j = 0
+        w = where[0]
+        for i in range(end):
+            time = times[i]
+            node = at.pop(time)
+            if i != w:  # no room: its schedule ends
+                pending[node] = 0
+                continue
+            j += 1
+            w = where[j] if j < done else -1
+            beat = time + interval
+            if beat in queued or beat in at:
+                sim.push_heartbeat(beat, node)
+                pushed = True
+            else:
+                at[beat] = node
+                if beat > times[-1]:
+                    times.append(beat)
+                else:
+                    insort(times, beat)
+        del times[:end]
+        sim.advance(offered[0])
+        if done > 1:
+            sim.advance(offered[done - 1])
+        return end, done, len(nodes), pushed
 
 
 __all__ = ["HeldBeats"]

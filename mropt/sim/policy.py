@@ -92,6 +92,15 @@ class Policy:
     mode: ClassVar[str] = EVENT
     #: the accelerations ``without`` may turn off one by one (none: the policy has none apart)
     accelerations: ClassVar[tuple[str, ...]] = ()
+    #: heartbeat mode, speed only (runs of quiet heartbeats: :mod:`mropt.sim.lone_beats`):
+    #: ``quiet_heartbeats(nodes, times)``, given heartbeats in time order (node ``nodes[i]`` at
+    #: ``times[i]``, each with room, nothing else happening before the last of them, the clock not
+    #: moved to them), answers how many of them in order launch nothing and call nothing on ``sim``,
+    #: and applies their effects on the policy as :meth:`assign` at each time would. Of the first one
+    #: it does not answer, it may have made only the steps that :meth:`assign` makes first whatever
+    #: follows and that read no clock; the others it leaves untouched. None (the default): every
+    #: heartbeat is offered to :meth:`assign`. A policy sets it in :meth:`start` (``fair``).
+    quiet_heartbeats: Callable[[Sequence[int], Sequence[float]], int] | None = None
 
     def __init__(
         self,

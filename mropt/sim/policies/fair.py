@@ -90,7 +90,8 @@ at every task; a pool moves when an input of its key changes (a launch or end of
 demand at update(), its minShare or weight: ``hei`` calls :meth:`Fair.pools_changed`, its candidate
 jobs), and update() recomputes only the jobs and pools that changed. A heartbeat that launches
 nothing (every candidate job waiting for a local map the node does not hold) is answered from the
-answer kept since the last change, without the walk (:mod:`~mropt.sim.policies.fair_quiet`).
+answer kept since the last change, without the walk (:mod:`~mropt.sim.policies.fair_quiet`), and a
+run of such heartbeats with nothing else between them in one loop (``Policy.quiet_heartbeats``).
 Under ``self_check`` (``Policy``; tests) the kept pool order is compared with a sort at every
 heartbeat, and the kept answer with the walk;
 ``tests/sim/test_sim_heartbeat_reference.py`` requires the same event log of both modes on random
@@ -153,6 +154,8 @@ FAIR_PARAMS: dict[str, Param] = {
 )
 class Fair(FairOffers, FairPreemption, Policy):
     mode = HEARTBEAT
+    #: ``without`` (tests): ``quiet_runs``, the runs of quiet heartbeats in bulk (``_quiet_heartbeats``)
+    accelerations = ("quiet_runs",)
     #: the rule of the order and shares, a subclass's choice: False, Hadoop's (max(minShare, R weight));
     #: True, HEI's (``hei``): minShare plus a weighted part of what is left (pools over their minShare
     #: ordered by (running - minShare) / weight)
@@ -213,6 +216,10 @@ class Fair(FairOffers, FairPreemption, Policy):
         self.quiet_checked = 0  # (self_check: heartbeats the quiet answer was compared with the walk on)
         if not self.reference and type(self).assign is Fair.assign:  # ``assign`` without its own call (speed only)
             self.assign = self._assign_fast  # type: ignore[method-assign]
+            # runs of quiet heartbeats in bulk (``Policy.quiet_heartbeats``; not under ``self_check``, which
+            # compares each quiet answer with the walk)
+            if not self.self_check and "quiet_runs" not in self.without:
+                self.quiet_heartbeats = self._quiet_heartbeats
 
     # -- pools and jobs ----------------------------------------------------------------------
     def _pool(self, name: str) -> _Pool:
@@ -323,6 +330,19 @@ class Fair(FairOffers, FairPreemption, Policy):
                 self.runnable_total[stype] += pool.demand(stype) - was[stype]
         self.repool.update(before)  # a pool's demand is in its key (min(minShare, demand))
         self.total_slots_at_update = list(sim.total_slots)
+
+    def _idle_update(self, now: float) -> bool:
+        """update() at ``now`` where it recomputes nothing (no pool's members and no job's demand marked
+        since the last: then :meth:`_update` only sets when the next is due and the slots it saw), for
+        a heartbeat run in bulk without moving the clock (``FairQuiet._quiet_heartbeats``). False, and
+        nothing done, where it would recompute something or where update() is not this class's
+        (``hei`` also sets the hour's minShares)."""
+        if self.reference or self.members_changed or self.demand_dirty or type(self)._update is not Fair._update:
+            return False
+        self.force_update = False
+        self.next_update = self._next_tick(now)
+        self.total_slots_at_update = list(self.sim.total_slots)
+        return True
 
     def _update_reference(self) -> None:
         """FairScheduler.update(), plain: each pool's first ``max_running`` jobs in FIFO order are

@@ -37,11 +37,18 @@ input nodes (racks) are kept as they are, not merged: on the Alibaba window S ho
 each with input on hundreds of nodes, and a union at every build cost more than the walks it
 saved. Under ``self_check`` the quiet answer is compared with the walk on every heartbeat, and the
 kept answer with a fresh build (``tests/sim/test_sim_fair_quiet.py``).
+
+Runs of quiet heartbeats (``Policy.quiet_heartbeats``, :meth:`FairQuiet._quiet_heartbeats`): the
+lone heartbeats of ``mropt.sim.lone_beats`` are offered in bulk, and answered one after the other in
+one loop, with the same tests and float additions as ``_assign_fast`` and :meth:`_quiet_answered`,
+until one is not quiet (update() reads the clock, which a run does not move: where it is due and
+would recompute nothing, ``Fair._idle_update`` makes its only change). Off under ``self_check``, and
+with ``without={"quiet_runs"}``; ``tests/sim/test_sim_quiet_runs.py`` compares the two.
 """
 
 from __future__ import annotations
 
-from collections.abc import Collection, Container
+from collections.abc import Collection, Container, Sequence
 from typing import TYPE_CHECKING, Any, cast
 
 from mropt.sim.policies.fair_shares import _Pool
@@ -126,6 +133,10 @@ class FairQuiet:
     assign_multiple: bool
     caps: tuple[int, int]
     skipped: Collection[int]
+    last_heartbeat: float | None
+    dirty: set[int]
+    force_update: bool
+    next_update: float
     #: the kept answer (:data:`NEVER`: a job would be asked to launch); None: none, built after the
     #: next walk that launches nothing
     quiet: QuietBeat | None
@@ -136,6 +147,8 @@ class FairQuiet:
         def _reorder(self) -> None: ...
         def _allowed_level(self, job: int, pool: _Pool) -> int: ...
         def _input_places(self, job: int, stage: int) -> tuple[int, frozenset[int] | None, frozenset[int]]: ...
+        def _refresh_keys(self) -> None: ...
+        def _idle_update(self, now: float) -> bool: ...
 
     def _quiet_build(self, walked: set[int] | None) -> QuietBeat:
         """The kept answer for the state now (module docstring); :data:`NEVER` if some job of S would
@@ -220,6 +233,115 @@ class FairQuiet:
                     return False
         self.skipped = quiet.jobs  # (S: not empty, or nothing visited; NEVER's places hold every node)
         return True
+
+    def _quiet_heartbeats(self, nodes: Sequence[int], times: Sequence[float]) -> int:
+        """``Policy.quiet_heartbeats`` (a run of heartbeats in bulk: :mod:`mropt.sim.lone_beats`): how many
+        of the heartbeats of ``nodes`` at ``times``, in order, :meth:`_quiet_answered` answers, their
+        effects applied as ``FairOffers._assign_fast`` applies them; the rest left untouched.
+
+        The steps of ``_assign_fast`` for each, on the same values in the same order: update() where it
+        is due and recomputes nothing (``Fair._idle_update``), the marked jobs' keys (``_refresh_keys``,
+        which reads no clock: once, before the first), the waits of the
+        skipped jobs (updateLocalityWaitTimes: each wait's float addition of the time since the last
+        heartbeat, one heartbeat at a time: S's, or at the first a walk's), ``last_heartbeat``, and the
+        skipped jobs (S, or none where the node's verdicts reject the map pass). The run stops at
+        the first heartbeat that ``_assign_fast`` would not answer from ``quiet``, or at which
+        update() would recompute something (it reads the clock), a wait reaching its limit (the level changes), a
+        reduce or map pass that may launch (the node's verdicts, preemption's starvation at that
+        heartbeat's time, the input places)."""
+        if self.force_update or (times[0] >= self.next_update and not self._idle_update(times[0])):
+            return 0
+        if self.dirty:
+            self._refresh_keys()  # (``_assign_fast``'s first step: it may drop the kept answer)
+        quiet = self.quiet
+        if quiet is None:
+            return 0
+        skipped = self.skipped
+        sim = self.sim
+        next_update = self.next_update
+        waited = self.waited
+        limits = quiet.limits
+        running_total, runnable_total = self.running_total, self.runnable_total
+        multiple, caps = self.assign_multiple, self.caps
+        # the node's verdicts (``_verdict_passes``, the same expressions): the reduce pass's only where a
+        # reduce candidate exists and the pass may run at all
+        slots_reduce, free_reduce = sim.slots[REDUCE], sim.free[REDUCE]
+        total = sim.total_slots[REDUCE]
+        load_reduce = runnable_total[REDUCE] / total if total > 0 else 0.0
+        full_reduce = load_reduce >= 1.0
+        reduce = (
+            quiet.reduce and running_total[REDUCE] != runnable_total[REDUCE] and not (multiple and caps[REDUCE] == 0)
+        )
+        slots_map, free_map = sim.slots[MAP], sim.free[MAP]
+        total = sim.total_slots[MAP]
+        load_map = runnable_total[MAP] / total if total > 0 else 0.0
+        full_map = load_map >= 1.0
+        no_map = running_total[MAP] == runnable_total[MAP] or (multiple and caps[MAP] == 0)
+        starved = self._quiet_starved if self.preemption else None
+        held_nodes, near_racks, node_rack = quiet.nodes, quiet.racks, sim.node_rack
+        s_jobs = quiet.jobs
+        last = self.last_heartbeat
+        since = 0.0
+        done = 0
+        for node, now in zip(nodes, times):
+            if now >= next_update:  # update() is due: the run goes on where it recomputes nothing
+                if not self._idle_update(now):
+                    break
+                next_update = self.next_update
+            if skipped:
+                since = 0.0 if last is None else now - last
+                reached = False
+                if skipped is s_jobs:
+                    for job, limit in limits:
+                        if waited[job] + since >= limit:
+                            reached = True
+                            break
+                else:  # (the first only: a walk's skipped jobs, a set; ``_assign_fast``'s other branch)
+                    grown = {job: waited[job] + since for job in skipped}
+                    for job, limit in limits:
+                        if grown.get(job, waited[job]) >= limit:
+                            reached = True
+                            break
+                if reached:
+                    break
+            if reduce:
+                slots = slots_reduce[node]
+                if slots - free_reduce[node] < (slots if full_reduce else slots * load_reduce):
+                    break  # (the reduce pass would run)
+            slots = slots_map[node]
+            if no_map or not slots - free_map[node] < (slots if full_map else slots * load_map):
+                now_skipped: Collection[int] = ()  # (no map pass: nothing visited)
+            else:
+                if starved is not None and starved(quiet, now):
+                    break
+                local = False
+                for held in held_nodes:
+                    if node in held:
+                        local = True
+                        break
+                if not local and near_racks:
+                    rack = node_rack[node]
+                    for near in near_racks:
+                        if rack in near:
+                            local = True
+                            break
+                if local:
+                    break
+                now_skipped = s_jobs
+            if skipped:  # the waits, added as the test above added them
+                if skipped is s_jobs:
+                    for job, _ in limits:
+                        waited[job] += since
+                else:
+                    for job in skipped:
+                        waited[job] += since
+            last = now
+            skipped = now_skipped
+            done += 1
+        if done:
+            self.last_heartbeat = last
+            self.skipped = skipped if skipped else []
+        return done
 
     def _verdict_passes(self, stype: int, node: int) -> bool:
         """Whether the node's verdicts let a ``stype`` pass run at this heartbeat (``_assign_fast``'s
