@@ -54,7 +54,7 @@ from mropt.model.workload import WorkloadInstance, WorkloadJob
 from mropt.sim.ended_attempts import EndedAttempts
 from mropt.sim.state import DROPPED, REJECTED, SLOT_TYPES, WAITING, Job
 from mropt.sim.unfinished import unfinished_causes
-from mropt.sim.utilisation_rows import RowMarks, build_rows, row_pools
+from mropt.sim.utilisation_rows import RowMarks, build_rows, epochs_bound, row_pools
 
 if TYPE_CHECKING:
     from mropt.sim.engine import Attempt, Simulation
@@ -411,6 +411,14 @@ class Recorder:
             yield (*block[:3], block[3].astype(np.int64, copy=False), block[4].astype(np.int64, copy=False))
         rows = (self.u_time, self.u_type, self.u_pool, self.u_busy, self.u_cap)
         yield tuple(np.array(r, dtype=t) for r, t in zip(rows, _ROW_TYPES, strict=True))
+
+    def utilisation_rows_bound(self) -> int:
+        """At most how many utilisation rows one (pool, slot type) has (``mropt.sim.run.utilisation_ratio``
+        makes its arrays of a type's cluster rows that long): the rows kept, or, built after the run,
+        the epochs' bound (:func:`mropt.sim.utilisation_rows.epochs_bound`)."""
+        if self._marks is not None:
+            return epochs_bound(self.ended_attempts, self._marks)
+        return sum(len(block[0]) for block in self._u_blocks) + len(self.u_time)
 
     def utilisation_arrays(self) -> tuple[np.ndarray, ...]:
         """The utilisation rows as typed arrays, each whole (:meth:`utilisation_blocks`)."""

@@ -357,9 +357,6 @@ def locality_shares(recorder: Recorder) -> dict[str, Any] | None:
     return {"attempts": have, **shares}
 
 
-_INT32 = np.iinfo(np.int32)
-
-
 def utilisation_ratio(recorder: Recorder, horizon: float) -> dict[str, float | None]:
     """Busy over capacity slot-seconds per slot type on [0, horizon], from the cluster-wide step series.
 
@@ -375,11 +372,11 @@ def utilisation_ratio(recorder: Recorder, horizon: float) -> dict[str, float | N
         return {name: None for name in SLOT_TYPES}
     # per slot type, the cluster's rows read a block at a time (the rows may be built as they are
     # read): each row's width min(next time, horizon) - min(its time, horizon), the last row's
-    # horizon - min(its time, horizon), negative ones 0; busy and capacity as int32 where they
-    # fit (exact as floats). The same floats as from the whole columns: np.dot over whole arrays
-    # (its sum's order is BLAS's), 24 bytes a row held, not 48 (the Alibaba day under fair: 6.1
-    # million cluster rows).
-    picked = [_ClusterRows(horizon) for _ in SLOT_TYPES]
+    # horizon - min(its time, horizon), negative ones 0, and its busy slots, each written into an
+    # array made once at the rows' bound; the capacity kept as runs of one value. The same floats
+    # as from the whole columns: np.dot over whole float64 arrays (its sum's order is BLAS's).
+    bound = recorder.utilisation_rows_bound()
+    picked = [_ClusterRows(horizon, bound) for _ in SLOT_TYPES]
     for block in recorder.utilisation_blocks():
         cluster = block[2] == 0
         for code, rows in enumerate(picked):
@@ -392,47 +389,69 @@ def utilisation_ratio(recorder: Recorder, horizon: float) -> dict[str, float | N
 
 
 class _ClusterRows:
-    """One slot type's cluster-wide rows for :func:`utilisation_ratio`, added a block at a time."""
+    """One slot type's cluster-wide rows for :func:`utilisation_ratio`, added a block at a time.
 
-    def __init__(self, horizon: float) -> None:
+    Each row's width and busy slots are written into a float64 array of ``bound`` rows made once
+    (``np.empty``: a page is resident once written, so the arrays cost the rows read, not the
+    bound), its capacity into runs of one value (it moves only when a node goes down or up). The
+    ratio then needs nothing more: the busy dot over the two arrays, then the capacities written
+    over the busy slots and their dot. That is 16 bytes a row at most, where the rows gathered in
+    pieces, joined, then their capacity made floats held 24, two columns' pieces and their copies
+    at once (the Alibaba day under ``fair``: 6.1 million cluster rows, the run's peak: 931 MiB,
+    ``benchmarks/RESULTS.md``)."""
+
+    def __init__(self, horizon: float, bound: int) -> None:
         self.horizon = horizon
-        self.width: list[np.ndarray] = []
-        self.busy: list[np.ndarray] = []
-        self.capacity: list[np.ndarray] = []
+        self.width = np.empty(bound)  # (each row's, once the next row is read)
+        self.busy = np.empty(bound)
+        self.n = 0
+        #: the capacity's runs: (value, the first row after the run); the last run ends at ``n``
+        self.runs: list[tuple[int, int]] = []
         self.first: float | None = None
         self.last = 0.0  # min(time, horizon) of the last row added
 
     def add(self, time: np.ndarray, busy: np.ndarray, capacity: np.ndarray) -> None:
-        if not len(time):
+        k = len(time)
+        if not k:
             return
+        n = self.n
+        if n + k > len(self.width):  # (not with Recorder.utilisation_rows_bound: kept safe)
+            self.width, self.busy = (np.concatenate([a[:n], np.empty(n + k)]) for a in (self.width, self.busy))
         edge = np.minimum(time, self.horizon)
         if self.first is None:
             self.first = float(time[0])
         else:
-            self.width.append(edge[:1] - self.last)  # (the width of the row before)
-        self.width.append(np.diff(edge))
+            self.width[n - 1] = edge[0] - self.last  # (the width of the row before)
+        self.width[n : n + k - 1] = np.diff(edge)
         self.last = edge[-1]
-        for kept, values in ((self.busy, busy), (self.capacity, capacity)):
-            fits = values.min() >= _INT32.min and values.max() <= _INT32.max
-            kept.append(values.astype(np.int32) if fits else values)
+        self.busy[n : n + k] = busy
+        moved = (np.flatnonzero(capacity[1:] != capacity[:-1]) + 1).tolist()
+        runs = self.runs
+        for value, stop in zip(capacity[[0, *moved]].tolist(), [*moved, k], strict=True):
+            if runs and runs[-1][0] == value:
+                runs[-1] = (value, n + stop)
+            else:
+                runs.append((value, n + stop))
+        self.n = n + k
 
     def ratio(self) -> float | None:
         """Busy over capacity slot-seconds on [0, horizon] (None without rows or capacity)."""
         if self.first is None:
             return None
-        self.width.append(np.array([self.horizon]) - self.last)
-        width = np.concatenate(self.width)
-        self.width.clear()
+        n = self.n
+        width = self.width[:n]
+        width[n - 1] = self.horizon - self.last
         width[width < 0] = 0.0
+        values = self.busy[:n]
+        busy = float(np.dot(values, width))
+        start = 0
+        for value, stop in self.runs:  # the capacities, over the busy slots
+            values[start:stop] = value
+            start = stop
         # before the first row the cluster held its initial capacity and nothing ran
         lead = self.first if self.first > 0 else 0.0
-        c = np.concatenate(self.capacity, dtype=float)
-        self.capacity.clear()
-        capacity = float(np.dot(c, width)) + float(c[0]) * min(lead, self.horizon)
-        del c
-        b = np.concatenate(self.busy, dtype=float)
-        self.busy.clear()
-        return _plain(float(np.dot(b, width)) / capacity) if capacity > 0 else None
+        capacity = float(np.dot(values, width)) + float(values[0]) * min(lead, self.horizon)
+        return _plain(busy / capacity) if capacity > 0 else None
 
 
 def resource_name(name: str, resources: Sequence[str]) -> str:

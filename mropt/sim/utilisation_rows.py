@@ -174,6 +174,13 @@ def build_rows(
     return pools, _windows(store, pool_code, pool_index, len(pools), capacity, marks)
 
 
+def epochs_bound(store: EndedAttempts, marks: RowMarks) -> int:
+    """At most how many epochs with rows the run has, so rows of one (pool, slot type): each has a
+    change (an entry's end, an entry's start or, at a break's time, a member's, a capacity change)
+    or is the run's first instant."""
+    return len(store) + store.n_rows + len(marks.capacity) + 1
+
+
 def row_pools(store: EndedAttempts, jobs: Sequence[Job]) -> tuple[dict[str, int], np.ndarray, np.ndarray]:
     """The rows' pools (name -> index: ``*`` 0, then in the order of their first attempt's start),
     each job's pool code and each pool code's index."""
@@ -200,9 +207,16 @@ def row_pools(store: EndedAttempts, jobs: Sequence[Job]) -> tuple[dict[str, int]
     return pools, pool_code, pool_index
 
 
-class _Store:
+class _BlockSpans:
     """The store's blocks as the build reads them: each block's first entry, and the least and the
-    greatest start and end of each (so a window reads only the blocks that reach into it)."""
+    greatest start and end of each (so a window reads only the blocks that reach into it).
+
+    A block's ends are close together (entries are stored as they end), its starts not: a block
+    holding a long attempt reaches into every window since that attempt's start, and is decoded
+    again in each (the Alibaba day under ``fair``: about 24 entries decoded for each one read, an
+    estimated 3 s of CPU a read). Decoding each block once would hold its values from window to
+    window, during the read, where the summary's peak falls; not done
+    (``benchmarks/RESULTS.md``)."""
 
     def __init__(self, store: EndedAttempts) -> None:
         self.store = store
@@ -239,7 +253,13 @@ class _Store:
 
 
 def _changes(
-    blocks: _Store, lo: float, hi: float, pool_code: np.ndarray, n_keys: int, breaks: _Breaks, types: tuple[type, ...]
+    blocks: _BlockSpans,
+    lo: float,
+    hi: float,
+    pool_code: np.ndarray,
+    n_keys: int,
+    breaks: _Breaks,
+    types: tuple[type, ...],
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """The changes at times in [lo, hi), summed per (time, epoch x keys + key), sorted (:func:`_sum`)."""
     # ends: an entry's members ended together (its index in the store is its mark)
@@ -338,7 +358,7 @@ def _windows(
     if order[0] != 0:
         raise AssertionError("utilisation rows: a change before the run's first instant")
     extra_time, extra_epoch, extra_delta = extra_time[order], extra_epoch[order], extra_delta[order]
-    blocks = _Store(store)
+    blocks = _BlockSpans(store)
     # the windows' bounds: the end of every WINDOW-th entry (at a block's end), then past the last
     ends = blocks.span["end"][:, 1]
     cuts = np.searchsorted(blocks.offsets[1:], np.arange(WINDOW, blocks.offsets[-1], WINDOW), "left")
@@ -443,4 +463,4 @@ def _pieces(
         first, a = end, b
 
 
-__all__ = ["PIECE", "WINDOW", "RowMarks", "build_rows", "row_pools"]
+__all__ = ["PIECE", "WINDOW", "RowMarks", "build_rows", "epochs_bound", "row_pools"]

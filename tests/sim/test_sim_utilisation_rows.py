@@ -19,6 +19,7 @@ from collections.abc import Callable, Hashable
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pytest
 from test_sim_drf_reference import random_workload as resource_workload
 
@@ -64,6 +65,9 @@ def rows(w: WorkloadInstance, policy: Callable[[], Policy], how: str, **options:
     rec = sim.run()
     columns = rec.utilisation_arrays()
     named = rec.utilisation_columns()
+    # the summary's ratio makes a type's cluster rows' arrays at this bound: no (pool, type) has more
+    keys = columns[2].astype(np.int64) * 2 + columns[1]
+    assert np.bincount(keys, minlength=1).max(initial=0) <= rec.utilisation_rows_bound(), how
     return (
         tuple(rec.pools.items()),
         tuple((c.dtype.str, c.tobytes()) for c in columns),
