@@ -303,36 +303,37 @@ class HeldBeats:
         nodes: list[int] = []
         offered: list[float] = []
         where: list[int] = []  # (their places in ``times``)
-        stop = len(times)
+        n = 0
         for i, time in enumerate(times):
             if time >= bound or time > until:
-                stop = i
                 break
             node = at[time]
             if node_up[node] and ((maps and free_map[node] > 0) or (reduces and free_reduce[node] > 0)):
-                if len(nodes) == most:
-                    stop = i
-                    break
                 nodes.append(node)
                 offered.append(time)
                 where.append(i)
+                n += 1
+                if n == most:
+                    break
         done = answer(nodes, offered)
         if not done:
-            return 0, 0, len(nodes), False
-        end = where[done] if done < len(where) else stop
+            return 0, 0, n, False
+        # the first ``end`` are ended: the quiet ones and those without room before the first not
+        # quiet (those after the last quiet one, :meth:`_run` ends next, as it would)
+        end = where[done] if done < n else where[-1] + 1
+        where.append(-1)  # (after the last offered: no place; one not quiet is at ``end``, not reached)
         queued = self.queued
         pending = self.offers._pending
         pushed = False
         j = 0
         w = where[0]
-        for i in range(end):
-            time = times[i]
+        for i, time in enumerate(times[:end]):
             node = at.pop(time)
             if i != w:  # no room: its schedule ends
                 pending[node] = 0
                 continue
             j += 1
-            w = where[j] if j < done else -1
+            w = where[j]
             beat = time + interval
             if beat in queued or beat in at:
                 sim.push_heartbeat(beat, node)

@@ -286,3 +286,28 @@ def test_a_stall_inside_a_run(side: str) -> None:
     assert sim.stalled and sim.now == pytest.approx(16.8)
     assert sim.events == 1 + 1 + 51  # the node's failure, the arrival, the heartbeats
     assert seen["quiet"] == (49 if side == "bulk" else 0), seen  # (the first walks; the 51st runs alone)
+
+
+@pytest.mark.parametrize("side", ["bulk", "alone"])
+def test_heartbeats_without_room_inside_a_run(side: str) -> None:
+    """n0 to n4 run ``busy``'s maps (no replicas: they start at once) to 100 s; they alone have a
+    reduce slot. ``late`` waits for n0's input on n5 to n9. ``red``'s map runs 5.1-7.1 on n7; its
+    reduce starts at 7.2 on n4 (heartbeats at 0.3 i + 3 k), so the heartbeats of n0 to n3 held for
+    it find no room (9.0 to 9.9), among the quiet ones of n5 to n9 (8.7, then 10.5). They must end
+    there, unscheduled: ``red2``'s reduce, runnable at 22.1, then starts at n0's next heartbeat, 24.0
+    (else at 57.2 or later, on n4)."""
+    nodes = [{"id": f"n{i}", "rack": "r0", "map_slots": 1, "reduce_slots": 1 if i < 5 else 0} for i in range(10)]
+    anywhere = [{"duration": 2.0, "replicas": []}]
+    jobs = [
+        {"id": "busy", "stages": [{"type": "map", "tasks": [{"duration": 100.0, "replicas": []}] * 5}]},
+        map_job_on("late", "n0"),
+    ]
+    for jid, submit, duration in (("red", 5.0, 50.0), ("red2", 20.0, 5.0)):
+        stages = [{"type": "map", "tasks": anywhere}, {"type": "reduce", "tasks": [{"duration": duration}]}]
+        jobs.append({"id": jid, "submit_time": submit, "stages": stages})
+    policy = make_policy(
+        "fair", {"node_delay": 500.0, "rack_delay": 500.0}, without=() if side == "bulk" else {"quiet_runs"}
+    )
+    rec = Simulation(workload(nodes, jobs), policy, mode="heartbeat").run()
+    assert starts(rec, "red") == [(pytest.approx(5.1), "n7", None), (pytest.approx(7.2), "n4", None)]
+    assert starts(rec, "red2") == [(pytest.approx(20.1), "n7", None), (pytest.approx(24.0), "n0", None)]
