@@ -98,6 +98,9 @@ class Launches:
         batches = self.batches
         now = self.now
         rows_live = self._rows_live
+        node_rack = self.node_rack
+        rack = node_rack[node]
+        far = False
         first = -1
         launched = 0
         last_level = NONE
@@ -111,10 +114,15 @@ class Launches:
                     task += 1
                 stage.fresh = task
                 got = NONE
-            else:
-                task, got = stage.take(node, self.node_rack[node], level, self.node_rack)
+            elif far:  # (the node's and its rack's stacks came up empty for an earlier task of the run)
+                task, got = stage.take_far(node, rack, node_rack)
                 if task < 0:
                     break
+            else:
+                task, got = stage.take(node, rack, level, node_rack)
+                if task < 0:
+                    break
+                far = got in (ANY, NONE)
             if one_demand:
                 demand = demands[0]  # (checked before the first task; a run checks each next one)
                 if launched and demand is not None and not self.capacity.fits(node, demand):

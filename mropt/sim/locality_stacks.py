@@ -14,7 +14,9 @@ recent first.
 A small stage (at most :data:`SMALL` replica entries; many stages of a trace have a few
 tasks) gets :class:`PlaceLists` instead: a Python list per place that holds a
 replica, built without numpy, whose fixed cost per call is most of a small build. Both
-serve the same tasks in the same order.
+serve the same tasks in the same order. Either form says whether a replica entry named no node
+(``padded``; generated placement leaves none): ``Stage.take_far`` then reads a task's level from
+its replicas, as ``Stage.level_on`` does, instead of knowing it from the empty stacks.
 """
 
 from __future__ import annotations
@@ -44,10 +46,13 @@ def top_pending(stack: list[int] | None, state: bytearray) -> int:
 class PlaceStacks:
     """Stacks of task ids per place ``0 .. places-1`` over one flat list (module docstring)."""
 
-    __slots__ = ("_ids", "_cur", "_end", "_pushed")
+    __slots__ = ("_ids", "_cur", "_end", "_pushed", "padded")
 
-    def __init__(self, places: np.ndarray, tasks: np.ndarray, n_places: int) -> None:
-        """``places[i]`` holds ``tasks[i]``; ``tasks`` is in nondecreasing order (pairs may repeat)."""
+    def __init__(self, places: np.ndarray, tasks: np.ndarray, n_places: int, padded: bool = False) -> None:
+        """``places[i]`` holds ``tasks[i]``; ``tasks`` is in nondecreasing order (pairs may repeat).
+        ``padded``: the replicas had entries that name no node (:func:`build_stacks`)."""
+        #: some task's replicas had an entry < 0 (no node), left out of the stacks
+        self.padded = padded
         # a stable sort by place keeps each place's tasks in order (a radix sort for small ints)
         narrow = np.int16 if n_places < 2**15 else np.int32 if n_places < 2**31 else np.int64
         order = np.argsort(places.astype(narrow), kind="stable")
@@ -86,11 +91,13 @@ class PlaceStacks:
 class PlaceLists:
     """The stacks of the places that hold a replica, one list each, top at the end (module docstring)."""
 
-    __slots__ = ("_stacks",)
+    __slots__ = ("_stacks", "padded")
 
-    def __init__(self, stacks: dict[int, list[int]]) -> None:
-        """``stacks[place]``: the place's task ids in decreasing order (lowest on top)."""
+    def __init__(self, stacks: dict[int, list[int]], padded: bool = False) -> None:
+        """``stacks[place]``: the place's task ids in decreasing order (lowest on top); ``padded``
+        as :class:`PlaceStacks`'s."""
         self._stacks = stacks
+        self.padded = padded
 
     def pop(self, place: int, state: bytearray) -> int:
         """The top pending task of ``place`` (left on its stack), or -1 if it has none."""
@@ -109,9 +116,11 @@ def _small_stacks(rows: Sequence[Sequence[int]], node_rack: Sequence[int]) -> tu
     """:func:`build_stacks` for a small stage, in plain Python (tasks last to first, so lowest on top)."""
     by_node: dict[int, list[int]] = {}
     by_rack: dict[int, list[int]] = {}
+    padded = False
     for task in range(len(rows) - 1, -1, -1):
         for node in rows[task]:
             if node < 0:
+                padded = True
                 continue
             stack = by_node.get(node)
             if stack is None:
@@ -124,7 +133,7 @@ def _small_stacks(rows: Sequence[Sequence[int]], node_rack: Sequence[int]) -> tu
                 by_rack[rack] = [task]
             elif stack[-1] != task:
                 stack.append(task)
-    return PlaceLists(by_node), PlaceLists(by_rack)
+    return PlaceLists(by_node, padded), PlaceLists(by_rack, padded)
 
 
 def _ints(values: np.ndarray) -> array[int]:
@@ -152,10 +161,11 @@ def build_stacks(replicas: np.ndarray | Sequence[tuple[int, ...]], node_rack: Se
         tasks = np.fromiter((t for t, nodes in enumerate(replicas) for _ in nodes), dtype=np.int64)
         nodes = np.fromiter((n for nodes in replicas for n in nodes), dtype=np.int64)
     keep = nodes >= 0
+    padded = not keep.all()
     tasks, nodes = tasks[keep], nodes[keep]
     rack_of = np.asarray(node_rack, dtype=np.int64)
     n_racks = int(rack_of.max()) + 1 if len(rack_of) else 0
-    return PlaceStacks(nodes, tasks, len(rack_of)), PlaceStacks(rack_of[nodes], tasks, n_racks)
+    return PlaceStacks(nodes, tasks, len(rack_of), padded), PlaceStacks(rack_of[nodes], tasks, n_racks, padded)
 
 
 __all__ = ["SMALL", "PlaceLists", "PlaceStacks", "Stacks", "build_stacks", "top_pending"]

@@ -171,16 +171,37 @@ class Stage:
             if task >= 0:
                 return task, RACK
         if level >= ANY:
-            task = top_pending(self.requeue, self.state)
-            if task < 0:
-                state, k = self.state, self.fresh
-                while k < self.n and state[k] != PENDING:
-                    k += 1
-                self.fresh = k
-                task = k if k < self.n else -1
-            if task >= 0:
-                return task, self.level_on(task, node, rack, node_rack)
+            return self.take_far(node, rack, node_rack)
         return -1, -1
+
+    def take_far(self, node: int, rack: int, node_rack: Sequence[int]) -> tuple[int, int]:
+        """:meth:`take` at level ANY once the stacks of ``node`` and of ``rack`` came up empty: the
+        first requeued pending task, else the lowest pending one; (task, level got), or (-1, -1).
+
+        The stacks hold every pending task with a replica on the node or in the rack, so the task
+        has none there: its level is ANY (NONE without replicas), what :meth:`level_on` says,
+        without reading its replicas (unless an entry named no node: then ``level_on`` itself).
+        ``Launches.launch_tasks`` calls this for a run's next tasks on the node once one came
+        from here: launches only take pending tasks away, so the stacks stay empty.
+        """
+        if self.pending == 0:
+            return -1, -1
+        task = top_pending(self.requeue, self.state)
+        if task < 0:
+            state, k, n = self.state, self.fresh, self.n
+            while k < n and state[k] != PENDING:
+                k += 1
+            self.fresh = k
+            if k == n:
+                return -1, -1
+            task = k
+        replicas = self.replicas
+        stacks = self.node_q
+        if replicas is None or stacks is None or stacks.padded:
+            return task, self.level_on(task, node, rack, node_rack)
+        if isinstance(replicas, np.ndarray):
+            return task, ANY if replicas.shape[1] else NONE
+        return task, ANY if len(replicas[task]) else NONE
 
     def level_on(self, task: int, node: int, rack: int, node_rack: Sequence[int]) -> int:
         """Locality of ``task`` run on ``node`` (in ``rack``): NODE, RACK, ANY, or NONE without replicas."""
