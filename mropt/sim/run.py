@@ -397,7 +397,7 @@ class _ClusterRows:
     ratio then needs nothing more: the busy dot over the two arrays, then the capacities written
     over the busy slots and their dot. That is 16 bytes a row at most, where the rows gathered in
     pieces, joined, then their capacity made floats held 24, two columns' pieces and their copies
-    at once (the Alibaba day under ``fair``: 6.1 million cluster rows, the run's peak: 931 MiB,
+    at once (the Alibaba day under ``fair``: 6.1 million cluster rows; its peak was that step's,
     ``benchmarks/RESULTS.md``)."""
 
     def __init__(self, horizon: float, bound: int) -> None:
@@ -415,7 +415,7 @@ class _ClusterRows:
         if not k:
             return
         n = self.n
-        if n + k > len(self.width):  # (not with Recorder.utilisation_rows_bound: kept safe)
+        if n + k > len(self.width):  # (never within Recorder.utilisation_rows_bound; any other caller's)
             self.width, self.busy = (np.concatenate([a[:n], np.empty(n + k)]) for a in (self.width, self.busy))
         edge = np.minimum(time, self.horizon)
         if self.first is None:
