@@ -3,7 +3,7 @@
 A node gives map and reduce slots, resources (``cpu``, ``mem``, ...; a task's ``demand`` holds
 some), or both (``mropt.model.workload``). An attempt holds one slot of its type (when the
 nodes give slots) and its demand on its node from its start (``Launches._start``, the one place
-an attempt starts) to its end (:meth:`Capacity.release`, one attempt or a whole batch). A node that goes down has no capacity until it comes back (whole
+an attempt starts) to its end (:meth:`Capacity.release`, a whole batch; :meth:`Capacity.release_one`, one attempt). A node that goes down has no capacity until it comes back (whole
 again: its attempts were killed). A demand fits a node when each amount is at most the free
 amount plus 1e-9 (``docs/tolerances.md``).
 """
@@ -85,9 +85,28 @@ class Capacity:
                     free[node] += 1
                 if demand is not None:
                     res = self.free_resources[node]
+                    if len(demand) == 2:  # (cpu, mem): the common case, spelled out
+                        res[0] += demand[0]
+                        res[1] += demand[1]
+                    else:
+                        for k, amount in enumerate(demand):
+                            res[k] += amount
+                freed(node)
+
+    def release_one(self, stype: int, node: int, demand: tuple[float, ...] | None) -> None:
+        """:meth:`release` of one attempt on ``node`` (the most frequent end: no tuple, no loop)."""
+        if self.node_up[node]:
+            if self.uses_slots:
+                self.free[stype][node] += 1
+            if demand is not None:
+                res = self.free_resources[node]
+                if len(demand) == 2:
+                    res[0] += demand[0]
+                    res[1] += demand[1]
+                else:
                     for k, amount in enumerate(demand):
                         res[k] += amount
-                freed(node)
+            self.freed(node)
 
     def down(self, node: int) -> None:
         """The node went down (its attempts were ended first): no capacity until :meth:`up`."""

@@ -44,6 +44,8 @@ class Completions:
     jobs_finished: int
     _notify_attempt: bool
     _notify_batch: bool
+    _tell_ends: bool
+    _rule_backups: set[int]
     offers: Offers
     record: Recorder
     speculation: Speculation | None
@@ -60,7 +62,7 @@ class Completions:
         j.running[stype] -= 1
         self.busy[stype] -= 1
         stage.running -= 1
-        self.capacity.release(stype, (node,), demand)
+        self.capacity.release_one(stype, node, demand)
 
     def _stage_ready(self, j: Job) -> None:
         """Make the current stage's pending tasks runnable (and a slow-start reduce stage's).
@@ -106,7 +108,10 @@ class Completions:
     def _done_one(self, a: Attempt, i: int, task: int, node: int, j: Job, stage: Stage) -> None:
         """A single attempt (or member ``i`` of a batch) succeeded."""
         stype = stage.type
-        self._release(stype, node, a.demand, j, stage)
+        j.running[stype] -= 1  # (``_release``, inline)
+        self.busy[stype] -= 1
+        stage.running -= 1
+        self.capacity.release_one(stype, node, a.demand)
         self.record.ended(a, i, a.end, 0)  # type: ignore[arg-type]
         if self.speculation is not None:
             self.speculation.ended(a, "succeeded")
@@ -123,7 +128,8 @@ class Completions:
         stage.finished += 1
         j.remaining[stype] -= 1
         self.remaining[stype] -= 1
-        self._notify(a, i, "succeeded")
+        if self._tell_ends or self._rule_backups:
+            self._notify(a, i, "succeeded")
         if self.slowstart is not None and stage.index == j.cur and stype == MAP:
             self._maybe_open_reduces(j, stage)
         if stage.finished == stage.n:

@@ -189,7 +189,11 @@ class EndedAttempts:
         ``member`` -1 every live member of batch ``a`` ended, at ``end`` with ``outcome``.
         ``count`` (those members' number) is not read: it is ``Recorder.ended``'s signature, which
         is this method in a run without live utilisation rows."""
-        if member < 0 and a.n > 1:
+        if a.n == 1:  # a single attempt (its ``task`` and ``node``), the most frequent end
+            self._tasks.append(a.task)
+            self._nodes.append(a.node)
+            first, count = a.id, 1
+        elif member < 0:
             tasks, nodes, dead = a.tasks, a.nodes, a.dead
             assert tasks is not None and nodes is not None
             if dead:
@@ -202,11 +206,12 @@ class EndedAttempts:
                 self._tasks.extend(tasks)
                 self._nodes.extend(nodes)
                 first, count = a.id, a.n
-        else:
-            i = max(member, 0)
-            self._tasks.append(a.task if a.tasks is None else a.tasks[i])
-            self._nodes.append(a.node if a.nodes is None else a.nodes[i])
-            first, count = a.id + i, 1
+        else:  # member ``member`` of a batch
+            tasks, nodes = a.tasks, a.nodes
+            assert tasks is not None and nodes is not None
+            self._tasks.append(tasks[member])
+            self._nodes.append(nodes[member])
+            first, count = a.id + member, 1
         entries = self._entries
         entries.append((a.job, a.stage, a.type, first, a.start, end, a.level, a.speculative, outcome, count))
         if len(entries) >= CHUNK or len(self._tasks) >= CHUNK:

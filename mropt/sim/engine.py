@@ -207,6 +207,7 @@ class Simulation(Launches, Completions):
         self._notify_attempt = type(policy).on_attempt_end is not Policy.on_attempt_end
         # counts-only policies get one on_attempts_end per batch (bulk completion kept)
         self._notify_batch = not self._notify_attempt and type(policy).on_attempts_end is not Policy.on_attempts_end
+        self._tell_ends = self._notify_attempt or self._notify_batch  # (else ``_notify`` tells only the rule's backups)
 
     # -- the event queue ------------------------------------------------------------------
     def push(self, time: float, cls: int, kind: int, arg: object) -> None:

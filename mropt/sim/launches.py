@@ -101,6 +101,7 @@ class Launches:
         node_rack = self.node_rack
         rack = node_rack[node]
         far = False
+        work_level = -2
         first = -1
         launched = 0
         last_level = NONE
@@ -122,7 +123,6 @@ class Launches:
                 task, got = stage.take(node, rack, level, node_rack)
                 if task < 0:
                     break
-                far = got in (ANY, NONE)
             if one_demand:
                 demand = demands[0]  # (checked before the first task; a run checks each next one)
                 if launched and demand is not None and not self.capacity.fits(node, demand):
@@ -135,7 +135,12 @@ class Launches:
             stage.pending -= 1
             j.runnable[slot_type] -= 1
             self.runnable[slot_type] -= 1
-            work = timing.of(stage, task, node, got, drawing and timing.draw(j.index, stage.index, task))
+            # a task's time depends on its stage, node and level alone where the stage has one duration
+            # and nothing is drawn: a run's tasks at one level share it (``work_level``: the level it is
+            # for, -2 when none), computed once
+            if got != work_level:
+                work = timing.of(stage, task, node, got, drawing and timing.draw(j.index, stage.index, task))
+                work_level = got if count > 1 and not drawing and len(stage.durations) == 1 else -2
             o = batches.open
             if (
                 o is not None
@@ -166,8 +171,12 @@ class Launches:
                     free[node] -= 1
                 if demand is not None:
                     res = self.free_resources[node]
-                    for k, amount in enumerate(demand):
-                        res[k] -= amount
+                    if len(demand) == 2:  # (cpu, mem)
+                        res[0] -= demand[0]
+                        res[1] -= demand[1]
+                    else:
+                        for k, amount in enumerate(demand):
+                            res[k] -= amount
                 if rows_live:
                     self.record.started(o, j)
             else:
@@ -178,6 +187,7 @@ class Launches:
             last_level = got
             if launched >= count or (uses_slots and free[node] <= 0):
                 break
+            far = got == ANY or got == NONE  # (a replicated stage's stacks of the node and rack came up empty)
         return (first, launched, last_level, demand) if launched else NOTHING
 
     def speculate(self, job: int, stage: int, task: int, node: int, *, rule: bool = False) -> int:
@@ -259,8 +269,12 @@ class Launches:
             self.free[stype][node] -= 1
         if demand is not None:
             res = self.free_resources[node]
-            for k, amount in enumerate(demand):
-                res[k] -= amount
+            if len(demand) == 2:  # (cpu, mem): the common case, spelled out
+                res[0] -= demand[0]
+                res[1] -= demand[1]
+            else:
+                for k, amount in enumerate(demand):
+                    res[k] -= amount
         if j.first_start is None:
             j.first_start = now
         if self._rows_live:
