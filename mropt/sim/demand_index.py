@@ -69,22 +69,20 @@ class DemandIndex:
                 keys += [(demand, stype) for demand in dict.fromkeys(stage.demands)]
         return keys
 
-    def _has(self, job: int, key: Key) -> bool:
-        """Whether ``job`` still has pending launchable tasks of this (demand, type)."""
-        j = self.sim.jobs[job]
-        if j.status != ACTIVE:
-            return False
-        demand, stype = key
-        stage = j.launchable(stype, self.sim.slowstart)
-        return stage is not None and demand in stage.demands
-
     def _live(self, key: Key) -> bool:
-        """Whether the group has a job that still wants it (its stale jobs are dropped; an empty group goes)."""
+        """Whether the group has a job that still wants it: an active job with pending launchable tasks
+        of this (demand, type). Its stale jobs are dropped; an empty group goes."""
         jobs = self._groups[key]
+        sim_jobs = self.sim.jobs
+        slowstart = self.sim.slowstart
+        demand, stype = key
         while jobs:
             job = next(iter(jobs))  # (an OrderedDict: its first key in O(1) however many went)
-            if self._has(job, key):
-                return True
+            j = sim_jobs[job]
+            if j.status == ACTIVE:
+                stage = j.launchable(stype, slowstart)
+                if stage is not None and demand in stage.demands:
+                    return True
             del jobs[job]
         del self._groups[key]
         self._dirty = True
@@ -125,6 +123,7 @@ class DemandIndex:
                     groups[key][job] = None
             self._noted.clear()
         free = sim.free_resources[node]
+        two = len(free) == 2
         for stype in (MAP, REDUCE):
             if self._slots and sim.free[stype][node] <= 0:
                 continue
@@ -139,12 +138,12 @@ class DemandIndex:
                 if n == 0:
                     break
                 mins = self._mins[stype][n - 1]
-                if len(free) == 2:
+                if two:
                     if mins[1] > free[1] + _EPS:
                         break  # every demand small enough in the first resource is too big in the second
                 elif any(low > free[k] + _EPS for k, low in enumerate(mins)):
                     break  # ... too big in another
-                if len(free) == 2:
+                if two:
                     # two resources: the demand holding the minimum of the second fits; is it wanted?
                     if self._live((self._order[stype][self._where[stype][n - 1]], stype)):
                         return True

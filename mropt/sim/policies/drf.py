@@ -221,7 +221,8 @@ class _DrfBase(DrfOffers, Policy):
             for stype in (MAP, REDUCE):
                 stage = j.launchable(stype, slowstart)
                 if stage is not None:
-                    return self._vector(stage.demands[0], stype)[2]
+                    got = self._vectors.get((stage.demands[0], stype))  # (``_vector``, its common case inline)
+                    return (got if got is not None else self._vector(stage.demands[0], stype))[2]
         if keep:
             self._idle_before[u] = len(mine)
         return self._idle_tie
@@ -261,7 +262,8 @@ class _DrfBase(DrfOffers, Policy):
         """``count`` more (negative: fewer) tasks of ``demand`` and slot type held by user ``u``,
         added ``times`` times in a row: the same sums as that many calls (a run of launches)."""
         use = self._use[u]
-        vec = self._vector(demand, stype)[0]
+        got = self._vectors.get((demand, stype))  # (``_vector``, its common case inline)
+        vec = (got if got is not None else self._vector(demand, stype))[0]
         if self._two:
             x, y = count * vec[0], count * vec[1]
             a = use[0] + x

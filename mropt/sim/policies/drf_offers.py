@@ -65,6 +65,7 @@ class DrfOffers:
     _two: bool
     _totals: list[float]
     _use: list[list[float]]
+    _share: list[float]
     _ver: list[int]
     _jobs_of: list[list[int]]
     _entry: list[tuple[float, float, int, int]]
@@ -130,6 +131,7 @@ class DrfOffers:
         exhausted = False  # every job with work was offered the node and none launched
         index = self._index
         parked = self._parked
+        tops = parked.tops
         free_res = sim.free_resources[node]
 
         valid = self._parked_valid
@@ -163,7 +165,7 @@ class DrfOffers:
                 if known:
                     if best is not None and not valid(*best):
                         best = parked.best(free_res, self._slot_free(node), valid)
-                elif self._parked_may_come_first(heap):
+                elif tops and not (heap and heap[0] < tops[0][0]):  # (``_parked_may_come_first``)
                     best = parked.best(free_res, self._slot_free(node), valid)
                     known = True
                 if heap and (best is None or heap[0] < best[0]):
@@ -230,7 +232,8 @@ class DrfOffers:
         for entry in aside:
             heapq.heappush(heap, entry)
         if exhausted:
-            self._blocked.block(node, self._capacity(node), len(self._fresh), tuple(declined))
+            cap = list(free_res) if slot_free is None else self._capacity(node)  # (``_capacity``)
+            self._blocked.block(node, cap, len(self._fresh), tuple(declined))
         if declined:
             self._ask_check()
 
@@ -311,7 +314,18 @@ class DrfOffers:
         calls would (stopping where a task does not fit or none is left at the level).
         Returns the user's next tie key (``_next_tie``) when it was looked up and nothing was
         launched (nothing changed since: the caller's ``_push`` takes it), else None.
+
+        A share above the heap's first key by more than ``_run_length``'s band (most calls on a busy
+        day) is a run of 0 whatever the parked users: it returns None at once (the rival is that
+        entry or a parked one before it, with a key no larger; a 0 key is below any positive share's).
         """
+        ver = self._ver
+        while heap and heap[0][3] != ver[heap[0][2]]:
+            heapq.heappop(heap)
+        if heap:
+            r = heap[0][0]
+            if r > 0 and self._share[u] > r * (1.0 + 1e-11):  # (``_run_length``'s ``high``)
+                return None
         sim = self.sim
         j = sim.jobs[job]
         stype = self._launched_type
@@ -322,9 +336,6 @@ class DrfOffers:
         level = self._run_level(job)
         if limit <= 0 or level is None:
             return None  # (the usual case on a saturated cluster: the launch filled the node)
-        ver = self._ver
-        while heap and heap[0][3] != ver[heap[0][2]]:
-            heapq.heappop(heap)
         rival: tuple[Any, ...] | None = heap[0][:3] if heap else None
         if best is _UNKNOWN:
             best = None
@@ -400,10 +411,13 @@ class DrfOffers:
         return (free[MAP][node] > 0, free[REDUCE][node] > 0)
 
     def _park_keys(self, u: int) -> tuple[tuple[tuple[float, ...], int], ...] | None:
-        """The (demand, slot type) pairs of the user's waiting tasks; None if one has no demand or a stage has several."""
+        """The (demand, slot type) pairs of the user's waiting tasks; None if one has no demand or a stage has several.
+        (The user's jobs before its ``_idle_before`` position have none.)"""
         sim = self.sim
         keys: dict[tuple[tuple[float, ...], int], None] = {}
-        for job in self._jobs_of[u]:
+        mine = self._jobs_of[u]
+        idle = self._idle_before[u]
+        for job in mine[idle:] if idle else mine:
             j = sim.jobs[job]
             for stype in (MAP, REDUCE):
                 if not j.runnable[stype]:

@@ -16,7 +16,7 @@ first that fits the node: it looks only at the groups whose top comes before the
 Each item of that list carries its group's first two demand amounts and slot type beside
 (top, key), so the walk's fit test on a two-resource cluster reads no nested tuple.
 A node below the smallest first or second amount over all groups (kept, recomputed only when a
-group goes) fits none of them: ``best`` says so without the walk (on the Alibaba day, most of
+group holding one of them goes) fits none of them: ``best`` says so without the walk (on the Alibaba day, most of
 its None answers). Entries are validated by the caller's ``valid(entry, key)`` (the user's entry is still its
 current one and the user is still parked under that key); a stale top met on the way is
 dropped and its group takes its next entry.
@@ -42,10 +42,11 @@ class ParkedUsers:
     def __init__(self) -> None:
         self._groups: dict[Key, list[Entry]] = {}
         #: (top entry, key, first amount, second amount, slot type) of every group, in increasing
-        #: entry order (entries are unique, so the order is the (top, key) order)
-        self._tops: list[tuple[Entry, Key, float, float, int]] = []
+        #: entry order (entries are unique, so the order is the (top, key) order); read, never written,
+        #: by ``drf``'s offers: ``tops[0][0]`` is :meth:`lowest` without a call
+        self.tops: list[tuple[Entry, Key, float, float, int]] = []
         #: the smallest first and second demand amounts over the groups (a node below either fits
-        #: none: :meth:`best` answers None without a walk); recomputed when a group goes
+        #: none: :meth:`best` answers None without a walk); recomputed when a group holding one goes
         self._min0 = self._min1 = float("inf")
         self._mins_stale = False
 
@@ -55,24 +56,24 @@ class ParkedUsers:
     def lowest(self) -> Entry | None:
         """The smallest top entry of all groups, valid or not, fitting or not (None: no group):
         no entry :meth:`best` can return comes before it."""
-        return self._tops[0][0] if self._tops else None
+        return self.tops[0][0] if self.tops else None
 
     def park(self, key: Key, entry: Entry) -> None:
         group = self._groups.get(key)
         if group is None:
             self._groups[key] = [entry]
             item = _item(entry, key)
-            insort(self._tops, item)
+            insort(self.tops, item)
             self._min0 = min(self._min0, item[2])
             self._min1 = min(self._min1, item[3])
             return
         if entry < group[0]:
             self._untop(group[0], key)
-            insort(self._tops, _item(entry, key))
+            insort(self.tops, _item(entry, key))
         heapq.heappush(group, entry)
 
     def _untop(self, entry: Entry, key: Key) -> None:
-        tops = self._tops
+        tops = self.tops
         i = bisect_left(tops, (entry, key))  # (a prefix of its item: sorts just before it)
         del tops[i]
 
@@ -82,10 +83,12 @@ class ParkedUsers:
         entry = heapq.heappop(group)
         self._untop(entry, key)
         if group:
-            insort(self._tops, _item(group[0], key))
+            insort(self.tops, _item(group[0], key))
         else:
             del self._groups[key]
-            self._mins_stale = True
+            demand = key[0]
+            if demand[0] <= self._min0 or (demand[1] if len(demand) > 1 else 0.0) <= self._min1:
+                self._mins_stale = True  # (a group above both minima leaves them as they are)
         return entry
 
     def best(
@@ -96,7 +99,7 @@ class ParkedUsers:
         ``free`` is the node's free amount per resource; ``slot_free[t]`` whether slot type
         t may be used there. Stale tops met on the way are dropped.
         """
-        tops = self._tops
+        tops = self.tops
         two = len(free) == 2
         if self._mins_stale:
             self._min0 = min((item[2] for item in tops), default=float("inf"))
@@ -135,7 +138,7 @@ class ParkedUsers:
 
 
 def _item(entry: Entry, key: Key) -> tuple[Entry, Key, float, float, int]:
-    """The ``_tops`` item of a group's top: (top, key) and the fit test's operands."""
+    """The ``tops`` item of a group's top: (top, key) and the fit test's operands."""
     demand = key[0]
     return (entry, key, demand[0], demand[1] if len(demand) > 1 else 0.0, key[1])
 
