@@ -55,6 +55,8 @@ class Fifo(Policy):
             self.offer_run = partial(fifo_runs.offer_run, self)
             #: the map slot counts a node may have (0: down), for ``fifo_runs._maps_alone``
             self._map_slot_counts = {0, *sim.slots[MAP]}
+            #: the reduce slot counts a node may have, for ``fifo_runs._with_reduces``
+            self._reduce_slot_counts = {0, *sim.slots[REDUCE]}
 
     def on_arrival(self, job: int) -> Admission:
         j = self.sim.jobs[job]

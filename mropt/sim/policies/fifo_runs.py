@@ -21,7 +21,10 @@ A pass with no reduce pending (most of them) is planned in short loops (:func:`_
 a node takes ``capacity - slots + free`` maps, a number of its slot count and free slots alone,
 so the pass's launches are its nodes, each repeated that many times, in order (listed only as
 far as the queue's runnable maps go), cut into the runnable maps of the queue's jobs; those jobs
-are checked eligible first, so a pass that falls back to the rule lists no slot.
+are checked eligible first, so a pass that falls back to the rule lists no slot. A pass with
+reduces pending, where every up node has as many reduce slots, is planned in bulk too
+(:func:`_with_reduces`): its maps as above, its reduces the first nodes with reduce room, merged
+in node order.
 
 The event logs are the plain pass's (``tests/sim/test_sim_fifo_runs.py``, random workloads);
 ``make_policy("fifo", without={"runs"})`` or ``reference=True`` turn it off.
@@ -30,8 +33,9 @@ The event logs are the plain pass's (``tests/sim/test_sim_fifo_runs.py``, random
 from __future__ import annotations
 
 import sys
-from bisect import bisect_right
-from collections.abc import Sequence
+from bisect import bisect_left, bisect_right
+from collections.abc import Callable, Sequence
+from itertools import compress, islice
 from typing import TYPE_CHECKING
 
 from mropt.sim.state import MAP, REDUCE
@@ -39,7 +43,7 @@ from mropt.sim.state import MAP, REDUCE
 if TYPE_CHECKING:
     from mropt.sim.launch_runs import LaunchRuns, Segment
     from mropt.sim.policies.fifo import Fifo
-    from mropt.sim.view import SimView
+    from mropt.sim.view import JobView, SimView
 
 
 def offer_run(policy: Fifo, nodes: Sequence[int], runs: LaunchRuns, map_nodes: Sequence[int] | None = None) -> None:
@@ -52,7 +56,10 @@ def offer_run(policy: Fifo, nodes: Sequence[int], runs: LaunchRuns, map_nodes: S
     """
     sim = policy.sim
     runnable = sim.runnable
-    if not runnable[REDUCE] and _maps_alone(policy, nodes, runs):
+    if not runnable[REDUCE]:
+        if _maps_alone(policy, nodes, runs):
+            return
+    elif _with_reduces(policy, nodes, runs, map_nodes):
         return
     queue, jobs = policy._queue, sim.jobs
     free_map, free_reduce = sim.free
@@ -223,6 +230,100 @@ def _maps_alone(policy: Fifo, nodes: Sequence[int], runs: LaunchRuns) -> bool:
         i += left
     runs.start(plan)
     return True
+
+
+def _with_reduces(policy: Fifo, nodes: Sequence[int], runs: LaunchRuns, map_nodes: Sequence[int] | None) -> bool:
+    """:func:`offer_run` when reduces are pending, planned in bulk; False, having launched nothing,
+    where the nodes' reduce slot counts differ or a job it would take from is not eligible.
+
+    The rule's two choices at a node are independent: its maps (``capacity - slots + free`` of
+    them, :func:`_maps_alone`) read the map counts alone, its reduce (one when ``free > slots -
+    capacity``, ``Fifo._tracker_capacity``, which no launch of the pass changes) the reduce
+    counts alone. So the pass's map launches are :func:`_slots_taken` over the nodes, its reduces
+    the first ``runnable[REDUCE]`` nodes with reduce room, each list cut into its jobs' runnable
+    tasks in queue order, and its plan is the two merged in node order (a node's maps before its
+    reduce), one segment for each run of launches of one job and type, as the loop makes them.
+    """
+    sim = policy.sim
+    maps, reduces = sim.runnable
+    jobs, queue, eligible = sim.jobs, policy._queue, runs.eligible
+    total_reduce = sim.total_slots[REDUCE]
+    counts = policy._reduce_slot_counts
+    if len(counts) != 2 or not total_reduce:  # (0 and the one count of the up nodes)
+        return False
+    s = max(counts)
+    above = s - min(-(-(reduces + sim.busy[REDUCE]) * s // total_reduce), s)  # a node takes one with more free
+    free = sim.free[REDUCE]
+    if type(nodes) is range and nodes == range(len(free)):
+        room = compress(nodes, map(above.__lt__, free))
+    else:
+        room = compress(nodes, map(above.__lt__, map(free.__getitem__, nodes)))
+    reduce_nodes = list(islice(room, reduces))
+    reduce_jobs = _cut(jobs, queue, eligible, REDUCE, len(reduce_nodes))
+    if reduce_jobs is None:
+        return False
+    taken: list[int] = []
+    map_jobs: list[tuple[int, int]] = []
+    if maps:
+        total, remaining = sim.total_slots[MAP], sim.remaining[MAP]
+        most = total - sim.busy[MAP]
+        taken = _slots_taken(
+            sim,
+            nodes if map_nodes is None else map_nodes,
+            None if remaining >= total else _room(policy, remaining, total),
+            maps if maps < most else None,
+        )
+        cut = _cut(jobs, queue, eligible, MAP, len(taken))
+        if cut is None:
+            return False
+        map_jobs = cut
+    plan: list[Segment] = []
+    i = k = 0  # the next map launch, the next reduce launch
+    mj = rj = 0  # their jobs (in ``map_jobs``, ``reduce_jobs``)
+    n_maps, n_reduces = (map_jobs[-1][1] if map_jobs else 0), (reduce_jobs[-1][1] if reduce_jobs else 0)
+    while i < n_maps or k < n_reduces:
+        if k < n_reduces and (i == n_maps or reduce_nodes[k] < taken[i]):  # reduces before the next map's node
+            job, end = reduce_jobs[rj]
+            if i < n_maps:
+                end = min(end, bisect_left(reduce_nodes, taken[i], k))
+            plan.append((job, REDUCE, reduce_nodes[k:end]))
+            k = end
+            if k == reduce_jobs[rj][1]:
+                rj += 1
+        else:  # maps up to the next reduce's node, its own included
+            job, end = map_jobs[mj]
+            if k < n_reduces:
+                end = min(end, bisect_right(taken, reduce_nodes[k], i))
+            plan.append((job, MAP, taken[i:end]))
+            i = end
+            if i == map_jobs[mj][1]:
+                mj += 1
+    runs.start(plan)
+    return True
+
+
+def _cut(
+    jobs: Sequence[JobView],
+    queue: list[tuple[int, float, int]],
+    eligible: Callable[[int, int], bool],
+    stype: int,
+    n: int,
+) -> list[tuple[int, int]] | None:
+    """The queue's jobs that ``n`` launches of ``stype`` take from, in order, each with the index
+    its launches end at (the last one's at most ``n``); None if one of them is not eligible."""
+    cut: list[tuple[int, int]] = []
+    end = 0
+    for entry in queue:
+        if end >= n:
+            break
+        job = entry[2]
+        left = jobs[job].runnable[stype]
+        if left:
+            if not eligible(job, stype):
+                return None
+            end = end + left if end + left < n else n
+            cut.append((job, end))
+    return cut
 
 
 def _room(policy: Fifo, remaining: int, total: int) -> dict[int, int]:
