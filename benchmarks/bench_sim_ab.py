@@ -16,7 +16,9 @@ The workloads are built once, by this tree's importers, and given to both sides 
   day under that policy, default parameters (their own mode: event);
 * ``alibaba``: the first 2 hours of the Alibaba 2017 file under ``drf`` (section 4's import);
 * ``alibaba-capacity``: the same 2 hours at ``ALIBABA_FAIR_SLOTS`` map slots a machine under
-  ``capacity`` (heartbeat mode).
+  ``capacity`` (heartbeat mode);
+* ``alibaba-fair``: the first 30 minutes at ``ALIBABA_FAIR_SLOTS`` map slots a machine under ``fair``
+  (heartbeat mode; the first hour takes some 40 s a run on a loaded machine).
 
 The runs record no utilisation rows unless ``MROPT_AB_UTILISATION=1`` is set (``bench_sim.py``'s
 section 3 records them). Each run is a child process that times ``Simulation.run`` alone, in CPU
@@ -57,6 +59,7 @@ CASES = {
     "swim-minedf-wc": ("minedf-wc", ""),
     "alibaba": ("drf", ""),
     "alibaba-capacity": ("capacity", ""),
+    "alibaba-fair": ("fair", ""),
 }
 
 
@@ -93,8 +96,9 @@ def build(case: str, folder: Path) -> Path:
     else:
         from mropt.importers.alibaba_workload import import_alibaba_workload
 
-        slots = bench_sim.ALIBABA_FAIR_SLOTS if case == "alibaba-capacity" else 0
-        workload = import_alibaba_workload(bench_sim.ALIBABA, duration=7200.0, slots=slots)
+        slots = bench_sim.ALIBABA_FAIR_SLOTS if case in ("alibaba-capacity", "alibaba-fair") else 0
+        duration = 1800.0 if case == "alibaba-fair" else 7200.0
+        workload = import_alibaba_workload(bench_sim.ALIBABA, duration=duration, slots=slots)
     path = folder / f"{case}.json"
     path.write_text(json.dumps(workload.to_dict()))
     return path

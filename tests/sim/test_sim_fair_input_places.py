@@ -23,7 +23,9 @@ from sim_helpers import (
     pooled_workload,
     pooled_workloads,
     same_log,
+    starts,
     with_listed_replicas,
+    workload,
 )
 
 
@@ -48,3 +50,34 @@ def test_listed_replicas_give_the_plain_rules_event_log() -> None:
         w = with_listed_replicas(pooled_workload(rng), rng)
         params: dict[str, Any] = fair_params(rng)
         same_log(w, "fair", params, seed=5, stall_limit=300)
+
+
+def test_a_place_whose_local_maps_all_started_is_not_asked_again() -> None:
+    """``a``'s inputs: task 0 on n0, tasks 1 and 2 on n1 (n0 two map slots, n1 and n2 one; node delay
+    100 s, so ``a`` stays NODE-level). Task 0 starts on n0 at 0, task 1 on n1 at its first beat, 1;
+    task 2 waits for n1 (43, its first beat after task 1's end). n0 beats again with a free slot: it is among ``a``'s input places, but its local map
+    runs, so the walk passes ``a`` by without a launch that would find no task (before: a call that
+    returned none at every such heartbeat). The log is the plain rule's."""
+    nodes = [
+        {"id": "n0", "rack": "r0", "map_slots": 2, "reduce_slots": 0},
+        {"id": "n1", "rack": "r0", "map_slots": 1, "reduce_slots": 0},
+        {"id": "n2", "rack": "r0", "map_slots": 1, "reduce_slots": 0},
+    ]
+    tasks = [{"duration": 40.0, "replicas": [node]} for node in ("n0", "n1", "n1")]
+    w = workload(nodes, [{"id": "a", "stages": [{"type": "map", "tasks": tasks}]}])
+    params = {"node_delay": 100.0, "rack_delay": 100.0}
+    policy = make_policy("fair", params)
+    sim = Simulation(w, policy, mode="heartbeat")
+    asked: list[tuple[int, int]] = []
+    launch_tasks = sim.launch_tasks
+
+    def counted(job: int, node: int, slot_type: int, level: int = 2, count: int = 1) -> Any:
+        got = launch_tasks(job, node, slot_type, level, count)
+        asked.append((node, got[0]))
+        return got
+
+    sim.launch_tasks = counted  # type: ignore[method-assign]
+    rec = sim.run()
+    assert starts(rec, "a") == [(0.0, "n0", "node"), (1.0, "n1", "node"), (43.0, "n1", "node")]
+    assert asked == [(0, 0), (1, 1), (1, 2)]  # (node, first attempt): before, n0's later beats asked too
+    same_log(w, "fair", params, mode="heartbeat")

@@ -324,6 +324,19 @@ class FairOffers(FairQuiet):
                                 else:
                                     failed_map.add(job)
                                 continue
+                            # no pending task with input there left (the stage's locality stacks, which
+                            # ``Stage.take`` pops: JobInProgress's ``nonRunningMapCache``): the launch would
+                            # find none either; a stack's ``pop`` drops the tasks no longer pending, as
+                            # ``take``'s would (3 map launches in 4 on the Alibaba window found no task)
+                            if level != ANY:
+                                st = jobs[job].stages[cur]
+                                stacks = st.node_q if level == NODE else st.rack_q
+                                if stacks is not None and stacks.pop(node if level == NODE else rack, st.state) < 0:
+                                    if failed_map is None:
+                                        failed_map = {job}
+                                    else:
+                                        failed_map.add(job)
+                                    continue
                         first, _, got, _ = launch(job, node, MAP, level, 1)
                         if first < 0:
                             if failed_map is None:
