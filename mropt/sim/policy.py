@@ -98,8 +98,10 @@ class Policy:
     #: moved to them), answers how many of them in order launch nothing and call nothing on ``sim``,
     #: and applies their effects on the policy as :meth:`assign` at each time would. Of the first one
     #: it does not answer, it may have made only the steps that :meth:`assign` makes first whatever
-    #: follows and that read no clock; the others it leaves untouched. None (the default): every
-    #: heartbeat is offered to :meth:`assign`. A policy sets it in :meth:`start` (``fair``).
+    #: follows, at that heartbeat's own time (``fair``: an update() that recomputes nothing): the
+    #: caller runs that heartbeat next, alone, through :meth:`assign`; the others it leaves
+    #: untouched. None (the default): every heartbeat is offered to :meth:`assign`. A policy sets it
+    #: in :meth:`start` (``fair``).
     quiet_heartbeats: Callable[[Sequence[int], Sequence[float]], int] | None = None
 
     def __init__(

@@ -180,7 +180,8 @@ class FairOffers(FairQuiet):
             self._update()
         if self.dirty:
             self._refresh_keys()
-        # updateLocalityWaitTimes
+        # updateLocalityWaitTimes (the same additions and limit tests, heartbeat by heartbeat, in
+        # ``FairQuiet._quiet_heartbeats``: a change here is made there too; test_sim_quiet_runs.py)
         waited = self.waited
         quiet = self.quiet
         skipped = self.skipped

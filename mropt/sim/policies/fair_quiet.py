@@ -205,7 +205,9 @@ class FairQuiet:
         """The heartbeat of ``node`` answered from ``quiet`` where it applies (module docstring): the
         skipped jobs set, True; else False (the walk runs). Called by ``FairOffers._assign_fast`` after
         the waits, before its own verdicts: the same tests on the same values, the reduce pass's only
-        where a reduce candidate exists (``quiet.reduce``; on the SWIM day most heartbeats have none)."""
+        where a reduce candidate exists (``quiet.reduce``; on the SWIM day most heartbeats have none).
+        :meth:`_quiet_heartbeats` makes the same tests in its loop: a change here is made there too
+        (``tests/sim/test_sim_quiet_runs.py`` compares the two)."""
         sim = self.sim
         running_total, runnable_total = self.running_total, self.runnable_total
         if quiet.reduce and running_total[REDUCE] != runnable_total[REDUCE] and self._verdict_passes(REDUCE, node):
