@@ -24,6 +24,7 @@ import pytest
 
 from mropt.model.workload import WorkloadInstance
 from mropt.sim.engine import Simulation
+from mropt.sim.lone_beats import HeldBeats
 from mropt.sim.offers import HeartbeatOffers
 from mropt.sim.policies.fair import Fair
 from mropt.sim.policy import make_policy
@@ -311,3 +312,32 @@ def test_heartbeats_without_room_inside_a_run(side: str) -> None:
     rec = Simulation(workload(nodes, jobs), policy, mode="heartbeat").run()
     assert starts(rec, "red") == [(pytest.approx(5.1), "n7", None), (pytest.approx(7.2), "n4", None)]
     assert starts(rec, "red2") == [(pytest.approx(20.1), "n7", None), (pytest.approx(24.0), "n0", None)]
+
+
+def test_a_beat_held_again_at_a_queued_attempt_end() -> None:
+    """3 nodes (heartbeats at i + 3 k: whole times); ``long`` takes n0 at 0 for 100 s, ``late`` waits
+    for n0 (delays longer than the run): n1's and n2's heartbeats are quiet. n1's at 97 is held again
+    at 100, the time ``long``'s end is queued: inside the run it goes into the queue (``_quiet``'s
+    test of the queued times), as the heartbeats one at a time put it (rows built after the run)."""
+    w = workload(two_racks(3), [map_job_on("long", "n0"), map_job_on("late", "n0", duration=1.0)])
+    params = {"node_delay": 500.0, "rack_delay": 500.0}
+    options: dict[str, Any] = {"until": None, "limit": 100_000, "rows": "after", "whole_phases": False}
+    pushed: list[float] = []  # the times held again that ``_quiet`` put into the queue
+    quiet = HeldBeats._quiet
+
+    def spy(self: HeldBeats, *args: Any) -> tuple[int, int, int, bool]:
+        sim = self.sim
+        push = sim.push_heartbeat
+        sim.push_heartbeat = lambda time, node: (pushed.append(time), push(time, node))[1]  # type: ignore[method-assign]
+        try:
+            return quiet(self, *args)
+        finally:
+            del sim.push_heartbeat
+
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(HeldBeats, "_quiet", spy)
+        bulk = outputs(w, params, "bulk", **options)
+    assert pushed == [100.0], pushed
+    assert bulk[4] == 104.0
+    for side in ("alone", "plain"):
+        assert outputs(w, params, side, **options) == bulk, side
