@@ -425,3 +425,72 @@ def heartbeat_outputs(
     util = rec.utilisation_columns()
     rows = (util["time"].tolist(), util["slot_type"], util["pool"], util["busy"].tolist(), util["capacity"].tolist())
     return rec.event_log_hash(), sim.events, sim.stalled, sim.stopped, sim.now, rows
+
+
+def waiting_workload(
+    rng: random.Random,
+    *,
+    nodes: tuple[int, int] = (6, 14),
+    jobs: tuple[int, int] = (2, 9),
+    no_replicas: float = 0.1,
+    durations: Sequence[float] = (2.0, 5.0, 9.0),
+    tasks: tuple[int, int] = (1, 10),
+    reduce: float = 0.5,
+    reduce_task: tuple[float, int] = (3.0, 3),
+    min_maps: float = 0.3,
+    fault: tuple[tuple[int, int], tuple[int, int]] | None = None,
+) -> WorkloadInstance:
+    """Jobs whose map input sits on one to three hot nodes of a cluster of ``nodes`` (a range) on 2 to 4
+    racks, arriving over a minute into three pools (some with max slots or min shares), so that delay
+    scheduling makes most jobs wait and most heartbeats launch nothing; a share ``no_replicas`` of
+    jobs without replicas, an optional reduce stage (``reduce_task``: its duration and most tasks),
+    and in 3 runs of 10 a hot node down for a while: at 20 s until 50 s, or (``fault``) at times
+    drawn from the two ranges. (``fair``'s quiet heartbeats and their runs in bulk.)"""
+    racks = rng.randint(2, 4)
+    n = rng.randint(*nodes)
+    cluster = [
+        {"id": f"n{i}", "rack": f"r{i % racks}", "map_slots": rng.randint(1, 2), "reduce_slots": rng.randint(0, 1)}
+        for i in range(n)
+    ]
+    cluster[0]["reduce_slots"] = 1
+    hot = rng.sample(range(n), rng.randint(1, 3))  # the nodes holding most input
+    specs = []
+    for i in range(rng.randint(*jobs)):
+        none = rng.random() < no_replicas
+        listed = [
+            {
+                "duration": rng.choice(list(durations)),
+                "replicas": [] if none else [f"n{k}" for k in rng.sample(hot, rng.randint(1, len(hot)))],
+            }
+            for _ in range(rng.randint(*tasks))
+        ]
+        stages: list[dict[str, Any]] = [{"type": "map", "tasks": listed}]
+        if rng.random() < reduce:
+            stages.append(
+                {"type": "reduce", "tasks": [{"duration": reduce_task[0], "count": rng.randint(1, reduce_task[1])}]}
+            )
+        specs.append(
+            {
+                "id": f"j{i}",
+                "submit_time": float(rng.randint(0, 60)),
+                "priority": rng.randint(-1, 1),
+                "pool": f"p{rng.randrange(3)}",
+                "stages": stages,
+            }
+        )
+    pools = []
+    for k in range(3):
+        pool: dict[str, Any] = {"id": f"p{k}"}
+        if rng.random() < 0.3:
+            pool["max_maps"] = rng.randint(1, 3)
+        if rng.random() < min_maps:
+            pool["min_maps"] = rng.randint(1, 4)
+        pools.append(pool)
+    extra: dict[str, Any] = {"pools": pools}
+    if rng.random() < 0.3:
+        if fault is None:
+            down, up = 20.0, 50.0
+        else:
+            down, up = float(rng.randint(*fault[0])), float(rng.randint(*fault[1]))
+        extra["faults"] = [{"node": f"n{hot[0]}", "down": down, "up": up}]
+    return workload(cluster, specs, **extra)

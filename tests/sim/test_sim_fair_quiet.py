@@ -22,55 +22,7 @@ from mropt.sim.policies.fair import Fair
 from mropt.sim.policy import make_policy
 from mropt.sim.speculation import make_speculation
 
-from sim_helpers import fair_params, pooled_workload, same_log, with_listed_replicas, workload
-
-
-def waiting_workload(rng: random.Random) -> WorkloadInstance:
-    """Jobs whose map input sits on one to three of 6 to 14 nodes on 2 to 4 racks, arriving over a
-    minute into pools (some with max slots), so that delay scheduling makes most jobs wait and most
-    heartbeats launch nothing; some jobs without replicas (no locality), a node that fails."""
-    racks = rng.randint(2, 4)
-    n = rng.randint(6, 14)
-    nodes = [
-        {"id": f"n{i}", "rack": f"r{i % racks}", "map_slots": rng.randint(1, 2), "reduce_slots": rng.randint(0, 1)}
-        for i in range(n)
-    ]
-    nodes[0]["reduce_slots"] = 1
-    hot = rng.sample(range(n), rng.randint(1, 3))  # the nodes holding most input
-    jobs = []
-    for i in range(rng.randint(2, 9)):
-        none = rng.random() < 0.1
-        tasks = [
-            {
-                "duration": rng.choice([2.0, 5.0, 9.0]),
-                "replicas": [] if none else [f"n{k}" for k in rng.sample(hot, rng.randint(1, len(hot)))],
-            }
-            for _ in range(rng.randint(1, 10))
-        ]
-        stages: list[dict[str, Any]] = [{"type": "map", "tasks": tasks}]
-        if rng.random() < 0.5:
-            stages.append({"type": "reduce", "tasks": [{"duration": 3.0, "count": rng.randint(1, 3)}]})
-        jobs.append(
-            {
-                "id": f"j{i}",
-                "submit_time": float(rng.randint(0, 60)),
-                "priority": rng.randint(-1, 1),
-                "pool": f"p{rng.randrange(3)}",
-                "stages": stages,
-            }
-        )
-    pools = []
-    for k in range(3):
-        pool: dict[str, Any] = {"id": f"p{k}"}
-        if rng.random() < 0.3:
-            pool["max_maps"] = rng.randint(1, 3)
-        if rng.random() < 0.3:
-            pool["min_maps"] = rng.randint(1, 4)
-        pools.append(pool)
-    extra: dict[str, Any] = {"pools": pools}
-    if rng.random() < 0.3:
-        extra["faults"] = [{"node": f"n{hot[0]}", "down": 20.0, "up": 50.0}]
-    return workload(nodes, jobs, **extra)
+from sim_helpers import fair_params, pooled_workload, same_log, waiting_workload, with_listed_replicas
 
 
 def waiting_params(rng: random.Random) -> dict[str, Any]:

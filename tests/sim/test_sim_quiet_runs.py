@@ -29,55 +29,25 @@ from mropt.sim.offers import HeartbeatOffers
 from mropt.sim.policies.fair import Fair
 from mropt.sim.policy import make_policy
 
-from sim_helpers import starts, workload
+from sim_helpers import starts, waiting_workload, workload
 
 
 def quiet_workload(rng: random.Random) -> WorkloadInstance:
     """12 to 40 nodes on 2 to 4 racks; jobs whose map input sits on one to three of a few hot nodes
     (some without replicas), arriving over a minute into pools (some with max slots); sometimes a hot
     node down for a while."""
-    racks = rng.randint(2, 4)
-    n = rng.randint(12, 40)
-    nodes = [
-        {"id": f"n{i}", "rack": f"r{i % racks}", "map_slots": rng.randint(1, 2), "reduce_slots": rng.randint(0, 1)}
-        for i in range(n)
-    ]
-    nodes[0]["reduce_slots"] = 1
-    hot = rng.sample(range(n), rng.randint(1, 3))
-    jobs = []
-    for i in range(rng.randint(2, 8)):
-        none = rng.random() < 0.08
-        tasks = [
-            {
-                "duration": rng.choice([2.0, 9.0, 30.0, 70.0]),
-                "replicas": [] if none else [f"n{k}" for k in rng.sample(hot, rng.randint(1, len(hot)))],
-            }
-            for _ in range(rng.randint(1, 8))
-        ]
-        stages: list[dict[str, Any]] = [{"type": "map", "tasks": tasks}]
-        if rng.random() < 0.4:
-            stages.append({"type": "reduce", "tasks": [{"duration": 5.0, "count": rng.randint(1, 2)}]})
-        jobs.append(
-            {
-                "id": f"j{i}",
-                "submit_time": float(rng.randint(0, 60)),
-                "priority": rng.randint(-1, 1),
-                "pool": f"p{rng.randrange(3)}",
-                "stages": stages,
-            }
-        )
-    pools = []
-    for k in range(3):
-        pool: dict[str, Any] = {"id": f"p{k}"}
-        if rng.random() < 0.3:
-            pool["max_maps"] = rng.randint(1, 3)
-        if rng.random() < 0.4:
-            pool["min_maps"] = rng.randint(1, 4)
-        pools.append(pool)
-    extra: dict[str, Any] = {"pools": pools}
-    if rng.random() < 0.3:
-        extra["faults"] = [{"node": f"n{hot[0]}", "down": float(rng.randint(5, 40)), "up": float(rng.randint(60, 200))}]
-    return workload(nodes, jobs, **extra)
+    return waiting_workload(
+        rng,
+        nodes=(12, 40),
+        jobs=(2, 8),
+        no_replicas=0.08,
+        durations=(2.0, 9.0, 30.0, 70.0),
+        tasks=(1, 8),
+        reduce=0.4,
+        reduce_task=(5.0, 2),
+        min_maps=0.4,
+        fault=((5, 40), (60, 200)),
+    )
 
 
 def quiet_params(rng: random.Random) -> dict[str, Any]:
