@@ -48,14 +48,14 @@ sys.path.insert(0, str(ROOT / "benchmarks"))
 
 from profile_sim import _scenario  # noqa: E402  (beside this file)
 
-from mropt.sim import lone_beats, offers  # noqa: E402
+from mropt.sim import heartbeat_offers, lone_beats  # noqa: E402
 from mropt.sim.engine import Simulation  # noqa: E402
 from mropt.sim.policy import make_policy  # noqa: E402
 
 PARTS = ("policy", "engine")
 #: the engine's methods ``--parts engine`` wraps: (class, method, row)
 ENGINE_PARTS = (
-    (offers.HeartbeatOffers, "_schedule_all", "HeartbeatOffers._schedule_all"),
+    (heartbeat_offers.HeartbeatOffers, "_schedule_all", "HeartbeatOffers._schedule_all"),
     (lone_beats.HeldBeats, "run", "HeldBeats.run (its heartbeats included)"),
 )
 BEATS = ("heartbeat, launched", "heartbeat, none launched")

@@ -23,7 +23,7 @@ from mropt.importers.swim_workload import import_swim_workload  # noqa: E402
 from mropt.model.workload import WorkloadInstance  # noqa: E402
 from mropt.sim import lone_beats  # noqa: E402
 from mropt.sim.engine import Simulation  # noqa: E402
-from mropt.sim.offers import HeartbeatOffers  # noqa: E402
+from mropt.sim.heartbeat_offers import HeartbeatOffers  # noqa: E402
 from mropt.sim.policy import make_policy  # noqa: E402
 
 

@@ -72,6 +72,7 @@ from mropt.sim.attempts import Attempt, Batches, Running
 from mropt.sim.capacity import Capacity
 from mropt.sim.completions import Completions
 from mropt.sim.event_queue import EventQueue
+from mropt.sim.heartbeat_offers import HeartbeatOffers
 from mropt.sim.launches import Launches
 from mropt.sim.offers import (
     C_ARRIVE,
@@ -84,7 +85,6 @@ from mropt.sim.offers import (
     EV_TIMER,
     EV_UP,
     EventOffers,
-    HeartbeatOffers,
     Offers,
     heartbeat_interval,
 )

@@ -7,7 +7,7 @@ others launch nothing (a job waiting for a local map). Each was an instant of th
 a push (a dictionary entry and its class lists), the engine's walk, a heap pop, the end of the
 instant.
 
-:class:`HeldBeats` keeps the heartbeats :class:`~mropt.sim.offers.HeartbeatOffers` schedules in a
+:class:`HeldBeats` keeps the heartbeats :class:`~mropt.sim.heartbeat_offers.HeartbeatOffers` schedules in a
 sorted list of its own instead (``hold``: a node has at most one scheduled, so at most one per
 node; the list's order is exact: :class:`HeldBeats`). At
 the end of every instant (``HeartbeatOffers._after_instant_held``) it looks at the earliest held one:
@@ -58,7 +58,7 @@ from typing import TYPE_CHECKING
 from mropt.sim.state import MAP, REDUCE
 
 if TYPE_CHECKING:
-    from mropt.sim.offers import HeartbeatOffers
+    from mropt.sim.heartbeat_offers import HeartbeatOffers
 
 #: after a run of quiet heartbeats all quiet, the next offers this many times more (``HeldBeats._run``)
 QUIET_GROWTH = 8

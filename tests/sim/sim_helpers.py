@@ -9,7 +9,7 @@ from typing import Any
 from mropt.model.workload import WorkloadInstance
 from mropt.registry import check_params
 from mropt.sim.engine import Simulation
-from mropt.sim.offers import HeartbeatOffers
+from mropt.sim.heartbeat_offers import HeartbeatOffers
 from mropt.sim.policies.fifo import Fifo
 from mropt.sim.policy import Policy, make_policy, policy_info
 from mropt.sim.recorder import Recorder

@@ -16,7 +16,7 @@ import pytest
 
 from mropt.model.workload import WorkloadInstance
 from mropt.sim.engine import Simulation
-from mropt.sim.offers import HeartbeatOffers
+from mropt.sim.heartbeat_offers import HeartbeatOffers
 from mropt.sim.policy import make_policy
 
 from sim_helpers import capacity_params, fair_params, pooled_workload

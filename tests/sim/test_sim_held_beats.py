@@ -21,8 +21,9 @@ import pytest
 
 from mropt.model.workload import WorkloadInstance
 from mropt.sim.engine import Simulation
+from mropt.sim.heartbeat_offers import HeartbeatOffers
 from mropt.sim.lone_beats import HeldBeats
-from mropt.sim.offers import C_DECIDE, EV_HEARTBEAT, HeartbeatOffers
+from mropt.sim.offers import C_DECIDE, EV_HEARTBEAT
 from mropt.sim.policies.fifo import Fifo
 from mropt.sim.policy import make_policy
 

@@ -20,7 +20,8 @@ import pytest
 from mropt.model.workload import WorkloadInstance
 from mropt.sim.engine import Simulation
 from mropt.sim.event_queue import EventQueue
-from mropt.sim.offers import C_DECIDE, EV_HEARTBEAT, EV_TIMER, HeartbeatOffers
+from mropt.sim.heartbeat_offers import HeartbeatOffers
+from mropt.sim.offers import C_DECIDE, EV_HEARTBEAT, EV_TIMER
 from mropt.sim.policy import Policy, make_policy
 
 from sim_helpers import Restless, fair_params, heartbeat_outputs, pooled_workload

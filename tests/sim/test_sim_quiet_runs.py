@@ -24,8 +24,8 @@ import pytest
 
 from mropt.model.workload import WorkloadInstance
 from mropt.sim.engine import Simulation
+from mropt.sim.heartbeat_offers import HeartbeatOffers
 from mropt.sim.lone_beats import HeldBeats
-from mropt.sim.offers import HeartbeatOffers
 from mropt.sim.policies.fair import Fair
 from mropt.sim.policy import make_policy
 
