@@ -33,7 +33,9 @@ class Attempt:
     """One attempt of a task on a node, or a batch of ``n`` (module docstring).
 
     Member ``i`` of a batch has attempt id ``id + i``, task ``tasks[i]`` and node ``nodes[i]``;
-    the object's own ``task`` and ``node`` are member 0's. ``live`` counts the members still
+    the object's own ``task`` and ``node`` are member 0's. ``tasks`` is a ``range`` while the
+    members' tasks are consecutive (a launch run's: :mod:`mropt.sim.launch_runs`; their end marks
+    them done in one slice), a list once a join breaks that. ``live`` counts the members still
     running; ``dead`` maps a member killed early to the time it ended.
     """
 
@@ -85,7 +87,7 @@ class Attempt:
         self.demand = demand
         self.n = 1
         self.live = 1
-        self.tasks: list[int] | None = None
+        self.tasks: list[int] | range | None = None  # a range where consecutive (a launch run's)
         self.nodes: list[int] | None = None
         self.dead: dict[int, float] | None = None
 

@@ -3,14 +3,14 @@
 A node gives map and reduce slots, resources (``cpu``, ``mem``, ...; a task's ``demand`` holds
 some), or both (``mropt.model.workload``). An attempt holds one slot of its type (when the
 nodes give slots) and its demand on its node from its start (``Launches._start``, the one place
-an attempt starts) to its end (:meth:`Capacity.release`, a whole batch; :meth:`Capacity.release_one`, one attempt). A node that goes down has no capacity until it comes back (whole
+an attempt starts) to its end (:meth:`Capacity.release_one`; :meth:`Capacity.release`, a whole batch). A node that goes down has no capacity until it comes back (whole
 again: its attempts were killed). A demand fits a node when each amount is at most the free
 amount plus 1e-9 (``docs/tolerances.md``).
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Sequence
 
 from mropt.model.workload import WorkloadInstance
 from mropt.sim.state import MAP, REDUCE
@@ -28,7 +28,9 @@ class Capacity:
     ``slots``, ``total_slots``, ``free_resources`` and ``node_up`` are these lists."""
 
     __slots__ = (
-        "freed",
+        "_freed",
+        "_freed_all",
+        "_all_up",
         "uses_slots",
         "resources",
         "node_up",
@@ -41,8 +43,7 @@ class Capacity:
     )
 
     def __init__(self, workload: WorkloadInstance) -> None:
-        #: told of each node whose capacity an ending attempt freed (the engine's assignment mode)
-        self.freed: Callable[[int], None] = _nobody
+        self.freed = _nobody
         self.uses_slots = workload.uses_slots
         self.resources: list[str] = sorted({r for spec in workload.nodes for r in spec.resources})
         full: list[list[int]] = [[], []]
@@ -55,10 +56,25 @@ class Capacity:
         self._full = full  # each node's slots when up
         self._res = res  # each node's resources when up
         self.node_up = [True] * len(res)
+        self._all_up = True  # (no node is down: :meth:`release`'s common case)
         self.slots = [list(full[MAP]), list(full[REDUCE])]
         self.free = [list(full[MAP]), list(full[REDUCE])]
         self.total_slots = [sum(full[MAP]), sum(full[REDUCE])]
         self.free_resources = [list(c) for c in res]
+
+    @property
+    def freed(self) -> Callable[[int], None]:
+        """Told of each node whose capacity an ending attempt freed (the engine's assignment mode).
+        Where it is a set's ``add`` (the event mode's nodes to offer), :meth:`release` hands a
+        batch's nodes to the set's ``update`` in one call (the same set: the same nodes added in
+        the same order)."""
+        return self._freed
+
+    @freed.setter
+    def freed(self, tell: Callable[[int], None]) -> None:
+        self._freed = tell
+        owner = getattr(tell, "__self__", None)  # (a set's ``update``, or None)
+        self._freed_all = owner.update if type(owner) is set and tell == owner.add else None
 
     @property
     def initial_slots(self) -> tuple[int, int]:
@@ -72,14 +88,28 @@ class Capacity:
             return demand[0] <= free[0] + FIT_EPS and demand[1] <= free[1] + FIT_EPS
         return all(amount <= free[k] + FIT_EPS for k, amount in enumerate(demand))
 
-    def release(self, stype: int, nodes: Iterable[int], demand: tuple[float, ...] | None) -> None:
-        """Attempts of slot type ``stype`` and ``demand``, one on each of ``nodes``, ended: their slots
-        and demands are free again, and ``freed`` hears of each node. Nothing is freed on a node
-        that is down: its capacity comes back whole with it."""
+    def release(self, stype: int, nodes: Sequence[int], demand: tuple[float, ...] | None) -> None:
+        """Attempts of slot type ``stype`` and ``demand``, one on each of ``nodes``, ended (a batch):
+        :meth:`release_one` of each node in order. A batch without a demand on slots while no node
+        is down (its common case) skips those tests, and tells a set's ``add`` (``freed``) of the
+        nodes in one ``update`` call."""
+        if demand is None and self._all_up and self.uses_slots:
+            slots = self.free[stype]
+            tell_all = self._freed_all
+            if tell_all is None:
+                freed = self._freed
+                for node in nodes:
+                    slots[node] += 1
+                    freed(node)
+            else:
+                for node in nodes:
+                    slots[node] += 1
+                tell_all(nodes)
+            return
         node_up = self.node_up
         free = self.free[stype] if self.uses_slots else None
-        freed = self.freed
-        for node in nodes:
+        freed = self._freed
+        for node in nodes:  # (``release_one`` of each, inline: a batch of demands is the Alibaba day's end)
             if node_up[node]:
                 if free is not None:
                     free[node] += 1
@@ -94,23 +124,26 @@ class Capacity:
                 freed(node)
 
     def release_one(self, stype: int, node: int, demand: tuple[float, ...] | None) -> None:
-        """:meth:`release` of one attempt on ``node`` (the most frequent end: no tuple, no loop)."""
+        """An attempt of slot type ``stype`` and ``demand`` on ``node`` ended: its slot and demand
+        are free again, and ``freed`` hears of the node. Nothing is freed on a node that is down:
+        its capacity comes back whole with it."""
         if self.node_up[node]:
             if self.uses_slots:
                 self.free[stype][node] += 1
             if demand is not None:
                 res = self.free_resources[node]
-                if len(demand) == 2:
+                if len(demand) == 2:  # (cpu, mem): the common case, spelled out
                     res[0] += demand[0]
                     res[1] += demand[1]
                 else:
                     for k, amount in enumerate(demand):
                         res[k] += amount
-            self.freed(node)
+            self._freed(node)
 
     def down(self, node: int) -> None:
         """The node went down (its attempts were ended first): no capacity until :meth:`up`."""
         self.node_up[node] = False
+        self._all_up = False
         for stype in (MAP, REDUCE):
             self.total_slots[stype] -= self.slots[stype][node]
             self.slots[stype][node] = 0
@@ -120,6 +153,7 @@ class Capacity:
     def up(self, node: int) -> None:
         """The node came back, all of its capacity free."""
         self.node_up[node] = True
+        self._all_up = all(self.node_up)
         for stype in (MAP, REDUCE):
             self.slots[stype][node] = self._full[stype][node]
             self.free[stype][node] = self._full[stype][node]

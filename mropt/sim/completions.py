@@ -20,6 +20,8 @@ from mropt.sim.capacity import Capacity
 from mropt.sim.offers import C_DONE, EV_DONE
 from mropt.sim.state import ACTIVE, DONE, FINISHED, MAP, REDUCE, Job, Stage, slowstart_threshold
 
+_DONE = bytearray([DONE])  # (a bytearray: a slice set from bytes would copy them into one first)
+
 if TYPE_CHECKING:
     from mropt.sim.offers import Offers
     from mropt.sim.policy import Policy
@@ -145,9 +147,14 @@ class Completions:
             live = self._live
             tasks, nodes, base = a.tasks, a.nodes, a.id
             assert tasks is not None and nodes is not None
-            for i in range(k):
-                del live[base + i]
-                state[tasks[i]] = DONE
+            if type(tasks) is range:  # (consecutive: a launch run's)
+                for aid in range(base, base + k):
+                    del live[aid]
+                state[tasks.start : tasks.stop] = _DONE * k
+            else:
+                for i in range(k):
+                    del live[base + i]
+                    state[tasks[i]] = DONE
         else:
             nodes = self._alive_done(a, state)
         self.capacity.release(stype, nodes, a.demand)

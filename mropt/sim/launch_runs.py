@@ -18,7 +18,11 @@ is *allowed* (:func:`allowed`) on slots, with batches on, no speculation rule, n
 draws and one node speed; and a stage is *eligible* (:meth:`LaunchRuns.eligible`) when it is
 its active job's current stage, of the slot type, without replicas (no locality: every task is
 the fresh pointer's), without re-queued tasks, with one task group without demands, and its
-pending tasks are the job's runnable ones. A policy plans only for eligible stages and the
+pending tasks are the job's runnable ones. An eligible stage's pending tasks are the fresh
+pointer's task or the one after it, and every task after that: ``Stage.take`` without replicas
+takes a re-queued task (one below the pointer, on the list while it is pending, and the list is
+empty) or the pointer's next one, so :meth:`LaunchRuns.segment` takes them from there unsearched
+(``tests/sim/test_sim_launch_runs_fresh.py``). A policy plans only for eligible stages and the
 nodes it knows have the free slots, and offers a node by its plain rule otherwise (after
 :meth:`LaunchRuns.start`, so that the launches keep their order).
 """
@@ -33,10 +37,11 @@ from mropt.sim.state import ACTIVE, NONE, PENDING, RUNNING
 if TYPE_CHECKING:
     from mropt.sim.engine import Simulation
 
-#: a planned segment: (job, slot type, the nodes taking one task each, in launch order)
+#: a planned segment: (job, slot type, the nodes taking one task each, in launch order); the nodes'
+#: list is the segment's own from then on (a batch it opens keeps it as its members' nodes)
 Segment = tuple[int, int, list[int]]
 
-_RUNNING = bytes([RUNNING])
+_RUNNING = bytearray([RUNNING])  # (a bytearray: a slice set from bytes would copy them into one first)
 
 
 def allowed(sim: Simulation) -> bool:
@@ -95,11 +100,8 @@ class LaunchRuns:
         stage = j.stages[j.cur]
         state = stage.state
         c = len(nodes)
-        t0 = state.find(PENDING, stage.fresh)  # the fresh pointer's next task (``launch_tasks``)
-        if t0 < 0 or state.count(PENDING, t0, t0 + c) != c:  # (not seen: tasks past it are all pending)
-            for node in nodes:
-                sim.launch_tasks(job, node, stype)
-            return
+        k = stage.fresh  # the fresh pointer's next task (``launch_tasks``): it, or the one after it
+        t0 = k if state[k] == PENDING else k + 1  # (and the tasks after it are pending: module docstring)
         work = stage.durations[0] / sim.timing.speed[nodes[0]]
         now = sim.now
         batches = sim.batches
@@ -115,11 +117,15 @@ class LaunchRuns:
             and o.level == NONE
             and o.demand is None
         ):  # every task joins the open batch
-            if o.tasks is None:
-                o.tasks = [o.task, *range(t0, t0 + c)]
+            tasks = o.tasks
+            if tasks is None:
+                o.tasks = range(t0 - 1, t0 + c) if o.task == t0 - 1 else [o.task, *range(t0, t0 + c)]
                 o.nodes = [o.node, *nodes]
             else:
-                o.tasks.extend(range(t0, t0 + c))
+                if type(tasks) is range:  # consecutive tasks stay a range while they can
+                    o.tasks = range(tasks.start, t0 + c) if tasks.stop == t0 else [*tasks, *range(t0, t0 + c)]
+                else:
+                    tasks.extend(range(t0, t0 + c))
                 o.nodes.extend(nodes)  # type: ignore[union-attr]
             o.n += c
             o.live += c
@@ -131,12 +137,15 @@ class LaunchRuns:
             batches.stage = stage
             if c > 1:
                 o.n = o.live = c
-                o.tasks = list(range(t0, t0 + c))
-                o.nodes = list(nodes)
+                o.tasks = range(t0, t0 + c)
+                o.nodes = nodes  # (the segment's own list: ``Segment``)
             if j.first_start is None:
                 j.first_start = now
-        for i in range(aid, aid + c):
-            live[i] = o
+        if c == 1:
+            live[aid] = o
+        else:
+            for i in range(aid, aid + c):
+                live[i] = o
         state[t0 : t0 + c] = _RUNNING * c
         stage.fresh = t0 + c - 1
         stage.pending -= c

@@ -157,7 +157,10 @@ class Launches:
                     o.tasks = [o.task, task]
                     o.nodes = [o.node, node]
                 else:
-                    tasks.append(task)
+                    try:
+                        tasks.append(task)  # type: ignore[union-attr]
+                    except AttributeError:  # (a range: a launch run's consecutive tasks)
+                        o.tasks = [*tasks, task]
                     o.nodes.append(node)  # type: ignore[union-attr]
                 o.n += 1
                 o.live += 1

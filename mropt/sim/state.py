@@ -152,14 +152,7 @@ class Stage:
         if self.pending == 0:
             return -1, -1
         if self.replicas is None:
-            task = top_pending(self.requeue, self.state)
-            if task < 0:
-                state, k = self.state, self.fresh
-                while state[k] != PENDING:
-                    k += 1
-                self.fresh = k
-                task = k
-            return task, NONE
+            return self.take_far(node, rack, node_rack)  # (every task is at level NONE)
         if self.node_q is None:
             self.build_locality(node_rack)
         assert self.node_q is not None and self.rack_q is not None
@@ -182,7 +175,9 @@ class Stage:
         has none there: its level is ANY (NONE without replicas), what :meth:`level_on` says,
         without reading its replicas (unless an entry named no node: then ``level_on`` itself).
         ``Launches.launch_tasks`` calls this for a run's next tasks on the node once one came
-        from here: launches only take pending tasks away, so the stacks stay empty.
+        from here: launches only take pending tasks away, so the stacks stay empty. A stage without
+        replicas has no stacks: :meth:`take` is this at every level, its tasks at level NONE
+        (``launch_tasks`` makes this scan inline where no task is re-queued).
         """
         if self.pending == 0:
             return -1, -1
@@ -196,8 +191,10 @@ class Stage:
                 return -1, -1
             task = k
         replicas = self.replicas
+        if replicas is None:
+            return task, NONE
         stacks = self.node_q
-        if replicas is None or stacks is None or stacks.padded:
+        if stacks is None or stacks.padded:
             return task, self.level_on(task, node, rack, node_rack)
         if isinstance(replicas, np.ndarray):
             return task, ANY if replicas.shape[1] else NONE

@@ -63,3 +63,59 @@ def test_release_one_frees_what_release_of_one_node_frees(seed: int, slots: bool
             list(map(float.hex, r)) for r in many.free_resources
         ]
     assert told[0] == told[1] and told[0]
+
+
+@pytest.mark.parametrize("slots", [True, False])
+@pytest.mark.parametrize("seed", range(3))
+def test_a_batch_release_frees_what_release_one_of_each_node_frees(seed: int, slots: bool) -> None:
+    """``release`` of a batch (nodes repeated, in member order) against ``release_one`` of each: the
+    same free slots and resources, bit for bit, and the same nodes told; where ``freed`` is a set's
+    ``add`` (the event mode's), a batch without a demand on slots while every node is up tells the
+    set in one ``update`` call."""
+    rng = random.Random(seed)
+    one, many = _capacity(["cpu", "mem"], slots), _capacity(["cpu", "mem"], slots)
+    told_one: set[int] = set()
+    told_many: set[int] = set()
+    one.freed, many.freed = told_one.add, told_many.add
+    updates = [0]
+    update = many._freed_all
+    assert getattr(update, "__self__", None) is told_many  # the set's own ``update``
+
+    def counted(nodes: list[int]) -> None:
+        updates[0] += 1
+        update(nodes)
+
+    many._freed_all = counted
+    bulk = 0
+    for _ in range(300):
+        down = [node for node in range(4) if not one.node_up[node]]
+        if rng.random() < 0.03:  # a node goes down, or one comes back
+            node = rng.randrange(4)
+            for cap in (one, many):
+                (cap.up if not cap.node_up[node] else cap.down)(node)
+            continue
+        if down and rng.random() < 0.15:
+            for cap in (one, many):
+                cap.up(down[0])
+            continue
+        stype = rng.randrange(2)
+        nodes = sorted(rng.randrange(4) for _ in range(rng.randint(1, 6)))
+        demand = None if rng.random() < 0.5 else (rng.choice([0.1, 0.3, 1.7]), 0.5)
+        for cap in (one, many):
+            for node in nodes:
+                if cap.node_up[node]:
+                    cap.free[stype][node] -= 1 if cap.uses_slots else 0
+                    if demand is not None:
+                        cap.free_resources[node][0] -= demand[0]
+                        cap.free_resources[node][1] -= demand[1]
+        before = updates[0]
+        for node in nodes:
+            one.release_one(stype, node, demand)
+        many.release(stype, nodes, demand)
+        bulk += updates[0] > before
+        assert updates[0] - before == (demand is None and slots and all(many.node_up))
+        assert one.free == many.free and told_one == told_many
+        assert [list(map(float.hex, r)) for r in one.free_resources] == [
+            list(map(float.hex, r)) for r in many.free_resources
+        ]
+    assert bulk > 20 or not slots
