@@ -211,3 +211,63 @@ def test_bulk_walk_launches_what_the_reference_launches_on_a_backlog(bulk_min: i
         mp.undo()
     assert len(off_switch_times) >= 20
     assert calls[1] * 2 < calls[0], calls  # the skipped jobs were not asked (each asked: 1.1x)
+
+
+def test_a_job_visited_again_on_a_heartbeat_counts_down_to_its_off_switch() -> None:
+    """``_walk_fitting``'s ``left``: a job a walk in bulk visits again on one heartbeat takes one from
+    its count instead of reading its passes and testing again. Spied: off-switch maps go out decided
+    by that count (the job was in ``left`` when the walk began), and the runs give the plain rule's
+    attempts; the count computed afresh once per job and heartbeat, not once per visit."""
+    mp = pytest.MonkeyPatch()
+    mp.setattr(capacity, "BULK_MIN", 4)
+    walk, fresh, plain_launch = capacity.Capacity._walk_fitting, capacity.Capacity._off_switch_left, Launches.launch
+    fitting = DemandClasses.fitting
+    counted = {"counted_down": 0, "fresh": 0, "visits": 0}
+    known: set[int] = set()  # the jobs in ``left`` when the walk began
+
+    def spied_walk(self: Any, q: Any, node: int, no_local: set[int], left: dict[int, int]) -> int:
+        known.clear()
+        known.update(left)
+        return walk(self, q, node, no_local, left)
+
+    def spied_fresh(self: Any, job: int, missed: int) -> int:
+        counted["fresh"] += 1
+        return fresh(self, job, missed)
+
+    def spied_fitting(self: Any, free: Any) -> Any:
+        for rank in fitting(self, free):
+            counted["visits"] += 1
+            yield rank
+
+    def spied_launch(self: Any, job: int, node: int, stype: int, level: int) -> int:
+        got = plain_launch(self, job, node, stype, level)
+        if level == capacity.ANY and got >= 0 and job in known:
+            counted["counted_down"] += 1
+        return got
+
+    rng = random.Random("capacity-left")
+    try:
+        for _ in range(4):
+            w = backlog_workload(rng, 160, queues=False)
+            params = {"locality_wait_factor": rng.choice([-1.0, 0.5, 1.0])}
+            ref_rows, ref_hash, _ = counted_run(w, params, True)
+            mp.setattr(capacity.Capacity, "_walk_fitting", spied_walk)
+            mp.setattr(capacity.Capacity, "_off_switch_left", spied_fresh)
+            mp.setattr(Launches, "launch", spied_launch)
+            mp.setattr(DemandClasses, "fitting", spied_fitting)
+            try:
+                pol = make_policy("capacity", params)
+                rec = Simulation(w, pol, stall_limit=500).run()
+            finally:
+                mp.setattr(capacity.Capacity, "_walk_fitting", walk)
+                mp.setattr(capacity.Capacity, "_off_switch_left", fresh)
+                mp.setattr(Launches, "launch", plain_launch)
+                mp.setattr(DemandClasses, "fitting", fitting)
+            t = rec.tasks_columns()
+            cols = ("attempt", "job_id", "stage", "task", "node", "start", "end", "locality")
+            assert list(zip(*(list(t[c]) for c in cols), strict=True)) == ref_rows
+            assert rec.event_log_hash() == ref_hash
+    finally:
+        mp.undo()
+    assert counted["counted_down"] >= 5, counted
+    assert counted["fresh"] < counted["visits"] - 2_000, counted  # (22,394 of 26,645 visits)

@@ -54,7 +54,9 @@ The default, ``_assign_fast``, keeps each queue's candidate jobs sorted between 
 not ask a job again for a local map on a heartbeat where its local launch failed (``_maps``). On a
 backlog (``BULK_MIN`` candidates or more, none held back by the user limit) it visits only the
 jobs whose map may fit the tracker's free resources and counts the others' missed opportunities in
-bulk (``_walk_fitting``, :mod:`mropt.sim.policies.capacity_passes`).
+bulk (``_walk_fitting``, :mod:`mropt.sim.policies.capacity_passes`); a job such a walk visits again
+on one heartbeat counts down to its off-switch test (``left``) instead of reading its count and
+testing again.
 ``tests/sim/test_sim_heartbeat_reference.py`` requires the same event log of both on random
 workloads, with and without speculation rules; ``tests/sim/test_sim_capacity_fast.py`` on nodes of
 many slots, CPUs and memory, with faults; ``tests/sim/test_sim_capacity_bulk.py`` on backlogs of
@@ -160,31 +162,34 @@ class Capacity(Policy):
         self.max_caps: tuple[list[int | None], list[int | None]] = ([], [])
         self.lwf: dict[int, float] = {}
         self.dirty: set[int] = set()
+        self.queue_at: list[_Queue] = [self.queues[0]] * n  # each job's queue, set at its arrival
+        if not self.reference and type(self).assign is Capacity.assign:  # ``assign`` without its own call (speed only)
+            self.assign = self._assign_fast  # type: ignore[method-assign]
 
     def _queue_of(self, job: int) -> _Queue:
         return self.queues[0] if self.single else self.by_name[self.sim.jobs[job].queue]
 
     # -- job events ----------------------------------------------------------------------------
     def on_arrival(self, job: int) -> Admission:
-        q = self._queue_of(job)
-        user = self.sim.jobs[job].user
+        q = self.queue_at[job] = self._queue_of(job)
+        user = self.user_of[job]
         q.users[user] = q.users.get(user, 0) + 1
         self.dirty.add(job)
         return ACCEPT
 
     def on_attempts_end(self, attempt: AttemptView, outcome: str, count: int) -> None:
-        q = self._queue_of(attempt.job)
-        user = self.sim.jobs[attempt.job].user
-        q.occupied[attempt.type] -= count
-        q.by_user[attempt.type][user] -= count
-        self.dirty.add(attempt.job)
+        job, stype = attempt.job, attempt.type
+        q = self.queue_at[job]
+        q.occupied[stype] -= count
+        q.by_user[stype][self.user_of[job]] -= count
+        self.dirty.add(job)
 
     def on_stage_end(self, job: int, stage: int) -> None:
         self.dirty.add(job)
 
     def on_job_end(self, job: int) -> None:
-        q = self._queue_of(job)
-        user = self.sim.jobs[job].user
+        q = self.queue_at[job]
+        user = self.user_of[job]
         q.users[user] -= 1
         if not q.users[user]:
             del q.users[user]
@@ -224,22 +229,30 @@ class Capacity(Policy):
         return stage.demands[0]
 
     def _refresh(self) -> None:
+        """The candidates of the jobs marked ``dirty`` set again (``_set_key``), and a map
+        candidate's demand class moved when its map stage changed."""
         jobs = self.sim.jobs
         rank_of = self.rank_of
+        queue_at = self.queue_at
+        keys = self.key
         for job in self.dirty:
             j = jobs[job]
-            q = self._queue_of(job)
-            for stype in (MAP, REDUCE):
-                if j.status == ACTIVE and j.runnable[stype] > 0:
-                    self._set_key(q, job, stype, rank_of[job])
-                else:
-                    self._set_key(q, job, stype, None)
-            if self.key[job][MAP] is not None:  # its map stage may have changed (on_stage_end)
+            q = queue_at[job]
+            key = keys[job]
+            active = j.status == ACTIVE
+            runnable = j.runnable
+            want = rank_of[job] if active and runnable[MAP] > 0 else None
+            if key[MAP] != want:
+                self._set_key(q, job, MAP, want)  # (its demand class read afresh if a candidate)
+            elif want is not None:  # its map stage may have changed (on_stage_end)
                 demand = self._map_demand(job)
                 if demand != self.demand_of[job]:
                     q.classes.remove(self.demand_of[job], rank_of[job])
                     q.classes.add(demand, rank_of[job])
                     self.demand_of[job] = demand
+            want = rank_of[job] if active and runnable[REDUCE] > 0 else None
+            if key[REDUCE] != want:
+                self._set_key(q, job, REDUCE, want)
         self.dirty.clear()
 
     # -- helpers ---------------------------------------------------------------------------------
@@ -270,11 +283,11 @@ class Capacity(Policy):
         return got
 
     def _launched(self, q: _Queue, job: int, stype: int) -> None:
-        j = self.sim.jobs[job]
         q.occupied[stype] += 1
         by_user = q.by_user[stype]
-        by_user[j.user] = by_user.get(j.user, 0) + 1
-        if j.runnable[stype] == 0:
+        user = self.user_of[job]
+        by_user[user] = by_user.get(user, 0) + 1
+        if self.sim.jobs[job].runnable[stype] == 0:
             self._set_key(q, job, stype, None)
 
     def _fits(self, q: _Queue, job: int, stype: int, cap: int, max_cap: int | None) -> bool:
@@ -416,6 +429,7 @@ class Capacity(Policy):
         available = sim.free[MAP][node]
         self.trackers = -1  # the trackers up, counted when an off-switch test first needs them
         no_local: set[int] = set()
+        left: dict[int, int] = {}  # (``_walk_fitting``: the opportunities a visited job may still miss)
         while available > 0:
             got = _NONE
             for q in queues if len(queues) == 1 else self._order(MAP, caps):
@@ -427,10 +441,12 @@ class Capacity(Policy):
                     continue
                 by_user = q.by_user[MAP] if limit <= q.occupied[MAP] else None
                 if by_user is None and q.classes.one_demand and len(cand) >= BULK_MIN:
-                    got = self._walk_fitting(q, node, no_local)
+                    got = self._walk_fitting(q, node, no_local, left)
                     if got != _NONE:
                         break
                     continue
+                if left:  # (a walk job by job: its passes are not counted in ``left``)
+                    left.clear()
                 job_at = q.job_at
                 passes = q.passes
                 passed_in_bulk = passes.every or passes.some  # (else every candidate's base and passes are 0)
@@ -468,27 +484,55 @@ class Capacity(Policy):
         stage = j.stages[j.cur]
         return min(stage.n - stage.finished, self.trackers) * self._locality_wait_factor(job) < missed
 
-    def _walk_fitting(self, q: _Queue, node: int, no_local: set[int]) -> int:
+    def _off_switch_left(self, job: int, missed: int) -> int:
+        """The opportunities ``job``, having missed ``missed``, may still miss before
+        ``_off_switch_due`` holds (0 or less: it holds): the bound's floor + 1 - ``missed``, as the
+        bound (min(unfinished maps, trackers) x localityWaitFactor, a float >= 0) is below an integer
+        count iff the count exceeds its floor."""
+        if self.trackers < 0:
+            self.trackers = self.sim.node_up.count(True)
+        j = self.sim.jobs[job]
+        stage = j.stages[j.cur]
+        return math.floor(min(stage.n - stage.finished, self.trackers) * self._locality_wait_factor(job)) + 1 - missed
+
+    def _walk_fitting(self, q: _Queue, node: int, no_local: set[int], left: dict[int, int]) -> int:
         """``_maps``' walk of ``q`` when the user limit holds back none of its candidates, visiting only
         those whose launch may succeed on ``node`` (``DemandClasses.fitting``): the others' launches
         fail before looking for a task and change nothing, so their missed opportunity is all that
         happens to them, counted in bulk (``PassCounts``) with the visited jobs' when the walk
-        stops: every candidate ranked below the one that launched, or all of them."""
+        stops: every candidate ranked below the one that launched, or all of them.
+
+        ``left`` (the heartbeat's, emptied by a walk job by job) holds, for each job a walk in bulk
+        visited on this heartbeat without launching it, the opportunities it may still miss before
+        its off-switch test passes (``_off_switch_left``). Until the heartbeat ends the test's bound
+        stays (no map ends; the trackers up were counted once), the job keeps its own count, and its
+        count of passes grows by one with each walk that visits it again (the walk that visited it
+        before went past it: the job neither launched nor ended the walk; a walk that stopped before
+        its rank passed it none; one that reached its rank visited it, since the tracker's resources
+        only shrink until the heartbeat ends): a visit again takes one from it instead of reading
+        the passes and testing again (``Capacity._assign_reference``'s decisions, the same)."""
         launch = self.sim.launch
         missed = self.missed
         job_at = q.job_at
         passes = q.passes
         for rank in q.classes.fitting(self.sim.free_resources[node]):
             job = job_at[rank]
-            if job not in no_local and launch(job, node, MAP, RACK) >= 0:
-                passes.pass_below(rank)
-                missed[job] = 0  # resetSchedulingOpportunities (local launch)
-                self.base[job] = passes.at(rank)
-                self._launched(q, job, MAP)
-                return _LOCAL
-            no_local.add(job)
-            due = missed[job] + passes.at(rank) - self.base[job] + 1  # (this walk's pass)
-            if self._off_switch_due(job, due) and launch(job, node, MAP, ANY) >= 0:
+            more = left.get(job)
+            if more is None:
+                if job not in no_local and launch(job, node, MAP, RACK) >= 0:
+                    passes.pass_below(rank)
+                    missed[job] = 0  # resetSchedulingOpportunities (local launch)
+                    self.base[job] = passes.at(rank)
+                    self._launched(q, job, MAP)
+                    return _LOCAL
+                no_local.add(job)
+                more = self._off_switch_left(
+                    job, missed[job] + passes.at(rank) - self.base[job] + 1
+                )  # (this walk's pass)
+            else:
+                more -= 1
+            left[job] = more
+            if more <= 0 and launch(job, node, MAP, ANY) >= 0:
                 passes.pass_below(rank)
                 missed[job] += 1
                 self._launched(q, job, MAP)
@@ -497,9 +541,12 @@ class Capacity(Policy):
         return _NONE
 
     def _reduce(self, node: int, caps: list[int], max_caps: list[int | None]) -> None:
+        """``_assign_reference``'s reduce on the kept candidates: the first job, queue by queue
+        (one queue: not sorted), within the limits, that gets a reduce."""
         sim = self.sim
         user_of = self.user_of
-        for q in self._order(REDUCE, caps):
+        queues = self.queues
+        for q in queues if len(queues) == 1 else self._order(REDUCE, caps):
             cand = q.cand[REDUCE]
             if not cand:
                 continue
