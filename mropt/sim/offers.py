@@ -113,6 +113,8 @@ class EventOffers(Offers):
         self._map_room: set[int] | None = None  # (with an offer run: ``_pass_runs``)
         self._runs: LaunchRuns | None = None
         self._offer_run: OfferRun | None = None  # the policy's, once the run began (``start``)
+        self._offer_nodes: Callable[[Sequence[int]], int] | None = None  # the policy's (``start``)
+        self._whole_passes = not sim.uses_slots  # ``offer_nodes`` may be used (``plain`` turns it off)
         if sim.uses_slots and type(sim.policy).new_work_nodes is Policy.new_work_nodes:
             self._room = set(range(sim.n_nodes))
             if launch_runs_allowed(sim):
@@ -129,6 +131,8 @@ class EventOffers(Offers):
         self._map_room = None
         self._runs = None
         self._offer_run = None
+        self._offer_nodes = None
+        self._whole_passes = False
         if self.spec is None:
             self.after_instant = self._pass  # type: ignore[method-assign]
 
@@ -137,7 +141,10 @@ class EventOffers(Offers):
 
     def start(self) -> None:
         """With launch runs and a policy with an offer run, the end of an instant is :meth:`_pass_runs`
-        itself (speed only: ``_pass`` would find the offer run and call it, two calls an instant)."""
+        itself (speed only: ``_pass`` would find the offer run and call it, two calls an instant).
+        On a cluster without slots, a policy's ``offer_nodes`` is given a pass's nodes at once (``_pass``)."""
+        if self._whole_passes:
+            self._offer_nodes = getattr(self.sim.policy, "offer_nodes", None)
         offer_run: OfferRun | None = getattr(self.sim.policy, "offer_run", None)
         if self.spec is None and self._runs is not None and offer_run is not None:
             self._offer_run = offer_run
@@ -169,7 +176,10 @@ class EventOffers(Offers):
         leaves at a pass after new work when it has none, which the plain pass would skip (no
         free slot of a type with work). What the plain pass would add to ``held`` then is never
         read (``held`` is read only for a policy that names nodes). With an offer run,
-        :meth:`_pass_runs`.
+        :meth:`_pass_runs`. On a cluster without slots, a policy's ``offer_nodes(nodes)`` (``drf``'s:
+        its per-offer set-up made once a pass) replaces the loop over the nodes: it offers each node
+        that is up, in order, as ``assign``, while a task is runnable, and says how many nodes it went
+        through (the others are held, as the loop holds them).
         """
         sim = self.sim
         policy = sim.policy
@@ -181,6 +191,7 @@ class EventOffers(Offers):
         dirty = self._dirty
         held = self._held
         room = self._room
+        offer_nodes = self._offer_nodes
         while dirty or self.new_work:
             if room is not None:
                 room.update(dirty)
@@ -202,6 +213,13 @@ class EventOffers(Offers):
             else:
                 nodes = sorted(dirty)
                 dirty.clear()
+            if offer_nodes is not None:  # (no slots, so ``room`` is None)
+                went = offer_nodes(nodes)
+                if went < len(nodes):  # nothing runnable: as the loop below
+                    dirty.clear()
+                    held.update(nodes[went:])
+                    return
+                continue
             for i, node in enumerate(nodes):
                 maps, reduces = runnable
                 if maps + reduces == 0:

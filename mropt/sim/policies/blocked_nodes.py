@@ -32,11 +32,16 @@ class BlockedNodes:
         self._flag = bytearray(n_nodes)
         self._epoch = array("q", bytes(8 * n_nodes))
         self.flag = np.frombuffer(self._flag, dtype=bool)
+        # (read item by item by ``drf``'s offers: a node not blocked needs no ``take``; one whose capacity
+        # grew is unblocked there as ``take`` would, its flag cleared and its decliners dropped)
+        self.flag_bytes = self._flag
         self.epoch = np.frombuffer(self._epoch, dtype=np.int64)
         self.free = np.zeros((n_nodes, width))
         self._free_list: list[list[float]] = [[] for _ in range(n_nodes)]
         self._unsynced: set[int] = set()  # blocked nodes whose row of ``free`` is out of date
         self._decliners: dict[int, tuple[int, ...]] = {}
+        self.free_rows = self._free_list  # (the same lists, read by ``drf``'s offers)
+        self.decliners = self._decliners
 
     def block(self, node: int, free: list[float], epoch: int, decliners: tuple[int, ...]) -> None:
         self._flag[node] = 1

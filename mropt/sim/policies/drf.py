@@ -460,7 +460,7 @@ class _DrfBase(DrfOffers, Policy):
         if self.reference:
             self._assign_reference(node)
         else:
-            self._assign_fast(node)
+            self._assign_fast((node,))
 
     def _assign_reference(self, node: int) -> None:
         """The DRF rule, plain (DDRF paper sec. 3.1, progressive filling; Ghodsi et al., NSDI 2011,
