@@ -16,7 +16,8 @@ The interface the engine sees is :class:`mropt.sim.offers.Offers`' (event mode b
 from __future__ import annotations
 
 import math
-from itertools import compress, count
+from bisect import bisect_right
+from itertools import compress, islice
 from operator import or_
 from typing import TYPE_CHECKING
 
@@ -26,7 +27,7 @@ from mropt.sim.offers import C_DECIDE, EV_HEARTBEAT, Offers
 from mropt.sim.state import MAP, REDUCE
 
 if TYPE_CHECKING:
-    from collections.abc import Callable
+    from collections.abc import Callable, Iterator
 
     from mropt.sim.engine import Simulation
 
@@ -104,7 +105,9 @@ class HeartbeatOffers(Offers):
         inlined, with what it reads taken once: nothing here changes the runnable counts, the
         free slots or the nodes up (only heartbeats are pushed). A SWIM day under ``fair``
         makes thousands of these passes over its 600 nodes; each looks only at the nodes with a
-        free slot of a type with work (picked with ``itertools.compress``, in node order).
+        free slot of a type with work (picked with ``itertools.compress``, in node order), and computes
+        the nodes' times by steps of ``k`` (``_phase`` grows with the node: so must any phases a test
+        sets).
         """
         sim = self.sim
         pending = self._pending
@@ -125,34 +128,45 @@ class HeartbeatOffers(Offers):
         if held is not None:  # held together (``HeldBeats.add``), not pushed one by one
             # the nodes with a free slot of a type with work (a superset: a count other than 0),
             # picked in C, in node order; a busy cluster has few
+            room: Iterator[int]
             if maps > 0 and reduces > 0:
-                nodes = compress(count(), map(or_, free_map, free_reduce))
+                room = map(or_, free_map, free_reduce)
             else:
-                nodes = compress(count(), free_map if maps > 0 else free_reduce)
+                room = iter(free_map if maps > 0 else free_reduce)
             phases = self._phase
             # ``HeldBeats.hold`` inline: a time the queue holds, or held already, goes into the queue;
             # one held already may be this pass's: what the pass held so far is added to the held
             # list first (the push's ``release_at`` takes it from there; a time the queue holds is
             # not this pass's: it was not held, or the queue got it by such a push)
-            queued, at, open_ = held.queued, held.at, held.open
+            queued, at = held.queued, held.at
+            assert held.open is None  # (no lone heartbeat runs: the pass comes at an instant's end)
             times: list[float] = []
-            for node in nodes:
-                if pending[node] or not node_up[node]:
-                    continue
-                if (maps > 0 and free_map[node] > 0) or (reduces > 0 and free_reduce[node] > 0):
-                    pending[node] = 1
-                    phase = phases[node]
-                    k = ceil((now - phase) / interval)  # (``_next_beat``: max(k, 0), without the call)
-                    time = phase + (k if k > 0 else 0) * interval
-                    if time in queued or time == open_:
-                        sim.push_heartbeat(time, node)
-                    elif time in at:
-                        held.add(times)
-                        times = []
-                        sim.push_heartbeat(time, node)
-                    else:
-                        at[time] = node
-                        times.append(time)
+            # ``_next_beat``'s ``phase + max(k, 0) * interval``, ``k = ceil((now - phase) / interval)``:
+            # the phases grow with the node, so k falls (weakly) with it, in steps; each step's
+            # product is computed once, its first node found by bisection (a pass of a SWIM day
+            # holds 335 nodes: a step or two)
+            n = len(phases)
+            start = 0
+            while start < n:
+                k = ceil((now - phases[start]) / interval)
+                end = bisect_right(range(n), -k, lo=start, key=lambda node: -ceil((now - phases[node]) / interval))
+                base = (k if k > 0 else 0) * interval
+                for node in compress(range(start, end), islice(room, end - start)):
+                    if pending[node] or not node_up[node]:
+                        continue
+                    if (maps > 0 and free_map[node] > 0) or (reduces > 0 and free_reduce[node] > 0):
+                        pending[node] = 1
+                        time = phases[node] + base
+                        if time in queued:
+                            sim.push_heartbeat(time, node)
+                        elif time in at:
+                            held.add(times)
+                            times = []
+                            sim.push_heartbeat(time, node)
+                        else:
+                            at[time] = node
+                            times.append(time)
+                start = end
             held.add(times)
             return
         push = self._push

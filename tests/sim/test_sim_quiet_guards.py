@@ -9,7 +9,10 @@ answered). A policy whose every heartbeat is quiet (:class:`_Idle`: it never lau
 
 * the first advance's row break: the clock at the first quiet heartbeat's time, which is its own
   time, is a new instant of the utilisation rows at that time (``Simulation.advance``), as the
-  plain rules' queue makes it (the instant closed, the heartbeat's a new one at the same time);
+  plain rules' queue makes it (the instant closed, the heartbeat's a new one at the same time).
+  Such an offer is of one heartbeat (below): the advance that breaks is the probe's path's,
+  ``HeldBeats._quiet_one``; ``_quiet``'s own first advance, for longer offers, is at a time after
+  the clock's (the spy below);
 * the bound ``times[0] + interval``: a run offers only heartbeats before the first one's time plus
   the interval, where its re-held heartbeat falls. ``_run`` offers one heartbeat (``ask`` 1) whenever
   ``times[0]`` is the clock's time, and every held time is at most the clock's plus the interval,
