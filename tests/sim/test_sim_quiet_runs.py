@@ -298,7 +298,7 @@ def test_a_beat_held_again_at_a_queued_attempt_end() -> None:
     def spy(self: HeldBeats, *args: Any) -> tuple[int, int, int, bool]:
         sim = self.sim
         push = sim.push_heartbeat
-        sim.push_heartbeat = lambda time, node: (pushed.append(time), push(time, node))[1]  # type: ignore[method-assign]
+        sim.push_heartbeat = lambda time, node: (pushed.append(time), push(time, node))[1]  # type: ignore[method-assign, func-returns-value]
         try:
             return quiet(self, *args)
         finally:
