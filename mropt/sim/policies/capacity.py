@@ -48,7 +48,8 @@ by pending maps; Hadoop 1.0.3's code resets it on local launches only and uses u
 (``desiredMaps() - finishedMaps()``), which is what this policy does.
 
 **Where the rule is.** ``Capacity._assign_reference`` is the heartbeat written plain (the queues and
-their jobs listed afresh before every task: ``_jobs``); ``make_policy(..., reference=True)`` runs it.
+their jobs listed afresh before every task: ``_jobs``; :mod:`mropt.sim.policies.capacity_reference`);
+``make_policy(..., reference=True)`` runs it.
 The default, ``_assign_fast``, keeps each queue's candidate jobs sorted between heartbeats
 (``_set_key``, ``_refresh``), takes the user limit once per queue and task (``_limit``), and does
 not ask a job again for a local map on a heartbeat where its local launch failed (``_maps``). On a
@@ -67,13 +68,14 @@ from __future__ import annotations
 
 import math
 from bisect import bisect_left, insort
-from collections.abc import Iterator
 
 import numpy as np
 
 from mropt.model.workload import QueueSpec
 from mropt.registry import Param
 from mropt.sim.policies.capacity_passes import DemandClasses, PassCounts
+from mropt.sim.policies.capacity_reference import CapacityReference, user_limit
+from mropt.sim.policies.locality_probe import finds_no_local_task
 from mropt.sim.policy import ACCEPT, HEARTBEAT, Admission, Policy, register_policy
 from mropt.sim.state import ACTIVE, ANY, MAP, RACK, REDUCE
 from mropt.sim.view import AttemptView, SimView
@@ -103,15 +105,6 @@ class _Queue:
         self.classes = DemandClasses(0)  # the map candidates by demand (capacity_passes)
 
 
-def user_limit(occupied: int, capacity_slots: int, active_users: int, ul_min_percent: float, factor: float) -> int:
-    """CapacitySchedulerQueue.assignSlotsToJob's user limit for a one-slot task."""
-    queue_cap = max(capacity_slots, 1)
-    current = queue_cap if occupied < queue_cap else occupied + 1
-    by_users = math.ceil(current / max(active_users, 1))
-    by_min = math.ceil(ul_min_percent * current / 100.0)
-    return min(max(by_users, by_min), math.floor(queue_cap * factor))
-
-
 @register_policy(
     "capacity",
     summary="Hadoop 1.0.3 Capacity Scheduler: queues by occupied/capacity, user limits, one off-switch map per heartbeat",
@@ -126,7 +119,7 @@ def user_limit(occupied: int, capacity_slots: int, active_users: int, ul_min_per
         ),
     },
 )
-class Capacity(Policy):
+class Capacity(CapacityReference, Policy):
     mode = HEARTBEAT
 
     def start(self, sim: SimView) -> None:
@@ -290,16 +283,6 @@ class Capacity(Policy):
         if self.sim.jobs[job].runnable[stype] == 0:
             self._set_key(q, job, stype, None)
 
-    def _fits(self, q: _Queue, job: int, stype: int, cap: int, max_cap: int | None) -> bool:
-        """assignSlotsToQueue (maximum capacity) and assignSlotsToJob (user limit) for one slot."""
-        occupied = q.occupied[stype]
-        if max_cap is not None and occupied + 1 > max_cap:
-            return False
-        user = self.sim.jobs[job].user
-        spec = q.spec
-        limit = user_limit(occupied, cap, len(q.users), spec.minimum_user_limit_percent, spec.user_limit_factor)
-        return q.by_user[stype].get(user, 0) + 1 <= limit
-
     def _limit(self, q: _Queue, stype: int, cap: int, max_cap: int | None) -> int:
         """``_fits`` for every job of ``q`` at once: -1 when the queue's maximum capacity takes no
         more slot, else the user limit (a job fits iff its user's occupied slots + 1 <= it; every
@@ -328,67 +311,6 @@ class Capacity(Policy):
             self._assign_reference(node)
         else:
             self._assign_fast(node)
-
-    def _assign_reference(self, node: int) -> None:
-        """CapacityTaskScheduler.assignTasks (Hadoop 1.0.3), plain: the queues sorted afresh and each
-        queue's jobs listed afresh before every task.
-
-        Maps (``addMapTasks``) while the tracker has a free map slot: the first job, queue by queue
-        (``_order``) and job by job (``_jobs``), within the maximum capacity and the user limit
-        (``_fits``), that gets a map: each job considered has a scheduling opportunity; a node- or
-        rack-local map (or one without replicas) launches and resets its missed opportunities, else
-        an off-switch map launches if none went out on this heartbeat and the job missed more than
-        min(unfinished maps, trackers) x localityWaitFactor; no map after an off-switch one. Then at
-        most one reduce (``addReduceTask``), from the first queue and job within the limits.
-        """
-        sim = self.sim
-        total = sim.total_slots
-        caps = [[int(q.spec.capacity * total[t] / 100.0) for q in self.queues] for t in (MAP, REDUCE)]
-        max_caps = [
-            [
-                None if q.spec.maximum_capacity is None else int(q.spec.maximum_capacity * total[t] / 100.0)
-                for q in self.queues
-            ]
-            for t in (MAP, REDUCE)
-        ]
-        trackers = sum(1 for up in sim.node_up if up)
-        off_switch_left = True
-        while sim.free[MAP][node] > 0 and off_switch_left:
-            got = -1
-            for job, q in self._jobs(MAP, caps[MAP], max_caps[MAP]):
-                self.missed[job] += 1  # JobInProgress.schedulingOpportunity
-                got = sim.launch(job, node, MAP, RACK)
-                if got >= 0:
-                    self.missed[job] = 0  # resetSchedulingOpportunities (local launch)
-                elif off_switch_left:
-                    j = sim.jobs[job]
-                    stage = j.stages[j.cur]
-                    if min(stage.n - stage.finished, trackers) * self._locality_wait_factor(job) < self.missed[job]:
-                        got = sim.launch(job, node, MAP, ANY)
-                        off_switch_left = got < 0  # maximum-tasks-after-offswitch = 0
-                if got >= 0:
-                    self._launched(q, job, MAP)
-                    break
-            if got < 0:
-                break
-        if sim.free[REDUCE][node] > 0:
-            for job, q in self._jobs(REDUCE, caps[REDUCE], max_caps[REDUCE]):
-                if sim.launch(job, node, REDUCE, ANY) >= 0:
-                    self._launched(q, job, REDUCE)
-                    break
-
-    def _jobs(self, stype: int, caps: list[int], max_caps: list[int | None]) -> Iterator[tuple[int, _Queue]]:
-        """The active jobs with pending ``stype`` tasks, queue by queue (``_order``, now) and job by job
-        (submit time, id; priority first where the queue supports it), that the queue's maximum
-        capacity and the user limit let take one more slot, with their queue."""
-        jobs = self.sim.jobs
-        for q in self._order(stype, caps):
-            cap, max_cap = caps[q.rank], max_caps[q.rank]
-            mine = [job for job in self.sim.active if self._queue_of(job) is q and jobs[job].runnable[stype] > 0]
-            prio = q.spec.supports_priority
-            for job in sorted(mine, key=lambda job: (-jobs[job].priority if prio else 0, jobs[job].submit, job)):
-                if self._fits(q, job, stype, cap, max_cap):
-                    yield job, q
 
     def _assign_fast(self, node: int) -> None:
         """``_assign_reference`` on each queue's candidate jobs kept sorted (``_set_key``, refreshed for
@@ -422,6 +344,8 @@ class Capacity(Policy):
         ``launch(..., RACK)`` would fail again (its missed opportunity still counts)."""
         sim = self.sim
         launch = sim.launch
+        jobs = sim.jobs
+        rack = sim.node_rack[node]
         missed = self.missed
         base = self.base
         user_of = self.user_of
@@ -455,7 +379,10 @@ class Capacity(Policy):
                     if by_user is not None and by_user.get(user_of[job], 0) + 1 > limit:
                         continue
                     missed[job] += 1  # JobInProgress.schedulingOpportunity
-                    aid = -1 if job in no_local else launch(job, node, MAP, RACK)
+                    if job in no_local or finds_no_local_task(jobs[job], MAP, node, rack, RACK):
+                        aid = -1
+                    else:
+                        aid = launch(job, node, MAP, RACK)
                     if aid >= 0:
                         missed[job] = 0  # resetSchedulingOpportunities (local launch)
                         if passed_in_bulk:
@@ -511,15 +438,22 @@ class Capacity(Policy):
         its rank passed it none; one that reached its rank visited it, since the tracker's resources
         only shrink until the heartbeat ends): a visit again takes one from it instead of reading
         the passes and testing again (``Capacity._assign_reference``'s decisions, the same)."""
-        launch = self.sim.launch
+        sim = self.sim
+        launch = sim.launch
+        jobs = sim.jobs
+        rack = sim.node_rack[node]
         missed = self.missed
         job_at = q.job_at
         passes = q.passes
-        for rank in q.classes.fitting(self.sim.free_resources[node]):
+        for rank in q.classes.fitting(sim.free_resources[node]):
             job = job_at[rank]
             more = left.get(job)
             if more is None:
-                if job not in no_local and launch(job, node, MAP, RACK) >= 0:
+                if (
+                    job not in no_local
+                    and not finds_no_local_task(jobs[job], MAP, node, rack, RACK)
+                    and launch(job, node, MAP, RACK) >= 0
+                ):
                     passes.pass_below(rank)
                     missed[job] = 0  # resetSchedulingOpportunities (local launch)
                     self.base[job] = passes.at(rank)
