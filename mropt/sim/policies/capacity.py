@@ -75,7 +75,6 @@ from mropt.model.workload import QueueSpec
 from mropt.registry import Param
 from mropt.sim.policies.capacity_passes import DemandClasses, PassCounts
 from mropt.sim.policies.capacity_reference import CapacityReference, user_limit
-from mropt.sim.policies.locality_probe import finds_no_local_task
 from mropt.sim.policy import ACCEPT, HEARTBEAT, Admission, Policy, register_policy
 from mropt.sim.state import ACTIVE, ANY, MAP, RACK, REDUCE
 from mropt.sim.view import AttemptView, SimView
@@ -344,8 +343,6 @@ class Capacity(CapacityReference, Policy):
         ``launch(..., RACK)`` would fail again (its missed opportunity still counts)."""
         sim = self.sim
         launch = sim.launch
-        jobs = sim.jobs
-        rack = sim.node_rack[node]
         missed = self.missed
         base = self.base
         user_of = self.user_of
@@ -379,10 +376,7 @@ class Capacity(CapacityReference, Policy):
                     if by_user is not None and by_user.get(user_of[job], 0) + 1 > limit:
                         continue
                     missed[job] += 1  # JobInProgress.schedulingOpportunity
-                    if job in no_local or finds_no_local_task(jobs[job], MAP, node, rack, RACK):
-                        aid = -1
-                    else:
-                        aid = launch(job, node, MAP, RACK)
+                    aid = -1 if job in no_local else launch(job, node, MAP, RACK)
                     if aid >= 0:
                         missed[job] = 0  # resetSchedulingOpportunities (local launch)
                         if passed_in_bulk:
@@ -438,22 +432,15 @@ class Capacity(CapacityReference, Policy):
         its rank passed it none; one that reached its rank visited it, since the tracker's resources
         only shrink until the heartbeat ends): a visit again takes one from it instead of reading
         the passes and testing again (``Capacity._assign_reference``'s decisions, the same)."""
-        sim = self.sim
-        launch = sim.launch
-        jobs = sim.jobs
-        rack = sim.node_rack[node]
+        launch = self.sim.launch
         missed = self.missed
         job_at = q.job_at
         passes = q.passes
-        for rank in q.classes.fitting(sim.free_resources[node]):
+        for rank in q.classes.fitting(self.sim.free_resources[node]):
             job = job_at[rank]
             more = left.get(job)
             if more is None:
-                if (
-                    job not in no_local
-                    and not finds_no_local_task(jobs[job], MAP, node, rack, RACK)
-                    and launch(job, node, MAP, RACK) >= 0
-                ):
+                if job not in no_local and launch(job, node, MAP, RACK) >= 0:
                     passes.pass_below(rank)
                     missed[job] = 0  # resetSchedulingOpportunities (local launch)
                     self.base[job] = passes.at(rank)
