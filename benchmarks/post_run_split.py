@@ -7,7 +7,7 @@ the SWIM Facebook 2009 day (``bench_sim.SWIM_DAY``) as ``benchmarks/swim_day_stu
 Each policy is simulated once (``simulate``, its CPU seconds and the summary's ``wall_time``: the
 loop), then, the run done, these are timed in CPU seconds (``time.process_time``):
 
-* ``summary``: :func:`mropt.sim.run.summarise` again on the finished run (what ``simulate`` does after
+* ``summary``: :func:`mropt.sim.summary.summarise` again on the finished run (what ``simulate`` does after
   the loop: the event-log hash, the utilisation ratio, the job table);
 * ``worker``: the study's own row of the run, :func:`mropt.harness.worker.simulate_task` with its
   ``simulate`` handing back the finished run; inside it, wrapped by name, ``columns`` (the job and

@@ -329,7 +329,7 @@ def _params_rows(policy: str, params: Mapping[str, Any]) -> list[list[Any]]:
 def summary_text(s: dict[str, Any], out: str | None = None) -> str:
     """The one-screen summary of ``mropt simulate``."""
     util = s.get("utilisation") or {}
-    loc = s.get("locality")  # a run with input replicas only (mropt.sim.run.locality_shares)
+    loc = s.get("locality")  # a run with input replicas only (mropt.sim.summary.locality_shares)
     shares = ", ".join(f"{k} {100 * loc[k]:.1f} %" for k in ("node", "rack", "any")) if loc else ""
     rows: list[list[Any]] = [
         ["policy", f"{s['policy']} ({s['mode']} mode)"],

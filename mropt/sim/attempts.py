@@ -35,7 +35,8 @@ class Attempt:
     Member ``i`` of a batch has attempt id ``id + i``, task ``tasks[i]`` and node ``nodes[i]``;
     the object's own ``task`` and ``node`` are member 0's. ``tasks`` is a ``range`` while the
     members' tasks are consecutive (a launch run's: :mod:`mropt.sim.launch_runs`; their end marks
-    them done in one slice), a list once a join breaks that. ``live`` counts the members still
+    them done in one slice), a list once a join breaks that (``Launches.launch_tasks``' join:
+    the range's missing ``append`` makes the list). ``live`` counts the members still
     running; ``dead`` maps a member killed early to the time it ended.
     """
 

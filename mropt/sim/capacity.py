@@ -92,7 +92,9 @@ class Capacity:
         """Attempts of slot type ``stype`` and ``demand``, one on each of ``nodes``, ended (a batch):
         :meth:`release_one` of each node in order. A batch without a demand on slots while no node
         is down (its common case) skips those tests, and tells a set's ``add`` (``freed``) of the
-        nodes in one ``update`` call."""
+        nodes in one ``update`` call. Engine bookkeeping, not a rule: ``plain()`` and the policies'
+        switches leave it on (``tests/sim/test_sim_capacity_release.py`` compares it with
+        :meth:`release_one`, node by node)."""
         if demand is None and self._all_up and self.uses_slots:
             slots = self.free[stype]
             tell_all = self._freed_all

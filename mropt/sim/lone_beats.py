@@ -276,7 +276,8 @@ class HeldBeats:
         """A run of quiet heartbeats in bulk (``Policy.quiet_heartbeats``, the policy's ``answer``), from
         ``times[0]``: due before ``nxt`` (not after ``until``), its node with room. (The heartbeats
         ended: quiet or without room; the quiet ones; the ones offered; whether a heartbeat went into
-        the queue.)
+        the queue.) :meth:`_quiet_one` makes the same steps for one heartbeat: a change here is
+        made there too (``tests/sim/test_sim_quiet_probes.py`` offers every run one at a time).
 
         The policy is offered the due heartbeats with room, in order, before ``times[0]`` plus the
         interval, at most ``most`` (:meth:`_run` asks for 1, then more while all are quiet; and never

@@ -413,7 +413,7 @@ class Recorder:
         yield tuple(np.array(r, dtype=t) for r, t in zip(rows, _ROW_TYPES, strict=True))
 
     def utilisation_rows_bound(self) -> int:
-        """At most how many utilisation rows one (pool, slot type) has (``mropt.sim.run.utilisation_ratio``
+        """At most how many utilisation rows one (pool, slot type) has (``mropt.sim.utilisation.utilisation_ratio``
         makes its arrays of a type's cluster rows that long): the rows kept, or, built after the run,
         the epochs' bound (:func:`mropt.sim.utilisation_rows.epochs_bound`)."""
         if self._marks is not None:

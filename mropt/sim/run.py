@@ -49,8 +49,7 @@ from mropt.sim.policy import MODES, make_policy, policy_info
 from mropt.sim.recorder import Recorder
 from mropt.sim.speculation import make_speculation
 from mropt.sim.summary import SUMMARY_KEYS, ideal_benefit, locality_shares, summarise
-from mropt.sim.utilisation import _ClusterRows, _held, resource_name, resource_ratio, utilisation_ratio  # noqa: F401
-from mropt.sim.utilisation import plain as _plain  # noqa: F401  (tests reach these three as mropt.sim.run's)
+from mropt.sim.utilisation import resource_name, resource_ratio, utilisation_ratio
 from mropt.sim.watch import Watch
 
 __all__ = [

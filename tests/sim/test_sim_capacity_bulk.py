@@ -271,3 +271,21 @@ def test_a_job_visited_again_on_a_heartbeat_counts_down_to_its_off_switch() -> N
         mp.undo()
     assert counted["counted_down"] >= 5, counted
     assert counted["fresh"] < counted["visits"] - 2_000, counted  # (22,394 of 26,645 visits)
+
+
+def test_a_wait_factor_whose_bound_overflows_never_goes_off_switch_in_bulk() -> None:
+    """A ``locality_wait_factor`` of 1e308 (valid: the parameter asks >= -1 and finite) makes the
+    off-switch bound infinite: the plain rule's test never holds, and the walks in bulk (their
+    count of opportunities left, ``_off_switch_left``) give its attempts instead of failing on the
+    bound's floor; no map goes off-switch."""
+    mp = pytest.MonkeyPatch()
+    mp.setattr(capacity, "BULK_MIN", 4)
+    try:
+        w = backlog_workload(random.Random("capacity-huge-factor"), 160, queues=False)
+        params = {"locality_wait_factor": 1e308}
+        ref_rows, ref_hash, _ = counted_run(w, params, True)
+        rows, got_hash, _ = counted_run(w, params, False)
+    finally:
+        mp.undo()
+    assert rows == ref_rows and got_hash == ref_hash
+    assert rows and all(row[-1] != "any" for row in rows if row[2] == 0)

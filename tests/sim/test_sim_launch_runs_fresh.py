@@ -47,8 +47,8 @@ def test_a_segment_takes_the_first_pending_tasks_as_a_search_finds_them(monkeypa
         seen["requeued_stage"] += id(stage) in requeued
         segment(self, job, stype, nodes)
         if c > 1 and self.sim.batches.open is not None:
-            tasks = self.sim.batches.open.tasks
-            assert type(tasks) is list or tasks == range(tasks.start, tasks.stop)
+            tasks = self.sim.batches.open.tasks  # the batch ends with the tasks the search found
+            assert tasks is not None and list(tasks[-c:]) == list(range(first, first + c))
 
     monkeypatch.setattr(LaunchRuns, "segment", checked)
     monkeypatch.setattr(Stage, "requeue_task", requeue)

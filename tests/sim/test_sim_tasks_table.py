@@ -17,8 +17,7 @@ import pytest
 from test_sim_fifo import mixed_workload
 
 from mropt.model.workload import WorkloadInstance
-from mropt.sim import ended_attempts, recorder, tasks_table
-from mropt.sim import run as run_module
+from mropt.sim import ended_attempts, recorder, tasks_table, utilisation
 from mropt.sim.engine import Simulation
 from mropt.sim.outputs import RUN_ID_KEY, TABLE_KEY, write_outputs
 from mropt.sim.policy import make_policy
@@ -233,4 +232,4 @@ def test_resource_use_summed_in_pieces_is_the_whole_sum(resources: dict[str, flo
     width = np.minimum(spans["end"], horizon) - np.minimum(spans["start"], horizon)
     whole = (spans["demand"] * (spans["count"] * np.maximum(width, 0.0))[:, None]).sum(axis=0)
     assert len(list(rec.span_pieces())) > 10
-    assert run_module._held(rec, horizon, len(resources)).tolist() == whole.tolist()
+    assert utilisation._held(rec, horizon, len(resources)).tolist() == whole.tolist()

@@ -1,4 +1,4 @@
-"""The summary's ``utilisation`` ratio (``mropt.sim.run.utilisation_ratio``): the same float as the
+"""The summary's ``utilisation`` ratio (``mropt.sim.utilisation.utilisation_ratio``): the same float as the
 dots over the whole cluster columns, and what it holds.
 
 The ratio was computed from each slot type's cluster rows gathered in pieces, joined, and their
@@ -19,10 +19,11 @@ import numpy as np
 import pytest
 
 from mropt.model.workload import Fault
-from mropt.sim import recorder, run
+from mropt.sim import recorder
 from mropt.sim.engine import Simulation
 from mropt.sim.policy import make_policy
-from mropt.sim.run import _ClusterRows, summarise, utilisation_ratio
+from mropt.sim.summary import summarise
+from mropt.sim.utilisation import _ClusterRows, utilisation_ratio
 
 from sim_helpers import pooled_workload
 
@@ -43,11 +44,10 @@ def whole_columns_ratio(time: np.ndarray, busy: np.ndarray, capacity: np.ndarray
 @pytest.mark.parametrize("mode", ["heartbeat", "event"])
 def test_the_ratio_is_the_dot_over_the_whole_columns_bit_for_bit(mode: str, monkeypatch: pytest.MonkeyPatch) -> None:
     """Runs with nodes going down and up (the capacity moves), the rows read in blocks of 7: each
-    type's ratio is the whole columns' float, unrounded (``_plain`` the identity), and so is a
+    type's ratio is the whole columns' float (``_ClusterRows.ratio`` is unrounded), and so is a
     ``_ClusterRows`` whose arrays must grow (bound 1)."""
     monkeypatch.setattr(recorder, "UTILISATION_CHUNK", 7)
     rng = random.Random(f"utilisation-ratio-{mode}")
-    plain = run._plain
     moved = 0
     for k in range(6):
         w = pooled_workload(rng)
@@ -67,9 +67,7 @@ def test_the_ratio_is_the_dot_over_the_whole_columns_bit_for_bit(mode: str, monk
                 for block in rec.utilisation_blocks():
                     here = (block[2] == 0) & (block[1] == code)
                     rows.add(block[0][here], block[3][here], block[4][here])
-                monkeypatch.setattr(run, "_plain", lambda x: x)  # (the raw float, every last bit)
-                got = rows.ratio()
-                monkeypatch.setattr(run, "_plain", plain)
+                got = rows.ratio()  # (the raw float, every last bit)
                 assert got is not None and got == want, (k, name, bound)
         summary = summarise(rec, "x", {}, 0.0)
         assert summary["utilisation"] == utilisation_ratio(rec, horizon)
@@ -85,7 +83,6 @@ def test_the_ratio_makes_nothing_a_row_at_the_end(monkeypatch: pytest.MonkeyPatc
     time = np.cumsum(rng.integers(0, 5, n)).astype(float)
     busy = rng.integers(0, 100, n)
     cap = np.repeat([100, 90, 100, 80, 120], n // 5)
-    monkeypatch.setattr(run, "_plain", lambda x: x)  # (the raw float, every last bit)
     rows = _ClusterRows(horizon, n)
     for lo in range(0, n, 4096):
         rows.add(time[lo : lo + 4096], busy[lo : lo + 4096], cap[lo : lo + 4096])

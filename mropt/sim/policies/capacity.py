@@ -67,6 +67,7 @@ jobs that do not fit or have no local map.
 from __future__ import annotations
 
 import math
+import sys
 from bisect import bisect_left, insort
 
 import numpy as np
@@ -409,12 +410,17 @@ class Capacity(CapacityReference, Policy):
         """The opportunities ``job``, having missed ``missed``, may still miss before
         ``_off_switch_due`` holds (0 or less: it holds): the bound's floor + 1 - ``missed``, as the
         bound (min(unfinished maps, trackers) x localityWaitFactor, a float >= 0) is below an integer
-        count iff the count exceeds its floor."""
+        count iff the count exceeds its floor. A bound that overflows to infinity (a huge
+        ``locality_wait_factor``) is above every count: the test never holds, and the count left is
+        ``sys.maxsize``, which no heartbeat's walks count down."""
         if self.trackers < 0:
             self.trackers = self.sim.node_up.count(True)
         j = self.sim.jobs[job]
         stage = j.stages[j.cur]
-        return math.floor(min(stage.n - stage.finished, self.trackers) * self._locality_wait_factor(job)) + 1 - missed
+        bound = min(stage.n - stage.finished, self.trackers) * self._locality_wait_factor(job)
+        if bound == math.inf:
+            return sys.maxsize
+        return math.floor(bound) + 1 - missed
 
     def _walk_fitting(self, q: _Queue, node: int, no_local: set[int], left: dict[int, int]) -> int:
         """``_maps``' walk of ``q`` when the user limit holds back none of its candidates, visiting only

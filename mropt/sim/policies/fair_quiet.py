@@ -240,6 +240,7 @@ class FairQuiet:
         """``Policy.quiet_heartbeats`` (a run of heartbeats in bulk: :mod:`mropt.sim.lone_beats`): how many
         of the heartbeats of ``nodes`` at ``times``, in order, :meth:`_quiet_answered` answers, their
         effects applied as ``FairOffers._assign_fast`` applies them; the rest left untouched.
+        :meth:`_quiet_one` makes this loop's steps for one heartbeat: a change here is made there too.
 
         The steps of ``_assign_fast`` for each, on the same values in the same order: update() where it
         is due and recomputes nothing (``Fair._idle_update``), the marked jobs' keys (``_refresh_keys``,
