@@ -14,4 +14,5 @@ from mropt.sim.policies import dc  # noqa: F401
 from mropt.sim.policies import minedf_wc  # noqa: F401
 from mropt.sim.policies import mpsa  # noqa: F401
 from mropt.sim.policies import drf  # noqa: F401
+from mropt.sim.policies import ddrf  # noqa: F401  (ddrf, delay: after drf, which they build on)
 # isort: on

@@ -1,4 +1,4 @@
-"""DRF, DDRF and single-level delay scheduling as cluster policies (DDRF paper, ``docs/papers.md``).
+"""DRF as a cluster policy, and the DRF base of ``ddrf`` and ``delay`` (DDRF paper, ``docs/papers.md``).
 
 **Who is a DRF user.** The paper's sec. 3.1 orders *users* by their dominant share; its
 sec. 4.1 listing keeps the skip count per *job*. Here the DRF user is the job's ``user``
@@ -34,22 +34,10 @@ heartbeat interval later, so waiting jobs are re-offered the idle nodes, as Hado
 heartbeats would (a ``check`` timer at the same instant looks at the cluster once the pass
 is over; the engine's pass after it is muted).
 
-**DDRF** (sec. 4.1; params ``e1`` <= ``e2``): node-local only while the job's skip count is
-below E1, rack-local (or better) while E1 <= skips < E2, any node once skips >= E2; the
-count goes back to 0 at every launch, local or not ("每当任务启动后(无论是否满足本地化计算)都将
-作业的延迟置为 0"). The listing increments the count a second time inside the rack-local
-branch; mropt counts one increment per declined offer instead (mropt's choice), so E1 and E2
-count offers. E1 = E2 = 0 is plain DRF. Tasks without input replicas (reduces) are local
-everywhere and never cause a skip.
-
-**delay** (Zaharia et al., EuroSys 2010, Algorithm 1, "skip count" form; param ``d``): the
-same DRF order, one wait: node-local only until the job has been skipped D times, then any
-node. As in Zaharia's algorithm the count resets only at a node-local launch (a job past
-its wait goes on launching non-local tasks until it gets a local one).
-
 **Where the rule is.** ``_DrfBase._assign_reference`` is the offer of a node written plain (users
 sorted by their key at each launch), ``_offer`` the launch-or-skip decision of one job, ``_level``
-and ``_after_launch`` (per policy) the delay rule, ``on_attempts_end``/``_add``/``_push`` the shares
+and ``_after_launch`` (per policy: ``ddrf``'s and ``delay``'s in :mod:`mropt.sim.policies.ddrf`,
+with their rules) the delay rule, ``on_attempts_end``/``_add``/``_push`` the shares
 and keys, ``on_timer`` the heartbeat re-offer. ``make_policy(..., reference=True)`` runs that; the
 default runs the accelerated offers (:class:`~mropt.sim.policies.drf_offers.DrfOffers`,
 ``_assign_fast``), and ``tests/sim/test_sim_drf_reference.py`` requires the same event log of both
@@ -89,8 +77,6 @@ from operator import truediv
 from typing import Any
 
 from mropt.fairness.drf import share_key_with_tie, tie_key
-from mropt.model.errors import InputError
-from mropt.registry import Param
 from mropt.sim.capacity import FIT_EPS
 from mropt.sim.demand_index import DemandIndex, NoDemandIndex
 from mropt.sim.policies.blocked_nodes import BlockedNodes, NeverBlocked
@@ -517,64 +503,3 @@ _KEPT_KEYS = 1 << 16
 )
 class Drf(_DrfBase):
     pass
-
-
-@register_policy(
-    "ddrf",
-    summary=(
-        "DRF with two-level delay: node-local until E1 skips, rack-local until E2, then any (DDRF sec. 4.1); "
-        "the default E1 = E2 = 0 makes exactly drf's decisions"
-    ),
-    source="DDRF paper sec. 4.1 listing",
-    needs=(),
-    params={
-        "e1": Param(
-            int, 0, "E1: skips before a job accepts a rack-local node (e1 = e2 = 0: drf's decisions)", minimum=0
-        ),
-        "e2": Param(
-            int, 0, "E2 (>= E1): skips before a job accepts any node (e1 = e2 = 0: drf's decisions)", minimum=0
-        ),
-    },
-)
-class Ddrf(_DrfBase):
-    def __init__(self, **params: Any) -> None:
-        super().__init__(**params)
-        self.e1, self.e2 = int(params["e1"]), int(params["e2"])
-        if self.e1 > self.e2:
-            raise InputError(f"policy 'ddrf': parameter 'e1' must be <= e2 = {self.e2}, got {self.e1}")
-
-    def _level(self, job: int) -> int:
-        skips = self.skips[job]
-        if skips >= self.e2:
-            return ANY
-        return RACK if skips >= self.e1 else NODE
-
-
-@register_policy(
-    "delay",
-    summary=(
-        "DRF with single-level delay scheduling: node-local until D skips, then any (Zaharia et al. 2010); "
-        "the default D = 0 makes exactly drf's decisions"
-    ),
-    source="Zaharia et al., EuroSys 2010, Algorithm 1 (skip counts); DDRF paper sec. 3.2",
-    needs=(),
-    params={"d": Param(int, 0, "D: skips before a job accepts a non-local node (0: drf's decisions)", minimum=0)},
-)
-class Delay(_DrfBase):
-    def __init__(self, **params: Any) -> None:
-        super().__init__(**params)
-        self.d = int(params["d"])
-
-    def _level(self, job: int) -> int:
-        return ANY if self.skips[job] >= self.d else NODE
-
-    def _run_level(self, job: int) -> int | None:
-        # past its wait a job launches at any level, and a local launch would reset it: one at a time,
-        # unless D = 0 (no skip is ever counted and every level is ANY: a run as drf's)
-        if self._level(job) == NODE:
-            return NODE
-        return ANY if self.d == 0 else None
-
-    def _after_launch(self, job: int, level: int) -> None:
-        if level <= NODE:  # node-local, or a task without replicas: Zaharia resets on a local launch
-            self.skips[job] = 0
