@@ -78,10 +78,12 @@ Simulation choices (documented departures):
 * Per-user maxRunningJobs, sizebasedweight and weight adjusters are not modelled.
 
 **Where the rule is.** ``Fair._assign_reference`` is the heartbeat written plain (the pools and their
-jobs sorted afresh before every task: ``_launch_first``), ``_update_reference`` update() (every pool
-and job recomputed), ``_allowed_level`` delay scheduling, ``_pool_key``/``_job_key`` the comparators,
-:mod:`~mropt.sim.policies.fair_shares` the fair shares and :mod:`~mropt.sim.policies.fair_preemption`
-preemption (both plain, shared by the two modes). ``make_policy(..., reference=True)`` runs that.
+jobs sorted afresh before every task: ``_launch_first``), ``_allowed_level`` delay scheduling,
+``_pool_key``/``_job_key`` the comparators (:mod:`~mropt.sim.policies.fair_assign`, ``FairAssign``);
+``_update_reference`` update() (every pool and job recomputed; :mod:`~mropt.sim.policies.fair_update`,
+``FairUpdate``, with ``_update``, which recomputes only what changed); :mod:`~mropt.sim.policies.fair_shares`
+the fair shares and :mod:`~mropt.sim.policies.fair_preemption` preemption (both plain, shared by the
+two modes). ``make_policy(..., reference=True)`` runs that.
 
 Speed (no decision changes; the Alibaba day has 12 k pools): the default runs the heartbeat on kept
 orders (:class:`~mropt.sim.policies.fair_offers.FairOffers`, ``_assign_fast``): each pool's
@@ -109,12 +111,14 @@ from typing import Any, ClassVar
 
 from mropt.model.workload import PoolSpec
 from mropt.registry import Param
+from mropt.sim.policies.fair_assign import FairAssign
 from mropt.sim.policies.fair_offers import FairOffers
 from mropt.sim.policies.fair_preemption import FairPreemption
 from mropt.sim.policies.fair_quiet import QuietBeat
 from mropt.sim.policies.fair_shares import _Pool, compute_fair_shares, priority_factor
+from mropt.sim.policies.fair_update import FairUpdate
 from mropt.sim.policy import ACCEPT, HEARTBEAT, Admission, Policy, register_policy
-from mropt.sim.state import ACTIVE, ANY, MAP, NODE, NONE, RACK, REDUCE
+from mropt.sim.state import MAP, NODE, REDUCE
 from mropt.sim.view import AttemptView, SimView
 
 #: FairScheduler.MAX_AUTOCOMPUTED_LOCALITY_DELAY (ms in Hadoop)
@@ -152,7 +156,7 @@ FAIR_PARAMS: dict[str, Param] = {
     needs=("slots",),
     params=FAIR_PARAMS,
 )
-class Fair(FairOffers, FairPreemption, Policy):
+class Fair(FairOffers, FairPreemption, FairUpdate, FairAssign, Policy):
     mode = HEARTBEAT
     #: ``without`` (tests): ``quiet_runs``, the runs of quiet heartbeats in bulk (``_quiet_heartbeats``)
     accelerations = ("quiet_runs",)
@@ -280,100 +284,6 @@ class Fair(FairOffers, FairPreemption, Policy):
         self.dirty.discard(job)
         self.input_places.pop(job, None)
 
-    # -- update() ----------------------------------------------------------------------------
-    def _next_tick(self, now: float) -> float:
-        return (math.floor(now / self.update_interval + 1e-9) + 1) * self.update_interval
-
-    def _update(self) -> None:
-        """FairScheduler.update(): runnability (updateRunnability), then demands (updateDemand).
-
-        Under ``reference`` every pool and job afresh (``_update_reference``); else only the pools
-        whose members changed and the jobs whose demand may have (``members_changed``,
-        ``demand_dirty``: a launch moves a task from pending to running and leaves the demand)."""
-        if self.reference:
-            self._update_reference()
-            return
-        sim = self.sim
-        self.force_update = False
-        self.next_update = self._next_tick(sim.now)
-        for name in sorted(self.members_changed):
-            pool = self.pools[name]
-            if pool.max_running is None:
-                continue
-            for rank, (_, _, job) in enumerate(pool.members):
-                flag = 1 if rank < pool.max_running else 0
-                if self.is_runnable[job] != flag:
-                    self.is_runnable[job] = flag
-                    self.dirty.add(job)
-                    self.demand_dirty.add(job)
-        self.members_changed.clear()
-        jobs = sim.jobs
-        before: dict[str, tuple[float, float]] = {}  # pools whose demand changes: their demand before
-        for job in self.demand_dirty:
-            j = jobs[job]
-            pool = self.pools[j.pool]
-            if pool.name not in before:
-                before[pool.name] = (pool.demand(MAP), pool.demand(REDUCE))
-            old = self.demand[job]
-            if self.is_runnable[job] and j.status == ACTIVE:
-                new = [j.running[MAP] + j.runnable[MAP], j.running[REDUCE] + j.runnable[REDUCE]]
-            else:
-                new = [0, 0]
-            pool.demand_raw[MAP] += new[MAP] - old[MAP]
-            pool.demand_raw[REDUCE] += new[REDUCE] - old[REDUCE]
-            self.demand[job] = new
-        self.demand_dirty.clear()
-        # the sum over every pool of its demand, kept up to date pool by pool (whole numbers: exact)
-        for name, was in before.items():
-            pool = self.pools[name]
-            for stype in (MAP, REDUCE):
-                self.runnable_total[stype] += pool.demand(stype) - was[stype]
-        self.repool.update(before)  # a pool's demand is in its key (min(minShare, demand))
-        self.total_slots_at_update = list(sim.total_slots)
-
-    def _idle_update(self, now: float) -> bool:
-        """update() at ``now`` where it recomputes nothing (no pool's members and no job's demand marked
-        since the last: then :meth:`_update` only sets when the next is due and the slots it saw), for
-        a heartbeat run in bulk without moving the clock (``FairQuiet._quiet_heartbeats``). False, and
-        nothing done, where it would recompute something or where update() is not this class's
-        (``hei`` also sets the hour's minShares)."""
-        if self.reference or self.members_changed or self.demand_dirty or type(self)._update is not Fair._update:
-            return False
-        self.force_update = False
-        self.next_update = self._next_tick(now)
-        self.total_slots_at_update = list(self.sim.total_slots)
-        return True
-
-    def _update_reference(self) -> None:
-        """FairScheduler.update(), plain: each pool's first ``max_running`` jobs in FIFO order are
-        runnable (updateRunnability); a job's demand is its running plus pending runnable tasks, 0
-        if it is not runnable (updateDemand); a pool's is the sum, capped at its max slots."""
-        sim = self.sim
-        self.force_update = False
-        self.next_update = self._next_tick(sim.now)
-        jobs = sim.jobs
-        for pool in self.pools.values():
-            pool.demand_raw = [0, 0]
-            for rank, (_, _, job) in enumerate(pool.members):
-                j = jobs[job]
-                self.is_runnable[job] = pool.max_running is None or rank < pool.max_running
-                ok = self.is_runnable[job] and j.status == ACTIVE
-                self.demand[job] = [j.running[t] + j.runnable[t] if ok else 0 for t in (MAP, REDUCE)]
-                for t in (MAP, REDUCE):
-                    pool.demand_raw[t] += self.demand[job][t]
-                self.dirty.add(job)  # (its keys may have changed: ``hei`` reads this)
-        self.runnable_total = [float(sum(pool.demand(t) for pool in self.pools.values())) for t in (MAP, REDUCE)]
-        self.members_changed.clear()
-        self.demand_dirty.clear()
-        self.total_slots_at_update = list(sim.total_slots)
-
-    def _job_key(self, pool: _Pool, job: int, stype: int) -> tuple[Any, ...]:
-        j = self.sim.jobs[job]
-        if pool.fifo:  # SchedulingAlgorithms.FifoComparator
-            return (-j.priority, j.submit, job)
-        # FairShareComparator for jobs: minShare 0, so never needy
-        return (j.running[stype] / self.weight[job], j.submit, job)
-
     # -- fair shares -----------------------------------------------------------------------------
     def fair_shares(self, stype: int) -> dict[str, float]:
         """Each pool's fair share of ``stype`` slots from the last update's demands (computeFairShares)."""
@@ -405,16 +315,6 @@ class Fair(FairOffers, FairPreemption, Policy):
         return out
 
     # -- the heartbeat ---------------------------------------------------------------------------
-    def _pool_key(self, pool: _Pool, stype: int) -> tuple[Any, ...]:
-        """The pool's FairShareComparator key (pool start time 0 for every pool, then name)."""
-        running = pool.running[stype]
-        min_share = min(pool.min[stype], pool.demand(stype))
-        if running < min_share:
-            return (0, running / max(min_share, 1.0), pool.name)
-        if self.additive:
-            return (1, (running - min_share) / pool.weight, pool.name)
-        return (1, running / pool.weight, pool.name)
-
     def job_order(self, stype: int) -> list[int]:
         """Jobs in heartbeat order: pools by FairShareComparator, then jobs by the pool's comparator.
 
@@ -436,129 +336,6 @@ class Fair(FairOffers, FairPreemption, Policy):
             self._assign_reference(node)
         else:
             self._assign_fast(node)
-
-    def _assign_reference(self, node: int) -> None:
-        """FairScheduler.assignTasks (Hadoop 1.0.3), plain: the pools and their jobs sorted afresh
-        before every task.
-
-        update() when it is due; updateLocalityWaitTimes (the jobs skipped at the last heartbeat
-        waited the time since it). Per slot type, the tasks this heartbeat may take (assignmultiple:
-        its cap, -1 the tracker's free slots; else 1) and the CapBasedLoadManager's verdict on the
-        tracker's reported running tasks. Loop: a type is rejected when its cap is reached, when
-        every runnable task of it runs or the load manager refuses it; MAP when the tracker reported
-        no more maps than reduces; one task of the first pool and job that launch one
-        (``_launch_first``), or the type is rejected. The jobs visited for a map that launched none
-        are skipped.
-        """
-        sim = self.sim
-        if self.force_update or sim.now >= self.next_update:
-            self._update()
-        self.dirty.clear()  # (the marks of the kept orders: unread here)
-        since = 0.0 if self.last_heartbeat is None else sim.now - self.last_heartbeat
-        self.last_heartbeat = sim.now
-        for job in self.skipped:
-            self.waited[job] += since
-        self.skipped = []
-        reported = [sim.slots[t][node] - sim.free[t][node] for t in (MAP, REDUCE)]
-        capacity = [self.caps[t] if self.caps[t] != -1 else sim.free[t][node] for t in (MAP, REDUCE)]
-        if not self.assign_multiple:
-            capacity = [1, 1]
-        total = sim.total_slots
-        load = [min(1.0, self.runnable_total[t] / total[t]) if total[t] > 0 else 0.0 for t in (MAP, REDUCE)]
-        allowed = [reported[t] < math.ceil(sim.slots[t][node] * load[t]) for t in (MAP, REDUCE)]
-        assigned, rejected = [0, 0], [False, False]
-        visited: set[int] = set()
-        launched_map: set[int] = set()
-        while True:
-            for t in (MAP, REDUCE):
-                if assigned[t] == capacity[t] or self.running_total[t] == self.runnable_total[t] or not allowed[t]:
-                    rejected[t] = True
-            if (rejected[MAP] and rejected[REDUCE]) or (not self.assign_multiple and sum(assigned) > 0):
-                break
-            if rejected[MAP] or rejected[REDUCE]:
-                stype = REDUCE if rejected[MAP] else MAP
-            else:
-                stype = MAP if reported[MAP] <= reported[REDUCE] else REDUCE
-            job = self._launch_first(node, stype, visited)
-            if job < 0:
-                rejected[stype] = True
-                continue
-            assigned[stype] += 1
-            if stype == MAP:
-                launched_map.add(job)
-        self.skipped = sorted(visited - launched_map)
-
-    def _launch_first(self, node: int, stype: int, visited: set[int]) -> int:
-        """Launch one ``stype`` task on ``node`` from the first pool (FairShareComparator, under its max
-        slots) and job (the pool's comparator) that launch one; its job, or -1. A map launches at the
-        level delay scheduling allows (its job is ``visited``); the job's level becomes the map's."""
-        sim = self.sim
-        jobs = sim.jobs
-        candidates = {
-            name: [job for _, _, job in pool.members if self.is_runnable[job] and jobs[job].runnable[stype] > 0]
-            for name, pool in self.pools.items()
-        }
-        pools = sorted(
-            (pool for pool in self.pools.values() if candidates[pool.name]), key=lambda p: self._pool_key(p, stype)
-        )
-        for pool in pools:
-            if pool.running[stype] >= pool.max[stype]:
-                continue
-            for job in sorted(candidates[pool.name], key=lambda job: self._job_key(pool, job, stype)):
-                if stype == MAP:
-                    visited.add(job)
-                level = self._allowed_level(job, pool) if stype == MAP else ANY
-                aid = sim.launch(job, node, stype, level)
-                if aid < 0:
-                    continue
-                if stype == MAP:
-                    got = sim.running[aid].level
-                    self.last_level[job] = ANY if got == NONE else got  # LocalityLevel.fromTask
-                    self.waited[job] = 0.0
-                pool.running[stype] += 1
-                self.running_total[stype] += 1
-                return job
-        return -1
-
-    def _allowed_level(self, job: int, pool: _Pool) -> int:
-        """FairScheduler.getAllowedLocalityLevel."""
-        sim = self.sim
-        j = sim.jobs[job]
-        stage = j.stages[j.cur]
-        if self._no_locality(job, stage.index):
-            return ANY
-        if self.preemption:
-            now = sim.now
-            if (
-                now - pool.last_at_min[MAP] > self.min_share_timeout
-                or now - pool.last_at_half[MAP] > self.fair_share_timeout
-            ):
-                return ANY
-        level = self.last_level[job]
-        waited = self.waited[job]
-        if level == NODE:
-            if waited >= self.node_delay + self.rack_delay:
-                return ANY
-            return RACK if waited >= self.node_delay else NODE
-        if level == RACK:
-            return ANY if waited >= self.rack_delay else RACK
-        return ANY
-
-    def _no_locality(self, job: int, stage_index: int) -> bool:
-        """Whether the map stage has tasks without input replicas (JobInProgress.nonLocalMaps)."""
-        key = (job, stage_index)
-        got = self.no_locality.get(key)
-        if got is None:
-            stage = self.sim.jobs[job].stages[stage_index]
-            reps = stage.replicas
-            if reps is None:
-                got = True
-            elif isinstance(reps, list):
-                got = any(not r for r in reps)
-            else:  # generated placement: an array (tasks, R)
-                got = reps.shape[1] == 0
-            self.no_locality[key] = got
-        return got
 
     # -- preemption --------------------------------------------------------------------------------
     def on_timer(self, tag: Hashable) -> None:
