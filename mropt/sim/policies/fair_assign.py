@@ -14,40 +14,16 @@ heartbeat on kept orders (:mod:`~mropt.sim.policies.fair_offers`, :mod:`~mropt.s
 from __future__ import annotations
 
 import math
-from collections.abc import Collection
-from typing import TYPE_CHECKING, Any, ClassVar
+from typing import TYPE_CHECKING, Any
 
+from mropt.sim.policies.fair_fields import FairFields
 from mropt.sim.policies.fair_shares import _Pool
 from mropt.sim.state import ANY, MAP, NODE, NONE, RACK, REDUCE
-from mropt.sim.view import SimView
 
 
-class FairAssign:
+class FairAssign(FairFields):
     """The plain heartbeat, the comparators and delay scheduling of :class:`~mropt.sim.policies.fair.Fair`
     (a mixin: it uses Fair's state)."""
-
-    sim: SimView
-    additive: ClassVar[bool]
-    pools: dict[str, _Pool]
-    weight: list[float]
-    is_runnable: bytearray
-    dirty: set[int]
-    force_update: bool
-    next_update: float
-    last_heartbeat: float | None
-    skipped: Collection[int]
-    waited: list[float]
-    last_level: list[int]
-    no_locality: dict[tuple[int, int], bool]
-    assign_multiple: bool
-    caps: tuple[int, int]
-    running_total: list[int]
-    runnable_total: list[float]
-    preemption: bool
-    node_delay: float
-    rack_delay: float
-    min_share_timeout: float
-    fair_share_timeout: float
 
     if TYPE_CHECKING:
 

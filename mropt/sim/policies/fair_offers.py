@@ -31,39 +31,11 @@ import numpy as np
 from mropt.sim.policies.fair_quiet import NEVER, QUIET_MOST, FairQuiet
 from mropt.sim.policies.fair_shares import _Pool
 from mropt.sim.state import ACTIVE, ANY, MAP, NODE, NONE, RACK, REDUCE
-from mropt.sim.view import SimView
 
 
 class FairOffers(FairQuiet):
     """The kept orders and the accelerated heartbeat of :class:`~mropt.sim.policies.fair.Fair` (a mixin:
     it uses Fair's state)."""
-
-    sim: SimView
-    self_check: bool
-    pools: dict[str, _Pool]
-    order: tuple[list[tuple[Any, ...]], list[tuple[Any, ...]]]
-    placed: tuple[dict[str, tuple[Any, ...]], dict[str, tuple[Any, ...]]]
-    repool: set[str]
-    lone_stale: list[bool]
-    dirty: set[int]
-    is_runnable: bytearray
-    input_places: dict[int, tuple[int, frozenset[int] | None, frozenset[int]]]
-    key: list[list[tuple[Any, ...] | None]]
-    force_update: bool
-    next_update: float
-    last_heartbeat: float | None
-    skipped: Collection[int]
-    waited: list[float]
-    last_level: list[int]
-    assign_multiple: bool
-    caps: tuple[int, int]
-    running_total: list[int]
-    runnable_total: list[float]
-    preemption: bool
-    node_delay: float
-    rack_delay: float
-    min_share_timeout: float
-    fair_share_timeout: float
 
     if TYPE_CHECKING:
 

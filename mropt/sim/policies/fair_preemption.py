@@ -10,18 +10,12 @@ from __future__ import annotations
 import math
 from typing import TYPE_CHECKING
 
-from mropt.sim.policies.fair_shares import _Pool
+from mropt.sim.policies.fair_fields import FairFields
 from mropt.sim.state import MAP, REDUCE
-from mropt.sim.view import SimView
 
 
-class FairPreemption:
+class FairPreemption(FairFields):
     """Preemption methods of :class:`~mropt.sim.policies.fair.Fair` (a mixin: it uses Fair's state)."""
-
-    sim: SimView
-    pools: dict[str, _Pool]
-    min_share_timeout: float
-    fair_share_timeout: float
 
     if TYPE_CHECKING:
 

@@ -49,11 +49,11 @@ with ``without={"quiet_runs"}``; ``tests/sim/test_sim_quiet_runs.py`` compares t
 from __future__ import annotations
 
 from collections.abc import Collection, Container, Sequence
-from typing import TYPE_CHECKING, Any, cast
+from typing import TYPE_CHECKING, cast
 
+from mropt.sim.policies.fair_fields import FairFields
 from mropt.sim.policies.fair_shares import _Pool
 from mropt.sim.state import ANY, MAP, NODE, RACK, REDUCE
-from mropt.sim.view import SimView
 
 #: the most jobs in S for which an answer is kept: each job's input places are its own, so with many
 #: jobs hardly a node holds none of them, and a build (a plain ``_allowed_level`` per job) costs more
@@ -112,31 +112,10 @@ class QuietBeat:
 NEVER = QuietBeat(frozenset(), [], (_Everywhere(),), (_Everywhere(),), True, [])
 
 
-class FairQuiet:
+class FairQuiet(FairFields):
     """The kept answer of :class:`~mropt.sim.policies.fair.Fair`'s heartbeats that launch nothing (a
     mixin: it uses Fair's state)."""
 
-    sim: SimView
-    pools: dict[str, _Pool]
-    order: tuple[list[tuple[Any, ...]], list[tuple[Any, ...]]]
-    repool: set[str]
-    waited: list[float]
-    last_level: list[int]
-    input_places: dict[int, tuple[int, frozenset[int] | None, frozenset[int]]]
-    node_delay: float
-    rack_delay: float
-    preemption: bool
-    min_share_timeout: float
-    fair_share_timeout: float
-    running_total: list[int]
-    runnable_total: list[float]
-    assign_multiple: bool
-    caps: tuple[int, int]
-    skipped: Collection[int]
-    last_heartbeat: float | None
-    dirty: set[int]
-    force_update: bool
-    next_update: float
     #: the kept answer (:data:`NEVER`: a job would be asked to launch); None: none, built after the
     #: next walk that launches nothing
     quiet: QuietBeat | None

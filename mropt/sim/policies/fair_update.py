@@ -13,28 +13,12 @@ from __future__ import annotations
 
 import math
 
-from mropt.sim.policies.fair_shares import _Pool
+from mropt.sim.policies.fair_fields import FairFields
 from mropt.sim.state import ACTIVE, MAP, REDUCE
-from mropt.sim.view import SimView
 
 
-class FairUpdate:
+class FairUpdate(FairFields):
     """update() of :class:`~mropt.sim.policies.fair.Fair` (a mixin: it uses Fair's state)."""
-
-    sim: SimView
-    reference: bool
-    update_interval: float
-    pools: dict[str, _Pool]
-    is_runnable: bytearray
-    demand: list[list[int]]
-    dirty: set[int]
-    demand_dirty: set[int]
-    members_changed: set[str]
-    repool: set[str]
-    force_update: bool
-    next_update: float
-    runnable_total: list[float]
-    total_slots_at_update: list[int]
 
     def _next_tick(self, now: float) -> float:
         return (math.floor(now / self.update_interval + 1e-9) + 1) * self.update_interval
