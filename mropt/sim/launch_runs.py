@@ -24,7 +24,9 @@ takes a re-queued task (one below the pointer, on the list while it is pending, 
 empty) or the pointer's next one, so :meth:`LaunchRuns.segment` takes them from there unsearched
 (``tests/sim/test_sim_launch_runs_fresh.py``). A policy plans only for eligible stages and the
 nodes it knows have the free slots, and offers a node by its plain rule otherwise (after
-:meth:`LaunchRuns.start`, so that the launches keep their order).
+:meth:`LaunchRuns.start`, so that the launches keep their order). A policy that lowers the nodes'
+free slots itself as it lists them (a step a node where the segment takes one a task: FIFO's
+``_slots_taken``) starts its segments with :attr:`LaunchRuns.held` set.
 """
 
 from __future__ import annotations
@@ -41,6 +43,7 @@ if TYPE_CHECKING:
 #: list is the segment's own from then on (a batch it opens keeps it as its members' nodes)
 Segment = tuple[int, int, list[int]]
 
+_new = object.__new__
 _RUNNING = bytearray([RUNNING])  # (a bytearray: a slice set from bytes would copy them into one first)
 
 
@@ -62,6 +65,9 @@ class LaunchRuns:
         from mropt.sim.offers import C_DONE, EV_DONE  # (offers imports this module)
 
         self.sim = sim
+        #: the caller took the free slots of the segments' nodes off as it listed them (one less
+        #: a task: ``fifo_runs._slots_taken``), so :meth:`segment` does not; set only while it starts them
+        self.held = False
         self._c_done, self._ev_done = C_DONE, EV_DONE  # a completion's event class and kind
 
     def eligible(self, job: int, stype: int) -> bool:
@@ -130,15 +136,31 @@ class LaunchRuns:
             o.n += c
             o.live += c
         else:  # the first task opens a batch that the others join
-            o = Attempt(aid, job, stage.index, t0, nodes[0], stype, now, NONE, False, work, None)
-            o.end = now + work
-            sim.push(o.end, self._c_done, self._ev_done, o)
-            batches.open = o
-            batches.stage = stage
+            # ``Attempt(aid, job, stage.index, t0, nodes[0], stype, now, NONE, False, work, None)``, its
+            # slots set here (no ``__init__`` call through the type: ``test_sim_fifo_slots_off.py``)
+            o = _new(Attempt)
+            o.id = aid
+            o.job = job
+            o.stage = stage.index
+            o.task = t0
+            o.node = nodes[0]
+            o.type = stype
+            o.start = now
+            o.end = end = now + work
+            o.level = NONE
+            o.speculative = False
+            o.work = work
+            o.demand = None
+            o.n = o.live = c
             if c > 1:
-                o.n = o.live = c
                 o.tasks = range(t0, t0 + c)
                 o.nodes = nodes  # (the segment's own list: ``Segment``)
+            else:
+                o.tasks = o.nodes = None
+            o.dead = None
+            sim.push(end, self._c_done, self._ev_done, o)
+            batches.open = o
+            batches.stage = stage
             if j.first_start is None:
                 j.first_start = now
         if c == 1:
@@ -154,9 +176,10 @@ class LaunchRuns:
         stage.running += c
         j.running[stype] += c
         sim.busy[stype] += c
-        free = sim.free[stype]
-        for node in nodes:
-            free[node] -= 1
+        if not self.held:
+            free = sim.free[stype]
+            for node in nodes:
+                free[node] -= 1
         if sim._rows_live:
             record = sim.record
             for _ in range(c):

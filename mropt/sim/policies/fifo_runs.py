@@ -24,7 +24,9 @@ far as the queue's runnable maps go), cut into the runnable maps of the queue's 
 are checked eligible first, so a pass that falls back to the rule lists no slot. A pass with
 reduces pending, where every up node has as many reduce slots, is planned in bulk too
 (:func:`_with_reduces`): its maps as above, its reduces the first nodes with reduce room, merged
-in node order.
+in node order. Both take the free slots off as they list them, a step a node
+(:func:`_slots_taken`), and start their segments ``held`` (``LaunchRuns.held``: the segments do
+not lower them a task at a time).
 
 The event logs are the plain pass's (``tests/sim/test_sim_fifo_runs.py``, random workloads);
 ``make_policy("fifo", without={"runs"})`` or ``reference=True`` turn it off.
@@ -215,20 +217,23 @@ def _maps_alone(policy: Fifo, nodes: Sequence[int], runs: LaunchRuns) -> bool:
             wanted += left
     if not takes:
         return True
-    taken = _slots_taken(sim, nodes, room, wanted if wanted < most else None)
-    if len(takes) == 1:  # (most passes: one job's maps, one segment, started without a plan)
-        job, left = takes[0]
-        if taken:
-            runs.segment(job, MAP, taken if len(taken) <= left else taken[:left])
-        return True
-    plan: list[Segment] = []
-    i, n = 0, len(taken)
-    for job, left in takes:  # the pass's launches cut into the jobs' runnable maps
-        if i >= n:
-            break
-        plan.append((job, MAP, taken[i : i + left]))
-        i += left
-    runs.start(plan)
+    taken = _slots_taken(runs, nodes, room, wanted if wanted < most else None)
+    runs.held = True  # (``_slots_taken`` took the slots off: the segments leave them alone)
+    try:
+        if len(takes) == 1:  # (most passes: one job's maps, one segment, started without a plan)
+            if taken:
+                runs.segment(takes[0][0], MAP, taken)
+            return True
+        plan: list[Segment] = []
+        i, n = 0, len(taken)
+        for job, left in takes:  # the pass's launches cut into the jobs' runnable maps
+            if i >= n:
+                break
+            plan.append((job, MAP, taken[i : i + left]))
+            i += left
+        runs.start(plan)
+    finally:
+        runs.held = False
     return True
 
 
@@ -268,19 +273,25 @@ def _with_reduces(policy: Fifo, nodes: Sequence[int], runs: LaunchRuns, map_node
         total, remaining = sim.total_slots[MAP], sim.remaining[MAP]
         most = total - sim.busy[MAP]
         taken = _slots_taken(
-            sim,
+            runs,
             nodes if map_nodes is None else map_nodes,
             None if remaining >= total else _room(policy, remaining, total),
             maps if maps < most else None,
         )
         cut = _cut(jobs, queue, eligible, MAP, len(taken))
         if cut is None:
+            _give_back(runs, taken, 0)
             return False
         map_jobs = cut
     plan: list[Segment] = []
     i = k = 0  # the next map launch, the next reduce launch
     mj = rj = 0  # their jobs (in ``map_jobs``, ``reduce_jobs``)
     n_maps, n_reduces = (map_jobs[-1][1] if map_jobs else 0), (reduce_jobs[-1][1] if reduce_jobs else 0)
+    if n_maps < len(taken):  # (the queue's runnable maps are the cluster's: not expected)
+        _give_back(runs, taken, n_maps)
+    free_reduce = runs.sim.free[REDUCE]
+    for node in reduce_nodes[:n_reduces]:  # the reduce slots taken off too (the segments start ``held``)
+        free_reduce[node] -= 1
     while i < n_maps or k < n_reduces:
         if k < n_reduces and (i == n_maps or reduce_nodes[k] < taken[i]):  # reduces before the next map's node
             job, end = reduce_jobs[rj]
@@ -298,7 +309,11 @@ def _with_reduces(policy: Fifo, nodes: Sequence[int], runs: LaunchRuns, map_node
             i = end
             if i == map_jobs[mj][1]:
                 mj += 1
-    runs.start(plan)
+    runs.held = True
+    try:
+        runs.start(plan)
+    finally:
+        runs.held = False
     return True
 
 
@@ -344,21 +359,30 @@ def _launches(sim: SimView, nodes: Sequence[int], room: dict[int, int] | None) -
     return sum(a for a in (free[node] + room[slots[node]] for node in nodes) if a > 0)
 
 
-def _slots_taken(sim: SimView, nodes: Sequence[int], room: dict[int, int] | None, wanted: int | None) -> list[int]:
+def _slots_taken(runs: LaunchRuns, nodes: Sequence[int], room: dict[int, int] | None, wanted: int | None) -> list[int]:
     """Every node of ``nodes`` repeated as many times as it takes maps, in order: the pass's launches
     (``room``: :func:`_room`; None when every capacity is its slots: a node takes its free slots).
+    The slots listed are taken off (``free[node]`` lowered as the node is listed), and the callers
+    start their segments ``held`` (:attr:`~mropt.sim.launch_runs.LaunchRuns.held`): one step a node,
+    not one a task in :meth:`~mropt.sim.launch_runs.LaunchRuns.segment`.
 
     ``wanted``: the runnable maps the pass takes from, when fewer than the cluster's free map slots
-    (None otherwise): the list stops once it holds that many, since the nodes after take none."""
+    (None otherwise): the list stops once it holds that many, since the nodes after take none, and
+    is cut at that many (the slots of the last node past it given back). Every slot listed is then
+    a launch: without ``wanted`` the list is at most the cluster's free map slots, fewer than the
+    runnable maps."""
+    sim = runs.sim  # (the engine: the slots are its own, which the policy's view only reads)
     free = sim.free[MAP]
     taken: list[int] = []
-    if room is None and wanted is None:  # (most passes)
+    if room is None and wanted is None:  # (most passes) every free slot of the nodes
         for node in nodes:
             available = free[node]
             if available == 1:
                 taken.append(node)
+                free[node] = 0
             elif available > 1:
                 taken += [node] * available
+                free[node] = 0
         return taken
     slots = sim.slots[MAP]
     limit = sys.maxsize if wanted is None else wanted
@@ -366,10 +390,23 @@ def _slots_taken(sim: SimView, nodes: Sequence[int], room: dict[int, int] | None
         available = free[node] if room is None else free[node] + room[slots[node]]
         if available == 1:
             taken.append(node)
+            free[node] -= 1
         elif available > 1:
             taken += [node] * available
+            free[node] -= available
         else:
             continue
         if len(taken) >= limit:
+            if len(taken) > limit:
+                _give_back(runs, taken, limit)
             break
     return taken
+
+
+def _give_back(runs: LaunchRuns, taken: list[int], n: int) -> None:
+    """Launch only ``taken[:n]`` (:func:`_slots_taken` took every slot of ``taken`` off): the others' slots
+    are free again, and the list is cut."""
+    free = runs.sim.free[MAP]
+    for node in taken[n:]:
+        free[node] += 1
+    del taken[n:]
