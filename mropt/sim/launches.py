@@ -16,9 +16,12 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+import numpy as np
+
 from mropt.sim.attempts import Attempt, Batches
-from mropt.sim.capacity import Capacity
+from mropt.sim.capacity import FIT_EPS, Capacity
 from mropt.sim.event_queue import EventQueue
+from mropt.sim.locality_stacks import top_pending
 from mropt.sim.offers import C_DONE, EV_DONE
 from mropt.sim.state import ACTIVE, ANY, NONE, PENDING, RUNNING, Job, Stage
 from mropt.sim.view import Launched
@@ -191,7 +194,93 @@ class Launches:
             if launched >= count or (uses_slots and free[node] <= 0):
                 break
             far = got == ANY or got == NONE  # (a replicated stage's stacks of the node and rack came up empty)
+            if far and got == work_level and one_demand and not rows_live and batches.open is not None:
+                launched += self._join_far(j, stage, node, got, count - launched, demand)
+                if launched >= count or (uses_slots and free[node] <= 0):
+                    break
         return (first, launched, last_level, demand) if launched else NOTHING
+
+    def _join_far(self, j: Job, stage: Stage, node: int, got: int, room: int, demand: tuple[float, ...] | None) -> int:
+        """The next tasks of a :meth:`launch_tasks` run on ``node``, up to ``room``, once its tasks come from
+        beyond the node's and its rack's stacks (``Stage.take_far``, level ``got``) and join the open
+        batch: how many joined. Each is what the loop's next pass would start (the same task, fit and
+        level; the batch join, since the run's tasks share its time, level, demand and instant), its
+        counts added once for all. It stops where that pass would stop (no pending task, the demand does
+        not fit, no free slot) or start an attempt of its own (a task at another level: ``take_far``
+        reads it from a listed task's replicas), and leaves that to the loop, which tests again."""
+        replicas = stage.replicas
+        by_task = False  # (a listed task's level is ANY or NONE by its replicas: ``take_far``)
+        if replicas is not None:
+            stacks = stage.node_q
+            if stacks is None or stacks.padded:
+                return 0  # (``take_far`` asks ``level_on``)
+            by_task = not isinstance(replicas, np.ndarray)
+        two = demand is not None and len(demand) == 2
+        if demand is not None and not two:
+            return 0
+        if self.uses_slots:
+            room = min(room, self.free[stage.type][node])
+        state, requeue = stage.state, stage.requeue
+        pending, k, n = stage.pending, stage.fresh, stage.n
+        if two:
+            assert demand is not None
+            res = self.free_resources[node]
+            d0, d1, r0, r1 = demand[0], demand[1], res[0], res[1]
+        taken: list[int] = []
+        while len(taken) < room and pending:
+            task = top_pending(requeue, state) if requeue else -1
+            if task < 0:
+                while k < n and state[k] != PENDING:
+                    k += 1
+                if k == n:
+                    break
+                task = k
+            if by_task and (ANY if len(replicas[task]) else NONE) != got:  # type: ignore[index]
+                break
+            if two:  # (``Capacity.fits`` and the subtraction of ``launch_tasks``: the same float operations)
+                if not (d0 <= r0 + FIT_EPS and d1 <= r1 + FIT_EPS):
+                    break
+                r0 -= d0
+                r1 -= d1
+            state[task] = RUNNING
+            pending -= 1
+            taken.append(task)
+        stage.fresh = k
+        m = len(taken)
+        if not m:
+            return 0
+        if two:
+            res[0] = r0
+            res[1] = r1
+        stype = stage.type
+        stage.pending = pending
+        j.runnable[stype] -= m
+        self.runnable[stype] -= m
+        stage.running += m
+        j.running[stype] += m
+        self.busy[stype] += m
+        if self.uses_slots:
+            self.free[stype][node] -= m
+        o = self.batches.open
+        assert o is not None
+        tasks = o.tasks
+        if tasks is None:
+            o.tasks = [o.task, *taken]
+            o.nodes = [o.node, *([node] * m)]
+        else:
+            if type(tasks) is range:  # (a launch run's consecutive tasks: a join makes them a list)
+                o.tasks = [*tasks, *taken]
+            else:
+                tasks.extend(taken)
+            o.nodes.extend([node] * m)  # type: ignore[union-attr]
+        o.n += m
+        o.live += m
+        first = self.next_attempt
+        self.next_attempt = first + m
+        live = self._live
+        for aid in range(first, first + m):
+            live[aid] = o
+        return m
 
     def speculate(self, job: int, stage: int, task: int, node: int, *, rule: bool = False) -> int:
         """Start a backup attempt of a running task on ``node`` (LATE); -1 if it cannot run there.
