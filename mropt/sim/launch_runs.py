@@ -45,6 +45,8 @@ Segment = tuple[int, int, list[int]]
 
 _new = object.__new__
 _RUNNING = bytearray([RUNNING])  # (a bytearray: a slice set from bytes would copy them into one first)
+#: ``_RUNNING * c`` for the segments of fewer than 64 tasks, made once (a repeat makes a new one each time)
+_RUNNINGS = [_RUNNING * c for c in range(64)]
 
 
 def allowed(sim: Simulation) -> bool:
@@ -168,7 +170,7 @@ class LaunchRuns:
         else:
             for i in range(aid, aid + c):
                 live[i] = o
-        state[t0 : t0 + c] = _RUNNING * c
+        state[t0 : t0 + c] = _RUNNINGS[c] if c < 64 else _RUNNING * c
         stage.fresh = t0 + c - 1
         stage.pending -= c
         j.runnable[stype] -= c

@@ -251,8 +251,21 @@ class EventOffers(Offers):
         used only with the room index (a policy that names no nodes: ``held`` is never read).
         """
         dirty = self._dirty
-        if not dirty and not self.new_work:
-            return
+        if not self.new_work:  # (most instants) the nodes freed alone, without the loop's set-up
+            if not dirty:
+                return
+            room = self._map_room
+            room |= dirty  # type: ignore[operator]  # (set by ``__init__`` where ``start`` chose this pass)
+            maps, reduces = self.sim.runnable
+            if not (maps or reduces):
+                dirty.clear()
+                return
+            freed = [*dirty]  # (``sorted`` looks its list's ``sort`` up by name, a call)
+            freed.sort()
+            dirty.clear()
+            self._offer_run(freed, self._runs, None)  # type: ignore[arg-type,misc]  # (``start``: not None)
+            if not dirty and not self.new_work:  # (an offer run only launches: always)
+                return
         sim = self.sim
         runnable = sim.runnable
         free_map = sim.free[MAP]
@@ -268,7 +281,7 @@ class EventOffers(Offers):
             if self.new_work:
                 self.new_work = False
                 if maps:
-                    map_nodes = sorted([n for n in room if free_map[n] > 0])
+                    map_nodes = sorted(filter(free_map.__getitem__, room))  # (a free count is never negative)
                     room.clear()
                     room.update(map_nodes)
                 if reduces:

@@ -25,7 +25,7 @@ from mropt.sim.engine import Simulation
 from mropt.sim.launch_runs import LaunchRuns
 from mropt.sim.policies import fifo_runs
 from mropt.sim.policy import make_policy
-from mropt.sim.state import MAP, NONE, REDUCE
+from mropt.sim.state import MAP, NONE, REDUCE, RUNNING
 
 from sim_helpers import workload
 
@@ -146,3 +146,25 @@ def test_a_segments_batch_has_every_slot_its_constructor_sets(monkeypatch: pytes
             ref.tasks = range(o["task"], o["task"] + c)
             ref.nodes = o["nodes"]
         assert o == {name: getattr(ref, name) for name in Attempt.__slots__}
+
+
+def test_a_segment_of_64_tasks_or_more_sets_its_states_running() -> None:
+    """Segments of fewer than 64 tasks set their tasks' states from a bytearray made once
+    (``launch_runs._RUNNINGS``), longer ones repeat one: 70 maps on a node of 80 slots, then 5."""
+    jobs = [
+        {"id": "a", "submit_time": 0.0, "stages": [{"type": "map", "tasks": [{"duration": 2.0, "count": 70}]}]},
+        {"id": "b", "submit_time": 1.0, "stages": [{"type": "map", "tasks": [{"duration": 2.0, "count": 5}]}]},
+    ]
+    w = workload([{"id": "n", "count": 1, "map_slots": 80, "reduce_slots": 1}], jobs)
+    sim = Simulation(w, make_policy("fifo"), mode="event")
+    states: list[bytes] = []
+    segment = sim.offers._runs.segment  # type: ignore[attr-defined]
+
+    def kept(job: int, stype: int, nodes: list[int]) -> None:
+        segment(job, stype, nodes)
+        states.append(bytes(sim.jobs[job].stages[0].state))
+
+    sim.offers._runs.segment = kept  # type: ignore[attr-defined]
+    same = Simulation(w, make_policy("fifo", reference=True), mode="event").run().event_log_hash()
+    assert sim.run().event_log_hash() == same
+    assert states == [bytes([RUNNING]) * 70, bytes([RUNNING]) * 5]

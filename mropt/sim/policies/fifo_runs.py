@@ -380,7 +380,11 @@ def _slots_taken(runs: LaunchRuns, nodes: Sequence[int], room: dict[int, int] | 
             if available == 1:
                 taken.append(node)
                 free[node] = 0
-            elif available > 1:
+            elif available == 2:  # (two appends: no list made and repeated)
+                taken.append(node)
+                taken.append(node)
+                free[node] = 0
+            elif available > 2:
                 taken += [node] * available
                 free[node] = 0
         return taken
@@ -391,7 +395,11 @@ def _slots_taken(runs: LaunchRuns, nodes: Sequence[int], room: dict[int, int] | 
         if available == 1:
             taken.append(node)
             free[node] -= 1
-        elif available > 1:
+        elif available == 2:
+            taken.append(node)
+            taken.append(node)
+            free[node] -= 2
+        elif available > 2:
             taken += [node] * available
             free[node] -= available
         else:
