@@ -17,13 +17,14 @@ from __future__ import annotations
 import heapq
 from bisect import insort
 from collections.abc import Sequence
+from operator import le
 from typing import TYPE_CHECKING, Any
 
 from mropt.sim.demand_index import DemandIndex
 from mropt.sim.policies.blocked_nodes import BlockedNodes
 from mropt.sim.policies.drf_runs import _EPS, _UNKNOWN, DrfRuns, _Vector
 from mropt.sim.policies.parked_users import ParkedUsers
-from mropt.sim.state import MAP, REDUCE
+from mropt.sim.state import ANY, MAP, REDUCE
 from mropt.sim.view import SimView
 
 #: outcomes of an offer of a node to a job
@@ -34,6 +35,14 @@ def _over(demand: tuple[float, ...] | None, free: Sequence[float]) -> bool:
     """Whether a two-resource ``demand`` exceeds ``free`` (False when it cannot tell: no demand or
     another number of resources; the caller then looks the long way)."""
     return demand is not None and len(demand) == 2 and (demand[0] > free[0] + _EPS or demand[1] > free[1] + _EPS)
+
+
+def _lowest(keys: tuple[tuple[tuple[float, ...], int], ...]) -> tuple[tuple[tuple[float, ...], int], ...]:
+    """The pairs of ``keys`` (distinct (demand, slot type) pairs) with no other pair of their slot type at or
+    below them in every amount. A node that fits a pair left out fits the pair below it, so a user parked
+    under these alone is found by the same nodes (``ParkedUsers.best``: the smallest valid entry over the
+    groups that fit), with fewer entries to park and to drop when they go stale."""
+    return tuple(k for k in keys if not any(o is not k and o[1] == k[1] and all(map(le, o[0], k[0])) for o in keys))
 
 
 class DrfOffers(DrfRuns):
@@ -51,8 +60,11 @@ class DrfOffers(DrfRuns):
     for only when the heap's first entry does not come before every parked entry, and once taken
     only when needed again. A node whose offer ends with no launch is blocked
     (``_still_blocked``). A job whose next maps are too big for the node is passed by without an
-    offer call; a user that stays first after a launch gets its next tasks in one call
-    (``_launch_run``).
+    offer call, and one whose next maps (of one demand) fit is offered the node by ``_offer``'s steps
+    spelled out; a user that stays first after a launch gets its next tasks in one call
+    (``_launch_run``). A user is parked only under the pairs of its waiting tasks that no other is
+    below (``_lowest``), and a launching user whose launching job is its first with work gets its tie
+    key without ``_next_tie`` (``tests/sim/test_sim_drf_park_lowest.py``).
     """
 
     sim: SimView
@@ -84,11 +96,13 @@ class DrfOffers(DrfRuns):
     _later: dict[int, float]
     _idle_before: list[int]
     _settling: set[int]
+    _vectors: dict[tuple[Any, int], _Vector]
     _low: list[float]
     _launched_demand: tuple[float, ...] | None
     _parking: bool
     _runs: bool
     trace: list[Any] | None
+    skips: dict[int, int]
     self_check: bool
     #: the heap's length past which its stale entries are dropped (``_compact``)
     _heap_bound = 64
@@ -106,6 +120,8 @@ class DrfOffers(DrfRuns):
         def _after_launch(self, job: int, level: int) -> None: ...
         def _run_level(self, job: int) -> int | None: ...
         def _offer(self, job: int, node: int) -> int: ...
+        def _level(self, job: int) -> int: ...
+        def _fits_one(self, demand: tuple[float, ...] | None, stype: int, node: int) -> bool: ...
         def _room(self, node: int) -> bool: ...
         def _capacity(self, node: int) -> list[float]: ...
         def assign(self, node: int) -> None: ...
@@ -140,6 +156,12 @@ class DrfOffers(DrfRuns):
         jobs = sim.jobs
         parked_at = self._parked_at
         idle_before = self._idle_before
+        settling = self._settling
+        untraced = self.trace is None  # (``_offer`` traces its decisions: called whenever traced)
+        level_of = self._level
+        launch = sim.launch_tasks
+        skips = self.skips
+        vectors = self._vectors
         index = self._index
         parked = self._parked
         tops = parked.tops
@@ -165,8 +187,8 @@ class DrfOffers(DrfRuns):
                 continue
             if self._later:
                 self._flush()
-            if self._settling:
-                self._settling.clear()  # (their tasks are runnable now: ``_next_tie`` may move on)
+            if settling:
+                settling.clear()  # (their tasks are runnable now: ``_next_tie`` may move on)
             if self.self_check:
                 self._check_idle_before()
             free_res = free_resources[node]
@@ -235,7 +257,8 @@ class DrfOffers(DrfRuns):
                         if not runnable[REDUCE]:
                             # maps only, of the current stage: one demand too big for the node is what
                             # ``_offer`` would find (no fit, no skip), without its calls
-                            demands = j.stages[j.cur].demands
+                            stage = j.stages[j.cur]
+                            demands = stage.demands
                             if len(demands) == 1:
                                 d = demands[0]  # (``_over``, spelled out: most jobs met here are passed by)
                                 if (
@@ -244,6 +267,23 @@ class DrfOffers(DrfRuns):
                                     and (d[0] > free_res[0] + _EPS or d[1] > free_res[1] + _EPS)
                                 ):
                                     offered.add(job)
+                                    continue
+                                if untraced and stage.type == MAP and stage.pending:
+                                    # ``_offer``'s steps for such a job (its stage is ``launchable(MAP)``)
+                                    level = level_of(job)
+                                    first, _, got, demand = launch(job, node, MAP, level)
+                                    if first >= 0:
+                                        self._launched_type = MAP
+                                        self._launched_demand = demand
+                                        self._add(u, demand, MAP)
+                                        self._after_launch(job, got)
+                                        launcher = u
+                                        break
+                                    offered.add(job)
+                                    if level != ANY and self._fits_one(d, MAP, node):
+                                        skips[job] += 1  # it fits, but no task at the level allowed
+                                        declined.append(job)
+                                        user_declined = True
                                     continue
                         result = self._offer(job, node)
                         if result == _LAUNCHED:
@@ -267,6 +307,17 @@ class DrfOffers(DrfRuns):
                 if launcher < 0:
                     exhausted = True
                     break
+                if tie is None and not settling:
+                    # ``_next_tie``'s answer without the call when the launching job is the user's first
+                    # with work (at its ``_idle_before`` position) and has maps of its current stage left
+                    at = idle_before[launcher]
+                    if at < len(mine) and mine[at] == job:
+                        runnable = j.runnable
+                        stage = j.stages[j.cur]  # (a job that launched: its current stage exists)
+                        if (runnable[MAP] or runnable[REDUCE]) and stage.type == MAP and stage.pending:
+                            vector = vectors.get((stage.demands[0], MAP))
+                            if vector is not None:
+                                tie = vector[2]
                 self._push(launcher, tie)  # the launching user's new share
             else:
                 exhausted = True  # full: what is left is below every task's demand (no job fits)
@@ -357,16 +408,34 @@ class DrfOffers(DrfRuns):
         return (free[MAP][node] > 0, free[REDUCE][node] > 0)
 
     def _park_keys(self, u: int) -> tuple[tuple[tuple[float, ...], int], ...] | None:
-        """The (demand, slot type) pairs of the user's waiting tasks; None if one has no demand or a stage has several.
+        """The (demand, slot type) pairs of the user's waiting tasks, less those at or above another pair of
+        their slot type in every amount (``_lowest``); None if one has no demand or a stage has several.
         (The user's jobs before its ``_idle_before`` position have none.)"""
         sim = self.sim
+        jobs = sim.jobs
         keys: dict[tuple[tuple[float, ...], int], None] = {}
         mine = self._jobs_of[u]
         idle = self._idle_before[u]
         for job in mine[idle:] if idle else mine:
-            j = sim.jobs[job]
+            j = jobs[job]
+            runnable = j.runnable
+            if not runnable[REDUCE]:
+                if not runnable[MAP]:
+                    continue
+                # maps only: ``launchable(MAP)``'s common case (the current stage, of maps, with pending tasks)
+                stages, k = j.stages, j.cur
+                stage = stages[k] if k < len(stages) else None
+                if stage is None or stage.type != MAP or not stage.pending:
+                    stage = j.launchable(MAP, sim.slowstart)
+                    if stage is None:
+                        continue
+                demands = stage.demands
+                if len(demands) != 1 or demands[0] is None:
+                    return None
+                keys[(demands[0], MAP)] = None
+                continue
             for stype in (MAP, REDUCE):
-                if not j.runnable[stype]:
+                if not runnable[stype]:
                     continue
                 stage = j.launchable(stype, sim.slowstart)
                 if stage is None:
@@ -374,6 +443,8 @@ class DrfOffers(DrfRuns):
                 if len(stage.demands) != 1 or stage.demands[0] is None:
                     return None
                 keys[(stage.demands[0], stype)] = None
+        if len(keys) > 1:
+            return _lowest(tuple(keys))
         return tuple(keys) or None
 
     def _assign_blocked(self, node: int, epoch: int, decliners: tuple[int, ...]) -> None:
