@@ -218,6 +218,10 @@ class Fair(FairOffers, FairPreemption, FairUpdate, FairAssign, Policy):
         self.total_slots_at_update = list(sim.total_slots)
         self.quiet: QuietBeat | None = None  # (FairQuiet)
         self.quiet_checked = 0  # (self_check: heartbeats the quiet answer was compared with the walk on)
+        # ``FairOffers._launched``'s steps (and ``_job_key``'s) inline in ``_assign_fast`` and ``_refresh_keys``
+        # (speed only), unless a subclass has its own
+        cls = type(self)
+        self.inline_launched = cls._launched is FairOffers._launched and cls._job_key is FairAssign._job_key
         if not self.reference and type(self).assign is Fair.assign:  # ``assign`` without its own call (speed only)
             self.assign = self._assign_fast  # type: ignore[method-assign]
             # runs of quiet heartbeats in bulk (``Policy.quiet_heartbeats``; not under ``self_check``, which

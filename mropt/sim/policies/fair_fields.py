@@ -45,6 +45,9 @@ class FairFields:
     runnable_total: list[float]
     # the heartbeat: assignMultiple, the caps, delay scheduling's waits and levels
     assign_multiple: bool
+    #: ``FairOffers._launched`` and ``FairAssign._job_key`` inline in ``_assign_fast`` and ``_refresh_keys``
+    #: (the class's own, not a subclass's)
+    inline_launched: bool
     caps: tuple[int, int]
     last_heartbeat: float | None
     skipped: Collection[int]

@@ -48,13 +48,22 @@ class FairOffers(FairQuiet):
     def _refresh_keys(self) -> None:
         """Place the changed jobs in their pools' candidate lists (live running counts)."""
         jobs = self.sim.jobs
+        inline = self.inline_launched  # (``_job_key`` inline: the comparators' keys, FairAssign)
+        weight = self.weight
         for job in self.dirty:
             j = jobs[job]
             pool = self.pools[j.pool]
             ok = self.is_runnable[job] and j.status == ACTIVE
             keys = self.key[job]
             for stype in (MAP, REDUCE):
-                new = self._job_key(pool, job, stype) if ok and j.runnable[stype] > 0 else None
+                if not ok or j.runnable[stype] <= 0:
+                    new = None
+                elif not inline:
+                    new = self._job_key(pool, job, stype)
+                elif pool.fifo:
+                    new = (-j.priority, j.submit, job)
+                else:
+                    new = (j.running[stype] / weight[job], j.submit, job)
                 if new != keys[stype]:  # (``_set_key``'s first test, without its call)
                     self._set_key(pool, job, stype, new)
         self.dirty.clear()
@@ -144,7 +153,9 @@ class FairOffers(FairQuiet):
         a job waiting for a local map): the two slot types' counters are locals, not lists; the
         sets of the heartbeat are made at their first member; delay scheduling's level
         (``_allowed_level``) is inline, and the launch is ``sim.launch_tasks`` (its level is the
-        attempt's).
+        attempt's). assignTasks' loop runs as two passes, one slot type each (the type it picks
+        changes only where that type is rejected), and ``_launched``'s steps are inline
+        (``inline_launched``: not where a subclass has its own ``_launched`` or ``_job_key``).
         """
         sim = self.sim
         now = sim.now
@@ -216,144 +227,229 @@ class FairOffers(FairQuiet):
         visited: set[int] | None = None
         launched_map: set[int] | None = None
         map_failed = False  # (a map pass launched nothing: the walk visited S, FairQuiet)
-        pools = self.pools
-        jobs = sim.jobs
-        launch = sim.launch_tasks
-        if said is not None:  # (self_check: the walk must not try a launch)
+        if not (rej_map and rej_reduce):
+            pools = self.pools
+            jobs = sim.jobs
+            launch = sim.launch_tasks
+            if said is not None:  # (self_check: the walk must not try a launch)
 
-            def counted(job: int, node: int, slot_type: int, level: int = ANY, count: int = 1) -> Any:
-                launch_calls[0] += 1
-                return launch_tasks(job, node, slot_type, level, count)
+                def counted(job: int, node: int, slot_type: int, level: int = ANY, count: int = 1) -> Any:
+                    launch_calls[0] += 1
+                    return launch_tasks(job, node, slot_type, level, count)
 
-            launch = counted
-        order = self.order
-        input_places = self.input_places
-        rack = sim.node_rack[node]
-        preemption = self.preemption
-        last_level = self.last_level
-        node_delay = self.node_delay
-        rack_delay = self.rack_delay
-        while True:
-            if not rej_map and (n_map == cap_map or running_total[MAP] == runnable_total[MAP]):
-                rej_map = True
-            if not rej_reduce and (n_reduce == cap_reduce or running_total[REDUCE] == runnable_total[REDUCE]):
-                rej_reduce = True
-            if rej_map:
-                if rej_reduce or (not multiple and n_map + n_reduce > 0):
-                    break
-                stype = REDUCE
-            elif rej_reduce:
-                if not multiple and n_map + n_reduce > 0:
-                    break
-                stype = MAP
-            else:
-                if not multiple and n_map + n_reduce > 0:
-                    break
-                stype = MAP if rep_map <= rep_reduce else REDUCE
-            if self.repool or self_check:
-                self._reorder()
-            pool = None
-            job = -1
-            for pkey in order[stype]:
-                pool = pools[pkey[-1]]
-                if pool.running[stype] >= pool.max[stype]:
-                    continue
-                for key in pool.cand[stype]:
-                    job = key[-1]
-                    if stype == MAP:
-                        if failed_map is not None and job in failed_map:
-                            continue
-                        if visited is None:
-                            visited = {job}
-                        else:
-                            visited.add(job)
-                        # _allowed_level (FairScheduler.getAllowedLocalityLevel), inline, with the
-                        # places of the map stage's input (``_input_places``: None, no locality)
-                        cur = jobs[job].cur
-                        places = input_places.get(job)
-                        if places is None or places[0] != cur:
-                            places = self._input_places(job, cur)
-                        if places[1] is None or (
-                            preemption
-                            and (
-                                now - pool.last_at_min[MAP] > self.min_share_timeout
-                                or now - pool.last_at_half[MAP] > self.fair_share_timeout
-                            )
-                        ):
-                            level = ANY
-                        else:
-                            level = last_level[job]
-                            if level == NODE:
-                                wait = waited[job]
-                                if wait >= node_delay + rack_delay:
-                                    level = ANY
-                                elif wait >= node_delay:
-                                    level = RACK
-                            elif level == RACK:
-                                if waited[job] >= rack_delay:
-                                    level = ANY
-                            else:
-                                level = ANY
-                            # no input on the node (its rack): the launch would find no task
-                            if (level == NODE and node not in places[1]) or (level == RACK and rack not in places[2]):
-                                if failed_map is None:
-                                    failed_map = {job}
-                                else:
-                                    failed_map.add(job)
+                launch = counted
+            # ``_launched``'s steps (and ``_job_key``'s) inline, unless a subclass has its own (``inline``,
+            # set by ``Fair.start``)
+            inline = self.inline_launched
+            key_of = self.key
+            weight = self.weight
+            lone_stale = self.lone_stale
+            # The passes: assignTasks' loop takes one task at a time of the type it chooses, MAP where
+            # the tracker reported no more maps than reduces (``rep_map <= rep_reduce``, which no launch
+            # changes), until that type is rejected (its cap, every runnable task of it running, or no job
+            # launching one), then the other type; without assignmultiple, one task in all. The runnable
+            # counts change only at update() and a type's running count only at its own launches, so a
+            # type's rejection is tested where its pass starts and after each of its launches.
+            for stype in (MAP, REDUCE) if rep_map <= rep_reduce else (REDUCE, MAP):
+                if stype == MAP:
+                    if rej_map:
+                        continue
+                    if not multiple and n_reduce:
+                        break
+                    order_map = self.order[MAP]
+                    input_places = self.input_places
+                    rack = sim.node_rack[node]
+                    preemption = self.preemption
+                    last_level = self.last_level
+                    node_delay = self.node_delay
+                    rack_delay = self.rack_delay
+                    while n_map != cap_map and running_total[MAP] != runnable_total[MAP]:
+                        if self.repool or self_check:
+                            self._reorder()
+                        pool = None
+                        job = -1
+                        for pkey in order_map:
+                            pool = pools[pkey[-1]]
+                            if pool.running[MAP] >= pool.max[MAP]:
                                 continue
-                            # no pending task with input there left (the stage's locality stacks, which
-                            # ``Stage.take`` pops: JobInProgress's ``nonRunningMapCache``): the launch would
-                            # find none either; a stack's ``pop`` drops the tasks no longer pending, as
-                            # ``take``'s would (3 map launches in 4 on the Alibaba window found no task)
-                            if level != ANY:
-                                st = jobs[job].stages[cur]
-                                stacks = st.node_q if level == NODE else st.rack_q
-                                if stacks is not None and stacks.pop(node if level == NODE else rack, st.state) < 0:
+                            for key in pool.cand[MAP]:
+                                job = key[-1]
+                                if failed_map is not None and job in failed_map:
+                                    continue
+                                if visited is None:
+                                    visited = {job}
+                                else:
+                                    visited.add(job)
+                                # _allowed_level (FairScheduler.getAllowedLocalityLevel), inline, with the
+                                # places of the map stage's input (``_input_places``: None, no locality)
+                                cur = jobs[job].cur
+                                places = input_places.get(job)
+                                if places is None or places[0] != cur:
+                                    places = self._input_places(job, cur)
+                                if places[1] is None or (
+                                    preemption
+                                    and (
+                                        now - pool.last_at_min[MAP] > self.min_share_timeout
+                                        or now - pool.last_at_half[MAP] > self.fair_share_timeout
+                                    )
+                                ):
+                                    level = ANY
+                                else:
+                                    level = last_level[job]
+                                    if level == NODE:
+                                        wait = waited[job]
+                                        if wait >= node_delay + rack_delay:
+                                            level = ANY
+                                        elif wait >= node_delay:
+                                            level = RACK
+                                    elif level == RACK:
+                                        if waited[job] >= rack_delay:
+                                            level = ANY
+                                    else:
+                                        level = ANY
+                                    # no input on the node (its rack): the launch would find no task
+                                    if (level == NODE and node not in places[1]) or (
+                                        level == RACK and rack not in places[2]
+                                    ):
+                                        if failed_map is None:
+                                            failed_map = {job}
+                                        else:
+                                            failed_map.add(job)
+                                        continue
+                                    # no pending task with input there left (the stage's locality stacks, which
+                                    # ``Stage.take`` pops: JobInProgress's ``nonRunningMapCache``): the launch
+                                    # would find none either; a stack's ``pop`` drops the tasks no longer
+                                    # pending, as ``take``'s would (3 map launches in 4 on the Alibaba window
+                                    # found no task)
+                                    if level != ANY:
+                                        st = jobs[job].stages[cur]
+                                        stacks = st.node_q if level == NODE else st.rack_q
+                                        if (
+                                            stacks is not None
+                                            and stacks.pop(node if level == NODE else rack, st.state) < 0
+                                        ):
+                                            if failed_map is None:
+                                                failed_map = {job}
+                                            else:
+                                                failed_map.add(job)
+                                            continue
+                                first, _, got, _ = launch(job, node, MAP, level, 1)
+                                if first < 0:
                                     if failed_map is None:
                                         failed_map = {job}
                                     else:
                                         failed_map.add(job)
                                     continue
-                        first, _, got, _ = launch(job, node, MAP, level, 1)
-                        if first < 0:
-                            if failed_map is None:
-                                failed_map = {job}
+                                if launched_map is None:
+                                    launched_map = {job}
+                                else:
+                                    launched_map.add(job)
+                                last_level[job] = ANY if got == NONE else got  # LocalityLevel.fromTask
+                                waited[job] = 0.0
+                                break
                             else:
-                                failed_map.add(job)
+                                job = -1
+                                continue
+                            break
+                        if job < 0:
+                            map_failed = True
+                            break
+                        assert pool is not None
+                        n_map += 1
+                        if not inline:
+                            self._launched(pool, job, MAP)
                             continue
-                        if launched_map is None:
-                            launched_map = {job}
+                        # ``_launched(pool, job, MAP)``: the running counts, the job's key (``_job_key``,
+                        # the comparators) in its pool's candidates, the pool's place in the order
+                        pool.running[MAP] += 1
+                        running_total[MAP] += 1
+                        keys = key_of[job]
+                        old = keys[MAP]
+                        cand = pool.cand[MAP]
+                        j = jobs[job]
+                        new: tuple[Any, ...] | None
+                        if j.runnable[MAP] <= 0:
+                            new = None
+                        elif pool.fifo:
+                            new = (-j.priority, j.submit, job)
                         else:
-                            launched_map.add(job)
-                        last_level[job] = ANY if got == NONE else got  # LocalityLevel.fromTask
-                        waited[job] = 0.0
-                    else:
-                        if failed_reduce is not None and job in failed_reduce:
-                            continue
-                        if launch(job, node, REDUCE, ANY, 1)[0] < 0:
-                            if failed_reduce is None:
-                                failed_reduce = {job}
+                            new = (j.running[MAP] / weight[job], j.submit, job)
+                        if new != old:
+                            if old is not None and new is not None and len(cand) == 1:
+                                cand[0] = new
                             else:
-                                failed_reduce.add(job)
+                                if old is not None:
+                                    del cand[bisect_left(cand, old)]
+                                if new is not None:
+                                    insort(cand, new)
+                            keys[MAP] = new
+                        if cand and len(order_map) == 1:  # (the order's only pool: this one)
+                            lone_stale[MAP] = True
+                        else:
+                            self._place(pool, MAP)
+                else:
+                    if rej_reduce:
+                        continue
+                    if not multiple and n_map:
+                        break
+                    order_reduce = self.order[REDUCE]
+                    while n_reduce != cap_reduce and running_total[REDUCE] != runnable_total[REDUCE]:
+                        if self.repool or self_check:
+                            self._reorder()
+                        pool = None
+                        job = -1
+                        for pkey in order_reduce:
+                            pool = pools[pkey[-1]]
+                            if pool.running[REDUCE] >= pool.max[REDUCE]:
+                                continue
+                            for key in pool.cand[REDUCE]:
+                                job = key[-1]
+                                if failed_reduce is not None and job in failed_reduce:
+                                    continue
+                                if launch(job, node, REDUCE, ANY, 1)[0] < 0:
+                                    if failed_reduce is None:
+                                        failed_reduce = {job}
+                                    else:
+                                        failed_reduce.add(job)
+                                    continue
+                                break
+                            else:
+                                job = -1
+                                continue
+                            break
+                        if job < 0:
+                            break
+                        assert pool is not None
+                        n_reduce += 1
+                        if not inline:
+                            self._launched(pool, job, REDUCE)
                             continue
-                    break
-                else:
-                    job = -1
-                    continue
-                break
-            if job < 0:
-                if stype == MAP:
-                    rej_map = True
-                    map_failed = True
-                else:
-                    rej_reduce = True
-                continue
-            assert pool is not None
-            self._launched(pool, job, stype)
-            if stype == MAP:
-                n_map += 1
-            else:
-                n_reduce += 1
+                        # ``_launched(pool, job, REDUCE)`` (as the map pass's)
+                        pool.running[REDUCE] += 1
+                        running_total[REDUCE] += 1
+                        keys = key_of[job]
+                        old = keys[REDUCE]
+                        cand = pool.cand[REDUCE]
+                        j = jobs[job]
+                        if j.runnable[REDUCE] <= 0:
+                            new = None
+                        elif pool.fifo:
+                            new = (-j.priority, j.submit, job)
+                        else:
+                            new = (j.running[REDUCE] / weight[job], j.submit, job)
+                        if new != old:
+                            if old is not None and new is not None and len(cand) == 1:
+                                cand[0] = new
+                            else:
+                                if old is not None:
+                                    del cand[bisect_left(cand, old)]
+                                if new is not None:
+                                    insort(cand, new)
+                            keys[REDUCE] = new
+                        if cand and len(order_reduce) == 1:  # (the order's only pool: this one)
+                            lone_stale[REDUCE] = True
+                        else:
+                            self._place(pool, REDUCE)
         if visited is not None:
             # (a set: the order of the waits' additions is irrelevant, each job's wait is its own sum)
             self.skipped = visited if launched_map is None else visited - launched_map
@@ -368,6 +464,7 @@ class FairOffers(FairQuiet):
                 assert fresh is quiet if quiet is NEVER else fresh.same(quiet), "fair: the kept quiet answer is stale"
         else:
             assert said is None, "fair: the quiet answer, but the walk launched"
+            self.quiet = None  # (a level, a wait, the running counts: FairQuiet; ``_launched``'s)
 
     def _launched(self, pool: _Pool, job: int, stype: int) -> None:
         """A task of ``job`` (a candidate of ``pool``) launched: the running counts, the job's key in

@@ -267,6 +267,46 @@ class FairQuiet(FairFields):
         last = self.last_heartbeat
         since = 0.0
         done = 0
+        if not reduce and starved is None and len(limits) == 1 and len(held_nodes) == 1 and not near_racks:
+            # S of one NODE-level job, no reduce pass, no preemption (most of the SWIM day's runs): the loop
+            # below with its loops over S and over S's places unrolled; the same tests on the same values,
+            # the wait's addition the same float (``one_wait``, tested, then stored)
+            ((one, one_limit),) = limits
+            (held,) = held_nodes
+            one_wait = 0.0
+            for node, now in zip(nodes, times):
+                if now >= next_update:  # update() is due: the run goes on where it recomputes nothing
+                    if not self._idle_update(now):
+                        break
+                    next_update = self.next_update
+                if skipped:
+                    since = 0.0 if last is None else now - last
+                    if skipped is s_jobs:
+                        one_wait = waited[one] + since
+                    else:  # (the first only: a walk's skipped jobs, a set)
+                        one_wait = waited[one] + since if one in skipped else waited[one]
+                    if one_wait >= one_limit:
+                        break
+                slots = slots_map[node]
+                if no_map or not slots - free_map[node] < (slots if full_map else slots * load_map):
+                    now_skipped: Collection[int] = ()  # (no map pass: nothing visited)
+                elif node in held:
+                    break
+                else:
+                    now_skipped = s_jobs
+                if skipped:  # the wait, added as the test above added it
+                    if skipped is s_jobs:
+                        waited[one] = one_wait
+                    else:
+                        for job in skipped:
+                            waited[job] += since
+                last = now
+                skipped = now_skipped
+                done += 1
+            if done:
+                self.last_heartbeat = last
+                self.skipped = skipped if skipped else []
+            return done
         for node, now in zip(nodes, times):
             if now >= next_update:  # update() is due: the run goes on where it recomputes nothing
                 if not self._idle_update(now):
@@ -294,7 +334,7 @@ class FairQuiet(FairFields):
                     break  # (the reduce pass would run)
             slots = slots_map[node]
             if no_map or not slots - free_map[node] < (slots if full_map else slots * load_map):
-                now_skipped: Collection[int] = ()  # (no map pass: nothing visited)
+                now_skipped = ()  # (no map pass: nothing visited)
             else:
                 if starved is not None and starved(quiet, now):
                     break
