@@ -194,7 +194,15 @@ class Launches:
             if launched >= count or (uses_slots and free[node] <= 0):
                 break
             far = got == ANY or got == NONE  # (a replicated stage's stacks of the node and rack came up empty)
-            if far and got == work_level and one_demand and not rows_live and batches.open is not None:
+            if (
+                far
+                and got == work_level
+                and one_demand
+                and count - launched > 3
+                and (not uses_slots or free[node] > 3)
+                and not rows_live
+                and batches.open is not None
+            ):  # (four more tasks at least: ``_join_far``'s set-up costs about three passes of the loop)
                 launched += self._join_far(j, stage, node, got, count - launched, demand)
                 if launched >= count or (uses_slots and free[node] <= 0):
                     break
@@ -207,7 +215,9 @@ class Launches:
         level; the batch join, since the run's tasks share its time, level, demand and instant), its
         counts added once for all. It stops where that pass would stop (no pending task, the demand does
         not fit, no free slot) or start an attempt of its own (a task at another level: ``take_far``
-        reads it from a listed task's replicas), and leaves that to the loop, which tests again."""
+        reads it from a listed task's replicas), and leaves that to the loop, which tests again. The loop
+        calls it where four tasks or more may follow: its set-up costs about three of the loop's passes
+        (called for every run's second task, `dc`'s runs of two on the SWIM day took 6.5 % more instructions)."""
         replicas = stage.replicas
         by_task = False  # (a listed task's level is ANY or NONE by its replicas: ``take_far``)
         if replicas is not None:
