@@ -195,10 +195,10 @@ class Launches:
                 break
             far = got == ANY or got == NONE  # (a replicated stage's stacks of the node and rack came up empty)
             if (
-                far
+                count - launched > 3
+                and far
                 and got == work_level
                 and one_demand
-                and count - launched > 3
                 and (not uses_slots or free[node] > 3)
                 and not rows_live
                 and batches.open is not None
@@ -217,7 +217,7 @@ class Launches:
         not fit, no free slot) or start an attempt of its own (a task at another level: ``take_far``
         reads it from a listed task's replicas), and leaves that to the loop, which tests again. The loop
         calls it where four tasks or more may follow: its set-up costs about three of the loop's passes
-        (called for every run's second task, `dc`'s runs of two on the SWIM day took 6.5 % more instructions)."""
+        (called for every run's second task, ``dc``'s runs of two on the SWIM day took 6.5 % more instructions)."""
         replicas = stage.replicas
         by_task = False  # (a listed task's level is ANY or NONE by its replicas: ``take_far``)
         if replicas is not None:
