@@ -37,7 +37,9 @@ class HeartbeatOffers(Offers):
 
     def __init__(self, sim: Simulation) -> None:
         super().__init__(sim)
-        self._pending = bytearray(sim.n_nodes)  # whether the node's next heartbeat is scheduled
+        # whether the node's next heartbeat is scheduled (1) or not (0); a list, not a bytearray: a list's
+        # item read and write are the interpreter's specialised ones (millions a SWIM day: speed only)
+        self._pending = [0] * sim.n_nodes
         self._stalled = 0  # heartbeats in a row that launched nothing
         # with task demands, a node beats only while some waiting task fits it
         has_demands = any(d is not None for j in sim.jobs for st in j.stages for d in st.demands)
