@@ -22,6 +22,7 @@ from test_sim_drf_reference import random_workload
 
 from mropt.sim.engine import Simulation
 from mropt.sim.policies import drf_offers
+from mropt.sim.policies.drf import Drf
 from mropt.sim.policies.drf_offers import _lowest
 from mropt.sim.policy import make_policy
 
@@ -104,3 +105,25 @@ def test_parked_under_the_lowest_pairs_and_given_ties_decide_as_the_plain_rule(
         w = random_workload(rng)
         assert _run(w, policy, True) == _run(w, policy, False, spies)
     assert spies["dropped"] > 0 and spies["ties"] > 0
+
+
+class _OwnOffer(Drf):
+    """A DRF with its own ``_offer`` and ``_next_tie`` (here DRF's own, through ``super``)."""
+
+    def _offer(self, job: int, node: int) -> int:
+        return super()._offer(job, node)
+
+    def _next_tie(self, u: int) -> float:
+        return super()._next_tie(u)
+
+
+def test_a_subclass_with_its_own_offer_or_tie_turns_the_spelled_out_steps_off() -> None:
+    """``_DrfBase._inline``: on for DRF's own methods, off for a subclass's (whose runs still decide as
+    the plain rule)."""
+    rng = random.Random("drf-own-offer")
+    for _ in range(10):
+        w = random_workload(rng)
+        plain, fast, base = _OwnOffer(reference=True), _OwnOffer(), Drf()
+        logs = [Simulation(w, p, seed=3).run().event_log_hash() for p in (plain, fast, base)]
+        assert logs[0] == logs[1] == logs[2]
+        assert fast._inline is False and base._inline is True

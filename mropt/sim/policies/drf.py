@@ -154,6 +154,10 @@ class _DrfBase(DrfOffers, Policy):
         )
         self._parking = "parked" not in off
         self._runs = self.trace is None and "runs" not in off  # (a trace lists launches one by one)
+        # ``_offer``'s and ``_next_tie``'s steps spelled out in ``DrfOffers._assign_fast`` (speed only),
+        # not where a subclass has its own of either, nor under a trace (``_offer`` traces its decisions)
+        cls = type(self)
+        self._inline = self.trace is None and cls._offer is _DrfBase._offer and cls._next_tie is _DrfBase._next_tie
         self._defer = self.blocking and "deferred" not in off
         self._passed = 0  # the part of _fresh that new_work_nodes has looked at
         self._parked = ParkedUsers()
@@ -185,6 +189,9 @@ class _DrfBase(DrfOffers, Policy):
 
     def _next_tie(self, u: int) -> float:
         """The tie key of one task of the user's first job with work (Table 1's tie-break).
+
+        (``DrfOffers._assign_fast`` gives it without the call for a launching job that is that first
+        job with maps of its current stage left, unless a subclass has its own: ``_inline``.)
 
         The accelerated offers start the look at the user's ``_idle_before`` position, moved up to the
         first job with work found: a job gains work only through ``_gained``, which moves it back to 0
@@ -374,6 +381,8 @@ class _DrfBase(DrfOffers, Policy):
 
     # -- offers ---------------------------------------------------------------------------------
     def _offer(self, job: int, node: int) -> int:
+        # (its steps for a job of maps of one demand are spelled out in ``DrfOffers._assign_fast``:
+        # a change here is made there too; ``_inline`` keeps a subclass's own ``_offer`` called)
         sim = self.sim
         j = sim.jobs[job]
         wanted = False

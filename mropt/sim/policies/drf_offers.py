@@ -101,6 +101,7 @@ class DrfOffers(DrfRuns):
     _launched_demand: tuple[float, ...] | None
     _parking: bool
     _runs: bool
+    _inline: bool
     trace: list[Any] | None
     skips: dict[int, int]
     self_check: bool
@@ -157,7 +158,7 @@ class DrfOffers(DrfRuns):
         parked_at = self._parked_at
         idle_before = self._idle_before
         settling = self._settling
-        untraced = self.trace is None  # (``_offer`` traces its decisions: called whenever traced)
+        inline = self._inline  # (``_offer``'s and ``_next_tie``'s steps below: ``_DrfBase.start``)
         level_of = self._level
         launch = sim.launch_tasks
         skips = self.skips
@@ -268,7 +269,7 @@ class DrfOffers(DrfRuns):
                                 ):
                                     offered.add(job)
                                     continue
-                                if untraced and stage.type == MAP and stage.pending:
+                                if inline and stage.type == MAP and stage.pending:
                                     # ``_offer``'s steps for such a job (its stage is ``launchable(MAP)``)
                                     level = level_of(job)
                                     first, _, got, demand = launch(job, node, MAP, level)
@@ -307,7 +308,7 @@ class DrfOffers(DrfRuns):
                 if launcher < 0:
                     exhausted = True
                     break
-                if tie is None and not settling:
+                if tie is None and inline and not settling:
                     # ``_next_tie``'s answer without the call when the launching job is the user's first
                     # with work (at its ``_idle_before`` position) and has maps of its current stage left
                     at = idle_before[launcher]
