@@ -26,7 +26,7 @@ empty) or the pointer's next one, so :meth:`LaunchRuns.segment` takes them from 
 nodes it knows have the free slots, and offers a node by its plain rule otherwise (after
 :meth:`LaunchRuns.start`, so that the launches keep their order). A policy that lowers the nodes'
 free slots itself as it lists them (a step a node where the segment takes one a task: FIFO's
-``_slots_taken``) starts its segments with :attr:`LaunchRuns.held` set.
+``_slots_taken``) starts its segments with :attr:`LaunchRuns.slots_taken_off` set.
 """
 
 from __future__ import annotations
@@ -69,7 +69,7 @@ class LaunchRuns:
         self.sim = sim
         #: the caller took the free slots of the segments' nodes off as it listed them (one less
         #: a task: ``fifo_runs._slots_taken``), so :meth:`segment` does not; set only while it starts them
-        self.held = False
+        self.slots_taken_off = False
         self._c_done, self._ev_done = C_DONE, EV_DONE  # a completion's event class and kind
 
     def eligible(self, job: int, stype: int) -> bool:
@@ -102,6 +102,8 @@ class LaunchRuns:
         a batch (``Launches._start``: an attempt, its completion scheduled) that the others join,
         made here with all its members at once. The attempt time is ``AttemptTime.of``'s for one
         task group at locality ``NONE`` without a straggler draw (the run has one node speed).
+        The nodes' free slots are lowered here, a task at a time, unless the caller took them off
+        already (:attr:`slots_taken_off`).
         """
         sim = self.sim
         j = sim.jobs[job]
@@ -178,7 +180,7 @@ class LaunchRuns:
         stage.running += c
         j.running[stype] += c
         sim.busy[stype] += c
-        if not self.held:
+        if not self.slots_taken_off:
             free = sim.free[stype]
             for node in nodes:
                 free[node] -= 1

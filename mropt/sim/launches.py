@@ -217,7 +217,8 @@ class Launches:
         not fit, no free slot) or start an attempt of its own (a task at another level: ``take_far``
         reads it from a listed task's replicas), and leaves that to the loop, which tests again. The loop
         calls it where four tasks or more may follow: its set-up costs about three of the loop's passes
-        (called for every run's second task, ``dc``'s runs of two on the SWIM day took 6.5 % more instructions)."""
+        (benchmarks/RESULTS.md, "a launch run's far tasks joined in one loop"). It repeats the loop's
+        batch join and ``Stage.take_far``'s choice of task: a change to either is made here too."""
         replicas = stage.replicas
         by_task = False  # (a listed task's level is ANY or NONE by its replicas: ``take_far``)
         if replicas is not None:
@@ -343,7 +344,8 @@ class Launches:
         member's start, the same for a member, is inline in :meth:`launch_tasks`, and
         ``LaunchRuns.segment`` (:mod:`mropt.sim.launch_runs`) opens a batch with all its members
         inline for the runs it may start (no speculation, straggler draw, demand or second node
-        speed there): a step added here must be added there too.
+        speed there), and :meth:`_join_far` joins a run's far tasks to the open batch: a step added
+        here must be added there too.
         """
         now = self.now
         aid = self.next_attempt

@@ -177,7 +177,8 @@ class Stage:
         ``Launches.launch_tasks`` calls this for a run's next tasks on the node once one came
         from here: launches only take pending tasks away, so the stacks stay empty. A stage without
         replicas has no stacks: :meth:`take` is this at every level, its tasks at level NONE
-        (``launch_tasks`` makes this scan inline where no task is re-queued).
+        (``launch_tasks`` makes this scan inline where no task is re-queued, and ``Launches._join_far``
+        for a run's next far tasks: a change here is made there too).
         """
         if self.pending == 0:
             return -1, -1

@@ -3,7 +3,7 @@
 ``fifo_runs._slots_taken`` lowers ``free[node]`` as it lists a node's launches (every free slot
 set to 0 where each capacity is its slots and the maps outnumber the free slots; else by the
 launches listed, the last node's extra slots given back, ``_give_back``), ``_with_reduces`` takes
-its reduce slots off too, and both start their segments with ``LaunchRuns.held`` set, so
+its reduce slots off too, and both start their segments with ``LaunchRuns.slots_taken_off`` set, so
 ``LaunchRuns.segment`` does not lower them a task at a time. ``segment`` opens a batch without
 ``Attempt.__init__`` (``object.__new__``, its slots set inline): every slot is set, as the
 constructor would set it.
@@ -31,7 +31,7 @@ from sim_helpers import workload
 
 
 def watch(monkeypatch: pytest.MonkeyPatch, seen: Counter[str]) -> list[list[list[int]]]:
-    """After each bulk pass: ``held`` is off again and every slot type's free slots are its slots
+    """After each bulk pass: ``slots_taken_off`` is off again and every slot type's free slots are its slots
     less its running attempts (each node >= 0); the free map slots after each pass are returned."""
     after: list[list[list[int]]] = []
     maps_alone, with_reduces, slots_taken, give_back = (
@@ -43,7 +43,7 @@ def watch(monkeypatch: pytest.MonkeyPatch, seen: Counter[str]) -> list[list[list
 
     def checked(answer: bool, runs: LaunchRuns) -> bool:
         sim = runs.sim
-        assert runs.held is False
+        assert runs.slots_taken_off is False
         for stype in (MAP, REDUCE):
             free = sim.free[stype]
             assert min(free) >= 0 and sum(free) == sim.total_slots[stype] - sim.busy[stype], (stype, free)

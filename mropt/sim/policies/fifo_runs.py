@@ -25,7 +25,7 @@ are checked eligible first, so a pass that falls back to the rule lists no slot.
 reduces pending, where every up node has as many reduce slots, is planned in bulk too
 (:func:`_with_reduces`): its maps as above, its reduces the first nodes with reduce room, merged
 in node order. Both take the free slots off as they list them, a step a node
-(:func:`_slots_taken`), and start their segments ``held`` (``LaunchRuns.held``: the segments do
+(:func:`_slots_taken`), and start their segments with ``LaunchRuns.slots_taken_off`` set (the segments do
 not lower them a task at a time).
 
 The event logs are the plain pass's (``tests/sim/test_sim_fifo_runs.py``, random workloads);
@@ -218,7 +218,7 @@ def _maps_alone(policy: Fifo, nodes: Sequence[int], runs: LaunchRuns) -> bool:
     if not takes:
         return True
     taken = _slots_taken(runs, nodes, room, wanted if wanted < most else None)
-    runs.held = True  # (``_slots_taken`` took the slots off: the segments leave them alone)
+    runs.slots_taken_off = True  # (``_slots_taken`` took the slots off: the segments leave them alone)
     try:
         if len(takes) == 1:  # (most passes: one job's maps, one segment, started without a plan)
             if taken:
@@ -233,7 +233,7 @@ def _maps_alone(policy: Fifo, nodes: Sequence[int], runs: LaunchRuns) -> bool:
             i += left
         runs.start(plan)
     finally:
-        runs.held = False
+        runs.slots_taken_off = False
     return True
 
 
@@ -290,7 +290,9 @@ def _with_reduces(policy: Fifo, nodes: Sequence[int], runs: LaunchRuns, map_node
     if n_maps < len(taken):  # (the queue's runnable maps are the cluster's: not expected)
         _give_back(runs, taken, n_maps)
     free_reduce = runs.sim.free[REDUCE]
-    for node in reduce_nodes[:n_reduces]:  # the reduce slots taken off too (the segments start ``held``)
+    for node in reduce_nodes[
+        :n_reduces
+    ]:  # the reduce slots taken off too (the segments start with ``slots_taken_off`` set)
         free_reduce[node] -= 1
     while i < n_maps or k < n_reduces:
         if k < n_reduces and (i == n_maps or reduce_nodes[k] < taken[i]):  # reduces before the next map's node
@@ -309,11 +311,11 @@ def _with_reduces(policy: Fifo, nodes: Sequence[int], runs: LaunchRuns, map_node
             i = end
             if i == map_jobs[mj][1]:
                 mj += 1
-    runs.held = True
+    runs.slots_taken_off = True
     try:
         runs.start(plan)
     finally:
-        runs.held = False
+        runs.slots_taken_off = False
     return True
 
 
@@ -363,7 +365,7 @@ def _slots_taken(runs: LaunchRuns, nodes: Sequence[int], room: dict[int, int] | 
     """Every node of ``nodes`` repeated as many times as it takes maps, in order: the pass's launches
     (``room``: :func:`_room`; None when every capacity is its slots: a node takes its free slots).
     The slots listed are taken off (``free[node]`` lowered as the node is listed), and the callers
-    start their segments ``held`` (:attr:`~mropt.sim.launch_runs.LaunchRuns.held`): one step a node,
+    start their segments with :attr:`~mropt.sim.launch_runs.LaunchRuns.slots_taken_off` set: one step a node,
     not one a task in :meth:`~mropt.sim.launch_runs.LaunchRuns.segment`.
 
     ``wanted``: the runnable maps the pass takes from, when fewer than the cluster's free map slots
