@@ -30,6 +30,7 @@ class FairAssign(FairFields):
         def _update(self) -> None: ...
 
     def _job_key(self, pool: _Pool, job: int, stype: int) -> tuple[Any, ...]:
+        # (spelled out in ``FairOffers._assign_fast`` and ``_refresh_keys`` too: ``Fair.inline_launched``)
         j = self.sim.jobs[job]
         if pool.fifo:  # SchedulingAlgorithms.FifoComparator
             return (-j.priority, j.submit, job)

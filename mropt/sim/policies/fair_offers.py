@@ -470,7 +470,9 @@ class FairOffers(FairQuiet):
         """A task of ``job`` (a candidate of ``pool``) launched: the running counts, the job's key in
         its pool's candidates, and the pool's place in ``order[stype]`` moved at once (``_reorder``'s
         step for this pool and type alone: a launch changes no input of the other type's key, so
-        the pool does not go through ``repool``)."""
+        the pool does not go through ``repool``). Its steps, and ``FairAssign._job_key``'s, are also
+        spelled out in :meth:`_assign_fast`'s map and reduce passes and in :meth:`_refresh_keys`
+        (``inline_launched``): a change here is made there too."""
         pool.running[stype] += 1
         self.running_total[stype] += 1
         self.quiet = None  # (a level, a wait, the running counts: FairQuiet)
