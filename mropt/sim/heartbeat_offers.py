@@ -145,8 +145,8 @@ class HeartbeatOffers(Offers):
             times: list[float] = []
             # ``_next_beat``'s ``phase + max(k, 0) * interval``, ``k = ceil((now - phase) / interval)``:
             # the phases grow with the node, so k falls (weakly) with it, in steps; each step's
-            # product is computed once, its first node found by bisection (a pass of a SWIM day
-            # holds 335 nodes: a step or two)
+            # product is computed once, its first node found by bisection (a pass has one step or
+            # two, as the phases span one interval)
             n = len(phases)
             start = 0
             while start < n:

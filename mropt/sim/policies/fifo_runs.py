@@ -287,12 +287,10 @@ def _with_reduces(policy: Fifo, nodes: Sequence[int], runs: LaunchRuns, map_node
     i = k = 0  # the next map launch, the next reduce launch
     mj = rj = 0  # their jobs (in ``map_jobs``, ``reduce_jobs``)
     n_maps, n_reduces = (map_jobs[-1][1] if map_jobs else 0), (reduce_jobs[-1][1] if reduce_jobs else 0)
-    if n_maps < len(taken):  # (the queue's runnable maps are the cluster's: not expected)
-        _give_back(runs, taken, n_maps)
+    # every slot listed is a launch (the queue's runnable tasks are the cluster's: ``_slots_taken``)
+    assert n_maps == len(taken) and n_reduces == len(reduce_nodes)
     free_reduce = runs.sim.free[REDUCE]
-    for node in reduce_nodes[
-        :n_reduces
-    ]:  # the reduce slots taken off too (the segments start with ``slots_taken_off`` set)
+    for node in reduce_nodes:  # the reduce slots taken off too (the segments start with ``slots_taken_off`` set)
         free_reduce[node] -= 1
     while i < n_maps or k < n_reduces:
         if k < n_reduces and (i == n_maps or reduce_nodes[k] < taken[i]):  # reduces before the next map's node
