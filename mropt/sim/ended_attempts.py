@@ -140,6 +140,20 @@ def _block(code: str, values: Sequence[Any]) -> array[Any]:
     raise OverflowError(f"values {low}..{high} do not fit array type {code!r}")
 
 
+def _block_of(code: str, values: np.ndarray) -> array[Any]:
+    """:func:`_block` of a numpy array of values (no Python object per value)."""
+    if not len(values):
+        return array(code)
+    if code == "d":
+        return _scaled(np.ascontiguousarray(values, dtype=np.float64))
+    low, high = int(values.min()), int(values.max())
+    for narrow in NARROW[: NARROW.index(code) + 1]:
+        least, most = _BOUNDS[narrow]
+        if least <= low and high <= most:
+            return array(narrow, values.astype(_DTYPE[narrow]).tobytes())
+    raise OverflowError(f"values {low}..{high} do not fit array type {code!r}")
+
+
 def _joined(blocks: list[array[Any]], code: str) -> np.ndarray:
     """A column's blocks as one numpy array of the column's type ``code`` (a copy, blocks kept
     narrower widened: no reader sees what type a block keeps)."""
@@ -216,6 +230,23 @@ class EndedAttempts:
         entries.append((a.job, a.stage, a.type, first, a.start, end, a.level, a.speculative, outcome, count))
         if len(entries) >= CHUNK or len(self._tasks) >= CHUNK:
             self.flush()
+
+    def add_columns(self, entries: dict[str, np.ndarray], tasks: np.ndarray, nodes: np.ndarray, piece: int = 1 << 16) -> None:
+        """Entries given whole as columns (``ENTRY_FIELDS``' names, one element per entry, in the order
+        they ended) and their rows' tasks and nodes (in entry order, ``count`` rows each), as
+        :meth:`add` would keep them one by one: a compiled run's store (:mod:`mropt.sim.compiled`)."""
+        self.flush()
+        counts = entries["count"].astype(np.int64)
+        ends = np.cumsum(counts)
+        for first in range(0, len(counts), piece):
+            last = min(first + piece, len(counts))
+            row0 = int(ends[first - 1]) if first else 0
+            row1 = int(ends[last - 1])
+            for name, code in ENTRY_FIELDS:
+                self.entry[name].append(_block_of(code, entries[name][first:last]))
+            self.task.append(_block_of("i", tasks[row0:row1]))
+            self.node.append(_block_of("i", nodes[row0:row1]))
+            self._n += last - first
 
     @property
     def n_rows(self) -> int:
