@@ -2,6 +2,14 @@
 
 :mod:`mropt.sim.compiled.drf_core` is ``drf`` in event mode as one compiled loop,
 :mod:`mropt.sim.compiled.drf_engine` runs a built :class:`~mropt.sim.engine.Simulation` by it,
-:mod:`mropt.sim.compiled.rounding` rounds to 12 significant digits as ``format`` does (the DRF key).
+:mod:`mropt.sim.compiled.drf_index` its heaps and stacks, :mod:`mropt.sim.compiled.rounding` rounds to
+12 significant digits as ``format`` does (the DRF key), :mod:`mropt.sim.compiled.numba_cache` keeps
+numba's on-disk cache of them true to every source of the package.
 Every decision is the Python engine's: ``tests/sim/test_compiled_drf.py`` compares the two.
 """
+
+from mropt.sim.compiled import numba_cache
+
+# numba's cache of the package's compiled functions keyed on all its sources (a no-op without numba),
+# before any of them is decorated
+numba_cache.install()

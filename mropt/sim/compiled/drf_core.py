@@ -1,326 +1,141 @@
 """``drf`` in event mode as one compiled loop (numba): the plain rules of :mod:`mropt.sim.policies.drf`
 and of the engine, over arrays (issue 32).
 
-What it runs, and nothing else (:mod:`mropt.sim.compiled.drf_engine` checks a run qualifies and
-falls back to the Python engine otherwise): the policy ``drf`` (no delay: every launch at any
-level), event mode, a cluster of two resources and no slots, jobs of one map stage of one
-duration and one demand, no speculation, no node faults, no straggler draws, no ``until``, no
-watch. The rules are those of the Python engine and policy, step for step:
+What it runs, and nothing else (:func:`mropt.sim.compiled.drf_engine.why_not` checks a run
+qualifies; ``mropt simulate`` runs the Python engine otherwise): the policy ``drf`` (no delay:
+every launch at any level), event mode, a cluster of two resources and no slots, jobs of one map
+stage of one duration and one demand, no speculation, no node faults, no straggler draws, no live
+utilisation rows. The rules are those of the Python engine and policy, step for step:
 
 * **the event order** (:mod:`mropt.sim.engine`): an instant runs the completions due at its time
-  (in the order they were scheduled: a batch's id is its order), then the arrivals (in
-  (submit, index) order), then the pass of :class:`mropt.sim.offers.EventOffers`: every node in
-  order after new work, else the nodes whose capacity freed, in order, each offered while a task
-  is runnable; a completion scheduled at the instant's own time by the pass is a new instant;
+  (in the order they were scheduled), then the arrivals (in (submit, index) order), then the pass
+  of :class:`mropt.sim.offers.EventOffers`: every node in order after new work, else the nodes whose
+  capacity freed, in order, each offered while a task is runnable; a completion that the pass
+  schedules at the instant's own time makes a new instant at that time;
 * **the offer of a node** (``_DrfBase._assign_reference``): while the node has room for the
-  workload's smallest demand, the users in increasing key (dominant share rounded to 12
-  significant digits, tie key of the next task at the user's last push, user index), each
-  user's jobs in arrival order; the first job whose task fits launches one task, the user is
-  pushed again (its share grew) and the order is taken again;
+  workload's smallest demand, the first user in increasing key (dominant share rounded to 12
+  significant digits, tie key of its next task at its last push, user index) with a job whose task
+  fits launches one task of its first such job (jobs in arrival order); the user is pushed again
+  (its share grew) and the order taken again. Who that first user is comes from the class heaps of
+  :mod:`mropt.sim.compiled.drf_index`, not from a walk over the users: the same user;
 * **the task** (``Stage.take``): the lowest pending task with a replica on the node, else in its
   rack, else the lowest pending task (levels node, rack, any; none without replicas);
-* **batches** (:mod:`mropt.sim.attempts`): a launch joins the batch opened last at this instant
-  when its stage, level and running time are the same; a batch ends in one completion, and the
-  user's share falls by the batch's count times its task's vector in one addition, as
-  ``_DrfBase.on_attempts_end`` does;
+* **batches** (:mod:`mropt.sim.attempts`): a launch joins the batch opened last when its job, level,
+  start and running time are the same; a batch ends in one completion, and the user's share falls by
+  the batch's count times its task's vector in one addition, as ``_DrfBase.on_attempts_end`` does;
 * **shares** (``_DrfBase._add``): ``use_k + count x vec_k``, the share ``max(use_0 / R_0, use_1 / R_1)``.
 
-Equality with the Python engine is tested on random workloads (``tests/sim/test_compiled_drf.py``):
-the same event-log hash, tables and job outcomes.
+:func:`step` runs instants until the run ends, the next instant is past ``until``, the event
+count reaches ``stop_events`` (a look of the watch: progress, time limit, Ctrl-C) or the
+buffers of ended batches or of row breaks are nearly full; the driver
+(:mod:`mropt.sim.compiled.drf_engine`) empties them and calls it again. The state lives in the
+arrays it is given, so a run is resumed where it paused.
 """
 
 from __future__ import annotations
 
+from collections import namedtuple
+
 import numpy as np
 from numba import njit
-from numba.typed import List
 
+from mropt.sim.compiled.drf_index import build_stacks, class_push, ev_pop, ev_push, first_fitting, pop_place, refresh
 from mropt.sim.compiled.rounding import sig12
 
 _FIT_EPS = 1e-9  # mropt.sim.capacity.FIT_EPS
 _ROOM_EPS = 1e-9  # mropt.sim.policies.drf_runs._EPS (``_DrfBase._room``)
 _PENDING, _RUNNING, _DONE = 0, 1, 2  # mropt.sim.task_states
 _NODE, _RACK, _ANY, _NONE = 0, 1, 2, -1  # mropt.sim.state
+#: the workload, as arrays (read only): per job (in the workload's order), per node, per demand class and group
+Work = namedtuple(
+    "Work",
+    "arrivals submit j_user j_n j_off j_dur j_d0 j_d1 j_tie j_class replicas node_rack node_speed"
+    " c_group c_d1 g_d0 g_first g_off g_size",
+)
+#: the run's state, as arrays (changed in place): tasks, attempts, jobs, users, nodes, the event heap,
+#: the running batches' slots, the nodes freed at the instant, the class heaps' tops and trees, and the
+#: buffers of ended batches and of row breaks the driver empties
+State = namedtuple(
+    "State",
+    "state a_task a_node pending fresh finished first_start finish end_order j_next j_prev built"
+    " u_work u_tail u_use0 u_use1 u_share u_ver free0 free1 et es eslot"
+    " s_job s_first s_count s_start s_end s_level free_slots dirty_mark dirty"
+    " pk pt pu pv c_base c_cap ch_n c_valid top_k top_t top_u tree g_low mark_u mark_v"
+    " o_job o_first o_count o_start o_end o_level bt ba be",
+)
+#: the run's lists of arrays (numba typed lists, changed in place): per job its locality stacks, per
+#: class its heap (key, tie, user, version); and the pending jobs per (user, class) (a typed dict)
+Lists = namedtuple("Lists", "s_nids s_ncur s_nend s_rids s_rcur s_rend")
+#: what :func:`step` returns
+DONE, PAUSED, UNTIL = 0, 1, 2
+#: the int64 registers (``R``)
+AI, N_EV, NEXT_ATTEMPT, OPEN, EVENTS, RUNNABLE, N_ENDED, N_BREAKS, N_JOB_END, N_FREE, SEQ, OFFERS, STARTED = range(13)
+N_REGISTERS = 13
+#: the float64 registers (``F``)
+LAST, FIRST_TIME, OPEN_WORK, NOW = range(4)
+N_FLOAT_REGISTERS = 4
 
 
 @njit(cache=True)
-def _less(k1: float, t1: float, u1: int, k2: float, t2: float, u2: int) -> bool:
-    """(key, tie, user) < (key, tie, user): Python's tuple order."""
-    if k1 != k2:
-        return k1 < k2
-    if t1 != t2:
-        return t1 < t2
-    return u1 < u2
-
-
-@njit(cache=True)
-def _heap_push(hk, ht, hu, hv, n, key, tie, u, ver):  # type: ignore[no-untyped-def]
-    """Push (key, tie, u, ver) on the user heap of ``n`` entries (arrays large enough); the new size."""
-    i = n
-    while i > 0:
-        p = (i - 1) >> 1
-        if _less(key, tie, u, hk[p], ht[p], hu[p]):
-            hk[i], ht[i], hu[i], hv[i] = hk[p], ht[p], hu[p], hv[p]
-            i = p
-        else:
-            break
-    hk[i], ht[i], hu[i], hv[i] = key, tie, u, ver
-    return n + 1
-
-
-@njit(cache=True)
-def _sift_down(hk, ht, hu, hv, n, i):  # type: ignore[no-untyped-def]
-    key, tie, u, ver = hk[i], ht[i], hu[i], hv[i]
-    while True:
-        c = 2 * i + 1
-        if c >= n:
-            break
-        if c + 1 < n and _less(hk[c + 1], ht[c + 1], hu[c + 1], hk[c], ht[c], hu[c]):
-            c += 1
-        if _less(hk[c], ht[c], hu[c], key, tie, u):
-            hk[i], ht[i], hu[i], hv[i] = hk[c], ht[c], hu[c], hv[c]
-            i = c
-        else:
-            break
-    hk[i], ht[i], hu[i], hv[i] = key, tie, u, ver
-
-
-@njit(cache=True)
-def _ev_push(et, eb, n, time, batch):  # type: ignore[no-untyped-def]
-    """Push completion (time, batch) on the event heap (ordered by time, then batch id)."""
-    i = n
-    while i > 0:
-        p = (i - 1) >> 1
-        if time < et[p] or (time == et[p] and batch < eb[p]):
-            et[i], eb[i] = et[p], eb[p]
-            i = p
-        else:
-            break
-    et[i], eb[i] = time, batch
-    return n + 1
-
-
-@njit(cache=True)
-def _ev_pop(et, eb, n):  # type: ignore[no-untyped-def]
-    """Remove the top of the event heap of ``n`` entries; the new size."""
-    n -= 1
-    if n == 0:
-        return 0
-    time, batch = et[n], eb[n]
-    i = 0
-    while True:
-        c = 2 * i + 1
-        if c >= n:
-            break
-        if c + 1 < n and (et[c + 1] < et[c] or (et[c + 1] == et[c] and eb[c + 1] < eb[c])):
-            c += 1
-        if et[c] < time or (et[c] == time and eb[c] < batch):
-            et[i], eb[i] = et[c], eb[c]
-            i = c
-        else:
-            break
-    et[i], eb[i] = time, batch
-    return n
-
-
-@njit(cache=True)
-def _build_stacks(replicas, off, n, node_rack, n_nodes, n_racks):  # type: ignore[no-untyped-def]
-    """A job's per-node and per-rack stacks of task ids (each place's tasks in increasing order, a
-    task once per place): (node ids, node starts, node ends, rack ids, rack starts, rack ends)."""
-    width = replicas.shape[1]
-    ncount = np.zeros(n_nodes + 1, np.int64)
-    rcount = np.zeros(n_racks + 1, np.int64)
-    for t in range(n):
-        for r in range(width):
-            node = replicas[off + t, r]
-            if node >= 0:
-                ncount[node + 1] += 1
-                rcount[node_rack[node] + 1] += 1
-    for i in range(n_nodes):
-        ncount[i + 1] += ncount[i]
-    for i in range(n_racks):
-        rcount[i + 1] += rcount[i]
-    nids = np.empty(ncount[n_nodes], np.int32)
-    rids = np.empty(rcount[n_racks], np.int32)
-    nend = ncount[:n_nodes].copy()
-    rend = rcount[:n_racks].copy()
-    for t in range(n):
-        for r in range(width):
-            node = replicas[off + t, r]
-            if node < 0:
-                continue
-            e = nend[node]
-            if e == ncount[node] or nids[e - 1] != t:
-                nids[e] = t
-                nend[node] = e + 1
-            rack = node_rack[node]
-            e = rend[rack]
-            if e == rcount[rack] or rids[e - 1] != t:
-                rids[e] = t
-                rend[rack] = e + 1
-    return nids, ncount[:n_nodes].copy(), nend, rids, rcount[:n_racks].copy(), rend
-
-
-@njit(cache=True)
-def run_drf(  # type: ignore[no-untyped-def]
-    arrivals,  # int32[jobs]: job indices in (submit, index) order
-    submit,  # float64[jobs]
-    j_user,  # int32[jobs]: the user's index (users numbered in order of first arrival)
-    j_n,  # int32[jobs]: tasks
-    j_off,  # int64[jobs]: the first task's row in the task arrays and in ``replicas``
-    j_dur,  # float64[jobs]: the tasks' base duration
-    j_d0,  # float64[jobs]: demand of resource 0 (and the DRF vector's member 0)
-    j_d1,  # float64[jobs]
-    j_tie,  # float64[jobs]: tie key of a task (``tie_key`` of its dominant share)
-    replicas,  # int[tasks, R] (R may be 0: no replicas)
-    placed,  # bool: the tasks have replicas
-    node_rack,  # int32[nodes]
-    node_speed,  # float64[nodes]
-    free0,  # float64[nodes]: free resource 0 (changed in place)
-    free1,  # float64[nodes]
-    tot0,  # float: the cluster's total of resource 0
-    tot1,
-    low0,  # float: the smallest demand of any task, resource 0
-    low1,
-    rack_factor,
-    remote_factor,
-    n_users,
-    n_racks,
-    idle_tie,  # float: the tie key of a user with no work
-    batching,  # bool: batches on
-    j_class,  # int32[jobs]: the job's demand class (classes sorted by demand 0, then demand 1)
-    c_group,  # int32[classes]: the class's group (the classes of one demand 0)
-    c_d1,  # float64[classes]: the class's demand 1
-    g_d0,  # float64[groups]: the group's demand 0
-    g_first,  # int32[groups + 1]: the group's classes are g_first[g] .. g_first[g + 1] - 1
-):
-    """Run the whole workload (module docstring). Returns the per-attempt columns (task, node, in
-    launch order), the batches (job, first attempt, count, start, end, level), the batch ids in
-    the order they ended, the jobs' first start and finish, the job ids in the order they ended,
-    the event count, the breaks of the utilisation rows (time, next attempt, ended entries), and
-    the first instant's time."""
+def step(W, P, Q, S, L, R, F, until, stop_events):  # type: ignore[no-untyped-def]
+    """Run instants from the state (module docstring); DONE, PAUSED or UNTIL. (The arrays are taken out
+    of the tuples once, here, and handed to the helpers one by one: an array taken out of a tuple costs
+    two atomic reference-count steps, which in the helpers would be most of the run.)"""
+    arrivals, submit, j_user, j_n, j_off = W.arrivals, W.submit, W.j_user, W.j_n, W.j_off
+    j_dur, j_d0, j_d1, j_tie, j_class = W.j_dur, W.j_d0, W.j_d1, W.j_tie, W.j_class
+    replicas, node_rack, node_speed = W.replicas, W.node_rack, W.node_speed
+    c_group, c_d1, g_d0, g_first, g_off, g_size = W.c_group, W.c_d1, W.g_d0, W.g_first, W.g_off, W.g_size
+    state, a_task, a_node, pending, fresh = S.state, S.a_task, S.a_node, S.pending, S.fresh
+    finished, first_start, finish, end_order = S.finished, S.first_start, S.finish, S.end_order
+    j_next, j_prev, built, u_work, u_tail = S.j_next, S.j_prev, S.built, S.u_work, S.u_tail
+    u_use0, u_use1, u_share, u_ver, free0, free1 = S.u_use0, S.u_use1, S.u_share, S.u_ver, S.free0, S.free1
+    et, es, eslot = S.et, S.es, S.eslot
+    s_job, s_first, s_count, s_start, s_end, s_level = S.s_job, S.s_first, S.s_count, S.s_start, S.s_end, S.s_level
+    free_slots, dirty_mark, dirty = S.free_slots, S.dirty_mark, S.dirty
+    pk, pt, pu, pv, c_base, c_cap, ch_n, c_valid = S.pk, S.pt, S.pu, S.pv, S.c_base, S.c_cap, S.ch_n, S.c_valid
+    top_k, top_t, top_u, tree, g_low, mark_u, mark_v = S.top_k, S.top_t, S.top_u, S.tree, S.g_low, S.mark_u, S.mark_v
+    o_job, o_first, o_count, o_start, o_end, o_level = S.o_job, S.o_first, S.o_count, S.o_start, S.o_end, S.o_level
+    bt, ba, be = S.bt, S.ba, S.be
+    s_nids, s_ncur, s_nend, s_rids, s_rcur, s_rend = L.s_nids, L.s_ncur, L.s_nend, L.s_rids, L.s_rcur, L.s_rend
+    tot0, tot1, low0, low1, factor_rack, factor_any, idle_tie = P[0], P[1], P[2], P[3], P[4], P[5], P[6]
+    placed, batching, n_racks = Q[0] != 0, Q[1] != 0, Q[2]
     n_jobs = len(j_n)
     n_nodes = len(node_rack)
-    n_tasks = 0
-    for j in range(n_jobs):
-        n_tasks += j_n[j]
-    # tasks and attempts
-    state = np.zeros(n_tasks, np.int8)
-    a_task = np.empty(n_tasks, np.int32)
-    a_node = np.empty(n_tasks, np.int32)
-    # batches (the most there can be: one per attempt)
-    cap_b = max(1024, n_tasks // 4)
-    b_job = np.empty(cap_b, np.int32)
-    b_first = np.empty(cap_b, np.int64)
-    b_count = np.empty(cap_b, np.int32)
-    b_start = np.empty(cap_b, np.float64)
-    b_end = np.empty(cap_b, np.float64)
-    b_level = np.empty(cap_b, np.int8)
-    n_b = 0
-    ended = np.empty(cap_b, np.int64)  # batch ids in the order they ended
-    n_ended = 0
-    # events: completions only (arrivals are read from ``arrivals`` in order)
-    et = np.empty(1024, np.float64)
-    eb = np.empty(1024, np.int64)
-    n_ev = 0
-    # jobs
-    pending = j_n.copy()
-    fresh = np.zeros(n_jobs, np.int64)
-    finished = np.zeros(n_jobs, np.int64)
-    first_start = np.full(n_jobs, np.nan)
-    finish = np.full(n_jobs, np.nan)
-    end_order = np.empty(n_jobs, np.int32)
-    n_end = 0
-    j_next = np.full(n_jobs, -1, np.int32)  # the user's next job in arrival order
-    j_prev = np.full(n_jobs, -1, np.int32)
+    in_flight = len(et)  # the most batches that can be running at once (the slots' number)
+    width = replicas.shape[1]
     empty = np.empty(0, np.int32)
     empty64 = np.empty(0, np.int64)
-    s_nids = List()
-    s_nstart = List()
-    s_nend = List()
-    s_rids = List()
-    s_rstart = List()
-    s_rend = List()
-    built = np.zeros(n_jobs, np.bool_)
-    for j in range(n_jobs):
-        s_nids.append(empty)
-        s_nstart.append(empty64)
-        s_nend.append(empty64)
-        s_rids.append(empty)
-        s_rstart.append(empty64)
-        s_rend.append(empty64)
-    # users
-    u_head = np.full(n_users, -1, np.int32)
-    u_tail = np.full(n_users, -1, np.int32)
-    u_work = np.full(n_users, -1, np.int32)  # no job before it in the list has pending tasks
-    u_use0 = np.zeros(n_users)
-    u_use1 = np.zeros(n_users)
-    u_share = np.zeros(n_users)
-    u_ver = np.zeros(n_users, np.int64)
-    u_live = np.zeros(n_users, np.bool_)  # its last entry is in the heap and may have work
-    n_live = 0
-    cap_h = 1024
-    hk = np.empty(cap_h)
-    ht = np.empty(cap_h)
-    hu = np.empty(cap_h, np.int32)
-    hv = np.empty(cap_h, np.int64)
-    n_h = 0
-    aux = np.empty(64, np.int64)  # the walk's heap of positions in the user heap
-    # nodes freed at this instant
-    dirty_mark = np.zeros(n_nodes, np.bool_)
-    dirty = np.empty(n_nodes, np.int64)
-    n_dirty = 0
-    all_nodes = np.arange(n_nodes)
-    # pending tasks per demand class; per group, its first class (least demand 1) with some (-1: none)
-    n_groups = len(g_d0)
-    c_pend = np.zeros(len(c_d1), np.int64)
-    g_low = np.full(n_groups, -1, np.int64)
-    walked = 0
-    offers = 0
-    # the run
-    runnable = 0
-    next_attempt = 0
-    open_b = -1  # the batch a launch may join
-    open_work = 0.0
-    events = 0
-    breaks_t = np.empty(16, np.float64)
-    breaks_a = np.empty(16, np.int64)
-    breaks_e = np.empty(16, np.int64)
-    n_breaks = 0
-    ai = 0  # next arrival
-    last = -np.inf
-    first_time = np.nan
-    arriving = -1
-    factor_rack = rack_factor
-    factor_any = remote_factor
-    while ai < n_jobs or n_ev > 0:
-        now = et[0] if n_ev > 0 else np.inf
-        if ai < n_jobs and submit[arrivals[ai]] < now:
-            now = submit[arrivals[ai]]
-        if np.isnan(first_time):
-            first_time = now
-        if now == last:  # the instant before wrote its rows at this time
-            if n_breaks == len(breaks_t):
-                breaks_t = np.concatenate((breaks_t, np.empty(n_breaks, np.float64)))
-                breaks_a = np.concatenate((breaks_a, np.empty(n_breaks, np.int64)))
-                breaks_e = np.concatenate((breaks_e, np.empty(n_breaks, np.int64)))
-            breaks_t[n_breaks] = now
-            breaks_a[n_breaks] = next_attempt
-            breaks_e[n_breaks] = n_ended
-            n_breaks += 1
-        last = now
+    while R[AI] < n_jobs or R[N_EV] > 0:
+        # a pause at the end of an instant: a look of the watch, or buffers to empty
+        if R[EVENTS] >= stop_events or R[N_ENDED] + in_flight > len(o_job) or R[N_BREAKS] == len(bt):
+            return PAUSED
+        now = et[0] if R[N_EV] > 0 else np.inf
+        if R[AI] < n_jobs and submit[arrivals[R[AI]]] < now:
+            now = submit[arrivals[R[AI]]]
+        if now > until:
+            F[NOW] = until
+            return UNTIL
+        if R[STARTED] == 0:
+            R[STARTED] = 1
+            F[FIRST_TIME] = now
+        if now == F[LAST]:  # the instant before wrote its rows at this time: a break
+            b = R[N_BREAKS]
+            bt[b], ba[b], be[b] = now, R[NEXT_ATTEMPT], R[N_ENDED]
+            R[N_BREAKS] = b + 1
+        F[LAST] = F[NOW] = now
         new_work = False
+        n_dirty = 0
         # -- completions (class 0), in the order they were scheduled
-        while n_ev > 0 and et[0] == now:
-            b = eb[0]
-            n_ev = _ev_pop(et, eb, n_ev)
-            events += 1
-            if b == open_b:  # a task of no time, ending at its start
-                open_b = -1
-            j = b_job[b]
+        while R[N_EV] > 0 and et[0] == now:
+            slot = eslot[0]
+            R[N_EV] = ev_pop(et, es, eslot, R[N_EV])
+            R[EVENTS] += 1
+            if slot == R[OPEN]:  # a task of no time, ending at its start
+                R[OPEN] = -1
+            j = s_job[slot]
             off = j_off[j]
-            k = b_count[b]
-            first = b_first[b]
+            k = s_count[slot]
+            first = s_first[slot]
             d0 = j_d0[j]
             d1 = j_d1[j]
             for m in range(k):
@@ -332,9 +147,13 @@ def run_drf(  # type: ignore[no-untyped-def]
                     dirty_mark[node] = True
                     dirty[n_dirty] = node
                     n_dirty += 1
-            ended[n_ended] = b
-            n_ended += 1
-            # on_attempts_end: the user's share, and its new entry
+            e = R[N_ENDED]
+            o_job[e], o_first[e], o_count[e] = j, first, k
+            o_start[e], o_end[e], o_level[e] = s_start[slot], s_end[slot], s_level[slot]
+            R[N_ENDED] = e + 1
+            free_slots[R[N_FREE]] = slot
+            R[N_FREE] += 1
+            # on_attempts_end: the user's share, then its new entry
             u = j_user[j]
             a = u_use0[u] + (-k) * d0
             c = u_use1[u] + (-k) * d1
@@ -342,42 +161,26 @@ def run_drf(  # type: ignore[no-untyped-def]
             u_use1[u] = c
             u_share[u] = max(a / tot0, c / tot1)
             finished[j] += k
-            # _push(u): the tie of the user's first job with work
-            tie = idle_tie
-            q = u_work[u]
-            while q >= 0 and pending[q] == 0:
-                q = j_next[q]
-            u_work[u] = q
-            if q >= 0:
-                tie = j_tie[q]
-            u_ver[u] += 1
-            if not u_live[u]:
-                u_live[u] = True
-                n_live += 1
-            if n_h == cap_h:
-                cap_h *= 2
-                hk = np.concatenate((hk, np.empty(n_h)))
-                ht = np.concatenate((ht, np.empty(n_h)))
-                hu = np.concatenate((hu, np.empty(n_h, np.int32)))
-                hv = np.concatenate((hv, np.empty(n_h, np.int64)))
-            n_h = _heap_push(hk, ht, hu, hv, n_h, sig12(u_share[u]), tie, u, u_ver[u])
+            _push_user(
+                u, -1, idle_tie, pending, j_next, u_work, j_tie, j_class, u_ver, u_share, mark_u, mark_v,
+                pk, pt, pu, pv, c_base, c_cap, ch_n, c_valid, top_k, top_t, top_u, tree, g_low,
+                c_group, g_first, g_off, g_size,
+            )  # fmt: skip
             if finished[j] == j_n[j]:  # the stage and the job end
                 finish[j] = now
-                end_order[n_end] = j
-                n_end += 1
-                if built[j]:
+                end_order[R[N_JOB_END]] = j
+                R[N_JOB_END] += 1
+                if built[j]:  # (its locality stacks freed)
                     s_nids[j] = empty
-                    s_nstart[j] = empty64
+                    s_ncur[j] = empty64
                     s_nend[j] = empty64
                     s_rids[j] = empty
-                    s_rstart[j] = empty64
+                    s_rcur[j] = empty64
                     s_rend[j] = empty64
                 # on_job_end: out of the user's list
                 p, nx = j_prev[j], j_next[j]
                 if p >= 0:
                     j_next[p] = nx
-                else:
-                    u_head[u] = nx
                 if nx >= 0:
                     j_prev[nx] = p
                 else:
@@ -385,292 +188,145 @@ def run_drf(  # type: ignore[no-untyped-def]
                 if u_work[u] == j:
                     u_work[u] = nx
         # -- arrivals (class 2)
-        while ai < n_jobs and submit[arrivals[ai]] == now:
-            j = arrivals[ai]
-            ai += 1
-            events += 1
+        while R[AI] < n_jobs and submit[arrivals[R[AI]]] == now:
+            j = arrivals[R[AI]]
+            R[AI] += 1
+            R[EVENTS] += 1
             u = j_user[j]
             if u_tail[u] >= 0:
                 j_next[u_tail[u]] = j
                 j_prev[j] = u_tail[u]
-            else:
-                u_head[u] = j
             u_tail[u] = j
             if u_work[u] < 0:
                 u_work[u] = j
-            # _push(u), the arriving job counted as having work
-            arriving = j
-            tie = idle_tie
-            q = u_work[u]
-            while q >= 0 and pending[q] == 0 and q != arriving:
-                q = j_next[q]
-            u_work[u] = q
-            if q >= 0:
-                tie = j_tie[q]
-            arriving = -1
-            u_ver[u] += 1
-            if not u_live[u]:
-                u_live[u] = True
-                n_live += 1
-            if n_h == cap_h:
-                cap_h *= 2
-                hk = np.concatenate((hk, np.empty(n_h)))
-                ht = np.concatenate((ht, np.empty(n_h)))
-                hu = np.concatenate((hu, np.empty(n_h, np.int32)))
-                hv = np.concatenate((hv, np.empty(n_h, np.int64)))
-            n_h = _heap_push(hk, ht, hu, hv, n_h, sig12(u_share[u]), tie, u, u_ver[u])
-            runnable += j_n[j]
+            _push_user(
+                u, j, idle_tie, pending, j_next, u_work, j_tie, j_class, u_ver, u_share, mark_u, mark_v,
+                pk, pt, pu, pv, c_base, c_cap, ch_n, c_valid, top_k, top_t, top_u, tree, g_low,
+                c_group, g_first, g_off, g_size,
+            )  # fmt: skip
+            R[RUNNABLE] += j_n[j]
             new_work = True
-            c = j_class[j]
-            c_pend[c] += j_n[j]
-            g = c_group[c]
-            if g_low[g] < 0 or c < g_low[g]:
-                g_low[g] = c
         # -- the pass
         if new_work:
-            nodes = all_nodes
+            nodes = np.arange(n_nodes)
             n_pass = n_nodes
         else:
             nodes = np.sort(dirty[:n_dirty])
             n_pass = n_dirty
         for i in range(n_dirty):
             dirty_mark[dirty[i]] = False
-        n_dirty = 0
         for i in range(n_pass):
-            if runnable == 0:
+            if R[RUNNABLE] == 0:
                 break
             node = nodes[i]
-            rack = node_rack[node]
             # the offer of ``node`` (``_assign_reference``)
             while free0[node] + _ROOM_EPS >= low0 and free1[node] + _ROOM_EPS >= low1:
-                # compact the heap when stale entries are most of it
-                if n_h > 2 * n_live + 64:
-                    m = 0
-                    for p in range(n_h):
-                        u = hu[p]
-                        if u_live[u] and hv[p] == u_ver[u]:
-                            hk[m], ht[m], hu[m], hv[m] = hk[p], ht[p], hu[p], hv[p]
-                            m += 1
-                    n_h = m
-                    for p in range((n_h >> 1) - 1, -1, -1):
-                        _sift_down(hk, ht, hu, hv, n_h, p)
-                # does any pending task fit? (else no user can launch: the walk would find none)
-                fits = False
-                for g in range(n_groups):
-                    if g_d0[g] <= free0[node] + _FIT_EPS and g_low[g] >= 0 and c_d1[g_low[g]] <= free1[node] + _FIT_EPS:
-                        fits = True
-                        break
-                if not fits:
+                # the first user in key order with a job that fits: the least top over the fitting classes
+                limit0 = free0[node] + _FIT_EPS
+                limit1 = free1[node] + _FIT_EPS
+                best = first_fitting(
+                    limit0, limit1, g_d0, g_first, g_low, c_d1, g_off, g_size, tree, top_k, top_t, top_u
+                )
+                if best < 0:
                     break
-                offers += 1
-                # walk the heap in key order (a heap of positions), to the first user with a job that fits
-                launcher = -1
-                job = -1
-                n_aux = 0
-                if n_h > 0:
-                    aux[0] = 0
-                    n_aux = 1
-                while n_aux > 0:
-                    p = aux[0]
-                    walked += 1
-                    # pop aux
-                    n_aux -= 1
-                    if n_aux > 0:
-                        x = aux[n_aux]
-                        r = 0
-                        while True:
-                            c = 2 * r + 1
-                            if c >= n_aux:
-                                break
-                            if c + 1 < n_aux and _less(
-                                hk[aux[c + 1]], ht[aux[c + 1]], hu[aux[c + 1]], hk[aux[c]], ht[aux[c]], hu[aux[c]]
-                            ):
-                                c += 1
-                            if _less(hk[aux[c]], ht[aux[c]], hu[aux[c]], hk[x], ht[x], hu[x]):
-                                aux[r] = aux[c]
-                                r = c
-                            else:
-                                break
-                        aux[r] = x
-                    u = hu[p]
-                    if u_live[u] and hv[p] == u_ver[u]:
-                        q = u_work[u]
-                        while q >= 0 and pending[q] == 0:
-                            q = j_next[q]
-                        u_work[u] = q
-                        if q < 0:  # no work: out of the heap until its next push
-                            u_live[u] = False
-                            n_live -= 1
-                        else:
-                            while q >= 0:
-                                if pending[q] > 0 and j_d0[q] <= free0[node] + _FIT_EPS and j_d1[q] <= free1[node] + _FIT_EPS:
-                                    break
-                                q = j_next[q]
-                            if q >= 0:
-                                launcher = u
-                                job = q
-                                break
-                    # the children of p
-                    for c in (2 * p + 1, 2 * p + 2):
-                        if c < n_h:
-                            if n_aux + 1 > len(aux):
-                                aux = np.concatenate((aux, np.empty(len(aux), np.int64)))
-                            r = n_aux
-                            while r > 0:
-                                pr = (r - 1) >> 1
-                                if _less(hk[c], ht[c], hu[c], hk[aux[pr]], ht[aux[pr]], hu[aux[pr]]):
-                                    aux[r] = aux[pr]
-                                    r = pr
-                                else:
-                                    break
-                            aux[r] = c
-                            n_aux += 1
-                if launcher < 0:
-                    break
-                # launch one task of ``job`` on ``node`` (``Launches.launch_tasks``, count 1, level any)
+                R[OFFERS] += 1
+                u = top_u[best]
+                job = u_work[u]
+                while not (pending[job] > 0 and j_d0[job] <= limit0 and j_d1[job] <= limit1):
+                    job = j_next[job]
+                # launch_tasks: one task, level any
                 off = j_off[job]
-                n = j_n[job]
                 task = -1
                 level = _NONE
                 if placed:
                     if not built[job]:
-                        nids, nst, nen, rids, rst, ren = _build_stacks(replicas, off, n, node_rack, n_nodes, n_racks)
-                        s_nids[job] = nids
-                        s_nstart[job] = nst
-                        s_nend[job] = nen
-                        s_rids[job] = rids
-                        s_rstart[job] = rst
-                        s_rend[job] = ren
+                        stacks = build_stacks(replicas, off, j_n[job], node_rack, n_nodes, n_racks)
+                        s_nids[job], s_ncur[job], s_nend[job], s_rids[job], s_rcur[job], s_rend[job] = stacks
                         built[job] = True
-                    ids = s_nids[job]
-                    cur = s_nstart[job]
-                    e = s_nend[job][node]
-                    k = cur[node]
-                    while k < e and state[off + ids[k]] != _PENDING:
-                        k += 1
-                    cur[node] = k
-                    if k < e:
-                        task = ids[k]
+                    task = pop_place(s_nids[job], s_ncur[job], s_nend[job], node, state, off)
+                    if task >= 0:
                         level = _NODE
                     else:
-                        ids = s_rids[job]
-                        cur = s_rstart[job]
-                        e = s_rend[job][rack]
-                        k = cur[rack]
-                        while k < e and state[off + ids[k]] != _PENDING:
-                            k += 1
-                        cur[rack] = k
-                        if k < e:
-                            task = ids[k]
+                        task = pop_place(s_rids[job], s_rcur[job], s_rend[job], node_rack[node], state, off)
+                        if task >= 0:
                             level = _RACK
-                if task < 0:
-                    k = fresh[job]
-                    while k < n and state[off + k] != _PENDING:
-                        k += 1
-                    fresh[job] = k
-                    task = k
-                    level = _ANY if (placed and replicas.shape[1] > 0) else _NONE
+                if task < 0:  # (``Stage.take_far``: the lowest pending task)
+                    task = fresh[job]
+                    while state[off + task] != _PENDING:
+                        task += 1
+                    fresh[job] = task
+                    level = _ANY if (placed and width > 0) else _NONE
                 state[off + task] = _RUNNING
                 pending[job] -= 1
-                runnable -= 1
-                c = j_class[job]
-                c_pend[c] -= 1
-                if c_pend[c] == 0 and g_low[c_group[c]] == c:
-                    g = c_group[c]
-                    g_low[g] = -1
-                    for c2 in range(c + 1, g_first[g + 1]):
-                        if c_pend[c2] > 0:
-                            g_low[g] = c2
-                            break
+                R[RUNNABLE] -= 1
                 work = j_dur[job] / node_speed[node]
                 if level == _RACK:
                     work *= factor_rack
                 elif level == _ANY:
                     work *= factor_any
-                aid = next_attempt
-                next_attempt += 1
+                aid = R[NEXT_ATTEMPT]
+                R[NEXT_ATTEMPT] = aid + 1
                 a_task[aid] = task
                 a_node[aid] = node
-                if (
-                    open_b >= 0
-                    and open_work == work
-                    and b_start[open_b] == now
-                    and b_job[open_b] == job
-                    and b_level[open_b] == level
-                ):
-                    b_count[open_b] += 1
+                b = R[OPEN]
+                if b >= 0 and F[OPEN_WORK] == work and s_start[b] == now and s_job[b] == job and s_level[b] == level:
+                    s_count[b] += 1  # (it joins the open batch)
                 else:
-                    if n_b == len(b_job):
-                        grow = len(b_job)
-                        b_job = np.concatenate((b_job, np.empty(grow, np.int32)))
-                        b_first = np.concatenate((b_first, np.empty(grow, np.int64)))
-                        b_count = np.concatenate((b_count, np.empty(grow, np.int32)))
-                        b_start = np.concatenate((b_start, np.empty(grow, np.float64)))
-                        b_end = np.concatenate((b_end, np.empty(grow, np.float64)))
-                        b_level = np.concatenate((b_level, np.empty(grow, np.int8)))
-                        ended = np.concatenate((ended, np.empty(grow, np.int64)))
-                    b = n_b
-                    n_b += 1
-                    b_job[b] = job
-                    b_first[b] = aid
-                    b_count[b] = 1
-                    b_start[b] = now
-                    b_end[b] = now + work
-                    b_level[b] = level
-                    if n_ev == len(et):
-                        et = np.concatenate((et, np.empty(n_ev, np.float64)))
-                        eb = np.concatenate((eb, np.empty(n_ev, np.int64)))
-                    n_ev = _ev_push(et, eb, n_ev, now + work, b)
-                    if batching:
-                        open_b = b
-                        open_work = work
-                    else:
-                        open_b = -1
+                    R[N_FREE] -= 1
+                    b = free_slots[R[N_FREE]]
+                    s_job[b], s_first[b], s_count[b] = job, aid, 1
+                    s_start[b], s_end[b], s_level[b] = now, now + work, level
+                    R[N_EV] = ev_push(et, es, eslot, R[N_EV], now + work, R[SEQ], b)
+                    R[SEQ] += 1
+                    R[OPEN] = b if batching else -1
+                    F[OPEN_WORK] = work
                 free0[node] -= j_d0[job]
                 free1[node] -= j_d1[job]
                 if np.isnan(first_start[job]):
                     first_start[job] = now
-                # _add(launcher, +1) and _push(launcher)
-                u = launcher
+                # _add(launcher, +1), then _push(launcher)
                 a = u_use0[u] + 1.0 * j_d0[job]
                 c = u_use1[u] + 1.0 * j_d1[job]
                 u_use0[u] = a
                 u_use1[u] = c
                 u_share[u] = max(a / tot0, c / tot1)
-                tie = idle_tie
-                q = u_work[u]
-                while q >= 0 and pending[q] == 0:
-                    q = j_next[q]
-                u_work[u] = q
-                if q >= 0:
-                    tie = j_tie[q]
-                u_ver[u] += 1
-                if n_h == cap_h:
-                    cap_h *= 2
-                    hk = np.concatenate((hk, np.empty(n_h)))
-                    ht = np.concatenate((ht, np.empty(n_h)))
-                    hu = np.concatenate((hu, np.empty(n_h, np.int32)))
-                    hv = np.concatenate((hv, np.empty(n_h, np.int64)))
-                n_h = _heap_push(hk, ht, hu, hv, n_h, sig12(u_share[u]), tie, u, u_ver[u])
-    return (
-        a_task[:next_attempt],
-        a_node[:next_attempt],
-        b_job[:n_b],
-        b_first[:n_b],
-        b_count[:n_b],
-        b_start[:n_b],
-        b_end[:n_b],
-        b_level[:n_b],
-        ended[:n_ended],
-        first_start,
-        finish,
-        end_order[:n_end],
-        events,
-        breaks_t[:n_breaks],
-        breaks_a[:n_breaks],
-        breaks_e[:n_breaks],
-        first_time,
-        last,
-        walked,
-        offers,
-    )
+                _push_user(
+                    u, -1, idle_tie, pending, j_next, u_work, j_tie, j_class, u_ver, u_share, mark_u, mark_v,
+                    pk, pt, pu, pv, c_base, c_cap, ch_n, c_valid, top_k, top_t, top_u, tree, g_low,
+                    c_group, g_first, g_off, g_size,
+                )  # fmt: skip
+                if pending[job] == 0:  # the user's entries in the job's class may have gone stale: at its top
+                    refresh(
+                        j_class[job], pk, pt, pu, pv, c_base, ch_n, c_valid, u_ver, top_k, top_t, top_u, tree,
+                        g_low, c_group, g_first, g_off, g_size,
+                    )  # fmt: skip
+    return DONE
+
+
+@njit(cache=True)
+def _push_user(  # type: ignore[no-untyped-def]
+    u, arriving, idle_tie, pending, j_next, u_work, j_tie, j_class, u_ver, u_share, mark_u, mark_v,
+    pk, pt, pu, pv, c_base, c_cap, ch_n, c_valid, top_k, top_t, top_u, tree, g_low, c_group, g_first, g_off, g_size,
+):  # fmt: skip
+    """``_DrfBase._push``: the user's new entry (its share now, the tie key of its first job with work,
+    ``arriving`` counted as having work), in the heap of each class of its jobs with pending tasks."""
+    q = u_work[u]
+    while q >= 0 and pending[q] == 0 and q != arriving:
+        q = j_next[q]
+    u_work[u] = q
+    tie = j_tie[q] if q >= 0 else idle_tie
+    ver = u_ver[u] + 1
+    u_ver[u] = ver
+    key = sig12(u_share[u])
+    while q >= 0:
+        if pending[q] > 0:
+            c = j_class[q]
+            if mark_u[c] != u or mark_v[c] != ver:  # (its first job of the class)
+                mark_u[c] = u
+                mark_v[c] = ver
+                class_push(c, key, tie, u, ver, pk, pt, pu, pv, c_base, c_cap, ch_n, c_valid, u_ver)
+                refresh(
+                    c, pk, pt, pu, pv, c_base, ch_n, c_valid, u_ver, top_k, top_t, top_u, tree, g_low,
+                    c_group, g_first, g_off, g_size,
+                )  # fmt: skip
+        q = j_next[q]

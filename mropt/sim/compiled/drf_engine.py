@@ -2,24 +2,35 @@
 
 :func:`why_not` says why a built simulation cannot run compiled (None: it can);
 :func:`run_compiled` runs it and leaves the simulation as its own ``run`` would: the recorder's
-attempts and job ends, the jobs' outcomes, the event count, the clock and the utilisation rows'
-marks. The policy object is not updated (its shares and heap stay as at the start): nothing
-after a run reads them.
+attempts and job ends, the jobs' outcomes, the event count, the clock, ``stopped`` and the
+utilisation rows' marks. It drives :func:`~mropt.sim.compiled.drf_core.step`: at each pause it
+moves the ended batches into the recorder's store (so a day's attempts are never held twice)
+and lets the watch look (progress bar, time limit, Ctrl-C), as the Python loop does every
+``watch.every`` events. The policy object is not run (its shares and heap stay as built):
+nothing after a run reads them.
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+import math
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from mropt.fairness.drf import tie_key
 from mropt.sim.policy import ACCEPT, EVENT
 from mropt.sim.recorder import Recorder
-from mropt.sim.state import DONE, FINISHED, MAP
+from mropt.sim.state import ACTIVE, DONE, FINISHED, MAP
+from mropt.sim.watch import UNTIL
 
 if TYPE_CHECKING:
     from mropt.sim.engine import Simulation
+
+#: ended batches the loop keeps before the driver moves them into the recorder's store
+CHUNK = 1 << 18
+#: row breaks the loop keeps before the driver moves them into the marks
+BREAKS = 1 << 12
+_NEVER = 1 << 62
 
 
 def why_not(sim: Simulation) -> str | None:
@@ -28,179 +39,349 @@ def why_not(sim: Simulation) -> str | None:
 
     policy = sim.policy
     if type(policy) is not Drf:
-        return "policy is not drf"
+        return f"policy {type(policy).__name__.lower()} (only drf runs compiled)"
     if sim.mode != EVENT:
-        return "mode is not event"
+        return f"mode {sim.mode} (only event)"
     if sim.uses_slots or len(sim.resources) != 2:
-        return "cluster is not of two resources without slots"
-    if sim.speculation is not None or sim.workload.faults or sim.until is not None or sim.watch is not None:
-        return "speculation, faults, until or a watch"
+        return "a cluster of slots, or of other than two resources"
+    if sim.speculation is not None:
+        return "a speculation rule"
+    if sim.workload.faults:
+        return "node faults"
     if sim.timing.rate or sim.slowstart is not None:
-        return "stragglers or reduce slow-start"
-    if policy.trace is not None or policy.tie_break != "largest-demand" or sim.rows_live:
-        return "a trace, another tie break, or live utilisation rows"
-    if sim.events or sim.now:
-        return "already run"
+        return "straggler draws or a reduce slow-start"
+    if policy.trace is not None or policy.tie_break != "largest-demand":
+        return "a decision trace or another tie break"
+    if sim.rows_live:
+        return "live utilisation rows"
+    if sim.events or sim.now or sim.next_attempt:
+        return "a simulation already run"
+    if not sim.jobs or not sim.n_nodes:
+        return "no jobs or no nodes"
     placed = None
     for j in sim.jobs:
         if len(j.stages) != 1:
-            return "a job of several stages"
+            return f"job {j.id!r} has several stages"
         st = j.stages[0]
-        if st.type != MAP or len(st.durations) != 1 or len(st.demands) != 1 or st.demands[0] is None or st.n < 1:
-            return "a stage of several durations or demands"
+        if st.type != MAP or len(st.durations) != 1 or len(st.demands) != 1 or st.demands[0] is None:
+            return f"job {j.id!r}: a stage of several task groups, or a task without a demand"
         has = st.replicas is not None
         if placed is None:
             placed = has
         if has != placed or (has and not isinstance(st.replicas, np.ndarray)):
             return "replicas listed by the workload"
-    totals = [sum(free[k] for free in sim.free_resources) for k in range(2)]
-    if not all(t > 0 for t in totals):
+    if not all(t > 0 for t in _totals(sim)):
         return "a resource of total 0"
     return None
 
 
+def _totals(sim: Simulation) -> list[float]:
+    """The cluster's total of each resource, summed as ``_DrfBase.start`` sums it."""
+    return [sum(free[k] for free in sim.free_resources) for k in range(len(sim.resources))]
+
+
+def run_compiled(sim: Simulation) -> Recorder:
+    """Run ``sim`` (for which :func:`why_not` is None) by the compiled loop (module docstring)."""
+    from mropt.sim.compiled import drf_core as core
+
+    reason = why_not(sim)
+    if reason is not None:
+        raise ValueError(f"simulate: the compiled core cannot run this simulation: {reason}")
+    work, params, flags, n_tasks = _work(sim)
+    state, lists = _state(sim, work, n_tasks)
+    regs = np.zeros(core.N_REGISTERS, dtype=np.int64)
+    regs[core.OPEN] = -1
+    regs[core.N_FREE] = len(state.free_slots)
+    fregs = np.zeros(core.N_FLOAT_REGISTERS, dtype=np.float64)
+    fregs[core.LAST] = -math.inf
+    record, marks, watch = sim.record, sim._marks, sim.watch
+    until = math.inf if sim.until is None else float(sim.until)
+    look_at = watch.every if watch is not None else _NEVER
+    if watch is not None:
+        watch.begin(sim)
+    try:
+        while True:
+            status = core.step(work, params, flags, state, lists, regs, fregs, until, look_at)
+            _empty_buffers(sim, state, regs, core)
+            sim.now, sim.events = float(fregs[core.NOW]), int(regs[core.EVENTS])
+            sim.jobs_finished = int(regs[core.N_JOB_END])
+            if status == core.DONE:
+                break
+            if status == core.UNTIL:
+                sim.stopped = UNTIL
+                break
+            if watch is not None and sim.events >= look_at:
+                sim.stopped = watch.check(sim)
+                if sim.stopped is not None:
+                    break
+                look_at = sim.events + watch.every
+    finally:
+        if watch is not None:
+            watch.end(sim)
+    sim.next_attempt = int(regs[core.NEXT_ATTEMPT])
+    if marks is not None:
+        if regs[core.STARTED]:
+            marks.first = float(fregs[core.FIRST_TIME])
+            marks.breaks.append((sim.now, sim.next_attempt, len(record.ended_attempts), 0))  # the loop's last
+        marks.cut = sim.now
+    _kill_running(sim, state, regs, core)
+    _jobs_back(sim, state, regs, core)
+    if marks is not None:
+        record.keep_row_marks(marks)
+    return record
+
+
+def _work(sim: Simulation) -> tuple[Any, np.ndarray, np.ndarray, int]:
+    """The workload as the loop reads it (``drf_core.Work``), its float and int parameters, its task count."""
+    from mropt.sim.compiled.drf_core import Work
+
+    jobs = sim.jobs
+    n_jobs = len(jobs)
+    totals = _totals(sim)
+    arrivals = np.array(sorted(range(n_jobs), key=lambda j: (jobs[j].submit, j)), dtype=np.int32)
+    users: dict[str, int] = {}
+    j_user = np.zeros(n_jobs, dtype=np.int32)
+    for j in arrivals.tolist():  # (users numbered in order of first arrival, as ``on_arrival`` does)
+        j_user[j] = users.setdefault(jobs[j].user, len(users))
+    stages = [j.stages[0] for j in jobs]
+    j_n = np.array([st.n for st in stages], dtype=np.int32)
+    j_off = np.zeros(n_jobs, dtype=np.int64)
+    np.cumsum(j_n[:-1], out=j_off[1:])
+    demands = [st.demands[0] for st in stages]
+    j_d0 = np.array([d[0] for d in demands], dtype=np.float64)  # type: ignore[index]
+    j_d1 = np.array([d[1] for d in demands], dtype=np.float64)  # type: ignore[index]
+    ties: dict[Any, float] = {}
+    for d in demands:  # (``_DrfBase._vector``: the tie key of a task's dominant share)
+        if d not in ties:
+            ties[d] = tie_key(max(d[0] / totals[0], d[1] / totals[1]), "largest-demand")  # type: ignore[index]
+    placed = bool(stages) and stages[0].replicas is not None
+    classes = _classes(j_d0, j_d1)
+    work = Work(
+        arrivals,
+        np.array([j.submit for j in jobs], dtype=np.float64),
+        j_user,
+        j_n,
+        j_off,
+        np.array([st.durations[0] for st in stages], dtype=np.float64),
+        j_d0,
+        j_d1,
+        np.array([ties[d] for d in demands], dtype=np.float64),
+        *classes[:1],
+        _replicas(stages) if placed else np.zeros((0, 0), dtype=np.int16),
+        np.asarray(sim.node_rack, dtype=np.int32),
+        np.asarray(sim.node_speed, dtype=np.float64),
+        *classes[1:],
+    )
+    lows = [float(min(j_d0)) if n_jobs else 0.0, float(min(j_d1)) if n_jobs else 0.0]
+    factors = sim.timing.factors
+    params = np.array([*totals, *lows, factors[1], factors[2], tie_key(0.0, "largest-demand")], dtype=np.float64)
+    n_racks = int(work.node_rack.max()) + 1 if sim.n_nodes else 0
+    flags = np.array([placed, sim.batches.on, n_racks, len(work.c_d1)], dtype=np.int64)
+    return work, params, flags, int(j_n.sum())
+
+
+def _replicas(stages: list[Any]) -> np.ndarray:
+    """The stages' replicas as one array of rows in job order: the placement's own array when the
+    stages hold consecutive views of it (no copy), else their concatenation."""
+    base = stages[0].replicas.base
+    if base is not None and base.ndim == 2 and sum(len(st.replicas) for st in stages) == len(base):
+        start = base.__array_interface__["data"][0]
+        row = base.strides[0]
+        at = 0
+        for st in stages:
+            r = st.replicas
+            if r.base is not base or r.__array_interface__["data"][0] != start + at * row:
+                break
+            at += len(r)
+        else:
+            return base  # type: ignore[no-any-return]
+    return np.concatenate([st.replicas for st in stages])
+
+
 def _classes(d0: np.ndarray, d1: np.ndarray) -> tuple[np.ndarray, ...]:
-    """The jobs' demand classes (distinct (demand 0, demand 1), sorted) and their groups (one per
-    demand 0): each job's class, each class's group and demand 1, each group's demand 0 and first class."""
+    """The demand classes (distinct (demand 0, demand 1), sorted) and their groups (one per demand 0):
+    each job's class; each class's group and demand 1; each group's demand 0, first class, tree
+    offset and tree size (leaves: a power of two)."""
+    if not len(d0):
+        z = np.zeros(0, dtype=np.int32)
+        return (
+            z,
+            z,
+            np.zeros(0),
+            np.zeros(0),
+            np.zeros(1, dtype=np.int32),
+            np.zeros(0, dtype=np.int64),
+            np.zeros(0, dtype=np.int64),
+        )
     pairs, j_class = np.unique(np.stack((d0, d1), axis=1), axis=0, return_inverse=True)
     g_d0, c_group = np.unique(pairs[:, 0], return_inverse=True)
     g_first = np.searchsorted(c_group, np.arange(len(g_d0) + 1)).astype(np.int32)
+    sizes = np.diff(g_first)
+    g_size = np.array([1 << max(0, int(n - 1).bit_length()) for n in sizes], dtype=np.int64)
+    g_off = np.zeros(len(g_d0), dtype=np.int64)
+    np.cumsum(2 * g_size[:-1], out=g_off[1:])
     return (
         j_class.reshape(-1).astype(np.int32),
         c_group.astype(np.int32),
         np.ascontiguousarray(pairs[:, 1]),
         g_d0.astype(np.float64),
         g_first,
+        g_off,
+        g_size,
     )
 
 
-def run_compiled(sim: Simulation) -> Recorder:
-    """Run ``sim`` (for which :func:`why_not` is None) by the compiled loop."""
-    from mropt.sim.compiled.drf_core import run_drf
+def _state(sim: Simulation, work: Any, n_tasks: int) -> tuple[Any, Any]:
+    """The loop's state (``drf_core.State``) and lists (``drf_core.Lists``) at the run's start."""
+    from numba.typed import List
 
-    reason = why_not(sim)
-    if reason is not None:
-        raise ValueError(f"simulate: the compiled drf cannot run this simulation: {reason}")
-    jobs = sim.jobs
-    n_jobs = len(jobs)
-    totals = [sum(free[k] for free in sim.free_resources) for k in range(2)]
-    arrivals = np.array(sorted(range(n_jobs), key=lambda j: (jobs[j].submit, j)), dtype=np.int32)
-    users: dict[str, int] = {}
-    j_user = np.zeros(n_jobs, dtype=np.int32)
-    for j in arrivals.tolist():
-        j_user[j] = users.setdefault(jobs[j].user, len(users))
-    stages = [j.stages[0] for j in jobs]
-    j_n = np.array([st.n for st in stages], dtype=np.int32)
-    j_off = np.zeros(n_jobs, dtype=np.int64)
-    np.cumsum(j_n[:-1], out=j_off[1:])
-    j_dur = np.array([st.durations[0] for st in stages], dtype=np.float64)
-    demands = [st.demands[0] for st in stages]
-    j_d0 = np.array([d[0] for d in demands], dtype=np.float64)
-    j_d1 = np.array([d[1] for d in demands], dtype=np.float64)
-    tie_of: dict[tuple[float, ...], float] = {}
-    for d in demands:
-        if d not in tie_of:
-            tie_of[d] = tie_key(max(d[0] / totals[0], d[1] / totals[1]), "largest-demand")
-    j_tie = np.array([tie_of[d] for d in demands], dtype=np.float64)
-    placed = stages[0].replicas is not None if stages else False
-    if placed:
-        replicas = np.concatenate([st.replicas for st in stages])  # type: ignore[misc]
-    else:
-        replicas = np.zeros((0, 0), dtype=np.int16)
-    low = [min(d[k] for d in demands) for k in range(2)] if demands else [0.0, 0.0]
-    node_rack = np.asarray(sim.node_rack, dtype=np.int32)
-    factors = sim.timing.factors
+    from mropt.sim.compiled.drf_core import Lists, State
+
+    n_jobs, n_nodes, n_classes = len(work.j_n), sim.n_nodes, len(work.c_d1)
+    n_users = int(work.j_user.max()) + 1 if n_jobs else 0
     free0 = np.array([f[0] for f in sim.free_resources], dtype=np.float64)
     free1 = np.array([f[1] for f in sim.free_resources], dtype=np.float64)
-    out = run_drf(
-        arrivals,
-        np.array([j.submit for j in jobs], dtype=np.float64),
-        j_user,
-        j_n,
-        j_off,
-        j_dur,
-        j_d0,
-        j_d1,
-        j_tie,
-        replicas,
-        placed,
-        node_rack,
-        np.asarray(sim.node_speed, dtype=np.float64),
-        free0,
-        free1,
-        float(totals[0]),
-        float(totals[1]),
-        float(low[0]),
-        float(low[1]),
-        float(factors[1]),
-        float(factors[2]),
-        len(users),
-        int(node_rack.max()) + 1 if len(node_rack) else 0,
-        tie_key(0.0, "largest-demand"),
-        bool(sim.batches.on),
-        *_classes(j_d0, j_d1),
-    )
-    (a_task, a_node, b_job, b_first, b_count, b_start, b_end, b_level, ended, first_start, finish, end_order) = out[:12]
-    events, breaks_t, breaks_a, breaks_e, first_time, last = out[12:18]
-    sim.compiled_counts = out[18:]  # type: ignore[attr-defined]
-    del replicas
-    # the attempts that ended, in order: one entry per batch
-    counts = b_count[ended]
-    firsts = b_first[ended]
-    entry_rows = np.repeat(firsts - (np.cumsum(counts) - counts), counts) + np.arange(int(counts.sum()), dtype=np.int64)
-    zeros = np.zeros(len(ended), dtype=np.int8)
-    record = sim.record
-    record.ended_attempts.add_columns(
-        {
-            "job": b_job[ended],
+    # the most batches running at once: each holds a task, and a node holds at most its capacity over
+    # the smallest demand (per resource) of tasks at a time, plus the fit's slack
+    lows = (float(work.j_d0.min()), float(work.j_d1.min())) if n_jobs else (0.0, 0.0)
+    per_node = np.full(n_nodes, float(n_tasks))
+    for free, low in zip((free0, free1), lows, strict=True):
+        if low > 0:
+            per_node = np.minimum(per_node, np.floor((free + 1e-6) / low) + 2)
+    in_flight = int(min(n_tasks, per_node.sum())) + 1
+    node_type = np.int16 if n_nodes < 2**15 else np.int32
+
+    def f(n: int, fill: float | None = None) -> np.ndarray:
+        return np.empty(n, dtype=np.float64) if fill is None else np.full(n, fill, dtype=np.float64)
+
+    def i(n: int, dtype: Any = np.int64, fill: int | None = None) -> np.ndarray:
+        return np.empty(n, dtype=dtype) if fill is None else np.full(n, fill, dtype=dtype)
+
+    buffer = CHUNK + in_flight
+    # the class heaps' segments: twice the users with jobs of the class, and more (``drf_core._compact``)
+    pairs = np.unique(work.j_user.astype(np.int64) * n_classes + work.j_class)
+    c_cap = 2 * np.bincount(pairs % n_classes, minlength=n_classes).astype(np.int64) + 34
+    c_base = np.zeros(n_classes, dtype=np.int64)
+    np.cumsum(c_cap[:-1], out=c_base[1:])
+    pool = int(c_cap.sum())
+    state = State(
+        np.zeros(n_tasks, dtype=np.int8), i(n_tasks, np.int32), i(n_tasks, node_type), work.j_n.copy(),
+        i(n_jobs, fill=0), i(n_jobs, fill=0), f(n_jobs, math.nan), f(n_jobs, math.nan), i(n_jobs, np.int32),
+        i(n_jobs, np.int32, -1), i(n_jobs, np.int32, -1), np.zeros(n_jobs, dtype=np.bool_),
+        i(n_users, np.int32, -1), i(n_users, np.int32, -1), f(n_users, 0.0), f(n_users, 0.0), f(n_users, 0.0),
+        i(n_users, fill=0), free0, free1,
+        f(in_flight), i(in_flight), i(in_flight),
+        i(in_flight, np.int32), i(in_flight), i(in_flight, np.int32), f(in_flight), f(in_flight), i(in_flight, np.int8),
+        np.arange(in_flight, dtype=np.int64)[::-1].copy(), np.zeros(n_nodes, dtype=np.bool_), i(n_nodes),
+        f(pool), f(pool), i(pool), i(pool), c_base, c_cap,
+        i(n_classes, fill=0), i(n_classes, fill=0), f(n_classes), f(n_classes), i(n_classes, fill=0),
+        i(int(2 * work.g_size.sum()), np.int32, -1), i(len(work.g_d0), fill=-1), i(n_classes, fill=-1),
+        i(n_classes, fill=-1),
+        i(buffer, np.int32), i(buffer), i(buffer, np.int32), f(buffer), f(buffer), i(buffer, np.int8),
+        f(BREAKS), i(BREAKS), i(BREAKS),
+    )  # fmt: skip
+    empty32, empty64 = np.empty(0, dtype=np.int32), np.empty(0, dtype=np.int64)
+    stacks = [List([empty32] * n_jobs), List([empty64] * n_jobs), List([empty64] * n_jobs)]
+    stacks += [List([empty32] * n_jobs), List([empty64] * n_jobs), List([empty64] * n_jobs)]
+    return state, Lists(*stacks)
+
+
+def _empty_buffers(sim: Simulation, state: Any, regs: np.ndarray, core: Any) -> None:
+    """Move the loop's ended batches into the recorder's store and its row breaks into the marks."""
+    n = int(regs[core.N_ENDED])
+    if n:
+        counts = state.o_count[:n]
+        firsts = state.o_first[:n]
+        rows = np.repeat(firsts - (np.cumsum(counts) - counts), counts) + np.arange(int(counts.sum()))
+        zeros = np.zeros(n, dtype=np.int8)
+        columns = {
+            "job": state.o_job[:n],
             "stage": zeros,
             "type": zeros,
             "id": firsts,
-            "start": b_start[ended],
-            "end": b_end[ended],
-            "level": b_level[ended],
+            "start": state.o_start[:n],
+            "end": state.o_end[:n],
+            "level": state.o_level[:n],
             "spec": zeros,
             "outcome": zeros,
             "count": counts,
-        },
-        a_task[entry_rows],
-        a_node[entry_rows],
-    )
-    del entry_rows
-    # the jobs
-    for j, job in enumerate(jobs):
-        job.status = FINISHED if not np.isnan(finish[j]) else job.status
+        }
+        sim.record.ended_attempts.add_columns(columns, state.a_task[rows], state.a_node[rows])
+        regs[core.N_ENDED] = 0
+    b = int(regs[core.N_BREAKS])
+    if b:
+        marks = sim._marks
+        if marks is not None:
+            marks.breaks.extend(zip(state.bt[:b].tolist(), state.ba[:b].tolist(), state.be[:b].tolist(), [0] * b))
+        regs[core.N_BREAKS] = 0
+
+
+def _kill_running(sim: Simulation, state: Any, regs: np.ndarray, core: Any) -> None:
+    """The attempts still running when the run stopped, recorded as killed at its time, one entry each
+    in attempt id order (``Recorder.finish``)."""
+    slots = np.setdiff1d(np.arange(len(state.free_slots)), state.free_slots[: regs[core.N_FREE]])
+    if not len(slots):
+        return
+    counts = state.s_count[slots].astype(np.int64)
+    ids = np.repeat(state.s_first[slots] - (np.cumsum(counts) - counts), counts) + np.arange(int(counts.sum()))
+    which = np.repeat(slots, counts)
+    order = np.argsort(ids, kind="stable")
+    ids, which = ids[order], which[order]
+    n = len(ids)
+    ones = np.ones(n, dtype=np.int64)
+    zeros = np.zeros(n, dtype=np.int8)
+    columns = {
+        "job": state.s_job[which],
+        "stage": zeros,
+        "type": zeros,
+        "id": ids,
+        "start": state.s_start[which],
+        "end": np.full(n, sim.now),
+        "level": state.s_level[which],
+        "spec": zeros,
+        "outcome": np.ones(n, dtype=np.int8),  # (killed: recorder.OUTCOMES)
+        "count": ones,
+    }
+    sim.record.ended_attempts.add_columns(columns, state.a_task[ids], state.a_node[ids])
+
+
+def _jobs_back(sim: Simulation, state: Any, regs: np.ndarray, core: Any) -> None:
+    """The jobs' outcomes and states as the Python engine leaves them (status, times, tasks' states),
+    and the recorder's job ends in order."""
+    arrived = np.zeros(len(sim.jobs), dtype=np.bool_)
+    order = sorted(range(len(sim.jobs)), key=lambda j: (sim.jobs[j].submit, j))
+    arrived[order[: int(regs[core.AI])]] = True
+    off = 0
+    for j, job in enumerate(sim.jobs):
+        st = job.stages[0]
+        n = st.n
+        if not arrived[j]:
+            off += n
+            continue
         job.reason = ACCEPT.reason
-        if not np.isnan(first_start[j]):
-            job.first_start = float(first_start[j])
-        if not np.isnan(finish[j]):
-            t = float(finish[j])
-            st = job.stages[0]
-            job.finish = job.map_end = st.end_time = t
+        if not math.isnan(state.first_start[j]):
+            job.first_start = float(state.first_start[j])
+        tasks = state.state[off : off + n]
+        off += n
+        done = int(np.count_nonzero(tasks == DONE))
+        if not math.isnan(state.finish[j]):
+            job.status = FINISHED
+            job.finish = job.map_end = st.end_time = float(state.finish[j])
             job.cur = 1
-            st.finished = st.n
-            st.pending = 0
-            st.state[:] = bytes([DONE]) * st.n
-            job.remaining = [0, 0]
-    for j in end_order.tolist():
-        record.job_ended(jobs[j])
-    sim.jobs_finished = len(end_order)
-    sim.active = {j.index: j for j in jobs if j.status != FINISHED}
-    sim.events = int(events)
-    sim.next_attempt = len(a_task)
-    if not np.isnan(first_time):
-        sim.now = float(last)
-    marks = sim._marks
-    if marks is not None:
-        if not np.isnan(first_time):
-            marks.first = float(first_time)
-        marks.breaks.extend(zip(breaks_t.tolist(), breaks_a.tolist(), breaks_e.tolist(), [0] * len(breaks_t)))
-        marks.breaks.append((sim.now, sim.next_attempt, len(record.ended_attempts), 0))  # the loop's last
-        marks.cut = sim.now
-    record.finish()
-    if marks is not None:
-        record.keep_row_marks(marks)
-    return record
+            st.drop_locality()
+        else:
+            job.status = ACTIVE
+            sim.active[j] = job
+            running = int(np.count_nonzero(tasks == 1))
+            st.running = running
+            job.running[MAP] = running
+            job.runnable[MAP] = int(state.pending[j])
+            job.remaining[MAP] = n - done
+        st.state[:] = tasks.tobytes()
+        st.pending = int(state.pending[j])
+        st.finished = done
+    for j in state.end_order[: regs[core.N_JOB_END]].tolist():
+        sim.record.job_ended(sim.jobs[j])
 
 
 __all__ = ["run_compiled", "why_not"]

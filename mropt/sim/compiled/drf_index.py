@@ -1,0 +1,292 @@
+"""The compiled ``drf`` loop's structures (numba): heaps, the per-class user heaps and their trees, the
+locality stacks (:mod:`mropt.sim.compiled.drf_core` uses them; speed only).
+
+**Who is offered a node first.** The plain rule (``_DrfBase._assign_reference``) walks the users
+in increasing key and gives the node to the first with a job whose task fits. Here every *demand
+class* (a distinct task demand, cpu and mem) keeps a heap of the users that have a job of that
+class with pending tasks, each under its last key; the first user of the walk is the least of the
+heap tops over the classes that fit the node. The classes are grouped by their cpu demand (the
+``groups``), each group sorted by mem demand, so the classes of a group that fit a node are a
+prefix of it: a min-tree over each group's heap tops answers for the prefix in a logarithmic
+number of steps. A heap's top is kept valid (entries of a user's earlier key, or of a class in
+which the user has no pending task left, are dropped when they come to the top: ``refresh``).
+
+**Locality stacks** (``Stage.take``, :mod:`mropt.sim.locality_stacks`): per job, per node and per
+rack, its tasks with a replica there in increasing order, each place read from a cursor that
+skips the tasks no longer pending.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+
+@njit(cache=True)
+def less(k1, t1, u1, k2, t2, u2):  # type: ignore[no-untyped-def]
+    """(key, tie, user) < (key, tie, user): Python's tuple order."""
+    if k1 != k2:
+        return k1 < k2
+    if t1 != t2:
+        return t1 < t2
+    return u1 < u2
+
+
+# -- heaps of (key, tie, user, version), each a segment of four pooled arrays -------------------------
+@njit(cache=True)
+def heap_push(hk, ht, hu, hv, base, n, key, tie, u, ver):  # type: ignore[no-untyped-def]
+    """Push an entry on the heap of ``n`` entries at ``base`` (the segment has room); the new size."""
+    i = n
+    while i > 0:
+        p = (i - 1) >> 1
+        if less(key, tie, u, hk[base + p], ht[base + p], hu[base + p]):
+            q = base + i
+            r = base + p
+            hk[q], ht[q], hu[q], hv[q] = hk[r], ht[r], hu[r], hv[r]
+            i = p
+        else:
+            break
+    q = base + i
+    hk[q], ht[q], hu[q], hv[q] = key, tie, u, ver
+    return n + 1
+
+
+@njit(cache=True)
+def sift_down(hk, ht, hu, hv, base, n, i):  # type: ignore[no-untyped-def]
+    """Move entry ``i`` of the heap of ``n`` entries at ``base`` down to its place."""
+    q = base + i
+    key, tie, u, ver = hk[q], ht[q], hu[q], hv[q]
+    while True:
+        c = 2 * i + 1
+        if c >= n:
+            break
+        a = base + c
+        if c + 1 < n and less(hk[a + 1], ht[a + 1], hu[a + 1], hk[a], ht[a], hu[a]):
+            c += 1
+            a += 1
+        if less(hk[a], ht[a], hu[a], key, tie, u):
+            q = base + i
+            hk[q], ht[q], hu[q], hv[q] = hk[a], ht[a], hu[a], hv[a]
+            i = c
+        else:
+            break
+    q = base + i
+    hk[q], ht[q], hu[q], hv[q] = key, tie, u, ver
+
+
+# -- the event heap: completions by (time, sequence number) -------------------------------------------
+@njit(cache=True)
+def ev_push(et, es, eslot, n, time, seq, slot):  # type: ignore[no-untyped-def]
+    """Push completion (time, seq) of batch ``slot``; the new size."""
+    i = n
+    while i > 0:
+        p = (i - 1) >> 1
+        if time < et[p] or (time == et[p] and seq < es[p]):
+            et[i], es[i], eslot[i] = et[p], es[p], eslot[p]
+            i = p
+        else:
+            break
+    et[i], es[i], eslot[i] = time, seq, slot
+    return n + 1
+
+
+@njit(cache=True)
+def ev_pop(et, es, eslot, n):  # type: ignore[no-untyped-def]
+    """Remove the top completion; the new size."""
+    n -= 1
+    if n == 0:
+        return 0
+    time, seq, slot = et[n], es[n], eslot[n]
+    i = 0
+    while True:
+        c = 2 * i + 1
+        if c >= n:
+            break
+        if c + 1 < n and (et[c + 1] < et[c] or (et[c + 1] == et[c] and es[c + 1] < es[c])):
+            c += 1
+        if et[c] < time or (et[c] == time and es[c] < seq):
+            et[i], es[i], eslot[i] = et[c], es[c], eslot[c]
+            i = c
+        else:
+            break
+    et[i], es[i], eslot[i] = time, seq, slot
+    return n
+
+
+# -- the class heaps' trees ---------------------------------------------------------------------------
+@njit(cache=True)
+def tree_set(tree, off, size, i, c, top_k, top_t, top_u):  # type: ignore[no-untyped-def]
+    """Leaf ``i`` of the min-tree at ``off`` (``size`` leaves) holds class ``c`` (-1: none); its ancestors
+    the least top of their leaves."""
+    p = size + i
+    tree[off + p] = c
+    p >>= 1
+    while p >= 1:
+        a = tree[off + 2 * p]
+        b = tree[off + 2 * p + 1]
+        if a < 0:
+            best = b
+        elif b < 0:
+            best = a
+        elif less(top_k[b], top_t[b], top_u[b], top_k[a], top_t[a], top_u[a]):
+            best = b
+        else:
+            best = a
+        tree[off + p] = best
+        p >>= 1
+
+
+@njit(cache=True)
+def tree_prefix(tree, off, size, count, top_k, top_t, top_u):  # type: ignore[no-untyped-def]
+    """The class of least top among leaves 0 .. count - 1 (-1: none)."""
+    best = -1
+    lo = size
+    hi = size + count  # half-open [lo, hi) over the leaf positions
+    while lo < hi:
+        if lo & 1:
+            c = tree[off + lo]
+            if c >= 0 and (best < 0 or less(top_k[c], top_t[c], top_u[c], top_k[best], top_t[best], top_u[best])):
+                best = c
+            lo += 1
+        if hi & 1:
+            hi -= 1
+            c = tree[off + hi]
+            if c >= 0 and (best < 0 or less(top_k[c], top_t[c], top_u[c], top_k[best], top_t[best], top_u[best])):
+                best = c
+        lo >>= 1
+        hi >>= 1
+    return best
+
+
+@njit(cache=True)
+def compact(c, pk, pt, pu, pv, c_base, ch_n, c_valid, u_ver):  # type: ignore[no-untyped-def]
+    """Class ``c``'s heap with its valid entries only (each user's at its last key, ``u_ver``); its
+    size. A class's segment holds twice the users with jobs of the class, and more: room after this."""
+    base = c_base[c]
+    m = 0
+    for p in range(ch_n[c]):
+        q = base + p
+        if pv[q] == u_ver[pu[q]]:
+            r = base + m
+            pk[r], pt[r], pu[r], pv[r] = pk[q], pt[q], pu[q], pv[q]
+            m += 1
+    c_valid[c] = m
+    for p in range((m >> 1) - 1, -1, -1):
+        sift_down(pk, pt, pu, pv, base, m, p)
+    ch_n[c] = m
+    return m
+
+
+@njit(cache=True)
+def class_push(c, key, tie, u, ver, pk, pt, pu, pv, c_base, c_cap, ch_n, c_valid, u_ver):  # type: ignore[no-untyped-def]
+    """Push (key, tie, u, ver) on class ``c``'s heap (compacted first when its segment is full)."""
+    n = ch_n[c]
+    if n == c_cap[c]:
+        n = compact(c, pk, pt, pu, pv, c_base, ch_n, c_valid, u_ver)
+    ch_n[c] = heap_push(pk, pt, pu, pv, c_base[c], n, key, tie, u, ver)
+
+
+@njit(cache=True)
+def refresh(
+    c, pk, pt, pu, pv, c_base, ch_n, c_valid, u_ver, top_k, top_t, top_u, tree, g_low, c_group, g_first, g_off, g_size
+):  # type: ignore[no-untyped-def]  # noqa: E501
+    """Class ``c``'s heap without stale entries at its top (compacted when they are most of it), its top
+    in its group's min-tree, and the group's first class with users (``g_low``)."""
+    base = c_base[c]
+    n = ch_n[c]
+    if n > 2 * c_valid[c] + 32:
+        n = compact(c, pk, pt, pu, pv, c_base, ch_n, c_valid, u_ver)
+    while n > 0 and pv[base] != u_ver[pu[base]]:
+        n -= 1
+        if n > 0:
+            q = base + n
+            pk[base], pt[base], pu[base], pv[base] = pk[q], pt[q], pu[q], pv[q]
+            sift_down(pk, pt, pu, pv, base, n, 0)
+    ch_n[c] = n
+    g = c_group[c]
+    leaf = c - g_first[g]
+    if n > 0:
+        top_k[c], top_t[c], top_u[c] = pk[base], pt[base], pu[base]
+        tree_set(tree, g_off[g], g_size[g], leaf, c, top_k, top_t, top_u)
+        if g_low[g] < 0 or c < g_low[g]:
+            g_low[g] = c
+    else:
+        tree_set(tree, g_off[g], g_size[g], leaf, -1, top_k, top_t, top_u)
+        if g_low[g] == c:  # the group's next class with users
+            g_low[g] = -1
+            for c2 in range(c + 1, g_first[g + 1]):
+                if ch_n[c2] > 0:
+                    g_low[g] = c2
+                    break
+
+
+@njit(cache=True)
+def first_fitting(limit0, limit1, g_d0, g_first, g_low, c_d1, g_off, g_size, tree, top_k, top_t, top_u):  # type: ignore[no-untyped-def]  # noqa: E501
+    """The class whose heap top is least among the classes of demand at most (``limit0``, ``limit1``)
+    with users; -1 when none. Groups in increasing demand 0, a group's classes in increasing demand 1."""
+    best = -1
+    for g in range(len(g_d0)):
+        if g_d0[g] > limit0:
+            break
+        low = g_low[g]
+        if low < 0 or c_d1[low] > limit1:  # no class of the group with users fits
+            continue
+        lo, hi = g_first[g], g_first[g + 1]
+        if c_d1[hi - 1] <= limit1:  # every class of the group fits: the tree's root
+            c = tree[g_off[g] + 1]
+        else:
+            count = np.searchsorted(c_d1[lo:hi], limit1, side="right")
+            c = tree_prefix(tree, g_off[g], g_size[g], count, top_k, top_t, top_u)
+        if c >= 0 and (best < 0 or less(top_k[c], top_t[c], top_u[c], top_k[best], top_t[best], top_u[best])):
+            best = c
+    return best
+
+
+# -- locality stacks --------------------------------------------------------------------------------
+@njit(cache=True)
+def build_stacks(replicas, off, n, node_rack, n_nodes, n_racks):  # type: ignore[no-untyped-def]
+    """A job's per-node and per-rack stacks of task ids (each place's tasks in increasing order, a
+    task once per place): (node ids, node cursors, node ends, rack ids, rack cursors, rack ends)."""
+    width = replicas.shape[1]
+    ncount = np.zeros(n_nodes + 1, np.int64)
+    rcount = np.zeros(n_racks + 1, np.int64)
+    for t in range(n):
+        for r in range(width):
+            node = replicas[off + t, r]
+            if node >= 0:
+                ncount[node + 1] += 1
+                rcount[node_rack[node] + 1] += 1
+    for i in range(n_nodes):
+        ncount[i + 1] += ncount[i]
+    for i in range(n_racks):
+        rcount[i + 1] += rcount[i]
+    nids = np.empty(ncount[n_nodes], np.int32)
+    rids = np.empty(rcount[n_racks], np.int32)
+    nend = ncount[:n_nodes].copy()
+    rend = rcount[:n_racks].copy()
+    for t in range(n):
+        for r in range(width):
+            node = replicas[off + t, r]
+            if node < 0:
+                continue
+            e = nend[node]
+            if e == ncount[node] or nids[e - 1] != t:
+                nids[e] = t
+                nend[node] = e + 1
+            rack = node_rack[node]
+            e = rend[rack]
+            if e == rcount[rack] or rids[e - 1] != t:
+                rids[e] = t
+                rend[rack] = e + 1
+    return nids, ncount[:n_nodes].copy(), nend, rids, rcount[:n_racks].copy(), rend
+
+
+@njit(cache=True)
+def pop_place(ids, cur, end, place, state, off):  # type: ignore[no-untyped-def]
+    """The lowest pending task of ``place``'s stack (left on it), or -1."""
+    k = cur[place]
+    e = end[place]
+    while k < e and state[off + ids[k]] != 0:
+        k += 1
+    cur[place] = k
+    return ids[k] if k < e else -1
