@@ -2,8 +2,10 @@
 
 ``mropt simulate FILE --policy NAME [--plan SOLUTION.json] [--param K=V]... [--seed S]
 [--out DIR [--force]] [--json] [--mode event|heartbeat] [--speculation RULE [--speculation-param K=V]...]
-[--max-memory GIB] [--until T] [--time-limit S] [--no-progress] [--history DB [--history-source NAME]]`` (a
-contract; ``-o`` is ``--out``).
+[--max-memory GIB] [--until T] [--time-limit S] [--no-progress] [--history DB [--history-source NAME]]
+[--engine auto|python|compiled]`` (a contract; ``-o`` is ``--out``). ``--engine`` picks what runs the
+simulation, the same run either way (:mod:`mropt.sim.engines`: the compiled core runs ``drf`` on
+clusters of two resources; ``auto``, the default, uses it there for workloads of 100,000 tasks or more).
 ``--speculation`` (a registered rule,
 :mod:`mropt.sim.speculation.table`: ``none``, ``hadoop-0.20``, ``late``, ``late-percentile``, ``clairvoyant``;
 default ``none``) adds backup attempts under any policy; with a rule the summary has ``backups`` and
@@ -41,6 +43,7 @@ from mropt.harness.table import render
 from mropt.model.errors import InputError
 from mropt.model.io import read_json
 from mropt.registry import Param
+from mropt.sim.engines import ENGINES
 
 
 def add_parsers(sub: argparse._SubParsersAction) -> None:
@@ -129,6 +132,14 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:
     p.add_argument(
         "--no-progress", action="store_true", help="no progress bar (drawn on stderr only when it is a terminal)"
     )
+    p.add_argument(
+        "--engine",
+        choices=ENGINES,
+        default="auto",
+        help="what runs the simulation: the Python engine, or the compiled core (numba; drf on clusters of two "
+        "resources, see mropt.sim.engines); auto (default): the compiled core there for 100,000 tasks or more. "
+        "The same run either way",
+    )
     p.add_argument("--json", action="store_true", help="print the summary as one JSON object")
     p.set_defaults(handler=run_simulate)
 
@@ -212,6 +223,7 @@ def run_simulate(args: argparse.Namespace) -> int:
         time_limit=args.time_limit,
         progress=not args.no_progress and sys.stderr.isatty(),
         stop_on_interrupt=True,
+        engine=args.engine,
     )
     if args.out:
         with held_interrupts(in_place):  # files written one by one: never cut in two by Ctrl-C

@@ -26,6 +26,10 @@ workload (:meth:`mropt.sim.policy.Policy.check_input`: the needs it declared, ``
 re-exports their names (``summarise``, ``SUMMARY_KEYS``, ``locality_shares``, ``ideal_benefit``,
 ``utilisation_ratio``, ``resource_ratio``, ``resource_name``), as scripts import them from here.
 
+**The engine** (``engine``: ``auto``, the default, ``python`` or ``compiled``): which runs the
+simulation, the Python engine or the compiled core where it applies (:mod:`mropt.sim.engines`); the
+same run either way.
+
 **Speculation** (``speculation``: a rule name of :mod:`mropt.sim.speculation`, default ``none``;
 ``speculation_params``: its parameters; ``straggler_draws``, ``stream`` or ``task``): what the
 summary then adds is in :mod:`mropt.sim.summary`.
@@ -44,6 +48,7 @@ from mropt.model.errors import InputError
 from mropt.model.solution import Solution
 from mropt.model.workload import WorkloadInstance
 from mropt.sim.engine import Simulation
+from mropt.sim.engines import check_engine, run_simulation
 from mropt.sim.memory import check_memory
 from mropt.sim.policy import MODES, make_policy, policy_info
 from mropt.sim.recorder import Recorder
@@ -149,6 +154,7 @@ def simulate(
     time_limit: float | None = None,
     progress: bool = False,
     stop_on_interrupt: bool = False,
+    engine: str = "auto",
 ) -> SimRun:
     """Run ``policy`` (a registered name, ``mropt policies``) on a workload or an admission instance.
 
@@ -169,6 +175,7 @@ def simulate(
     if mode is not None and mode not in MODES:
         raise InputError(f"simulate: mode must be one of {', '.join(MODES)}, got {mode!r}")
     check_stops(until, time_limit)
+    check_engine(engine)
     info = policy_info(policy)
     workload = as_workload(instance)
     check_memory(workload, max_memory, speculation=speculation not in (None, "none"), until=until)
@@ -198,12 +205,14 @@ def simulate(
         if time_limit is not None or progress or stop_on_interrupt
         else None,
     )
-    recorder = sim.run()
+    recorder, ran = run_simulation(sim, policy, engine)
     release_locality(sim)  # (before the summary reads the utilisation rows: Recorder.keep_row_marks)
     # the summary reads the utilisation rows, built as they are read: its time is the run's too
     summary = summarise(recorder, policy, pol.params, 0.0)
     wall = time.perf_counter() - start
     summary["wall_time"] = wall
+    if ran != "python":
+        summary["engine"] = ran
     return SimRun(workload, policy, recorder, summary, wall, dict(pol.params))
 
 

@@ -77,7 +77,7 @@ N_FLOAT_REGISTERS = 4
 
 
 @njit(cache=True)
-def step(W, P, Q, S, L, R, F, until, stop_events):  # type: ignore[no-untyped-def]
+def step(W, P, Q, S, L, R, F, until, stop_events):
     """Run instants from the state (module docstring); DONE, PAUSED or UNTIL. (The arrays are taken out
     of the tuples once, here, and handed to the helpers one by one: an array taken out of a tuple costs
     two atomic reference-count steps, which in the helpers would be most of the run.)"""
@@ -304,7 +304,7 @@ def step(W, P, Q, S, L, R, F, until, stop_events):  # type: ignore[no-untyped-de
 
 
 @njit(cache=True)
-def _push_user(  # type: ignore[no-untyped-def]
+def _push_user(
     u, arriving, idle_tie, pending, j_next, u_work, j_tie, j_class, u_ver, u_share, mark_u, mark_v,
     pk, pt, pu, pv, c_base, c_cap, ch_n, c_valid, top_k, top_t, top_u, tree, g_low, c_group, g_first, g_off, g_size,
 ):  # fmt: skip

@@ -105,16 +105,16 @@ def run_compiled(sim: Simulation) -> Recorder:
             _empty_buffers(sim, state, regs, core)
             sim.now, sim.events = float(fregs[core.NOW]), int(regs[core.EVENTS])
             sim.jobs_finished = int(regs[core.N_JOB_END])
-            if status == core.DONE:
-                break
             if status == core.UNTIL:
                 sim.stopped = UNTIL
                 break
-            if watch is not None and sim.events >= look_at:
+            if watch is not None and sim.events >= look_at:  # (the Python loop looks after its last instant too)
                 sim.stopped = watch.check(sim)
                 if sim.stopped is not None:
                     break
                 look_at = sim.events + watch.every
+            if status == core.DONE:
+                break
     finally:
         if watch is not None:
             watch.end(sim)
@@ -155,22 +155,27 @@ def _work(sim: Simulation) -> tuple[Any, np.ndarray, np.ndarray, int]:
         if d not in ties:
             ties[d] = tie_key(max(d[0] / totals[0], d[1] / totals[1]), "largest-demand")  # type: ignore[index]
     placed = bool(stages) and stages[0].replicas is not None
-    classes = _classes(j_d0, j_d1)
+    j_class, c_group, c_d1, g_d0, g_first, g_off, g_size = _classes(j_d0, j_d1)
     work = Work(
-        arrivals,
-        np.array([j.submit for j in jobs], dtype=np.float64),
-        j_user,
-        j_n,
-        j_off,
-        np.array([st.durations[0] for st in stages], dtype=np.float64),
-        j_d0,
-        j_d1,
-        np.array([ties[d] for d in demands], dtype=np.float64),
-        *classes[:1],
-        _replicas(stages) if placed else np.zeros((0, 0), dtype=np.int16),
-        np.asarray(sim.node_rack, dtype=np.int32),
-        np.asarray(sim.node_speed, dtype=np.float64),
-        *classes[1:],
+        arrivals=arrivals,
+        submit=np.array([j.submit for j in jobs], dtype=np.float64),
+        j_user=j_user,
+        j_n=j_n,
+        j_off=j_off,
+        j_dur=np.array([st.durations[0] for st in stages], dtype=np.float64),
+        j_d0=j_d0,
+        j_d1=j_d1,
+        j_tie=np.array([ties[d] for d in demands], dtype=np.float64),
+        j_class=j_class,
+        replicas=_replicas(stages) if placed else np.zeros((0, 0), dtype=np.int16),
+        node_rack=np.asarray(sim.node_rack, dtype=np.int32),
+        node_speed=np.asarray(sim.node_speed, dtype=np.float64),
+        c_group=c_group,
+        c_d1=c_d1,
+        g_d0=g_d0,
+        g_first=g_first,
+        g_off=g_off,
+        g_size=g_size,
     )
     lows = [float(min(j_d0)) if n_jobs else 0.0, float(min(j_d1)) if n_jobs else 0.0]
     factors = sim.timing.factors
@@ -194,7 +199,7 @@ def _replicas(stages: list[Any]) -> np.ndarray:
                 break
             at += len(r)
         else:
-            return base  # type: ignore[no-any-return]
+            return base
     return np.concatenate([st.replicas for st in stages])
 
 

@@ -23,7 +23,7 @@ from numba import njit
 
 
 @njit(cache=True)
-def less(k1, t1, u1, k2, t2, u2):  # type: ignore[no-untyped-def]
+def less(k1, t1, u1, k2, t2, u2):
     """(key, tie, user) < (key, tie, user): Python's tuple order."""
     if k1 != k2:
         return k1 < k2
@@ -34,7 +34,7 @@ def less(k1, t1, u1, k2, t2, u2):  # type: ignore[no-untyped-def]
 
 # -- heaps of (key, tie, user, version), each a segment of four pooled arrays -------------------------
 @njit(cache=True)
-def heap_push(hk, ht, hu, hv, base, n, key, tie, u, ver):  # type: ignore[no-untyped-def]
+def heap_push(hk, ht, hu, hv, base, n, key, tie, u, ver):
     """Push an entry on the heap of ``n`` entries at ``base`` (the segment has room); the new size."""
     i = n
     while i > 0:
@@ -52,7 +52,7 @@ def heap_push(hk, ht, hu, hv, base, n, key, tie, u, ver):  # type: ignore[no-unt
 
 
 @njit(cache=True)
-def sift_down(hk, ht, hu, hv, base, n, i):  # type: ignore[no-untyped-def]
+def sift_down(hk, ht, hu, hv, base, n, i):
     """Move entry ``i`` of the heap of ``n`` entries at ``base`` down to its place."""
     q = base + i
     key, tie, u, ver = hk[q], ht[q], hu[q], hv[q]
@@ -76,7 +76,7 @@ def sift_down(hk, ht, hu, hv, base, n, i):  # type: ignore[no-untyped-def]
 
 # -- the event heap: completions by (time, sequence number) -------------------------------------------
 @njit(cache=True)
-def ev_push(et, es, eslot, n, time, seq, slot):  # type: ignore[no-untyped-def]
+def ev_push(et, es, eslot, n, time, seq, slot):
     """Push completion (time, seq) of batch ``slot``; the new size."""
     i = n
     while i > 0:
@@ -91,7 +91,7 @@ def ev_push(et, es, eslot, n, time, seq, slot):  # type: ignore[no-untyped-def]
 
 
 @njit(cache=True)
-def ev_pop(et, es, eslot, n):  # type: ignore[no-untyped-def]
+def ev_pop(et, es, eslot, n):
     """Remove the top completion; the new size."""
     n -= 1
     if n == 0:
@@ -115,7 +115,7 @@ def ev_pop(et, es, eslot, n):  # type: ignore[no-untyped-def]
 
 # -- the class heaps' trees ---------------------------------------------------------------------------
 @njit(cache=True)
-def tree_set(tree, off, size, i, c, top_k, top_t, top_u):  # type: ignore[no-untyped-def]
+def tree_set(tree, off, size, i, c, top_k, top_t, top_u):
     """Leaf ``i`` of the min-tree at ``off`` (``size`` leaves) holds class ``c`` (-1: none); its ancestors
     the least top of their leaves."""
     p = size + i
@@ -137,7 +137,7 @@ def tree_set(tree, off, size, i, c, top_k, top_t, top_u):  # type: ignore[no-unt
 
 
 @njit(cache=True)
-def tree_prefix(tree, off, size, count, top_k, top_t, top_u):  # type: ignore[no-untyped-def]
+def tree_prefix(tree, off, size, count, top_k, top_t, top_u):
     """The class of least top among leaves 0 .. count - 1 (-1: none)."""
     best = -1
     lo = size
@@ -159,7 +159,7 @@ def tree_prefix(tree, off, size, count, top_k, top_t, top_u):  # type: ignore[no
 
 
 @njit(cache=True)
-def compact(c, pk, pt, pu, pv, c_base, ch_n, c_valid, u_ver):  # type: ignore[no-untyped-def]
+def compact(c, pk, pt, pu, pv, c_base, ch_n, c_valid, u_ver):
     """Class ``c``'s heap with its valid entries only (each user's at its last key, ``u_ver``); its
     size. A class's segment holds twice the users with jobs of the class, and more: room after this."""
     base = c_base[c]
@@ -178,7 +178,7 @@ def compact(c, pk, pt, pu, pv, c_base, ch_n, c_valid, u_ver):  # type: ignore[no
 
 
 @njit(cache=True)
-def class_push(c, key, tie, u, ver, pk, pt, pu, pv, c_base, c_cap, ch_n, c_valid, u_ver):  # type: ignore[no-untyped-def]
+def class_push(c, key, tie, u, ver, pk, pt, pu, pv, c_base, c_cap, ch_n, c_valid, u_ver):
     """Push (key, tie, u, ver) on class ``c``'s heap (compacted first when its segment is full)."""
     n = ch_n[c]
     if n == c_cap[c]:
@@ -189,7 +189,7 @@ def class_push(c, key, tie, u, ver, pk, pt, pu, pv, c_base, c_cap, ch_n, c_valid
 @njit(cache=True)
 def refresh(
     c, pk, pt, pu, pv, c_base, ch_n, c_valid, u_ver, top_k, top_t, top_u, tree, g_low, c_group, g_first, g_off, g_size
-):  # type: ignore[no-untyped-def]  # noqa: E501
+):  # noqa: E501
     """Class ``c``'s heap without stale entries at its top (compacted when they are most of it), its top
     in its group's min-tree, and the group's first class with users (``g_low``)."""
     base = c_base[c]
@@ -221,7 +221,7 @@ def refresh(
 
 
 @njit(cache=True)
-def first_fitting(limit0, limit1, g_d0, g_first, g_low, c_d1, g_off, g_size, tree, top_k, top_t, top_u):  # type: ignore[no-untyped-def]  # noqa: E501
+def first_fitting(limit0, limit1, g_d0, g_first, g_low, c_d1, g_off, g_size, tree, top_k, top_t, top_u):  # noqa: E501
     """The class whose heap top is least among the classes of demand at most (``limit0``, ``limit1``)
     with users; -1 when none. Groups in increasing demand 0, a group's classes in increasing demand 1."""
     best = -1
@@ -244,7 +244,7 @@ def first_fitting(limit0, limit1, g_d0, g_first, g_low, c_d1, g_off, g_size, tre
 
 # -- locality stacks --------------------------------------------------------------------------------
 @njit(cache=True)
-def build_stacks(replicas, off, n, node_rack, n_nodes, n_racks):  # type: ignore[no-untyped-def]
+def build_stacks(replicas, off, n, node_rack, n_nodes, n_racks):
     """A job's per-node and per-rack stacks of task ids (each place's tasks in increasing order, a
     task once per place): (node ids, node cursors, node ends, rack ids, rack cursors, rack ends)."""
     width = replicas.shape[1]
@@ -282,7 +282,7 @@ def build_stacks(replicas, off, n, node_rack, n_nodes, n_racks):  # type: ignore
 
 
 @njit(cache=True)
-def pop_place(ids, cur, end, place, state, off):  # type: ignore[no-untyped-def]
+def pop_place(ids, cur, end, place, state, off):
     """The lowest pending task of ``place``'s stack (left on it), or -1."""
     k = cur[place]
     e = end[place]

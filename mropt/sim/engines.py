@@ -1,0 +1,72 @@
+"""Which engine runs a simulation: the Python engine, or the compiled core where it applies (issue 32).
+
+``simulate(..., engine=...)`` and ``mropt simulate --engine``:
+
+* ``python``: the Python engine (:class:`mropt.sim.engine.Simulation`'s own ``run``), every policy;
+* ``compiled``: the compiled core (:mod:`mropt.sim.compiled`, numba), which runs only ``drf`` in
+  event mode on a cluster of two resources without slots, jobs of one map stage of one task group,
+  without speculation, faults, stragglers, reduce slow-start or live utilisation rows
+  (:func:`mropt.sim.compiled.drf_engine.why_not`); for any other run, or without numba, a one-line
+  :class:`~mropt.model.errors.InputError` says why;
+* ``auto`` (the default): the compiled core where it applies and the workload has at least
+  :data:`AUTO_TASKS` tasks, else the Python engine. Below that size the Python engine takes a few
+  seconds at most, while the compiled core's first run after an install compiles it (some 15 s,
+  then loaded from numba's cache in a fraction of a second).
+
+Both engines give the same run: the same tables, event-log hash, events and job outcomes
+(``tests/sim/test_compiled_drf.py`` compares them on random workloads); the summary of a compiled
+run says ``"engine": "compiled"``.
+"""
+
+from __future__ import annotations
+
+from importlib.util import find_spec
+from typing import TYPE_CHECKING
+
+from mropt.model.errors import InputError
+
+if TYPE_CHECKING:
+    from mropt.sim.engine import Simulation
+    from mropt.sim.recorder import Recorder
+
+#: the engines ``simulate`` offers (module docstring)
+ENGINES = ("auto", "python", "compiled")
+#: the fewest tasks for which ``auto`` picks the compiled core
+AUTO_TASKS = 100_000
+#: the policies the compiled core runs
+COMPILED_POLICIES = ("drf",)
+
+
+def check_engine(engine: object) -> str:
+    """``engine`` if it is one of :data:`ENGINES`, else a one-line InputError."""
+    if engine not in ENGINES:
+        raise InputError(f"simulate: engine must be one of {', '.join(ENGINES)}, got {engine!r}")
+    return str(engine)
+
+
+def compiled_available() -> bool:
+    """Whether numba is installed (the compiled core's one requirement)."""
+    return find_spec("numba") is not None
+
+
+def run_simulation(sim: Simulation, policy: str, engine: str) -> tuple[Recorder, str]:
+    """Run ``sim`` by the engine ``engine`` asks for (module docstring): its recorder and the engine that ran."""
+    check_engine(engine)
+    if engine == "python":
+        return sim.run(), "python"
+    tasks = sum(stage.n for job in sim.jobs for stage in job.stages)
+    if engine == "auto" and (policy not in COMPILED_POLICIES or tasks < AUTO_TASKS or not compiled_available()):
+        return sim.run(), "python"
+    if not compiled_available():
+        raise InputError("simulate: engine 'compiled' needs numba, which is not installed (pip install numba)")
+    from mropt.sim.compiled.drf_engine import run_compiled, why_not
+
+    reason = why_not(sim) if policy in COMPILED_POLICIES else f"policy {policy} (only drf runs compiled)"
+    if reason is not None:
+        if engine == "auto":
+            return sim.run(), "python"
+        raise InputError(f"simulate: engine 'compiled' cannot run this simulation: {reason}")
+    return run_compiled(sim), "compiled"
+
+
+__all__ = ["AUTO_TASKS", "ENGINES", "check_engine", "compiled_available", "run_simulation"]
