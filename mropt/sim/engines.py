@@ -34,7 +34,8 @@ ENGINES = ("auto", "python", "compiled")
 #: the fewest tasks for which ``auto`` picks the compiled core
 AUTO_TASKS = 100_000
 #: the policies the compiled core runs
-COMPILED_POLICIES = ("drf",)
+COMPILED_POLICIES = ("drf", "ddrf", "delay")
+_NAMES = ", ".join(COMPILED_POLICIES)
 
 
 def check_engine(engine: object) -> str:
@@ -61,7 +62,7 @@ def run_simulation(sim: Simulation, policy: str, engine: str) -> tuple[Recorder,
         raise InputError("simulate: engine 'compiled' needs numba, which is not installed (pip install numba)")
     from mropt.sim.compiled.drf_engine import run_compiled, why_not
 
-    reason = why_not(sim) if policy in COMPILED_POLICIES else f"policy {policy} (only drf runs compiled)"
+    reason = why_not(sim) if policy in COMPILED_POLICIES else f"policy {policy} (only {_NAMES} run compiled)"
     if reason is not None:
         if engine == "auto":
             return sim.run(), "python"

@@ -39,7 +39,16 @@ from collections import namedtuple
 import numpy as np
 from numba import njit
 
-from mropt.sim.compiled.drf_index import build_stacks, class_push, ev_pop, ev_push, first_fitting, pop_place, refresh
+from mropt.sim.compiled.drf_index import (
+    build_stacks,
+    class_push,
+    ev_pop,
+    ev_push,
+    first_fitting,
+    heap_pop,
+    pop_place,
+    refresh,
+)
 from mropt.sim.compiled.rounding import sig12
 
 _FIT_EPS = 1e-9  # mropt.sim.capacity.FIT_EPS
@@ -61,7 +70,8 @@ State = namedtuple(
     " u_work u_tail u_use0 u_use1 u_share u_ver free0 free1 et es eslot"
     " s_job s_first s_count s_start s_end s_level free_slots dirty_mark dirty"
     " pk pt pu pv c_base c_cap ch_n c_valid top_k top_t top_u tree g_low mark_u mark_v"
-    " o_job o_first o_count o_start o_end o_level bt ba be",
+    " o_job o_first o_count o_start o_end o_level bt ba be"
+    " skips offered u_excl xk xt xu xv xc",
 )
 #: the run's lists of arrays (numba typed lists, changed in place): per job its locality stacks, per
 #: class its heap (key, tie, user, version); and the pending jobs per (user, class) (a typed dict)
@@ -70,10 +80,13 @@ Lists = namedtuple("Lists", "s_nids s_ncur s_nend s_rids s_rcur s_rend")
 DONE, PAUSED, UNTIL = 0, 1, 2
 #: the int64 registers (``R``)
 AI, N_EV, NEXT_ATTEMPT, OPEN, EVENTS, RUNNABLE, N_ENDED, N_BREAKS, N_JOB_END, N_FREE, SEQ, OFFERS, STARTED = range(13)
-N_REGISTERS = 13
-#: the float64 registers (``F``)
-LAST, FIRST_TIME, OPEN_WORK, NOW = range(4)
-N_FLOAT_REGISTERS = 4
+CALL, BUSY, CHECK_SEQ, REOFFER_SEQ = range(13, 17)
+N_REGISTERS = 17
+#: the float64 registers (``F``): the timers' times (infinity: none pending), the muted instant's time
+LAST, FIRST_TIME, OPEN_WORK, NOW, CHECK_AT, REOFFER_AT, MUTE = range(7)
+N_FLOAT_REGISTERS = 7
+#: the delay rules (``Q[RULE]``): none (``drf``), ``ddrf``'s two levels, ``delay``'s one
+NO_DELAY, DDRF, DELAY = 0, 1, 2
 
 
 @njit(cache=True)
@@ -96,22 +109,24 @@ def step(W, P, Q, S, L, R, F, until, stop_events):
     top_k, top_t, top_u, tree, g_low, mark_u, mark_v = S.top_k, S.top_t, S.top_u, S.tree, S.g_low, S.mark_u, S.mark_v
     o_job, o_first, o_count, o_start, o_end, o_level = S.o_job, S.o_first, S.o_count, S.o_start, S.o_end, S.o_level
     bt, ba, be = S.bt, S.ba, S.be
+    skips, offered, u_excl, xk, xt, xu, xv, xc = S.skips, S.offered, S.u_excl, S.xk, S.xt, S.xu, S.xv, S.xc
     s_nids, s_ncur, s_nend, s_rids, s_rcur, s_rend = L.s_nids, L.s_ncur, L.s_nend, L.s_rids, L.s_rcur, L.s_rend
-    tot0, tot1, low0, low1, factor_rack, factor_any, idle_tie = P[0], P[1], P[2], P[3], P[4], P[5], P[6]
-    placed, batching, n_racks = Q[0] != 0, Q[1] != 0, Q[2]
+    tot0, tot1, low0, low1, factor_rack, factor_any, idle_tie, heartbeat = P[0], P[1], P[2], P[3], P[4], P[5], P[6], P[7]
+    placed, batching, n_racks, rule, e1, e2 = Q[0] != 0, Q[1] != 0, Q[2], Q[4], Q[5], Q[6]
     n_jobs = len(j_n)
     n_nodes = len(node_rack)
     in_flight = len(et)  # the most batches that can be running at once (the slots' number)
     width = replicas.shape[1]
     empty = np.empty(0, np.int32)
     empty64 = np.empty(0, np.int64)
-    while R[AI] < n_jobs or R[N_EV] > 0:
+    while R[AI] < n_jobs or R[N_EV] > 0 or F[CHECK_AT] < np.inf or F[REOFFER_AT] < np.inf:
         # a pause at the end of an instant: a look of the watch, or buffers to empty
         if R[EVENTS] >= stop_events or R[N_ENDED] + in_flight > len(o_job) or R[N_BREAKS] == len(bt):
             return PAUSED
         now = et[0] if R[N_EV] > 0 else np.inf
         if R[AI] < n_jobs and submit[arrivals[R[AI]]] < now:
             now = submit[arrivals[R[AI]]]
+        now = min(now, F[CHECK_AT], F[REOFFER_AT])
         if now > until:
             F[NOW] = until
             return UNTIL
@@ -161,6 +176,7 @@ def step(W, P, Q, S, L, R, F, until, stop_events):
             u_use1[u] = c
             u_share[u] = max(a / tot0, c / tot1)
             finished[j] += k
+            R[BUSY] -= k
             _push_user(
                 u, -1, idle_tie, pending, j_next, u_work, j_tie, j_class, u_ver, u_share, mark_u, mark_v,
                 pk, pt, pu, pv, c_base, c_cap, ch_n, c_valid, top_k, top_t, top_u, tree, g_low,
@@ -206,6 +222,19 @@ def step(W, P, Q, S, L, R, F, until, stop_events):
             )  # fmt: skip
             R[RUNNABLE] += j_n[j]
             new_work = True
+        # -- timers (class 3), in the order they were asked for (``_DrfBase.on_timer``), each then new work
+        while F[CHECK_AT] == now or F[REOFFER_AT] == now:
+            if F[CHECK_AT] == now and (F[REOFFER_AT] != now or R[CHECK_SEQ] < R[REOFFER_SEQ]):
+                F[CHECK_AT] = np.inf  # "check": the pass after it is muted; nothing runs: a reoffer later
+                F[MUTE] = now
+                if R[BUSY] == 0 and F[REOFFER_AT] == np.inf:
+                    F[REOFFER_AT] = now + heartbeat
+                    R[REOFFER_SEQ] = R[SEQ]
+                    R[SEQ] += 1
+            else:
+                F[REOFFER_AT] = np.inf
+            R[EVENTS] += 1
+            new_work = True
         # -- the pass
         if new_work:
             nodes = np.arange(n_nodes)
@@ -219,46 +248,80 @@ def step(W, P, Q, S, L, R, F, until, stop_events):
             if R[RUNNABLE] == 0:
                 break
             node = nodes[i]
-            # the offer of ``node`` (``_assign_reference``)
+            if now == F[MUTE]:  # (the pass after a check: ``_DrfBase.assign``)
+                continue
+            # the offer of ``node`` (``_assign_reference``): a call; the jobs offered the node in it
+            # (``offered``), the users whose fitting jobs all were (``u_excl``: their class tops set aside)
+            R[CALL] += 1
+            call = R[CALL]
+            declined = False
+            n_set = 0
             while free0[node] + _ROOM_EPS >= low0 and free1[node] + _ROOM_EPS >= low1:
                 # the first user in key order with a job that fits: the least top over the fitting classes
                 limit0 = free0[node] + _FIT_EPS
                 limit1 = free1[node] + _FIT_EPS
-                best = first_fitting(
-                    limit0, limit1, g_d0, g_first, g_low, c_d1, g_off, g_size, tree, top_k, top_t, top_u
-                )
+                best = first_fitting(limit0, limit1, g_d0, g_first, g_low, c_d1, g_off, g_size, tree, top_k, top_t, top_u)
                 if best < 0:
                     break
-                R[OFFERS] += 1
                 u = top_u[best]
+                if u_excl[u] == call:  # its fitting jobs declined or took nothing: its top set aside
+                    base = c_base[best]
+                    xk[n_set], xt[n_set], xu[n_set], xv[n_set], xc[n_set] = pk[base], pt[base], pu[base], pv[base], best
+                    n_set += 1
+                    ch_n[best] = heap_pop(pk, pt, pu, pv, base, ch_n[best])
+                    refresh(
+                        best, pk, pt, pu, pv, c_base, ch_n, c_valid, u_ver, top_k, top_t, top_u, tree, g_low,
+                        c_group, g_first, g_off, g_size,
+                    )  # fmt: skip
+                    continue
+                R[OFFERS] += 1
+                # the user's jobs in arrival order (``_offer`` each): a launch at the level its skips
+                # allow, or a decline (it fits, no task there), or no fit
                 job = u_work[u]
-                while not (pending[job] > 0 and j_d0[job] <= limit0 and j_d1[job] <= limit1):
-                    job = j_next[job]
-                # launch_tasks: one task, level any
-                off = j_off[job]
                 task = -1
                 level = _NONE
-                if placed:
-                    if not built[job]:
-                        stacks = build_stacks(replicas, off, j_n[job], node_rack, n_nodes, n_racks)
-                        s_nids[job], s_ncur[job], s_nend[job], s_rids[job], s_rcur[job], s_rend[job] = stacks
-                        built[job] = True
-                    task = pop_place(s_nids[job], s_ncur[job], s_nend[job], node, state, off)
-                    if task >= 0:
-                        level = _NODE
-                    else:
-                        task = pop_place(s_rids[job], s_rcur[job], s_rend[job], node_rack[node], state, off)
-                        if task >= 0:
-                            level = _RACK
-                if task < 0:  # (``Stage.take_far``: the lowest pending task)
-                    task = fresh[job]
-                    while state[off + task] != _PENDING:
-                        task += 1
-                    fresh[job] = task
-                    level = _ANY if (placed and width > 0) else _NONE
+                while job >= 0:
+                    if pending[job] > 0 and offered[job] != call:
+                        if j_d0[job] <= limit0 and j_d1[job] <= limit1:
+                            allowed = _ANY
+                            if rule == DDRF:
+                                allowed = _ANY if skips[job] >= e2 else (_RACK if skips[job] >= e1 else _NODE)
+                            elif rule == DELAY:
+                                allowed = _ANY if skips[job] >= e2 else _NODE
+                            off = j_off[job]
+                            if placed:
+                                if not built[job]:
+                                    stacks = build_stacks(replicas, off, j_n[job], node_rack, n_nodes, n_racks)
+                                    s_nids[job], s_ncur[job], s_nend[job], s_rids[job], s_rcur[job], s_rend[job] = stacks
+                                    built[job] = True
+                                task = pop_place(s_nids[job], s_ncur[job], s_nend[job], node, state, off)
+                                if task >= 0:
+                                    level = _NODE
+                                elif allowed >= _RACK:
+                                    task = pop_place(s_rids[job], s_rcur[job], s_rend[job], node_rack[node], state, off)
+                                    if task >= 0:
+                                        level = _RACK
+                            if task < 0 and (allowed == _ANY or not placed):  # (``Stage.take_far``)
+                                task = fresh[job]
+                                while state[off + task] != _PENDING:
+                                    task += 1
+                                fresh[job] = task
+                                level = _ANY if (placed and width > 0) else _NONE
+                            if task >= 0:
+                                break
+                            skips[job] += 1  # declined: it fits, but no task at the level allowed
+                            declined = True
+                        offered[job] = call
+                    job = j_next[job]
+                if task < 0:
+                    u_excl[u] = call
+                    continue
+                # launch_tasks: the task on the node
+                off = j_off[job]
                 state[off + task] = _RUNNING
                 pending[job] -= 1
                 R[RUNNABLE] -= 1
+                R[BUSY] += 1
                 work = j_dur[job] / node_speed[node]
                 if level == _RACK:
                     work *= factor_rack
@@ -284,6 +347,8 @@ def step(W, P, Q, S, L, R, F, until, stop_events):
                 free1[node] -= j_d1[job]
                 if np.isnan(first_start[job]):
                     first_start[job] = now
+                if rule != DELAY or level <= _NODE:  # ``_after_launch`` (delay: a local launch only)
+                    skips[job] = 0
                 # _add(launcher, +1), then _push(launcher)
                 a = u_use0[u] + 1.0 * j_d0[job]
                 c = u_use1[u] + 1.0 * j_d1[job]
@@ -300,6 +365,18 @@ def step(W, P, Q, S, L, R, F, until, stop_events):
                         j_class[job], pk, pt, pu, pv, c_base, ch_n, c_valid, u_ver, top_k, top_t, top_u, tree,
                         g_low, c_group, g_first, g_off, g_size,
                     )  # fmt: skip
+            # the tops set aside go back (their users' keys did not change: none of them launched)
+            for x in range(n_set):
+                c = xc[x]
+                class_push(c, xk[x], xt[x], xu[x], xv[x], pk, pt, pu, pv, c_base, c_cap, ch_n, c_valid, u_ver)
+                refresh(
+                    c, pk, pt, pu, pv, c_base, ch_n, c_valid, u_ver, top_k, top_t, top_u, tree, g_low,
+                    c_group, g_first, g_off, g_size,
+                )  # fmt: skip
+            if declined and F[CHECK_AT] == np.inf:  # ``_ask_check``: after this pass, is anything running?
+                F[CHECK_AT] = now
+                R[CHECK_SEQ] = R[SEQ]
+                R[SEQ] += 1
     return DONE
 
 

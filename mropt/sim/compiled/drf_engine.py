@@ -35,11 +35,9 @@ _NEVER = 1 << 62
 
 def why_not(sim: Simulation) -> str | None:
     """Why ``sim`` cannot run compiled (a short phrase), or None."""
-    from mropt.sim.policies.drf import Drf
-
     policy = sim.policy
-    if type(policy) is not Drf:
-        return f"policy {type(policy).__name__.lower()} (only drf runs compiled)"
+    if _rule(policy) is None:
+        return f"policy {type(policy).__name__.lower()} (only drf, ddrf and delay run compiled)"
     if sim.mode != EVENT:
         return f"mode {sim.mode} (only event)"
     if sim.uses_slots or len(sim.resources) != 2:
@@ -50,7 +48,7 @@ def why_not(sim: Simulation) -> str | None:
         return "node faults"
     if sim.timing.rate or sim.slowstart is not None:
         return "straggler draws or a reduce slow-start"
-    if policy.trace is not None or policy.tie_break != "largest-demand":
+    if policy.trace is not None or getattr(policy, "tie_break", None) != "largest-demand":
         return "a decision trace or another tie break"
     if sim.rows_live:
         return "live utilisation rows"
@@ -75,6 +73,22 @@ def why_not(sim: Simulation) -> str | None:
     return None
 
 
+def _rule(policy: object) -> tuple[int, int, int] | None:
+    """The compiled loop's delay rule of ``policy`` (``drf_core.NO_DELAY``, ``DDRF``, ``DELAY``) and its
+    two thresholds (E1, E2; D twice), or None for a policy it does not run (a subclass included)."""
+    from mropt.sim.policies.ddrf import Ddrf, Delay
+    from mropt.sim.policies.drf import Drf
+
+    kind = type(policy)
+    if kind is Drf:
+        return 0, 0, 0
+    if kind is Ddrf:
+        return 1, policy.e1, policy.e2  # type: ignore[attr-defined]
+    if kind is Delay:
+        return 2, policy.d, policy.d  # type: ignore[attr-defined]
+    return None
+
+
 def _totals(sim: Simulation) -> list[float]:
     """The cluster's total of each resource, summed as ``_DrfBase.start`` sums it."""
     return [sum(free[k] for free in sim.free_resources) for k in range(len(sim.resources))]
@@ -94,6 +108,8 @@ def run_compiled(sim: Simulation) -> Recorder:
     regs[core.N_FREE] = len(state.free_slots)
     fregs = np.zeros(core.N_FLOAT_REGISTERS, dtype=np.float64)
     fregs[core.LAST] = -math.inf
+    fregs[core.CHECK_AT] = fregs[core.REOFFER_AT] = math.inf
+    fregs[core.MUTE] = -1.0  # (``_DrfBase``'s ``_mute`` before any check)
     record, marks, watch = sim.record, sim._marks, sim.watch
     until = math.inf if sim.until is None else float(sim.until)
     look_at = watch.every if watch is not None else _NEVER
@@ -179,9 +195,12 @@ def _work(sim: Simulation) -> tuple[Any, np.ndarray, np.ndarray, int]:
     )
     lows = [float(min(j_d0)) if n_jobs else 0.0, float(min(j_d1)) if n_jobs else 0.0]
     factors = sim.timing.factors
-    params = np.array([*totals, *lows, factors[1], factors[2], tie_key(0.0, "largest-demand")], dtype=np.float64)
+    idle = tie_key(0.0, "largest-demand")
+    params = np.array([*totals, *lows, factors[1], factors[2], idle, sim.heartbeat_interval], dtype=np.float64)
     n_racks = int(work.node_rack.max()) + 1 if sim.n_nodes else 0
-    flags = np.array([placed, sim.batches.on, n_racks, len(work.c_d1)], dtype=np.int64)
+    rule = _rule(sim.policy)
+    assert rule is not None
+    flags = np.array([placed, sim.batches.on, n_racks, len(work.c_d1), *rule], dtype=np.int64)
     return work, params, flags, int(j_n.sum())
 
 
@@ -284,6 +303,9 @@ def _state(sim: Simulation, work: Any, n_tasks: int) -> tuple[Any, Any]:
         i(n_classes, fill=-1),
         i(buffer, np.int32), i(buffer), i(buffer, np.int32), f(buffer), f(buffer), i(buffer, np.int8),
         f(BREAKS), i(BREAKS), i(BREAKS),
+        i(n_jobs, fill=0), i(n_jobs, fill=0), i(n_users, fill=0),
+        f(n_jobs + n_classes), f(n_jobs + n_classes), i(n_jobs + n_classes), i(n_jobs + n_classes),
+        i(n_jobs + n_classes),
     )  # fmt: skip
     empty32, empty64 = np.empty(0, dtype=np.int32), np.empty(0, dtype=np.int64)
     stacks = [List([empty32] * n_jobs), List([empty64] * n_jobs), List([empty64] * n_jobs)]

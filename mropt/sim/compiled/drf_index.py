@@ -74,6 +74,17 @@ def sift_down(hk, ht, hu, hv, base, n, i):
     hk[q], ht[q], hu[q], hv[q] = key, tie, u, ver
 
 
+@njit(cache=True)
+def heap_pop(hk, ht, hu, hv, base, n):
+    """Remove the top of the heap of ``n`` entries at ``base``; the new size."""
+    n -= 1
+    if n > 0:
+        q = base + n
+        hk[base], ht[base], hu[base], hv[base] = hk[q], ht[q], hu[q], hv[q]
+        sift_down(hk, ht, hu, hv, base, n, 0)
+    return n
+
+
 # -- the event heap: completions by (time, sequence number) -------------------------------------------
 @njit(cache=True)
 def ev_push(et, es, eslot, n, time, seq, slot):
