@@ -75,7 +75,7 @@ State = namedtuple(
 )
 #: the run's lists of arrays (numba typed lists, changed in place): per job its locality stacks, per
 #: class its heap (key, tie, user, version); and the pending jobs per (user, class) (a typed dict)
-Lists = namedtuple("Lists", "s_nids s_ncur s_nend s_rids s_rcur s_rend")
+Lists = namedtuple("Lists", "stacks")
 #: what :func:`step` returns
 DONE, PAUSED, UNTIL = 0, 1, 2
 #: the int64 registers (``R``)
@@ -110,15 +110,15 @@ def step(W, P, Q, S, L, R, F, until, stop_events):
     o_job, o_first, o_count, o_start, o_end, o_level = S.o_job, S.o_first, S.o_count, S.o_start, S.o_end, S.o_level
     bt, ba, be = S.bt, S.ba, S.be
     skips, offered, u_excl, xk, xt, xu, xv, xc = S.skips, S.offered, S.u_excl, S.xk, S.xt, S.xu, S.xv, S.xc
-    s_nids, s_ncur, s_nend, s_rids, s_rcur, s_rend = L.s_nids, L.s_ncur, L.s_nend, L.s_rids, L.s_rcur, L.s_rend
+    stacks_of = L.stacks
     tot0, tot1, low0, low1, factor_rack, factor_any, idle_tie, heartbeat = P[0], P[1], P[2], P[3], P[4], P[5], P[6], P[7]
     placed, batching, n_racks, rule, e1, e2 = Q[0] != 0, Q[1] != 0, Q[2], Q[4], Q[5], Q[6]
     n_jobs = len(j_n)
     n_nodes = len(node_rack)
     in_flight = len(et)  # the most batches that can be running at once (the slots' number)
     width = replicas.shape[1]
+    every_node = np.arange(n_nodes)
     empty = np.empty(0, np.int32)
-    empty64 = np.empty(0, np.int64)
     while R[AI] < n_jobs or R[N_EV] > 0 or F[CHECK_AT] < np.inf or F[REOFFER_AT] < np.inf:
         # a pause at the end of an instant: a look of the watch, or buffers to empty
         if R[EVENTS] >= stop_events or R[N_ENDED] + in_flight > len(o_job) or R[N_BREAKS] == len(bt):
@@ -187,12 +187,7 @@ def step(W, P, Q, S, L, R, F, until, stop_events):
                 end_order[R[N_JOB_END]] = j
                 R[N_JOB_END] += 1
                 if built[j]:  # (its locality stacks freed)
-                    s_nids[j] = empty
-                    s_ncur[j] = empty64
-                    s_nend[j] = empty64
-                    s_rids[j] = empty
-                    s_rcur[j] = empty64
-                    s_rend[j] = empty64
+                    stacks_of[j] = empty
                 # on_job_end: out of the user's list
                 p, nx = j_prev[j], j_next[j]
                 if p >= 0:
@@ -237,10 +232,11 @@ def step(W, P, Q, S, L, R, F, until, stop_events):
             new_work = True
         # -- the pass
         if new_work:
-            nodes = np.arange(n_nodes)
+            nodes = every_node
             n_pass = n_nodes
         else:
-            nodes = np.sort(dirty[:n_dirty])
+            nodes = dirty
+            dirty[:n_dirty].sort()
             n_pass = n_dirty
         for i in range(n_dirty):
             dirty_mark[dirty[i]] = False
@@ -291,14 +287,14 @@ def step(W, P, Q, S, L, R, F, until, stop_events):
                             off = j_off[job]
                             if placed:
                                 if not built[job]:
-                                    stacks = build_stacks(replicas, off, j_n[job], node_rack, n_nodes, n_racks)
-                                    s_nids[job], s_ncur[job], s_nend[job], s_rids[job], s_rcur[job], s_rend[job] = stacks
+                                    stacks_of[job] = build_stacks(replicas, off, j_n[job], node_rack, n_nodes, n_racks)
                                     built[job] = True
-                                task = pop_place(s_nids[job], s_ncur[job], s_nend[job], node, state, off)
+                                stacks = stacks_of[job]
+                                task = pop_place(stacks, 2 + 2 * node, state, off)
                                 if task >= 0:
                                     level = _NODE
                                 elif allowed >= _RACK:
-                                    task = pop_place(s_rids[job], s_rcur[job], s_rend[job], node_rack[node], state, off)
+                                    task = pop_place(stacks, 2 + 2 * n_nodes + 2 * node_rack[node], state, off)
                                     if task >= 0:
                                         level = _RACK
                             if task < 0 and (allowed == _ANY or not placed):  # (``Stage.take_far``)

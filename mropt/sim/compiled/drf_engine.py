@@ -12,6 +12,7 @@ nothing after a run reads them.
 
 from __future__ import annotations
 
+import gc
 import math
 from typing import TYPE_CHECKING, Any
 
@@ -101,6 +102,17 @@ def run_compiled(sim: Simulation) -> Recorder:
     reason = why_not(sim)
     if reason is not None:
         raise ValueError(f"simulate: the compiled core cannot run this simulation: {reason}")
+    enabled = gc.isenabled()
+    gc.disable()  # (as ``Simulation.run``: the set-up makes many objects and no cycles)
+    try:
+        return _run(sim, core)
+    finally:
+        if enabled:
+            gc.enable()
+
+
+def _run(sim: Simulation, core: Any) -> Recorder:
+    """:func:`run_compiled`, its garbage collector paused."""
     work, params, flags, n_tasks = _work(sim)
     state, lists = _state(sim, work, n_tasks)
     regs = np.zeros(core.N_REGISTERS, dtype=np.int64)
@@ -307,10 +319,8 @@ def _state(sim: Simulation, work: Any, n_tasks: int) -> tuple[Any, Any]:
         f(n_jobs + n_classes), f(n_jobs + n_classes), i(n_jobs + n_classes), i(n_jobs + n_classes),
         i(n_jobs + n_classes),
     )  # fmt: skip
-    empty32, empty64 = np.empty(0, dtype=np.int32), np.empty(0, dtype=np.int64)
-    stacks = [List([empty32] * n_jobs), List([empty64] * n_jobs), List([empty64] * n_jobs)]
-    stacks += [List([empty32] * n_jobs), List([empty64] * n_jobs), List([empty64] * n_jobs)]
-    return state, Lists(*stacks)
+    empty32 = np.empty(0, dtype=np.int32)
+    return state, Lists(List([empty32] * n_jobs))
 
 
 def _empty_buffers(sim: Simulation, state: Any, regs: np.ndarray, core: Any) -> None:

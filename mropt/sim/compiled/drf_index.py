@@ -246,8 +246,14 @@ def first_fitting(limit0, limit1, g_d0, g_first, g_low, c_d1, g_off, g_size, tre
         if c_d1[hi - 1] <= limit1:  # every class of the group fits: the tree's root
             c = tree[g_off[g] + 1]
         else:
-            count = np.searchsorted(c_d1[lo:hi], limit1, side="right")
-            c = tree_prefix(tree, g_off[g], g_size[g], count, top_k, top_t, top_u)
+            a, b = lo, hi  # (a bisection by hand: a slice would cost two atomic reference counts)
+            while a < b:
+                mid = (a + b) >> 1
+                if c_d1[mid] <= limit1:
+                    a = mid + 1
+                else:
+                    b = mid
+            c = tree_prefix(tree, g_off[g], g_size[g], a - lo, top_k, top_t, top_u)
         if c >= 0 and (best < 0 or less(top_k[c], top_t[c], top_u[c], top_k[best], top_t[best], top_u[best])):
             best = c
     return best
@@ -256,8 +262,10 @@ def first_fitting(limit0, limit1, g_d0, g_first, g_low, c_d1, g_off, g_size, tre
 # -- locality stacks --------------------------------------------------------------------------------
 @njit(cache=True)
 def build_stacks(replicas, off, n, node_rack, n_nodes, n_racks):
-    """A job's per-node and per-rack stacks of task ids (each place's tasks in increasing order, a
-    task once per place): (node ids, node cursors, node ends, rack ids, rack cursors, rack ends)."""
+    """A job's per-node and per-rack stacks of task ids (each place's tasks in increasing order, a task
+    once per place), as one int32 array (one reference to hold, not six): ``[2 + n_nodes * 2 + n_racks
+    * 2]`` header of the node ids' length and the rack ids' length, then each node's cursor and end,
+    each rack's cursor and end (positions in the array), then the node ids and the rack ids."""
     width = replicas.shape[1]
     ncount = np.zeros(n_nodes + 1, np.int64)
     rcount = np.zeros(n_racks + 1, np.int64)
@@ -271,33 +279,40 @@ def build_stacks(replicas, off, n, node_rack, n_nodes, n_racks):
         ncount[i + 1] += ncount[i]
     for i in range(n_racks):
         rcount[i + 1] += rcount[i]
-    nids = np.empty(ncount[n_nodes], np.int32)
-    rids = np.empty(rcount[n_racks], np.int32)
-    nend = ncount[:n_nodes].copy()
-    rend = rcount[:n_racks].copy()
+    head = 2 + 2 * n_nodes + 2 * n_racks
+    nbase = head
+    rbase = head + ncount[n_nodes]
+    out = np.empty(rbase + rcount[n_racks], np.int32)
+    out[0], out[1] = ncount[n_nodes], rcount[n_racks]
+    for i in range(n_nodes):  # cursor and end: the place's first position, its end grows as it fills
+        out[2 + 2 * i] = out[3 + 2 * i] = nbase + ncount[i]
+    rh = 2 + 2 * n_nodes
+    for i in range(n_racks):
+        out[rh + 2 * i] = out[rh + 2 * i + 1] = rbase + rcount[i]
     for t in range(n):
         for r in range(width):
             node = replicas[off + t, r]
             if node < 0:
                 continue
-            e = nend[node]
-            if e == ncount[node] or nids[e - 1] != t:
-                nids[e] = t
-                nend[node] = e + 1
+            e = out[3 + 2 * node]
+            if e == out[2 + 2 * node] or out[e - 1] != t:
+                out[e] = t
+                out[3 + 2 * node] = e + 1
             rack = node_rack[node]
-            e = rend[rack]
-            if e == rcount[rack] or rids[e - 1] != t:
-                rids[e] = t
-                rend[rack] = e + 1
-    return nids, ncount[:n_nodes].copy(), nend, rids, rcount[:n_racks].copy(), rend
+            e = out[rh + 2 * rack + 1]
+            if e == out[rh + 2 * rack] or out[e - 1] != t:
+                out[e] = t
+                out[rh + 2 * rack + 1] = e + 1
+    return out
 
 
 @njit(cache=True)
-def pop_place(ids, cur, end, place, state, off):
-    """The lowest pending task of ``place``'s stack (left on it), or -1."""
-    k = cur[place]
-    e = end[place]
-    while k < e and state[off + ids[k]] != 0:
+def pop_place(stacks, at, state, off):
+    """The lowest pending task of the place whose (cursor, end) pair is at ``stacks[at]`` (left on its
+    stack: the cursor moves past the tasks no longer pending), or -1."""
+    k = stacks[at]
+    e = stacks[at + 1]
+    while k < e and state[off + stacks[k]] != 0:
         k += 1
-    cur[place] = k
-    return ids[k] if k < e else -1
+    stacks[at] = k
+    return stacks[k] if k < e else -1
