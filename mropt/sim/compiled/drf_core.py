@@ -376,7 +376,7 @@ def step(W, P, Q, S, L, R, F, until, stop_events):
     return DONE
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _push_user(
     u, arriving, idle_tie, pending, j_next, u_work, j_tie, j_class, u_ver, u_share, mark_u, mark_v,
     pk, pt, pu, pv, c_base, c_cap, ch_n, c_valid, top_k, top_t, top_u, tree, g_low, c_group, g_first, g_off, g_size,

@@ -14,6 +14,11 @@ which the user has no pending task left, are dropped when they come to the top: 
 **Locality stacks** (``Stage.take``, :mod:`mropt.sim.locality_stacks`): per job, per node and per
 rack, its tasks with a replica there in increasing order, each place read from a cursor that
 skips the tasks no longer pending.
+
+**No reference counting in the helpers.** Every helper here but :func:`build_stacks` allocates
+nothing and is compiled with numba's ``_nrt=False``: a call that hands arrays to a function
+compiled with numba's runtime costs two atomic reference-count steps per array, which on the
+Alibaba day was a fifth of the run (``benchmarks/RESULTS.md``, "the compiled core").
 """
 
 from __future__ import annotations
@@ -22,7 +27,7 @@ import numpy as np
 from numba import njit
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def less(k1, t1, u1, k2, t2, u2):
     """(key, tie, user) < (key, tie, user): Python's tuple order."""
     if k1 != k2:
@@ -33,7 +38,7 @@ def less(k1, t1, u1, k2, t2, u2):
 
 
 # -- heaps of (key, tie, user, version), each a segment of four pooled arrays -------------------------
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def heap_push(hk, ht, hu, hv, base, n, key, tie, u, ver):
     """Push an entry on the heap of ``n`` entries at ``base`` (the segment has room); the new size."""
     i = n
@@ -51,7 +56,7 @@ def heap_push(hk, ht, hu, hv, base, n, key, tie, u, ver):
     return n + 1
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def sift_down(hk, ht, hu, hv, base, n, i):
     """Move entry ``i`` of the heap of ``n`` entries at ``base`` down to its place."""
     q = base + i
@@ -74,7 +79,7 @@ def sift_down(hk, ht, hu, hv, base, n, i):
     hk[q], ht[q], hu[q], hv[q] = key, tie, u, ver
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def heap_pop(hk, ht, hu, hv, base, n):
     """Remove the top of the heap of ``n`` entries at ``base``; the new size."""
     n -= 1
@@ -86,7 +91,7 @@ def heap_pop(hk, ht, hu, hv, base, n):
 
 
 # -- the event heap: completions by (time, sequence number) -------------------------------------------
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def ev_push(et, es, eslot, n, time, seq, slot):
     """Push completion (time, seq) of batch ``slot``; the new size."""
     i = n
@@ -101,7 +106,7 @@ def ev_push(et, es, eslot, n, time, seq, slot):
     return n + 1
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def ev_pop(et, es, eslot, n):
     """Remove the top completion; the new size."""
     n -= 1
@@ -125,7 +130,7 @@ def ev_pop(et, es, eslot, n):
 
 
 # -- the class heaps' trees ---------------------------------------------------------------------------
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def tree_set(tree, off, size, i, c, top_k, top_t, top_u):
     """Leaf ``i`` of the min-tree at ``off`` (``size`` leaves) holds class ``c`` (-1: none); its ancestors
     the least top of their leaves."""
@@ -147,7 +152,7 @@ def tree_set(tree, off, size, i, c, top_k, top_t, top_u):
         p >>= 1
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def tree_prefix(tree, off, size, count, top_k, top_t, top_u):
     """The class of least top among leaves 0 .. count - 1 (-1: none)."""
     best = -1
@@ -169,7 +174,7 @@ def tree_prefix(tree, off, size, count, top_k, top_t, top_u):
     return best
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def compact(c, pk, pt, pu, pv, c_base, ch_n, c_valid, u_ver):
     """Class ``c``'s heap with its valid entries only (each user's at its last key, ``u_ver``); its
     size. A class's segment holds twice the users with jobs of the class, and more: room after this."""
@@ -188,7 +193,7 @@ def compact(c, pk, pt, pu, pv, c_base, ch_n, c_valid, u_ver):
     return m
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def class_push(c, key, tie, u, ver, pk, pt, pu, pv, c_base, c_cap, ch_n, c_valid, u_ver):
     """Push (key, tie, u, ver) on class ``c``'s heap (compacted first when its segment is full)."""
     n = ch_n[c]
@@ -197,7 +202,7 @@ def class_push(c, key, tie, u, ver, pk, pt, pu, pv, c_base, c_cap, ch_n, c_valid
     ch_n[c] = heap_push(pk, pt, pu, pv, c_base[c], n, key, tie, u, ver)
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def refresh(
     c, pk, pt, pu, pv, c_base, ch_n, c_valid, u_ver, top_k, top_t, top_u, tree, g_low, c_group, g_first, g_off, g_size
 ):  # noqa: E501
@@ -231,7 +236,7 @@ def refresh(
                     break
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def first_fitting(limit0, limit1, g_d0, g_first, g_low, c_d1, g_off, g_size, tree, top_k, top_t, top_u):  # noqa: E501
     """The class whose heap top is least among the classes of demand at most (``limit0``, ``limit1``)
     with users; -1 when none. Groups in increasing demand 0, a group's classes in increasing demand 1."""
@@ -306,7 +311,7 @@ def build_stacks(replicas, off, n, node_rack, n_nodes, n_racks):
     return out
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def pop_place(stacks, at, state, off):
     """The lowest pending task of the place whose (cursor, end) pair is at ``stacks[at]`` (left on its
     stack: the cursor moves past the tasks no longer pending), or -1."""
