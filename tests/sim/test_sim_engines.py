@@ -1,9 +1,9 @@
 """Which engine runs a simulation (``simulate(..., engine=...)``, ``mropt simulate --engine``), and its stops.
 
-``mropt.sim.engines``: ``python`` runs the Python engine; ``compiled`` the compiled ``drf`` core, and
-refuses (one-line InputError, exit 2 on the command line) any run it cannot do, or a machine without
-numba; ``auto`` picks the compiled core only for ``drf`` on a supported workload of at least
-``AUTO_TASKS`` tasks, and the Python engine otherwise, silently. The run is the same either way: the
+``mropt.sim.engines``: ``python`` runs the Python engine; ``compiled`` the compiled core (``drf``,
+``ddrf``, ``delay``), and refuses (one-line InputError, exit 2 on the command line) any run it cannot
+do, or a machine without numba; ``auto`` picks the compiled core only for those policies on a supported
+workload of at least ``AUTO_TASKS`` tasks, and the Python engine otherwise, silently. The run is the same either way: the
 summary (but for ``wall_time``, and ``"engine": "compiled"`` on a compiled run) and every table.
 
 The stops must be the same too: ``until`` (before the first arrival, between instants, at an instant,
@@ -174,12 +174,19 @@ def run_differences(py: SimRun, cc: SimRun) -> list[str]:
     return out
 
 
-def both(w: WorkloadInstance, **options: Any) -> tuple[SimRun, SimRun]:
-    return simulate(w, "drf", engine="python", **options), simulate(w, "drf", engine="compiled", **options)
+def both(
+    w: WorkloadInstance, policy: str = "drf", params: dict[str, Any] | None = None, **options: Any
+) -> tuple[SimRun, SimRun]:
+    return (
+        simulate(w, policy, params, engine="python", **options),
+        simulate(w, policy, params, engine="compiled", **options),
+    )
 
 
-def assert_same(w: WorkloadInstance, where: str, **options: Any) -> tuple[SimRun, SimRun]:
-    py, cc = both(w, **options)
+def assert_same(
+    w: WorkloadInstance, where: str, policy: str = "drf", params: dict[str, Any] | None = None, **options: Any
+) -> tuple[SimRun, SimRun]:
+    py, cc = both(w, policy, params, **options)
     problems = run_differences(py, cc)
     assert not problems, f"{where} ({options}): " + "\n".join(problems[:6])
     return py, cc
@@ -224,7 +231,7 @@ def test_an_unknown_engine_on_the_command_line_exits_2(files: dict[str, Path]) -
     ("file", "policy", "options", "why"),
     [
         ("supported", "drf", ("--mode", "heartbeat"), "mode heartbeat"),
-        ("slots", "fair", (), "policy fair (only drf runs compiled)"),
+        ("slots", "fair", (), "policy fair (only drf, ddrf, delay run compiled)"),
         ("slots", "drf", (), "a cluster of slots"),
     ],
 )
@@ -267,7 +274,13 @@ def test_auto_picks_the_compiled_core_from_auto_tasks_tasks_on(compiled: Any, mo
     assert "engine" not in simulate(with_slots(), "fair").summary
     assert "engine" not in simulate(w, "drf", mode="heartbeat").summary
     assert "engine" not in simulate(w, "drf", speculation="late").summary
-    assert "engine" not in simulate(w, "ddrf", {"e1": 1, "e2": 2}).summary
+    # ddrf and delay run compiled too (engines.COMPILED_POLICIES), but not where the core cannot
+    assert engines.COMPILED_POLICIES == ("drf", "ddrf", "delay")
+    assert simulate(w, "ddrf", {"e1": 1, "e2": 2}).summary.get("engine") == "compiled"
+    assert simulate(w, "delay", {"d": 2}).summary.get("engine") == "compiled"
+    assert "engine" not in simulate(w, "ddrf", {"e1": 1, "e2": 2}, mode="heartbeat").summary
+    assert "engine" not in simulate(with_slots(), "delay", {"d": 2}).summary
+    assert "engine" not in simulate(w, "delay", {"d": 2}, engine="python").summary
 
 
 def test_auto_at_the_default_threshold_runs_compiled(compiled: Any) -> None:
@@ -312,6 +325,22 @@ def test_the_same_run_either_way_on_random_workloads(compiled: Any) -> None:
     for k, w in enumerate(random_workloads("whole", 12)):
         py, cc = assert_same(w, f"workload {k}", seed=k)
         assert py.summary["finished"] == len(w.jobs)
+
+
+@pytest.mark.parametrize("policy", ["ddrf", "delay"])
+def test_the_same_run_either_way_under_ddrf_and_delay(compiled: Any, policy: str) -> None:
+    # placed workloads (declines need replicas), random E1 <= E2 or D, and an until (timers pending then)
+    rng = random.Random(f"sim-engines-{policy}-params")
+    for k, w in enumerate(random_workloads(f"{policy}-whole", 8)):
+        if w.placement is None:
+            w = WorkloadInstance.from_dict({**w.to_dict(), "placement": {"replicas": 1, "seed": k}})
+        e1 = rng.randint(0, 3)
+        params = {"e1": e1, "e2": e1 + rng.randint(0, 3)} if policy == "ddrf" else {"d": rng.randint(0, 4)}
+        py, cc = assert_same(w, f"{policy} workload {k}", policy, params, seed=k)
+        assert py.summary["policy"] == cc.summary["policy"] == policy
+        times = event_times(w)
+        until = times[len(times) // 2]
+        assert_same(w, f"{policy} workload {k}, until {until!r}", policy, params, until=until)
 
 
 def test_the_same_run_without_utilisation_rows(compiled: Any) -> None:

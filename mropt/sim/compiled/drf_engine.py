@@ -324,7 +324,9 @@ def _state(sim: Simulation, work: Any, n_tasks: int) -> tuple[Any, Any]:
 
 
 def _empty_buffers(sim: Simulation, state: Any, regs: np.ndarray, core: Any) -> None:
-    """Move the loop's ended batches into the recorder's store and its row breaks into the marks."""
+    """Move the loop's ended batches into the recorder's store and its row breaks into the marks (a
+    break's count of ended entries is the loop's, from its buffer's start: the store's count added)."""
+    before = len(sim.record.ended_attempts)
     n = int(regs[core.N_ENDED])
     if n:
         counts = state.o_count[:n]
@@ -349,7 +351,8 @@ def _empty_buffers(sim: Simulation, state: Any, regs: np.ndarray, core: Any) -> 
     if b:
         marks = sim._marks
         if marks is not None:
-            marks.breaks.extend(zip(state.bt[:b].tolist(), state.ba[:b].tolist(), state.be[:b].tolist(), [0] * b))
+            ended = (state.be[:b] + before).tolist()
+            marks.breaks.extend(zip(state.bt[:b].tolist(), state.ba[:b].tolist(), ended, [0] * b))
         regs[core.N_BREAKS] = 0
 
 

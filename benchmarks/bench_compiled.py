@@ -1,0 +1,101 @@
+"""The compiled core against the Python engine (issue 32): the Alibaba 2017 runs, side by side in one session.
+
+Run: ``.venv/bin/python benchmarks/bench_compiled.py [--day] [--python-day] [--hours 2]``.
+
+Each line is one ``mropt simulate FILE --policy P [--param ...] --engine E --out DIR --json`` in a child
+process (the whole command, as a researcher types it: start-up, loading the workload, the run, the
+summary and the ``--out`` files), measured by the parent as the child's user + system CPU seconds and
+its peak resident memory (``os.wait4``); the table gives both engines' numbers,
+their ratio, the events and whether the event-log hashes are the same. Cases:
+
+* the first ``--hours`` hours (default 2) of the Alibaba 2017 file (``mropt import-alibaba --duration``)
+  under ``drf`` and ``ddrf`` (E1 1, E2 2: ``bench_sim.py``'s), both engines;
+* with ``--day``, the whole file (10.5 M tasks) under the same two, compiled only, unless
+  ``--python-day`` (the Python engine takes 4 to 6 minutes a run there).
+
+The first compiled run of a session may include numba's compile of the core (some 15 s) when its
+cache is cold: the script runs one small compiled run first, untimed, so that none of the lines does.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+ALIBABA = ROOT.parent / "shared" / "traces" / "alibaba-2017" / "batch_task.csv"
+MROPT = str(Path(sys.executable).parent / "mropt")
+POLICIES = (("drf", ()), ("ddrf", ("e1=1", "e2=2")))
+
+
+def run(workload: Path, policy: str, params: tuple[str, ...], engine: str, out: Path) -> dict[str, object]:
+    """One whole command in a child process: its CPU seconds and peak KiB (``os.wait4``: that child's
+    own), events and hash."""
+    cmd = [MROPT, "simulate", str(workload), "--policy", policy, "--engine", engine, "--out", str(out), "--force"]
+    cmd += [x for p in params for x in ("--param", p)] + ["--no-progress", "--json"]
+    with tempfile.TemporaryFile("w+") as stdout:
+        child = subprocess.Popen(cmd, stdout=stdout, stderr=subprocess.PIPE, text=True)
+        _, status, usage = os.wait4(child.pid, 0)
+        child.returncode = os.waitstatus_to_exitcode(status)
+        if child.returncode:
+            err = child.stderr.read() if child.stderr is not None else ""
+            raise SystemExit(f"bench_compiled: {' '.join(cmd)} exited {child.returncode}: {err}")
+        stdout.seek(0)
+        summary = json.loads(stdout.read())
+    return {
+        "cpu": usage.ru_utime + usage.ru_stime,
+        "peak": usage.ru_maxrss,
+        "events": summary["events"],
+        "hash": summary["event_log_sha256"],
+        "engine": summary.get("engine", "python"),
+    }
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--hours", type=float, default=2.0, help="the window of the file's first hours (default 2)")
+    ap.add_argument("--day", action="store_true", help="the whole file too, compiled")
+    ap.add_argument("--python-day", action="store_true", help="with --day, the Python engine on the day too")
+    args = ap.parse_args()
+    if not ALIBABA.exists():
+        print(f"bench_compiled: {ALIBABA} is missing (../shared/traces)", file=sys.stderr)
+        return 2
+    with tempfile.TemporaryDirectory() as tmp:
+        folder = Path(tmp)
+        files = {f"{args.hours:g} h": folder / "window.json"}
+        imp = [MROPT, "import-alibaba", str(ALIBABA), "--workload"]
+        subprocess.run([*imp, "--duration", str(args.hours * 3600), "-o", str(files[f"{args.hours:g} h"])], check=True)
+        if args.day:
+            files["day"] = folder / "day.json"
+            subprocess.run([*imp, "-o", str(files["day"])], check=True)
+        small = folder / "small.json"
+        subprocess.run([*imp, "--jobs", "50", "-o", str(small)], check=True)
+        run(small, "drf", (), "compiled", folder / "warm")  # numba's cache made (untimed)
+        print(
+            "| case | policy | python CPU s | compiled CPU s | python / compiled | events | same hash | peak KiB (python, compiled) |"
+        )
+        print("|---|---|---:|---:|---:|---:|:---:|---|")
+        for case, workload in files.items():
+            for policy, params in POLICIES:
+                name = policy + (f" ({', '.join(params)})" if params else "")
+                c = run(workload, policy, params, "compiled", folder / "c")
+                if case == "day" and not args.python_day:
+                    print(f"| {case} | {name} | - | {c['cpu']:.1f} | - | {c['events']:,} | - | -, {c['peak']:,} |")
+                    continue
+                p = run(workload, policy, params, "python", folder / "p")
+                same = "yes" if p["hash"] == c["hash"] and p["events"] == c["events"] else "NO"
+                ratio = p["cpu"] / c["cpu"]  # type: ignore[operator]
+                print(
+                    f"| {case} | {name} | {p['cpu']:.1f} | {c['cpu']:.1f} | {ratio:.2f}x | {c['events']:,} | {same} "
+                    f"| {p['peak']:,}, {c['peak']:,} |"
+                )
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
