@@ -231,7 +231,9 @@ class EndedAttempts:
         if len(entries) >= CHUNK or len(self._tasks) >= CHUNK:
             self.flush()
 
-    def add_columns(self, entries: dict[str, np.ndarray], tasks: np.ndarray, nodes: np.ndarray, piece: int = 1 << 16) -> None:
+    def add_columns(
+        self, entries: dict[str, np.ndarray], tasks: np.ndarray, nodes: np.ndarray, piece: int = 1 << 16
+    ) -> None:
         """Entries given whole as columns (``ENTRY_FIELDS``' names, one element per entry, in the order
         they ended) and their rows' tasks and nodes (in entry order, ``count`` rows each), as
         :meth:`add` would keep them one by one: a compiled run's store (:mod:`mropt.sim.compiled`)."""

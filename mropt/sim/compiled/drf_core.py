@@ -111,7 +111,16 @@ def step(W, P, Q, S, L, R, F, until, stop_events):
     bt, ba, be = S.bt, S.ba, S.be
     skips, offered, u_excl, xk, xt, xu, xv, xc = S.skips, S.offered, S.u_excl, S.xk, S.xt, S.xu, S.xv, S.xc
     stacks_of = L.stacks
-    tot0, tot1, low0, low1, factor_rack, factor_any, idle_tie, heartbeat = P[0], P[1], P[2], P[3], P[4], P[5], P[6], P[7]
+    tot0, tot1, low0, low1, factor_rack, factor_any, idle_tie, heartbeat = (
+        P[0],
+        P[1],
+        P[2],
+        P[3],
+        P[4],
+        P[5],
+        P[6],
+        P[7],
+    )
     placed, batching, n_racks, rule, e1, e2 = Q[0] != 0, Q[1] != 0, Q[2], Q[4], Q[5], Q[6]
     n_jobs = len(j_n)
     n_nodes = len(node_rack)
@@ -256,7 +265,9 @@ def step(W, P, Q, S, L, R, F, until, stop_events):
                 # the first user in key order with a job that fits: the least top over the fitting classes
                 limit0 = free0[node] + _FIT_EPS
                 limit1 = free1[node] + _FIT_EPS
-                best = first_fitting(limit0, limit1, g_d0, g_first, g_low, c_d1, g_off, g_size, tree, top_k, top_t, top_u)
+                best = first_fitting(
+                    limit0, limit1, g_d0, g_first, g_low, c_d1, g_off, g_size, tree, top_k, top_t, top_u
+                )
                 if best < 0:
                     break
                 u = top_u[best]
