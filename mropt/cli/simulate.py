@@ -4,8 +4,9 @@
 [--out DIR [--force]] [--json] [--mode event|heartbeat] [--speculation RULE [--speculation-param K=V]...]
 [--max-memory GIB] [--until T] [--time-limit S] [--no-progress] [--history DB [--history-source NAME]]
 [--engine auto|python|compiled]`` (a contract; ``-o`` is ``--out``). ``--engine`` picks what runs the
-simulation, the same run either way (:mod:`mropt.sim.engines`: the compiled core runs ``drf`` on
-clusters of two resources; ``auto``, the default, uses it there for workloads of 100,000 tasks or more).
+simulation, the same run either way (:mod:`mropt.sim.engines`: the compiled core runs ``drf``, ``ddrf``
+and ``delay`` on clusters of two resources; ``auto``, the default, uses it there for workloads of 100,000
+tasks or more).
 ``--speculation`` (a registered rule,
 :mod:`mropt.sim.speculation.table`: ``none``, ``hadoop-0.20``, ``late``, ``late-percentile``, ``clairvoyant``;
 default ``none``) adds backup attempts under any policy; with a rule the summary has ``backups`` and
@@ -136,7 +137,7 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:
         "--engine",
         choices=ENGINES,
         default="auto",
-        help="what runs the simulation: the Python engine, or the compiled core (numba; drf on clusters of two "
+        help="what runs the simulation: the Python engine, or the compiled core (numba; drf, ddrf and delay on clusters of two "
         "resources, see mropt.sim.engines); auto (default): the compiled core there for 100,000 tasks or more. "
         "The same run either way",
     )

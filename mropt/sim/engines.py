@@ -3,8 +3,9 @@
 ``simulate(..., engine=...)`` and ``mropt simulate --engine``:
 
 * ``python``: the Python engine (:class:`mropt.sim.engine.Simulation`'s own ``run``), every policy;
-* ``compiled``: the compiled core (:mod:`mropt.sim.compiled`, numba), which runs only ``drf`` in
-  event mode on a cluster of two resources without slots, jobs of one map stage of one task group,
+* ``compiled``: the compiled core (:mod:`mropt.sim.compiled`, numba), which runs only ``drf``, ``ddrf``
+  and ``delay`` in event mode on a cluster of two resources without slots, jobs of one map stage of one
+  task group,
   without speculation, faults, stragglers, reduce slow-start or live utilisation rows
   (:func:`mropt.sim.compiled.drf_engine.why_not`); for any other run, or without numba, a one-line
   :class:`~mropt.model.errors.InputError` says why;
