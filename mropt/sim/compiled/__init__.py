@@ -1,6 +1,6 @@
 """The simulator's compiled core (numba; issue 32): runs of the plain rules over arrays, for speed only.
 
-:mod:`mropt.sim.compiled.drf_core` is ``drf`` in event mode as one compiled loop,
+:mod:`mropt.sim.compiled.drf_core` is ``drf``, ``ddrf`` and ``delay`` in event mode as one compiled loop,
 :mod:`mropt.sim.compiled.drf_engine` runs a built :class:`~mropt.sim.engine.Simulation` by it,
 :mod:`mropt.sim.compiled.drf_index` its heaps and stacks, :mod:`mropt.sim.compiled.rounding` rounds to
 12 significant digits as ``format`` does (the DRF key), :mod:`mropt.sim.compiled.numba_cache` keeps

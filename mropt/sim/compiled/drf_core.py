@@ -1,23 +1,31 @@
-"""``drf`` in event mode as one compiled loop (numba): the plain rules of :mod:`mropt.sim.policies.drf`
-and of the engine, over arrays (issue 32).
+"""``drf``, ``ddrf`` and ``delay`` in event mode as one compiled loop (numba): the plain rules of
+:mod:`mropt.sim.policies.drf` and :mod:`mropt.sim.policies.ddrf` and of the engine, over arrays (issue 32).
 
-What it runs, and nothing else (:func:`mropt.sim.compiled.drf_engine.why_not` checks a run
-qualifies; ``mropt simulate`` runs the Python engine otherwise): the policy ``drf`` (no delay:
-every launch at any level), event mode, a cluster of two resources and no slots, jobs of one map
-stage of one duration and one demand, no speculation, no node faults, no straggler draws, no live
-utilisation rows. The rules are those of the Python engine and policy, step for step:
+What it runs, and nothing else (:func:`mropt.sim.compiled.drf_engine.why_not` checks a run qualifies;
+``simulate``'s ``auto`` runs the Python engine otherwise, ``compiled`` refuses: :mod:`mropt.sim.engines`):
+those three policies, event mode, a cluster of two resources and no slots, jobs of one map stage of one
+duration and one demand, no speculation, no node faults, no straggler draws, no reduce slow-start, no
+live utilisation rows. The rules are those of the Python engine and policies, step for step:
 
 * **the event order** (:mod:`mropt.sim.engine`): an instant runs the completions due at its time
   (in the order they were scheduled), then the arrivals (in (submit, index) order), then the pass
   of :class:`mropt.sim.offers.EventOffers`: every node in order after new work, else the nodes whose
   capacity freed, in order, each offered while a task is runnable; a completion that the pass
   schedules at the instant's own time makes a new instant at that time;
-* **the offer of a node** (``_DrfBase._assign_reference``): while the node has room for the
-  workload's smallest demand, the first user in increasing key (dominant share rounded to 12
-  significant digits, tie key of its next task at its last push, user index) with a job whose task
-  fits launches one task of its first such job (jobs in arrival order); the user is pushed again
-  (its share grew) and the order taken again. Who that first user is comes from the class heaps of
-  :mod:`mropt.sim.compiled.drf_index`, not from a walk over the users: the same user;
+* **the offer of a node** (``_DrfBase._assign_reference``, one *call*): while the node has room for
+  the workload's smallest demand, the users in increasing key (dominant share rounded to 12
+  significant digits, tie key of its next task at its last push, user index), each user's jobs in
+  arrival order, each job offered the node at most once a call (``_offer``): a job whose task fits
+  launches one task at the level its skip count allows, or declines (its skip count grows by one);
+  after a launch the user is pushed again (its share grew) and the order taken again. Who the next
+  user is comes from the class heaps of :mod:`mropt.sim.compiled.drf_index`, not from a walk over the
+  users (the same user); a user whose fitting jobs all were offered in the call is set aside until
+  its end;
+* **the delay rules** (``_level``, ``_after_launch``): ``drf`` any level; ``ddrf`` node-local while the
+  skips are below E1, rack-local below E2, then any, the count reset at every launch; ``delay``
+  node-local below D skips, then any, the count reset at a node-local launch (or one without
+  replicas); a call that declined asks a ``check`` at its instant (``_ask_check``), whose pass is muted
+  and which asks a ``reoffer`` a heartbeat interval later when nothing runs (``on_timer``);
 * **the task** (``Stage.take``): the lowest pending task with a replica on the node, else in its
   rack, else the lowest pending task (levels node, rack, any; none without replicas);
 * **batches** (:mod:`mropt.sim.attempts`): a launch joins the batch opened last when its job, level,
@@ -73,8 +81,8 @@ State = namedtuple(
     " o_job o_first o_count o_start o_end o_level bt ba be"
     " skips offered u_excl xk xt xu xv xc",
 )
-#: the run's lists of arrays (numba typed lists, changed in place): per job its locality stacks, per
-#: class its heap (key, tie, user, version); and the pending jobs per (user, class) (a typed dict)
+#: the run's lists of arrays (a numba typed list, changed in place): per job its locality stacks, built
+#: at its first launch and dropped at its end (``drf_index.build_stacks``)
 Lists = namedtuple("Lists", "stacks")
 #: what :func:`step` returns
 DONE, PAUSED, UNTIL = 0, 1, 2

@@ -1,19 +1,24 @@
-"""A :class:`~mropt.sim.engine.Simulation` of ``drf`` run by the compiled loop (:mod:`mropt.sim.compiled.drf_core`).
+"""A :class:`~mropt.sim.engine.Simulation` of ``drf``, ``ddrf`` or ``delay`` run by the compiled loop
+(:mod:`mropt.sim.compiled.drf_core`).
 
 :func:`why_not` says why a built simulation cannot run compiled (None: it can);
-:func:`run_compiled` runs it and leaves the simulation as its own ``run`` would: the recorder's
-attempts and job ends, the jobs' outcomes, the event count, the clock, ``stopped`` and the
-utilisation rows' marks. It drives :func:`~mropt.sim.compiled.drf_core.step`: at each pause it
-moves the ended batches into the recorder's store (so a day's attempts are never held twice)
-and lets the watch look (progress bar, time limit, Ctrl-C), as the Python loop does every
-``watch.every`` events. The policy object is not run (its shares and heap stay as built):
-nothing after a run reads them.
+:func:`run_compiled` runs it and leaves what a run's readers read as its own ``run`` would: the
+recorder's attempts, job ends and utilisation marks, the jobs' outcomes and states, ``active``, the
+event count, the clock, ``stopped``, and the cluster's counts (``busy``, ``runnable``, ``remaining``,
+the nodes' free resources). It drives :func:`~mropt.sim.compiled.drf_core.step`: at each pause it moves
+the ended batches into the recorder's store (so a day's attempts are never held twice) and lets the
+watch look (progress bar, time limit, Ctrl-C), as the Python loop does every ``watch.every`` events.
+The policy object is not run (its shares, skips and heap stay as built): nothing after a run reads them.
 """
 
 from __future__ import annotations
 
 import gc
 import math
+import os
+import tempfile
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -21,7 +26,7 @@ import numpy as np
 from mropt.fairness.drf import tie_key
 from mropt.sim.policy import ACCEPT, EVENT
 from mropt.sim.recorder import Recorder
-from mropt.sim.state import ACTIVE, DONE, FINISHED, MAP
+from mropt.sim.state import ACTIVE, DONE, FINISHED, MAP, RUNNING
 from mropt.sim.watch import UNTIL
 
 if TYPE_CHECKING:
@@ -129,7 +134,8 @@ def _run(sim: Simulation, core: Any) -> Recorder:
         watch.begin(sim)
     try:
         while True:
-            status = core.step(work, params, flags, state, lists, regs, fregs, until, look_at)
+            with _first_call():
+                status = core.step(work, params, flags, state, lists, regs, fregs, until, look_at)
             _empty_buffers(sim, state, regs, core)
             sim.now, sim.events = float(fregs[core.NOW]), int(regs[core.EVENTS])
             sim.jobs_finished = int(regs[core.N_JOB_END])
@@ -159,6 +165,33 @@ def _run(sim: Simulation, core: Any) -> Recorder:
     return record
 
 
+_CALLED: list[bool] = []  # (whether this process called the loop once: its code compiled or loaded)
+
+
+@contextmanager
+def _first_call() -> Iterator[None]:
+    """The loop's first call in this process under a lock shared by the machine's processes: numba
+    compiles it then, or loads it from its cache, and two processes writing the cache at once (two
+    pytest-xdist workers, two Dask workers) could leave its index pointing at the other's code."""
+    if _CALLED:
+        yield
+        return
+    try:
+        import fcntl
+    except ImportError:  # (no fcntl: not POSIX; numba's own cache writes then)
+        yield
+        _CALLED.append(True)
+        return
+    path = os.path.join(tempfile.gettempdir(), f"mropt-numba-{os.getuid() if hasattr(os, 'getuid') else 0}.lock")
+    with open(path, "a") as handle:
+        fcntl.flock(handle, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(handle, fcntl.LOCK_UN)
+    _CALLED.append(True)
+
+
 def _work(sim: Simulation) -> tuple[Any, np.ndarray, np.ndarray, int]:
     """The workload as the loop reads it (``drf_core.Work``), its float and int parameters, its task count."""
     from mropt.sim.compiled.drf_core import Work
@@ -168,7 +201,7 @@ def _work(sim: Simulation) -> tuple[Any, np.ndarray, np.ndarray, int]:
     totals = _totals(sim)
     arrivals = np.array(sorted(range(n_jobs), key=lambda j: (jobs[j].submit, j)), dtype=np.int32)
     users: dict[str, int] = {}
-    j_user = np.zeros(n_jobs, dtype=np.int32)
+    j_user = np.zeros(n_jobs, dtype=np.int64)
     for j in arrivals.tolist():  # (users numbered in order of first arrival, as ``on_arrival`` does)
         j_user[j] = users.setdefault(jobs[j].user, len(users))
     stages = [j.stages[0] for j in jobs]
@@ -257,7 +290,7 @@ def _classes(d0: np.ndarray, d1: np.ndarray) -> tuple[np.ndarray, ...]:
     g_off = np.zeros(len(g_d0), dtype=np.int64)
     np.cumsum(2 * g_size[:-1], out=g_off[1:])
     return (
-        j_class.reshape(-1).astype(np.int32),
+        j_class.reshape(-1).astype(np.int64),
         c_group.astype(np.int32),
         np.ascontiguousarray(pairs[:, 1]),
         g_d0.astype(np.float64),
@@ -265,6 +298,24 @@ def _classes(d0: np.ndarray, d1: np.ndarray) -> tuple[np.ndarray, ...]:
         g_off,
         g_size,
     )
+
+
+def _in_flight(work: Any, free0: np.ndarray, free1: np.ndarray, n_tasks: int) -> int:
+    """The most batches (tasks) that can run at once, the size of the event heap and of the batches'
+    slots. A task of a positive demand of a resource holds at least the least such demand of it, so a
+    node runs at most its capacity over that of them (plus the fit's slack: each fit allows 1e-9 over);
+    the tasks of demand 0 there are counted by the other resource likewise (the lesser of the two ways
+    of counting, per node). A task of demand 0 in both is bounded by nothing but the task count."""
+    d0, d1 = work.j_d0, work.j_d1
+    if np.any((d0 <= 0) & (d1 <= 0)):
+        return n_tasks + 1
+
+    def most(free: np.ndarray, demands: np.ndarray) -> np.ndarray:  # (per node, tasks of these demands)
+        return np.floor((free + 1e-6) / demands.min()) + 2 if len(demands) else np.zeros(len(free))
+
+    by_first = most(free0, d0[d0 > 0]) + most(free1, d1[d0 <= 0])
+    by_second = most(free1, d1[d1 > 0]) + most(free0, d0[d1 <= 0])
+    return int(min(n_tasks, np.minimum(by_first, by_second).sum())) + 1
 
 
 def _state(sim: Simulation, work: Any, n_tasks: int) -> tuple[Any, Any]:
@@ -277,14 +328,7 @@ def _state(sim: Simulation, work: Any, n_tasks: int) -> tuple[Any, Any]:
     n_users = int(work.j_user.max()) + 1 if n_jobs else 0
     free0 = np.array([f[0] for f in sim.free_resources], dtype=np.float64)
     free1 = np.array([f[1] for f in sim.free_resources], dtype=np.float64)
-    # the most batches running at once: each holds a task, and a node holds at most its capacity over
-    # the smallest demand (per resource) of tasks at a time, plus the fit's slack
-    lows = (float(work.j_d0.min()), float(work.j_d1.min())) if n_jobs else (0.0, 0.0)
-    per_node = np.full(n_nodes, float(n_tasks))
-    for free, low in zip((free0, free1), lows, strict=True):
-        if low > 0:
-            per_node = np.minimum(per_node, np.floor((free + 1e-6) / low) + 2)
-    in_flight = int(min(n_tasks, per_node.sum())) + 1
+    in_flight = _in_flight(work, free0, free1, n_tasks)
     node_type = np.int16 if n_nodes < 2**15 else np.int32
 
     def f(n: int, fill: float | None = None) -> np.ndarray:
@@ -294,31 +338,89 @@ def _state(sim: Simulation, work: Any, n_tasks: int) -> tuple[Any, Any]:
         return np.empty(n, dtype=dtype) if fill is None else np.full(n, fill, dtype=dtype)
 
     buffer = CHUNK + in_flight
-    # the class heaps' segments: twice the users with jobs of the class, and more (``drf_core._compact``)
+    # the class heaps' segments: twice the users with jobs of the class, and more (``drf_index.compact``)
     pairs = np.unique(work.j_user.astype(np.int64) * n_classes + work.j_class)
     c_cap = 2 * np.bincount(pairs % n_classes, minlength=n_classes).astype(np.int64) + 34
     c_base = np.zeros(n_classes, dtype=np.int64)
     np.cumsum(c_cap[:-1], out=c_base[1:])
     pool = int(c_cap.sum())
+    slots, classes, aside = in_flight, n_classes, n_jobs + n_classes
     state = State(
-        np.zeros(n_tasks, dtype=np.int8), i(n_tasks, np.int32), i(n_tasks, node_type), work.j_n.copy(),
-        i(n_jobs, fill=0), i(n_jobs, fill=0), f(n_jobs, math.nan), f(n_jobs, math.nan), i(n_jobs, np.int32),
-        i(n_jobs, np.int32, -1), i(n_jobs, np.int32, -1), np.zeros(n_jobs, dtype=np.bool_),
-        i(n_users, np.int32, -1), i(n_users, np.int32, -1), f(n_users, 0.0), f(n_users, 0.0), f(n_users, 0.0),
-        i(n_users, fill=0), free0, free1,
-        f(in_flight), i(in_flight), i(in_flight),
-        i(in_flight, np.int32), i(in_flight), i(in_flight, np.int32), f(in_flight), f(in_flight), i(in_flight, np.int8),
-        np.arange(in_flight, dtype=np.int64)[::-1].copy(), np.zeros(n_nodes, dtype=np.bool_), i(n_nodes),
-        f(pool), f(pool), i(pool), i(pool), c_base, c_cap,
-        i(n_classes, fill=0), i(n_classes, fill=0), f(n_classes), f(n_classes), i(n_classes, fill=0),
-        i(int(2 * work.g_size.sum()), np.int32, -1), i(len(work.g_d0), fill=-1), i(n_classes, fill=-1),
-        i(n_classes, fill=-1),
-        i(buffer, np.int32), i(buffer), i(buffer, np.int32), f(buffer), f(buffer), i(buffer, np.int8),
-        f(BREAKS), i(BREAKS), i(BREAKS),
-        i(n_jobs, fill=0), i(n_jobs, fill=0), i(n_users, fill=0),
-        f(n_jobs + n_classes), f(n_jobs + n_classes), i(n_jobs + n_classes), i(n_jobs + n_classes),
-        i(n_jobs + n_classes),
-    )  # fmt: skip
+        # tasks and attempts (attempts in launch order: a task each)
+        state=np.zeros(n_tasks, dtype=np.int8),
+        a_task=i(n_tasks, np.int32),
+        a_node=i(n_tasks, node_type),
+        # jobs
+        pending=work.j_n.copy(),
+        fresh=i(n_jobs, fill=0),
+        finished=i(n_jobs, fill=0),
+        first_start=f(n_jobs, math.nan),
+        finish=f(n_jobs, math.nan),
+        end_order=i(n_jobs, np.int32),
+        j_next=i(n_jobs, np.int32, -1),
+        j_prev=i(n_jobs, np.int32, -1),
+        built=np.zeros(n_jobs, dtype=np.bool_),
+        # users
+        u_work=i(n_users, np.int32, -1),
+        u_tail=i(n_users, np.int32, -1),
+        u_use0=f(n_users, 0.0),
+        u_use1=f(n_users, 0.0),
+        u_share=f(n_users, 0.0),
+        u_ver=i(n_users, fill=0),
+        # nodes
+        free0=free0,
+        free1=free1,
+        # the event heap (completions: time, order, batch slot) and the running batches' slots
+        et=f(slots),
+        es=i(slots),
+        eslot=i(slots),
+        s_job=i(slots, np.int32),
+        s_first=i(slots),
+        s_count=i(slots, np.int32),
+        s_start=f(slots),
+        s_end=f(slots),
+        s_level=i(slots, np.int8),
+        free_slots=np.arange(slots, dtype=np.int64)[::-1].copy(),
+        # the nodes freed at the instant
+        dirty_mark=np.zeros(n_nodes, dtype=np.bool_),
+        dirty=i(n_nodes),
+        # the class heaps (pooled segments), their tops and trees, the groups' first classes with users
+        pk=f(pool),
+        pt=f(pool),
+        pu=i(pool),
+        pv=i(pool),
+        c_base=c_base,
+        c_cap=c_cap,
+        ch_n=i(classes, fill=0),
+        c_valid=i(classes, fill=0),
+        top_k=f(classes),
+        top_t=f(classes),
+        top_u=i(classes, fill=0),
+        tree=i(int(2 * work.g_size.sum()), np.int64, -1),
+        g_low=i(len(work.g_d0), fill=-1),
+        mark_u=i(classes, fill=-1),
+        mark_v=i(classes, fill=-1),
+        # the buffers the driver empties: ended batches, row breaks
+        o_job=i(buffer, np.int32),
+        o_first=i(buffer),
+        o_count=i(buffer, np.int32),
+        o_start=f(buffer),
+        o_end=f(buffer),
+        o_level=i(buffer, np.int8),
+        bt=f(BREAKS),
+        ba=i(BREAKS),
+        be=i(BREAKS),
+        # the delay rules: skip counts, the offer call that last offered a job, that excluded a user,
+        # and the class tops an offer call set aside
+        skips=i(n_jobs, fill=0),
+        offered=i(n_jobs, fill=0),
+        u_excl=i(n_users, fill=0),
+        xk=f(aside),
+        xt=f(aside),
+        xu=i(aside),
+        xv=i(aside),
+        xc=i(aside),
+    )
     empty32 = np.empty(0, dtype=np.int32)
     return state, Lists(List([empty32] * n_jobs))
 
@@ -386,24 +488,28 @@ def _kill_running(sim: Simulation, state: Any, regs: np.ndarray, core: Any) -> N
 
 
 def _jobs_back(sim: Simulation, state: Any, regs: np.ndarray, core: Any) -> None:
-    """The jobs' outcomes and states as the Python engine leaves them (status, times, tasks' states),
-    and the recorder's job ends in order."""
-    arrived = np.zeros(len(sim.jobs), dtype=np.bool_)
+    """The jobs' outcomes and states as the Python engine leaves them (status, times, counts, tasks'
+    states; ``active`` in arrival order), the cluster's counts and free resources, and the recorder's
+    job ends in order."""
     order = sorted(range(len(sim.jobs)), key=lambda j: (sim.jobs[j].submit, j))
-    arrived[order[: int(regs[core.AI])]] = True
-    off = 0
-    for j, job in enumerate(sim.jobs):
+    offsets = np.concatenate(([0], np.cumsum([job.stages[0].n for job in sim.jobs])))
+    busy = runnable = remaining = 0
+    for j in order[: int(regs[core.AI])]:  # (the jobs that arrived, in arrival order)
+        job = sim.jobs[j]
         st = job.stages[0]
         n = st.n
-        if not arrived[j]:
-            off += n
-            continue
         job.reason = ACCEPT.reason
         if not math.isnan(state.first_start[j]):
             job.first_start = float(state.first_start[j])
-        tasks = state.state[off : off + n]
-        off += n
+        tasks = state.state[offsets[j] : offsets[j] + n]
         done = int(np.count_nonzero(tasks == DONE))
+        running = int(np.count_nonzero(tasks == RUNNING))
+        st.state[:] = tasks.tobytes()
+        st.pending = int(state.pending[j])
+        st.finished = done
+        st.running = job.running[MAP] = running
+        job.runnable[MAP] = st.pending
+        job.remaining[MAP] = n - done
         if not math.isnan(state.finish[j]):
             job.status = FINISHED
             job.finish = job.map_end = st.end_time = float(state.finish[j])
@@ -412,14 +518,12 @@ def _jobs_back(sim: Simulation, state: Any, regs: np.ndarray, core: Any) -> None
         else:
             job.status = ACTIVE
             sim.active[j] = job
-            running = int(np.count_nonzero(tasks == 1))
-            st.running = running
-            job.running[MAP] = running
-            job.runnable[MAP] = int(state.pending[j])
-            job.remaining[MAP] = n - done
-        st.state[:] = tasks.tobytes()
-        st.pending = int(state.pending[j])
-        st.finished = done
+            busy += running
+            runnable += st.pending
+            remaining += n - done
+    sim.busy[MAP], sim.runnable[MAP], sim.remaining[MAP] = busy, runnable, remaining
+    for node, free in enumerate(sim.free_resources):
+        free[0], free[1] = float(state.free0[node]), float(state.free1[node])
     for j in state.end_order[: regs[core.N_JOB_END]].tolist():
         sim.record.job_ended(sim.jobs[j])
 

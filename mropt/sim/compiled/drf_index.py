@@ -8,8 +8,9 @@ class with pending tasks, each under its last key; the first user of the walk is
 heap tops over the classes that fit the node. The classes are grouped by their cpu demand (the
 ``groups``), each group sorted by mem demand, so the classes of a group that fit a node are a
 prefix of it: a min-tree over each group's heap tops answers for the prefix in a logarithmic
-number of steps. A heap's top is kept valid (entries of a user's earlier key, or of a class in
-which the user has no pending task left, are dropped when they come to the top: ``refresh``).
+number of steps. A heap's top is kept valid: an entry is valid while its user's version is the
+last (each push of the user gives it a new version and new entries, in the classes of its jobs with
+pending tasks then), and stale entries are dropped when they come to the top (``refresh``).
 
 **Locality stacks** (``Stage.take``, :mod:`mropt.sim.locality_stacks`): per job, per node and per
 rack, its tasks with a replica there in increasing order, each place read from a cursor that
@@ -23,11 +24,18 @@ Alibaba day was a fifth of the run (``benchmarks/RESULTS.md``, "the compiled cor
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 from numba import njit
 
+#: numba's decorator for the helpers that allocate nothing: without its runtime (module docstring);
+#: ``_nrt`` is an option numba's stubs do not list, hence the untyped alias
+_untyped_njit: Any = njit
+_plain = _untyped_njit(cache=True, _nrt=False)
 
-@njit(cache=True, _nrt=False)
+
+@_plain
 def less(k1, t1, u1, k2, t2, u2):
     """(key, tie, user) < (key, tie, user): Python's tuple order."""
     if k1 != k2:
@@ -38,7 +46,7 @@ def less(k1, t1, u1, k2, t2, u2):
 
 
 # -- heaps of (key, tie, user, version), each a segment of four pooled arrays -------------------------
-@njit(cache=True, _nrt=False)
+@_plain
 def heap_push(hk, ht, hu, hv, base, n, key, tie, u, ver):
     """Push an entry on the heap of ``n`` entries at ``base`` (the segment has room); the new size."""
     i = n
@@ -56,7 +64,7 @@ def heap_push(hk, ht, hu, hv, base, n, key, tie, u, ver):
     return n + 1
 
 
-@njit(cache=True, _nrt=False)
+@_plain
 def sift_down(hk, ht, hu, hv, base, n, i):
     """Move entry ``i`` of the heap of ``n`` entries at ``base`` down to its place."""
     q = base + i
@@ -79,7 +87,7 @@ def sift_down(hk, ht, hu, hv, base, n, i):
     hk[q], ht[q], hu[q], hv[q] = key, tie, u, ver
 
 
-@njit(cache=True, _nrt=False)
+@_plain
 def heap_pop(hk, ht, hu, hv, base, n):
     """Remove the top of the heap of ``n`` entries at ``base``; the new size."""
     n -= 1
@@ -91,7 +99,7 @@ def heap_pop(hk, ht, hu, hv, base, n):
 
 
 # -- the event heap: completions by (time, sequence number) -------------------------------------------
-@njit(cache=True, _nrt=False)
+@_plain
 def ev_push(et, es, eslot, n, time, seq, slot):
     """Push completion (time, seq) of batch ``slot``; the new size."""
     i = n
@@ -106,7 +114,7 @@ def ev_push(et, es, eslot, n, time, seq, slot):
     return n + 1
 
 
-@njit(cache=True, _nrt=False)
+@_plain
 def ev_pop(et, es, eslot, n):
     """Remove the top completion; the new size."""
     n -= 1
@@ -130,7 +138,7 @@ def ev_pop(et, es, eslot, n):
 
 
 # -- the class heaps' trees ---------------------------------------------------------------------------
-@njit(cache=True, _nrt=False)
+@_plain
 def tree_set(tree, off, size, i, c, top_k, top_t, top_u):
     """Leaf ``i`` of the min-tree at ``off`` (``size`` leaves) holds class ``c`` (-1: none); its ancestors
     the least top of their leaves."""
@@ -152,7 +160,7 @@ def tree_set(tree, off, size, i, c, top_k, top_t, top_u):
         p >>= 1
 
 
-@njit(cache=True, _nrt=False)
+@_plain
 def tree_prefix(tree, off, size, count, top_k, top_t, top_u):
     """The class of least top among leaves 0 .. count - 1 (-1: none)."""
     best = -1
@@ -174,7 +182,7 @@ def tree_prefix(tree, off, size, count, top_k, top_t, top_u):
     return best
 
 
-@njit(cache=True, _nrt=False)
+@_plain
 def compact(c, pk, pt, pu, pv, c_base, ch_n, c_valid, u_ver):
     """Class ``c``'s heap with its valid entries only (each user's at its last key, ``u_ver``); its
     size. A class's segment holds twice the users with jobs of the class, and more: room after this."""
@@ -193,7 +201,7 @@ def compact(c, pk, pt, pu, pv, c_base, ch_n, c_valid, u_ver):
     return m
 
 
-@njit(cache=True, _nrt=False)
+@_plain
 def class_push(c, key, tie, u, ver, pk, pt, pu, pv, c_base, c_cap, ch_n, c_valid, u_ver):
     """Push (key, tie, u, ver) on class ``c``'s heap (compacted first when its segment is full)."""
     n = ch_n[c]
@@ -202,7 +210,7 @@ def class_push(c, key, tie, u, ver, pk, pt, pu, pv, c_base, c_cap, ch_n, c_valid
     ch_n[c] = heap_push(pk, pt, pu, pv, c_base[c], n, key, tie, u, ver)
 
 
-@njit(cache=True, _nrt=False)
+@_plain
 def refresh(
     c, pk, pt, pu, pv, c_base, ch_n, c_valid, u_ver, top_k, top_t, top_u, tree, g_low, c_group, g_first, g_off, g_size
 ):  # noqa: E501
@@ -236,7 +244,7 @@ def refresh(
                     break
 
 
-@njit(cache=True, _nrt=False)
+@_plain
 def first_fitting(limit0, limit1, g_d0, g_first, g_low, c_d1, g_off, g_size, tree, top_k, top_t, top_u):  # noqa: E501
     """The class whose heap top is least among the classes of demand at most (``limit0``, ``limit1``)
     with users; -1 when none. Groups in increasing demand 0, a group's classes in increasing demand 1."""
@@ -311,7 +319,7 @@ def build_stacks(replicas, off, n, node_rack, n_nodes, n_racks):
     return out
 
 
-@njit(cache=True, _nrt=False)
+@_plain
 def pop_place(stacks, at, state, off):
     """The lowest pending task of the place whose (cursor, end) pair is at ``stacks[at]`` (left on its
     stack: the cursor moves past the tasks no longer pending), or -1."""
