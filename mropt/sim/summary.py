@@ -54,6 +54,9 @@ picks how straggler draws are made; give ``task`` to a run without speculation t
 with a rule's run on the same stragglers. The summary records it (``straggler_draws``) when
 it is ``task``.
 
+A run of the compiled core (:mod:`mropt.sim.engines`) adds ``engine``: ``"compiled"`` (``simulate``
+sets it after this summary is made; a run of the Python engine has no ``engine`` key, as before).
+
 The ratios of ``utilisation`` are :mod:`mropt.sim.utilisation`'s. Moved out of
 :mod:`mropt.sim.run`, which re-exports these names.
 """
