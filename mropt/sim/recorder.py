@@ -64,6 +64,11 @@ OUTCOMES = ("succeeded", "killed", "failed")
 HASH_PIECE = 1 << 18
 #: utilisation rows kept in lists before they move into typed arrays (``Recorder._store_rows``)
 UTILISATION_CHUNK = 1 << 16
+#: the most utilisation rows built after the run that a read to the end keeps for the next reads
+#: (``Recorder._built_rows``; 21 bytes a row: 88 MB at most): the summary reads them and ``--out``
+#: writes them; a day of few pools has a few million (the Alibaba day under ``drf``: 1.8 M, under
+#: ``ddrf`` 2.8 M), one of many pools more (under ``fair``: 23 M, built again at each read)
+KEEP_BUILT_ROWS = 1 << 22
 _ROW_TYPES = (np.float64, np.int8, np.intc, np.int64, np.int64)  # time, slot type, pool, busy, capacity
 #: busy and capacity are kept as int32 where a block's values fit (counts of slots and attempts):
 #: 21 bytes a row instead of 29 (the Alibaba day: 1.8 M rows); read back as int64
@@ -121,6 +126,7 @@ class Recorder:
         self._marks: RowMarks | None = None  # rows built at each read, or kept at the first (``keep_row_marks``)
         self._built_pools: tuple[dict[str, int], np.ndarray, np.ndarray] | None = None  # (``row_pools``)
         self._used: tuple[np.ndarray, np.ndarray] | None = None  # (``utilisation_used``)
+        self._kept_rows: list[tuple[np.ndarray, ...]] | None = None  # (``_built_rows``)
         self._pool_busy: dict[tuple[int, int], int] = {}
         self._changed: set[tuple[int, int]] = set()
         self._last_total = [-1, -1, -1, -1]
@@ -279,11 +285,12 @@ class Recorder:
     def keep_row_marks(self, marks: RowMarks) -> None:
         """Keep the engine's marks: the utilisation rows and ``pools`` are built from them and the
         ended attempts (:func:`mropt.sim.utilisation_rows.build_rows`) at each read (``pools``,
-        :meth:`utilisation_blocks`), a window of simulated time at a time, and never kept: the
-        Alibaba day under ``fair`` has 23 million rows (487 MiB as :meth:`flush` keeps them, and
-        the build held twice that). ``simulate()`` reads them once, for the summary, after it has
-        released the run's locality state (``mropt.sim.run.release_locality``); ``--out`` once
-        more. ``u_time``, ... and the blocks stay empty."""
+        :meth:`utilisation_blocks`), a window of simulated time at a time, and kept only when they
+        are few (:data:`KEEP_BUILT_ROWS`): the Alibaba day under ``fair`` has 23 million rows (487
+        MiB as :meth:`flush` keeps them, and the build held twice that). ``simulate()`` reads them
+        once, for the summary, after it has released the run's locality state
+        (``mropt.sim.run.release_locality``); ``--out`` once more. ``u_time``, ... and the blocks
+        stay empty."""
         self._marks = marks
 
     @property
@@ -298,9 +305,13 @@ class Recorder:
         """The rows :meth:`flush` would have written, built as they are read (:meth:`keep_row_marks`),
         in blocks of :data:`_ROW_TYPES` of :data:`UTILISATION_CHUNK` rows (the last shorter; one empty
         block when there are none). A read to the end notes the slot types and pools the rows use
-        (:meth:`utilisation_used`)."""
+        (:meth:`utilisation_used`), and keeps them, read-only, for the next reads when they are at most
+        :data:`KEEP_BUILT_ROWS`."""
         from mropt.sim.tasks_table import recut  # (it imports this module)
 
+        if self._kept_rows is not None:
+            yield from self._kept_rows
+            return
         sim = self.sim
         marks = self._marks
         assert marks is not None
@@ -309,15 +320,27 @@ class Recorder:
         _, pieces = build_rows(self.ended_attempts, sim.jobs, sim.capacity.initial_slots, marks, self._built_pools)
         rows = 0
         used: tuple[set[int], set[int]] = (set(), set())
+        kept: list[tuple[np.ndarray, ...]] | None = []
         for piece in recut(pieces, UTILISATION_CHUNK):
             block = tuple(column.astype(t, copy=False) for column, t in zip(piece, _ROW_TYPES, strict=True))
             used[0].update(np.unique(block[1]).tolist())
             used[1].update(np.unique(block[2]).tolist())
             rows += len(block[0])
+            if kept is not None:
+                if rows > KEEP_BUILT_ROWS:
+                    kept = None
+                else:
+                    for column in block:
+                        column.flags.writeable = False  # (a reader that wrote into them would change the next read)
+                    kept.append(block)
             yield block
         if not rows:
-            yield tuple(np.zeros(0, dtype=t) for t in _ROW_TYPES)
+            block = tuple(np.zeros(0, dtype=t) for t in _ROW_TYPES)
+            if kept is not None:
+                kept.append(block)
+            yield block
         self._used = (np.array(sorted(used[0]), dtype=_ROW_TYPES[1]), np.array(sorted(used[1]), dtype=_ROW_TYPES[2]))
+        self._kept_rows = kept
 
     def utilisation_used(self) -> tuple[np.ndarray, np.ndarray]:
         """The slot types (int8 codes) and the pools (indices in :attr:`pools`) the utilisation rows
