@@ -15,8 +15,8 @@
   then loaded from numba's cache in a fraction of a second).
 
 Both engines give the same run: the same tables, event-log hash, events and job outcomes
-(``tests/sim/test_compiled_drf.py`` compares them on random workloads); the summary of a compiled
-run says ``"engine": "compiled"``. One known exception: with submit times near 2^52 s (where a time's
+(``tests/sim/test_compiled_drf.py`` and ``test_compiled_delay.py`` compare them on random
+workloads); the summary of a compiled run says ``"engine": "compiled"``. One known exception: with submit times near 2^52 s (where a time's
 last bit is a second), the Python engine's accelerated ``ddrf`` and ``delay`` offers differ from their
 own plain rule on some workloads, and the compiled run is the plain rule's (a strict xfail in the tests).
 """

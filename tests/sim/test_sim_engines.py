@@ -1,32 +1,32 @@
-"""Which engine runs a simulation (``simulate(..., engine=...)``, ``mropt simulate --engine``), and its stops.
+"""Which engine runs a simulation (``simulate(..., engine=...)``), and its stops.
 
 ``mropt.sim.engines``: ``python`` runs the Python engine; ``compiled`` the compiled core (``drf``,
-``ddrf``, ``delay``), and refuses (one-line InputError, exit 2 on the command line) any run it cannot
-do, or a machine without numba; ``auto`` picks the compiled core only for those policies on a supported
-workload of at least ``AUTO_TASKS`` tasks, and the Python engine otherwise, silently. The run is the same either way: the
+``ddrf``, ``delay``), and refuses (one-line InputError) any run it cannot do, or a machine without
+numba; ``auto`` picks the compiled core only for those policies on a supported workload of at least
+``AUTO_TASKS`` tasks, and the Python engine otherwise, silently. The run is the same either way: the
 summary (but for ``wall_time``, and ``"engine": "compiled"`` on a compiled run) and every table.
 
 The stops must be the same too: ``until`` (before the first arrival, between instants, at an instant,
 after the last event), a wall-clock limit and Ctrl-C seen by the watch (looked at every ``watch.every``
 events by both loops: a fake clock makes the stop instant deterministic), a second Ctrl-C (the run
 abandoned), and the progress bar's last line. A compiled run stopped early passes the independent
-verify, and ``mropt simulate --engine compiled --out DIR`` writes a folder ``mropt verify`` accepts.
+verify.
 
-(Whole runs on many random workloads, and ``why_not``'s reasons: tests/sim/test_compiled_drf.py.)
+(``mropt simulate --engine`` end to end: tests/sim/test_sim_engine_cli.py. Whole runs on many random
+workloads: tests/sim/test_compiled_drf.py and test_compiled_delay.py; ``why_not``'s reasons:
+tests/sim/test_compiled_refusals.py.)
 """
 
 from __future__ import annotations
 
 import io
 import itertools
-import json
 import os
 import random
 import re
 import signal
 import time
 from collections.abc import Callable, Iterator
-from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -44,12 +44,12 @@ from mropt.sim.run import SimRun, simulate
 from mropt.sim.verify import check_stop, verify_simulation
 from mropt.sim.watch import Watch
 
-from cli_capture import assert_input_error, run_cli
 from sim_helpers import workload
 
 
-@pytest.fixture(scope="module")
-def compiled() -> Any:
+#: test_sim_engine_cli.py imports this fixture (``compiled_fixture``); the tests take it as ``compiled``
+@pytest.fixture(scope="module", name="compiled")
+def compiled_fixture() -> Any:
     """``mropt.sim.compiled.drf_engine``, its core compiled (or loaded from numba's cache) once; the tests
     that need the compiled core take it, and are skipped without numba."""
     pytest.importorskip("numba")
@@ -211,49 +211,6 @@ def test_check_engine_returns_a_good_name(good: str) -> None:
     assert check_engine(good) == good
 
 
-@pytest.fixture
-def files(tmp_path: Path) -> dict[str, Path]:
-    out = {}
-    for name, w in (("supported", supported()), ("slots", with_slots())):
-        out[name] = tmp_path / f"{name}.json"
-        out[name].write_text(json.dumps(w.to_dict()))
-    return out
-
-
-def test_an_unknown_engine_on_the_command_line_exits_2(files: dict[str, Path]) -> None:
-    line = assert_input_error(
-        run_cli("simulate", files["supported"], "--policy", "drf", "--engine", "bogus"), "--engine", "bogus"
-    )
-    assert "invalid choice" in line
-
-
-@pytest.mark.parametrize(
-    ("file", "policy", "options", "why"),
-    [
-        ("supported", "drf", ("--mode", "heartbeat"), "mode heartbeat"),
-        ("slots", "fair", (), "policy fair (only drf, ddrf, delay run compiled)"),
-        ("slots", "drf", (), "a cluster of slots"),
-    ],
-)
-def test_engine_compiled_on_a_run_it_cannot_do_exits_2_saying_why(
-    compiled: Any, files: dict[str, Path], file: str, policy: str, options: tuple[str, ...], why: str
-) -> None:
-    argv = ("simulate", files[file], "--policy", policy, *options, "--json")
-    assert_input_error(run_cli(*argv, "--engine", "compiled"), "engine 'compiled' cannot run this simulation", why)
-    for engine in ("python", "auto"):  # the others run it, with the Python engine
-        r = run_cli(*argv, "--engine", engine)
-        assert r.code == 0 and not r.err, (engine, r.err)
-        summary = json.loads(r.out)
-        assert summary["policy"] == policy and summary["finished"] == 3 and "engine" not in summary
-
-
-def test_the_command_line_default_is_auto(files: dict[str, Path], monkeypatch: pytest.MonkeyPatch) -> None:
-    pytest.importorskip("numba")
-    monkeypatch.setattr(engines, "AUTO_TASKS", 1)
-    r = run_cli("simulate", files["supported"], "--policy", "drf", "--json")
-    assert r.code == 0 and json.loads(r.out).get("engine") == "compiled", r.err
-
-
 # ---------------------------------------------------------------------------------------------
 # 2. what auto picks
 
@@ -306,15 +263,6 @@ def test_without_numba_auto_runs_python_and_compiled_says_numba_is_missing(monke
         simulate(w, "drf", engine="compiled")
     assert "\n" not in str(info.value) and "not installed" in str(info.value)
     assert "engine" not in simulate(w, "drf", engine="python").summary
-
-
-def test_without_numba_the_command_line_says_so(files: dict[str, Path], monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(engines, "compiled_available", lambda: False)
-    assert_input_error(
-        run_cli("simulate", files["supported"], "--policy", "drf", "--engine", "compiled"), "numba", "not installed"
-    )
-    r = run_cli("simulate", files["supported"], "--policy", "drf", "--engine", "auto", "--json")
-    assert r.code == 0 and not r.err and "engine" not in json.loads(r.out)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -585,32 +533,3 @@ def test_verify_passes_on_a_compiled_run_stopped_by_until(compiled: Any) -> None
             assert check_stop({**cc.summary, "stopped": None}, jobs, tasks) or cc.summary["unfinished"] == 0
             checked += 1
     assert checked == 12
-
-
-# ---------------------------------------------------------------------------------------------
-# 6. the command line end to end
-
-
-@pytest.mark.parametrize("until", [None, "5.5"])
-def test_simulate_engine_compiled_out_is_a_folder_verify_accepts(
-    compiled: Any, files: dict[str, Path], tmp_path: Path, until: str | None
-) -> None:
-    stop = ("--until", until) if until else ()
-    hashes = {}
-    for engine in ("compiled", "python"):
-        out = tmp_path / engine
-        r = run_cli(
-            "simulate", files["supported"], "--policy", "drf", "--engine", engine, *stop, "--out", out, "--json"
-        )
-        assert r.code == 0 and not r.err, r.err
-        printed = json.loads(r.out)
-        written = json.loads((out / "summary.json").read_text())
-        assert written.get("engine") == printed.get("engine") == ("compiled" if engine == "compiled" else None)
-        assert written["stopped"] == ("until" if until else None)
-        hashes[engine] = {k: v for k, v in bare(written).items() if k != "run_id"}  # (run_id: new each run)
-        v = run_cli("verify", files["supported"], out)
-        assert v.code == 0 and v.out.startswith("ok:"), v.out + v.err
-        if until:
-            assert "stopped early (until, at simulated time 5.5 s)" in v.out, v.out
-    assert hashes["compiled"]["event_log_sha256"] == hashes["python"]["event_log_sha256"]
-    assert hashes["compiled"] == hashes["python"]

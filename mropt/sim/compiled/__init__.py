@@ -5,7 +5,8 @@
 :mod:`mropt.sim.compiled.drf_index` its heaps and stacks, :mod:`mropt.sim.compiled.rounding` rounds to
 12 significant digits as ``format`` does (the DRF key), :mod:`mropt.sim.compiled.numba_cache` keeps
 numba's on-disk cache of them true to every source of the package.
-Every decision is the Python engine's: ``tests/sim/test_compiled_drf.py`` compares the two.
+Every decision is the Python engine's: ``tests/sim/test_compiled_drf.py`` and ``test_compiled_delay.py``
+compare the two.
 """
 
 from mropt.sim.compiled import numba_cache
