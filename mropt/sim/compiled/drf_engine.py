@@ -153,10 +153,10 @@ def _run(sim: Simulation, core: Any) -> Recorder:
         if watch is not None:
             watch.end(sim)
     sim.next_attempt = int(regs[core.NEXT_ATTEMPT])
-    if marks is not None:
+    if marks is not None:  # (as ``Simulation._run`` ends: the first instant's time, the last break, the cut)
         if regs[core.STARTED]:
             marks.first = float(fregs[core.FIRST_TIME])
-            marks.breaks.append((sim.now, sim.next_attempt, len(record.ended_attempts), 0))  # the loop's last
+        marks.breaks.append((sim.now, sim.next_attempt, len(record.ended_attempts), 0))
         marks.cut = sim.now
     _kill_running(sim, state, regs, core)
     _jobs_back(sim, state, regs, core)
