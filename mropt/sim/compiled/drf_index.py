@@ -1,5 +1,5 @@
-"""The compiled ``drf`` loop's structures (numba): heaps, the per-class user heaps and their trees, the
-locality stacks (:mod:`mropt.sim.compiled.drf_core` uses them; speed only).
+"""The compiled loop's structures (numba; ``drf``, ``ddrf``, ``delay``): heaps, the per-class user heaps
+and their trees, the locality stacks (:mod:`mropt.sim.compiled.drf_core` uses them; speed only).
 
 **Who is offered a node first.** The plain rule (``_DrfBase._assign_reference``) walks the users
 in increasing key and gives the node to the first with a job whose task fits. Here every *demand
@@ -10,7 +10,9 @@ heap tops over the classes that fit the node. The classes are grouped by their c
 prefix of it: a min-tree over each group's heap tops answers for the prefix in a logarithmic
 number of steps. A heap's top is kept valid: an entry is valid while its user's version is the
 last (each push of the user gives it a new version and new entries, in the classes of its jobs with
-pending tasks then), and stale entries are dropped when they come to the top (``refresh``).
+pending tasks then), and stale entries are dropped when they come to the top (``refresh``). Under a
+delay rule a user whose fitting jobs all declined in an offer call is set aside for the rest of the
+call: its tops are popped (``heap_pop``) and pushed back, the same entries, at the call's end.
 
 **Locality stacks** (``Stage.take``, :mod:`mropt.sim.locality_stacks`): per job, per node and per
 rack, its tasks with a replica there in increasing order, each place read from a cursor that
@@ -19,7 +21,8 @@ skips the tasks no longer pending.
 **No reference counting in the helpers.** Every helper here but :func:`build_stacks` allocates
 nothing and is compiled with numba's ``_nrt=False``: a call that hands arrays to a function
 compiled with numba's runtime costs two atomic reference-count steps per array, which on the
-Alibaba day was a fifth of the run (``benchmarks/RESULTS.md``, "the compiled core").
+Alibaba day was a fifth of the run, and up to 42 % before other fixes (``benchmarks/RESULTS.md``,
+"the compiled core").
 """
 
 from __future__ import annotations
