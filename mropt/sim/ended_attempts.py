@@ -129,15 +129,8 @@ def _block(code: str, values: Sequence[Any]) -> array[Any]:
     whose items each go through ``PyArg_Parse`` (issue 32, callgrind)."""
     if not values:
         return array(code)
-    if code == "d":
-        return _scaled(np.frombuffer(pack(f"{len(values)}d", *values), dtype=np.float64))
-    view = np.frombuffer(pack(f"{len(values)}q", *values), dtype=np.int64)
-    low, high = int(view.min()), int(view.max())
-    for narrow in NARROW[: NARROW.index(code) + 1]:
-        least, most = _BOUNDS[narrow]
-        if least <= low and high <= most:
-            return array(narrow, view.astype(_DTYPE[narrow]).tobytes())
-    raise OverflowError(f"values {low}..{high} do not fit array type {code!r}")
+    packed = "d" if code == "d" else "q"
+    return _block_of(code, np.frombuffer(pack(f"{len(values)}{packed}", *values), dtype=_DTYPE[packed]))
 
 
 def _block_of(code: str, values: np.ndarray) -> array[Any]:
