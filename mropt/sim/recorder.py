@@ -67,7 +67,7 @@ UTILISATION_CHUNK = 1 << 16
 #: the most utilisation rows built after the run that a read to the end keeps for the next reads
 #: (``Recorder._built_rows``; 21 bytes a row: 88 MB at most): the summary reads them and ``--out``
 #: writes them; a day of few pools has a few million (the Alibaba day under ``drf``: 1.8 M, under
-#: ``ddrf`` 2.8 M), one of many pools more (under ``fair``: 23 M, built again at each read)
+#: ``ddrf`` 2.2 M), one of many pools more (under ``fair``: 23 M, built again at each read)
 KEEP_BUILT_ROWS = 1 << 22
 _ROW_TYPES = (np.float64, np.int8, np.intc, np.int64, np.int64)  # time, slot type, pool, busy, capacity
 #: busy and capacity are kept as int32 where a block's values fit (counts of slots and attempts):
