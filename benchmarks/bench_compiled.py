@@ -13,6 +13,10 @@ their ratio, the events and whether the event-log hashes are the same. Cases:
 * with ``--day``, the whole file (10.5 M tasks) under the same two, compiled only, unless
   ``--python-day`` (the Python engine takes 4 to 6 minutes a run there).
 
+With ``--split``, each case's compiled run is also split, in a child process of its own, into loading
+the workload file, building the ``Simulation`` and ``run_compiled`` (the loop, with the driver's
+moves into the recorder), in CPU seconds.
+
 The first compiled run of a session may include numba's compile of the core (some 15 s) when its
 cache is cold: the script runs one small compiled run first, untimed, so that none of the lines does.
 """
@@ -56,11 +60,38 @@ def run(workload: Path, policy: str, params: tuple[str, ...], engine: str, out: 
     }
 
 
+SPLIT = """
+import sys, time
+from mropt.model.io import load_instance
+from mropt.sim.engine import Simulation
+from mropt.sim.policy import make_policy
+from mropt.sim.compiled.drf_engine import run_compiled
+t0 = time.process_time()
+w = load_instance(sys.argv[1])
+t1 = time.process_time()
+params = {k: int(v) for k, v in (p.split("=") for p in sys.argv[3:])}
+sim = Simulation(w, make_policy(sys.argv[2], params))
+t2 = time.process_time()
+run_compiled(sim)
+t3 = time.process_time()
+print(f"{t1 - t0:.2f} {t2 - t1:.2f} {t3 - t2:.2f}")
+"""
+
+
+def split(workload: Path, policy: str, params: tuple[str, ...]) -> list[str]:
+    """Load, build and loop CPU seconds of one compiled run, in a child process (``SPLIT``)."""
+    done = subprocess.run(
+        [sys.executable, "-c", SPLIT, str(workload), policy, *params], capture_output=True, text=True, check=True
+    )
+    return done.stdout.split()
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--hours", type=float, default=2.0, help="the window of the file's first hours (default 2)")
     ap.add_argument("--day", action="store_true", help="the whole file too, compiled")
     ap.add_argument("--python-day", action="store_true", help="with --day, the Python engine on the day too")
+    ap.add_argument("--split", action="store_true", help="each compiled run's load, build and loop CPU seconds too")
     args = ap.parse_args()
     if not ALIBABA.exists():
         print(f"bench_compiled: {ALIBABA} is missing (../shared/traces)", file=sys.stderr)
@@ -94,6 +125,14 @@ def main() -> int:
                     f"| {case} | {name} | {p['cpu']:.1f} | {c['cpu']:.1f} | {ratio:.2f}x | {c['events']:,} | {same} "
                     f"| {p['peak']:,}, {c['peak']:,} |"
                 )
+        if args.split:
+            print("\n| case | policy | load CPU s | build CPU s | run_compiled CPU s |")
+            print("|---|---|---:|---:|---:|")
+            for case, workload in files.items():
+                for policy, params in POLICIES:
+                    load, build, loop = split(workload, policy, params)
+                    name = policy + (f" ({', '.join(params)})" if params else "")
+                    print(f"| {case} | {name} | {load} | {build} | {loop} |")
     return 0
 
 

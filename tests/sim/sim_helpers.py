@@ -373,6 +373,20 @@ def same_log(
     return plain
 
 
+def fifo_same_as_plain(w: WorkloadInstance) -> None:
+    """``fifo`` in event mode, its offer runs on (the default) and off (``reference=True``): the same
+    event log, event count and attempt ids, or the test fails."""
+    sim = Simulation(w, make_policy("fifo"), mode="event")
+    rec = sim.run()
+    plain = Simulation(w, make_policy("fifo", reference=True), mode="event")
+    rec_plain = plain.run()
+    assert (rec.event_log_hash(), sim.events, sim.next_attempt) == (
+        rec_plain.event_log_hash(),
+        plain.events,
+        plain.next_attempt,
+    )
+
+
 class Restless(Fifo):
     """FIFO that, at its first ``most`` heartbeats (or offers) that launched, kills the attempt it
     just started (its node has room again at this very time) or sets a timer for now, in turn:

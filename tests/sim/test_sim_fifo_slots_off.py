@@ -27,7 +27,7 @@ from mropt.sim.policies import fifo_runs
 from mropt.sim.policy import make_policy
 from mropt.sim.state import MAP, NONE, REDUCE, RUNNING
 
-from sim_helpers import workload
+from sim_helpers import fifo_same_as_plain, workload
 
 
 def watch(monkeypatch: pytest.MonkeyPatch, seen: Counter[str]) -> list[list[list[int]]]:
@@ -72,18 +72,6 @@ def watch(monkeypatch: pytest.MonkeyPatch, seen: Counter[str]) -> list[list[list
     return after
 
 
-def same_as_plain(w: Any) -> None:
-    sim = Simulation(w, make_policy("fifo"), mode="event")
-    rec = sim.run()
-    plain = Simulation(w, make_policy("fifo", reference=True), mode="event")
-    rec_plain = plain.run()
-    assert (rec.event_log_hash(), sim.events, sim.next_attempt) == (
-        rec_plain.event_log_hash(),
-        plain.events,
-        plain.next_attempt,
-    )
-
-
 def test_the_last_nodes_extra_slot_is_given_back(monkeypatch: pytest.MonkeyPatch) -> None:
     """2 nodes of 2 map slots, one job of 3 maps at 0: 3 maps remain of 4 slots, so the list stops at
     node 1's two slots ([0, 0, 1, 1]); the fourth is given back, node 1 keeps a free slot."""
@@ -91,7 +79,7 @@ def test_the_last_nodes_extra_slot_is_given_back(monkeypatch: pytest.MonkeyPatch
     after = watch(monkeypatch, seen)
     job = {"id": "a", "submit_time": 0.0, "stages": [{"type": "map", "tasks": [{"duration": 2.0, "count": 3}]}]}
     w = workload([{"id": "n", "count": 2, "map_slots": 2, "reduce_slots": 1}], [job])
-    same_as_plain(w)
+    fifo_same_as_plain(w)
     assert after[0][0] == [0, 1]
     assert seen["given back"] == 1
 
@@ -104,14 +92,14 @@ def test_random_bulk_passes_keep_the_slot_counts(monkeypatch: pytest.MonkeyPatch
     watch(monkeypatch, seen)
     rng = random.Random("fifo-slots-off")
     for _ in range(40):
-        same_as_plain(test_sim_fifo_maps_alone.random_workload(rng))
+        fifo_same_as_plain(test_sim_fifo_maps_alone.random_workload(rng))
     for _ in range(40):
         nodes = [
             {"id": f"n{i}", "rack": f"r{i % 3}", "map_slots": rng.randint(1, 3), "reduce_slots": rng.choice([1, 2])}
             for i in range(rng.randint(2, 14))
         ]
         nodes = [dict(n, reduce_slots=nodes[0]["reduce_slots"]) for n in nodes]
-        same_as_plain(workload(nodes, test_sim_fifo_with_reduces.random_jobs(rng)))
+        fifo_same_as_plain(workload(nodes, test_sim_fifo_with_reduces.random_jobs(rng)))
     for path in ("every free slot", "counted", "given back", "with reduces"):
         assert seen[path] > 5, seen
 
@@ -136,6 +124,17 @@ def test_a_segments_batch_has_every_slot_its_constructor_sets(monkeypatch: pytes
     w = workload([{"id": "n", "count": 3, "map_slots": 2, "reduce_slots": 1}], jobs)
     Simulation(w, make_policy("fifo"), mode="event").run()
     assert {c > 1 for _, c in opened} == {True, False}
+    # the plain rule's attempts (no segments) say what each member is: job, stage, task, node, start, end
+    rows = Simulation(w, make_policy("fifo", reference=True), mode="event").run().ended_attempts.rows()
+    plain = {
+        int(i): (int(j), int(st), int(t), int(n), float(a), float(b))
+        for i, j, st, t, n, a, b in zip(*(rows[k] for k in ("id", "job", "stage", "task", "node", "start", "end")))
+    }
+    for o, c in opened:
+        nodes = o["nodes"] if c > 1 else [o["node"]]
+        for m in range(c):
+            member = (o["job"], o["stage"], o["task"] + m, nodes[m], o["start"], o["start"] + o["work"])
+            assert plain[o["id"] + m] == member, (o["id"] + m, member)
     for o, c in opened:
         ref = Attempt(
             o["id"], o["job"], o["stage"], o["task"], o["node"], o["type"], o["start"], NONE, False, o["work"], None

@@ -23,7 +23,7 @@ from mropt.sim.policies import fifo_runs
 from mropt.sim.policy import make_policy
 from mropt.sim.state import MAP, REDUCE
 
-from sim_helpers import random_extras, workload
+from sim_helpers import fifo_same_as_plain, random_extras, workload
 
 
 def watch(monkeypatch: pytest.MonkeyPatch) -> tuple[list[list[Segment]], list[bool]]:
@@ -98,13 +98,5 @@ def test_random_passes_with_reduces_decide_as_the_rule(monkeypatch: pytest.Monke
         ]
         extra = random_extras(rng, 0.25, 0.3, (0.0, 0.5), 0.3, down=(2.0, 6.0), up=(9.0, 20.0))
         w = workload(nodes, random_jobs(rng), **extra)
-        sim = Simulation(w, make_policy("fifo"), mode="event")
-        rec = sim.run()
-        plain = Simulation(w, make_policy("fifo", reference=True), mode="event")
-        rec_plain = plain.run()
-        assert (rec.event_log_hash(), sim.events, sim.next_attempt) == (
-            rec_plain.event_log_hash(),
-            plain.events,
-            plain.next_attempt,
-        )
+        fifo_same_as_plain(w)
     assert sum(answers) > 0.6 * len(answers) > 60

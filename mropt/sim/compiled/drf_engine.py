@@ -15,15 +15,12 @@ from __future__ import annotations
 
 import gc
 import math
-import os
-import tempfile
-from collections.abc import Iterator
-from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from mropt.fairness.drf import tie_key
+from mropt.sim.compiled import numba_cache
 from mropt.sim.policy import ACCEPT, EVENT
 from mropt.sim.recorder import Recorder
 from mropt.sim.state import ACTIVE, DONE, FINISHED, MAP, RUNNING
@@ -100,13 +97,22 @@ def _totals(sim: Simulation) -> list[float]:
     return [sum(free[k] for free in sim.free_resources) for k in range(len(sim.resources))]
 
 
+class NotCompilable(ValueError):
+    """:func:`run_compiled` refused a simulation, before touching it; ``reason`` is :func:`why_not`'s."""
+
+    def __init__(self, reason: str) -> None:
+        super().__init__(f"simulate: the compiled core cannot run this simulation: {reason}")
+        self.reason = reason
+
+
 def run_compiled(sim: Simulation) -> Recorder:
-    """Run ``sim`` (for which :func:`why_not` is None) by the compiled loop (module docstring)."""
+    """Run ``sim`` by the compiled loop (module docstring); :class:`NotCompilable` (and ``sim`` untouched)
+    where :func:`why_not` names a reason."""
     from mropt.sim.compiled import drf_core as core
 
     reason = why_not(sim)
     if reason is not None:
-        raise ValueError(f"simulate: the compiled core cannot run this simulation: {reason}")
+        raise NotCompilable(reason)
     enabled = gc.isenabled()
     gc.disable()  # (as ``Simulation.run``: the set-up makes many objects and no cycles)
     try:
@@ -134,7 +140,7 @@ def _run(sim: Simulation, core: Any) -> Recorder:
         watch.begin(sim)
     try:
         while True:
-            with _first_call():
+            with numba_cache.first_call():
                 status = core.step(work, params, flags, state, lists, regs, fregs, until, look_at)
             _empty_buffers(sim, state, regs, core)
             sim.now, sim.events = float(fregs[core.NOW]), int(regs[core.EVENTS])
@@ -159,37 +165,10 @@ def _run(sim: Simulation, core: Any) -> Recorder:
         marks.breaks.append((sim.now, sim.next_attempt, len(record.ended_attempts), 0))
         marks.cut = sim.now
     _kill_running(sim, state, regs, core)
-    _jobs_back(sim, state, regs, core)
+    _jobs_back(sim, work.arrivals, state, regs, core)
     if marks is not None:
         record.keep_row_marks(marks)
     return record
-
-
-_CALLED: list[bool] = []  # (whether this process called the loop once: its code compiled or loaded)
-
-
-@contextmanager
-def _first_call() -> Iterator[None]:
-    """The loop's first call in this process under a lock shared by the machine's processes: numba
-    compiles it then, or loads it from its cache, and two processes writing the cache at once (two
-    pytest-xdist workers, two Dask workers) could leave its index pointing at the other's code."""
-    if _CALLED:
-        yield
-        return
-    try:
-        import fcntl
-    except ImportError:  # (no fcntl: not POSIX; numba's own cache writes then)
-        yield
-        _CALLED.append(True)
-        return
-    path = os.path.join(tempfile.gettempdir(), f"mropt-numba-{os.getuid() if hasattr(os, 'getuid') else 0}.lock")
-    with open(path, "a") as handle:
-        fcntl.flock(handle, fcntl.LOCK_EX)
-        try:
-            yield
-        finally:
-            fcntl.flock(handle, fcntl.LOCK_UN)
-    _CALLED.append(True)
 
 
 def _work(sim: Simulation) -> tuple[Any, np.ndarray, np.ndarray, int]:
@@ -425,6 +404,13 @@ def _state(sim: Simulation, work: Any, n_tasks: int) -> tuple[Any, Any]:
     return state, Lists(List([empty32] * n_jobs))
 
 
+def _member_ids(firsts: np.ndarray, counts: np.ndarray) -> np.ndarray:
+    """The attempt ids of batches' members, batch after batch: ``firsts[b]`` .. ``firsts[b] + counts[b] - 1``
+    (a batch's members are consecutive launches: consecutive ids, the rows of ``a_task`` and ``a_node``)."""
+    counts = counts.astype(np.int64)
+    return np.repeat(firsts - (np.cumsum(counts) - counts), counts) + np.arange(int(counts.sum()))
+
+
 def _empty_buffers(sim: Simulation, state: Any, regs: np.ndarray, core: Any) -> None:
     """Move the loop's ended batches into the recorder's store and its row breaks into the marks (a
     break's count of ended entries is the loop's, from its buffer's start: the store's count added)."""
@@ -433,7 +419,7 @@ def _empty_buffers(sim: Simulation, state: Any, regs: np.ndarray, core: Any) -> 
     if n:
         counts = state.o_count[:n]
         firsts = state.o_first[:n]
-        rows = np.repeat(firsts - (np.cumsum(counts) - counts), counts) + np.arange(int(counts.sum()))
+        rows = _member_ids(firsts, counts)
         zeros = np.zeros(n, dtype=np.int8)
         columns = {
             "job": state.o_job[:n],
@@ -465,7 +451,7 @@ def _kill_running(sim: Simulation, state: Any, regs: np.ndarray, core: Any) -> N
     if not len(slots):
         return
     counts = state.s_count[slots].astype(np.int64)
-    ids = np.repeat(state.s_first[slots] - (np.cumsum(counts) - counts), counts) + np.arange(int(counts.sum()))
+    ids = _member_ids(state.s_first[slots], counts)
     which = np.repeat(slots, counts)
     order = np.argsort(ids, kind="stable")
     ids, which = ids[order], which[order]
@@ -487,14 +473,13 @@ def _kill_running(sim: Simulation, state: Any, regs: np.ndarray, core: Any) -> N
     sim.record.ended_attempts.add_columns(columns, state.a_task[ids], state.a_node[ids])
 
 
-def _jobs_back(sim: Simulation, state: Any, regs: np.ndarray, core: Any) -> None:
+def _jobs_back(sim: Simulation, arrivals: np.ndarray, state: Any, regs: np.ndarray, core: Any) -> None:
     """The jobs' outcomes and states as the Python engine leaves them (status, times, counts, tasks'
     states; ``active`` in arrival order), the cluster's counts and free resources, and the recorder's
     job ends in order."""
-    order = sorted(range(len(sim.jobs)), key=lambda j: (sim.jobs[j].submit, j))
     offsets = np.concatenate(([0], np.cumsum([job.stages[0].n for job in sim.jobs])))
     busy = runnable = remaining = 0
-    for j in order[: int(regs[core.AI])]:  # (the jobs that arrived, in arrival order)
+    for j in arrivals[: int(regs[core.AI])].tolist():  # (the jobs that arrived, in arrival order)
         job = sim.jobs[j]
         st = job.stages[0]
         n = st.n
@@ -528,4 +513,4 @@ def _jobs_back(sim: Simulation, state: Any, regs: np.ndarray, core: Any) -> None
         sim.record.job_ended(sim.jobs[j])
 
 
-__all__ = ["run_compiled", "why_not"]
+__all__ = ["NotCompilable", "run_compiled", "why_not"]

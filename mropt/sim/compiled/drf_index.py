@@ -224,11 +224,7 @@ def refresh(
     if n > 2 * c_valid[c] + 32:
         n = compact(c, pk, pt, pu, pv, c_base, ch_n, c_valid, u_ver)
     while n > 0 and pv[base] != u_ver[pu[base]]:
-        n -= 1
-        if n > 0:
-            q = base + n
-            pk[base], pt[base], pu[base], pv[base] = pk[q], pt[q], pu[q], pv[q]
-            sift_down(pk, pt, pu, pv, base, n, 0)
+        n = heap_pop(pk, pt, pu, pv, base, n)
     ch_n[c] = n
     g = c_group[c]
     leaf = c - g_first[g]

@@ -29,10 +29,13 @@ from __future__ import annotations
 import functools
 import hashlib
 import os
+import tempfile
 import warnings
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import Any
 
-__all__ = ["NumbaCacheWarning", "install", "package_stamp"]
+__all__ = ["NumbaCacheWarning", "first_call", "install", "package_stamp"]
 
 PACKAGE_DIR = os.path.dirname(os.path.abspath(__file__))
 _package_dirs: set[str] = set()  # the folders (real paths) whose functions the locator takes
@@ -147,3 +150,32 @@ def install(package_dir: str = PACKAGE_DIR) -> bool:
         return False
     _package_dirs.add(_norm(package_dir))
     return True
+
+
+_CALLED: list[bool] = []  # (whether this process made its first call of the package's code: compiled or loaded)
+
+
+@contextmanager
+def first_call() -> Iterator[None]:
+    """The first call of the package's compiled code in this process, under a lock shared by the
+    machine's processes: numba compiles it then, or loads it from the cache, and writes the cache's
+    index without a lock of its own, so two processes saving at once (two pytest-xdist workers, two
+    Dask workers) could leave it pointing at the other's code. Later calls take no lock; without
+    ``fcntl`` (not POSIX) none is taken."""
+    if _CALLED:
+        yield
+        return
+    try:
+        import fcntl
+    except ImportError:
+        yield
+        _CALLED.append(True)
+        return
+    user = os.getuid() if hasattr(os, "getuid") else 0
+    with open(os.path.join(tempfile.gettempdir(), f"mropt-numba-{user}.lock"), "a") as handle:
+        fcntl.flock(handle, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(handle, fcntl.LOCK_UN)
+    _CALLED.append(True)
