@@ -37,8 +37,8 @@ ENGINES = ("auto", "python", "compiled")
 #: the fewest tasks for which ``auto`` picks the compiled core
 AUTO_TASKS = 100_000
 #: the policies the compiled core runs
-COMPILED_POLICIES = ("drf", "ddrf", "delay")
-_NAMES = ", ".join(COMPILED_POLICIES)
+COMPILED_POLICIES = ("drf", "ddrf", "delay", "fair")
+_NAMES = ", ".join(COMPILED_POLICIES[:-1]) + " and " + COMPILED_POLICIES[-1]
 
 
 def check_engine(engine: object) -> str:
@@ -83,12 +83,14 @@ def run_simulation(sim: Simulation, policy: str, engine: str) -> tuple[Recorder,
         return sim.run(), "python"
     if not compiled_available():
         raise InputError(f"simulate: engine 'compiled' needs {compiled_unavailable() or _NOT_INSTALLED}")
-    from mropt.sim.compiled.drf_engine import NotCompilable, run_compiled
+    from mropt.sim.compiled import drf_engine, fair_engine
+    from mropt.sim.compiled.driver import NotCompilable
 
     try:
         if policy not in COMPILED_POLICIES:
             raise NotCompilable(f"policy {policy} (only {_NAMES} run compiled)")
-        return run_compiled(sim), "compiled"  # (it refuses what it cannot run, the simulation untouched)
+        run = fair_engine.run_compiled if policy == "fair" else drf_engine.run_compiled
+        return run(sim), "compiled"  # (it refuses what it cannot run, the simulation untouched)
     except NotCompilable as refused:
         if engine == "auto":
             return sim.run(), "python"

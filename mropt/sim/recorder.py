@@ -127,6 +127,7 @@ class Recorder:
         self._built_pools: tuple[dict[str, int], np.ndarray, np.ndarray] | None = None  # (``row_pools``)
         self._used: tuple[np.ndarray, np.ndarray] | None = None  # (``utilisation_used``)
         self._kept_rows: list[tuple[np.ndarray, ...]] | None = None  # (``_built_rows``)
+        self._cluster_rows: list[tuple[np.ndarray, ...]] | None = None  # (``keep_cluster_rows``)
         self._pool_busy: dict[tuple[int, int], int] = {}
         self._changed: set[tuple[int, int]] = set()
         self._last_total = [-1, -1, -1, -1]
@@ -292,6 +293,19 @@ class Recorder:
         (``mropt.sim.run.release_locality``); ``--out`` once more. ``u_time``, ... and the blocks
         stay empty."""
         self._marks = marks
+
+    def keep_cluster_rows(self, blocks: list[tuple[np.ndarray, ...]] | None) -> None:
+        """Keep the cluster-wide utilisation rows (pool ``*``) a compiled run recorded as it ran, in
+        blocks of (time, slot type code, busy, capacity) arrays, in row order: the rows of pool 0 that
+        :meth:`utilisation_blocks` builds, which the summary's ratio reads without building every pool's
+        (:func:`mropt.sim.utilisation.utilisation_ratio`; ``tests/sim/test_compiled_fair.py`` compares them).
+        None drops them (``simulate`` does, once its summary read them)."""
+        self._cluster_rows = blocks
+
+    def cluster_rows(self) -> list[tuple[np.ndarray, ...]] | None:
+        """The blocks :meth:`keep_cluster_rows` kept, or None (then the cluster rows are those of
+        :meth:`utilisation_blocks` with pool 0)."""
+        return self._cluster_rows
 
     @property
     def pools(self) -> dict[str, int]:

@@ -37,7 +37,9 @@ summary then adds is in :mod:`mropt.sim.summary`.
 
 from __future__ import annotations
 
+import ctypes
 import math
+import sys
 import time
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -209,6 +211,8 @@ def simulate(
     release_locality(sim)  # (before the summary reads the utilisation rows: Recorder.keep_row_marks)
     # the summary reads the utilisation rows, built as they are read: its time is the run's too
     summary = summarise(recorder, policy, pol.params, 0.0)
+    recorder.keep_cluster_rows(None)  # (a compiled run's, read by the summary: nothing reads them again)
+    return_freed_memory()
     wall = time.perf_counter() - start
     summary["wall_time"] = wall
     if ran != "python":
@@ -227,6 +231,22 @@ def release_locality(sim: Simulation) -> None:
         for stage in job.stages:
             stage.replicas = None
             stage.drop_locality()
+
+
+def return_freed_memory() -> None:
+    """Hand the C heap's free pages back to the system (glibc's ``malloc_trim``; elsewhere nothing).
+
+    A compiled run frees its loop's arrays, and the summary its rows, in pieces glibc keeps for later
+    use: on the Alibaba day under ``fair``, 206 MiB of the process's 822 MiB after the summary, which
+    the ``--out`` tables' build then stacked its own on (a peak of 1,077 MiB against 949 MiB after
+    the trim; benchmarks/RESULTS.md, issue 32). Memory only: nothing a run computes changes."""
+    if sys.platform != "linux":
+        return
+    try:
+        libc = ctypes.CDLL("libc.so.6")
+        libc.malloc_trim(0)
+    except (OSError, AttributeError):  # (not glibc: musl has no malloc_trim)
+        return
 
 
 def check_stops(until: Any, time_limit: Any) -> None:

@@ -84,7 +84,7 @@ def supported(**extra: Any) -> WorkloadInstance:
 
 
 def with_slots() -> WorkloadInstance:
-    """The same jobs on nodes that also have slots: ``fair`` runs on it, the compiled core does not."""
+    """The same jobs on nodes that also have slots: ``fair`` runs on it (compiled: ``fair_core``), ``drf``'s core does not."""
     return workload([{**n, "map_slots": 2, "reduce_slots": 1} for n in NODES], supported().to_dict()["jobs"])
 
 
@@ -226,13 +226,15 @@ def test_auto_picks_the_compiled_core_from_auto_tasks_tasks_on(compiled: Any, mo
     monkeypatch.setattr(engines, "AUTO_TASKS", tasks + 1)
     assert "engine" not in simulate(w, "drf").summary
     monkeypatch.setattr(engines, "AUTO_TASKS", 1)
-    # only drf, and only on a workload the core runs: else the Python engine, silently
+    # only the compiled policies, and only on a workload their core runs: else the Python engine, silently
     assert "engine" not in simulate(with_slots(), "drf").summary
-    assert "engine" not in simulate(with_slots(), "fair").summary
+    assert simulate(with_slots(), "fair").summary.get("engine") == "compiled"
+    assert "engine" not in simulate(with_slots(), "fair", {"preemption": True}).summary
+    assert "engine" not in simulate(with_slots(), "capacity").summary
     assert "engine" not in simulate(w, "drf", mode="heartbeat").summary
     assert "engine" not in simulate(w, "drf", speculation="late").summary
     # ddrf and delay run compiled too (engines.COMPILED_POLICIES), but not where the core cannot
-    assert engines.COMPILED_POLICIES == ("drf", "ddrf", "delay")
+    assert engines.COMPILED_POLICIES == ("drf", "ddrf", "delay", "fair")
     assert simulate(w, "ddrf", {"e1": 1, "e2": 2}).summary.get("engine") == "compiled"
     assert simulate(w, "delay", {"d": 2}).summary.get("engine") == "compiled"
     assert "engine" not in simulate(w, "ddrf", {"e1": 1, "e2": 2}, mode="heartbeat").summary

@@ -5,9 +5,8 @@
 :func:`run_compiled` runs it and leaves what a run's readers read as its own ``run`` would: the
 recorder's attempts, job ends and utilisation marks, the jobs' outcomes and states, ``active``, the
 event count, the clock, ``stopped``, and the cluster's counts (``busy``, ``runnable``, ``remaining``,
-the nodes' free resources). It drives :func:`~mropt.sim.compiled.drf_core.step`: at each pause it moves
-the ended batches into the recorder's store (so a day's attempts are never held twice) and lets the
-watch look (progress bar, time limit, Ctrl-C), as the Python loop does every ``watch.every`` events.
+the nodes' free resources). :func:`mropt.sim.compiled.driver.drive` calls
+:func:`~mropt.sim.compiled.drf_core.step` until the run ends.
 The policy object is not run (its shares, skips and heap stay as built): nothing after a run reads them.
 """
 
@@ -20,20 +19,13 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from mropt.fairness.drf import tie_key
-from mropt.sim.compiled import numba_cache
-from mropt.sim.policy import ACCEPT, EVENT
-from mropt.sim.recorder import Recorder
-from mropt.sim.state import ACTIVE, DONE, FINISHED, MAP, RUNNING
-from mropt.sim.watch import UNTIL
+from mropt.sim.compiled.driver import BREAKS, CHUNK, NotCompilable, drive, jobs_back
+from mropt.sim.policy import EVENT
+from mropt.sim.state import MAP
 
 if TYPE_CHECKING:
     from mropt.sim.engine import Simulation
-
-#: ended batches the loop keeps before the driver moves them into the recorder's store
-CHUNK = 1 << 18
-#: row breaks the loop keeps before the driver moves them into the marks
-BREAKS = 1 << 12
-_NEVER = 1 << 62
+    from mropt.sim.recorder import Recorder
 
 
 def why_not(sim: Simulation) -> str | None:
@@ -97,14 +89,6 @@ def _totals(sim: Simulation) -> list[float]:
     return [sum(free[k] for free in sim.free_resources) for k in range(len(sim.resources))]
 
 
-class NotCompilable(ValueError):
-    """:func:`run_compiled` refused a simulation, before touching it; ``reason`` is :func:`why_not`'s."""
-
-    def __init__(self, reason: str) -> None:
-        super().__init__(f"simulate: the compiled core cannot run this simulation: {reason}")
-        self.reason = reason
-
-
 def run_compiled(sim: Simulation) -> Recorder:
     """Run ``sim`` by the compiled loop (module docstring); :class:`NotCompilable` (and ``sim`` untouched)
     where :func:`why_not` names a reason."""
@@ -133,41 +117,10 @@ def _run(sim: Simulation, core: Any) -> Recorder:
     fregs[core.LAST] = -math.inf
     fregs[core.CHECK_AT] = fregs[core.REOFFER_AT] = math.inf
     fregs[core.MUTE] = -1.0  # (``_DrfBase``'s ``_mute`` before any check)
-    record, marks, watch = sim.record, sim._marks, sim.watch
-    until = math.inf if sim.until is None else float(sim.until)
-    look_at = watch.every if watch is not None else _NEVER
-    if watch is not None:
-        watch.begin(sim)
-    try:
-        while True:
-            with numba_cache.first_call():
-                status = core.step(work, params, flags, state, lists, regs, fregs, until, look_at)
-            _empty_buffers(sim, state, regs, core)
-            sim.now, sim.events = float(fregs[core.NOW]), int(regs[core.EVENTS])
-            sim.jobs_finished = int(regs[core.N_JOB_END])
-            if status == core.UNTIL:
-                sim.stopped = UNTIL
-                break
-            if watch is not None and sim.events >= look_at:  # (the Python loop looks after its last instant too)
-                sim.stopped = watch.check(sim)
-                if sim.stopped is not None:
-                    break
-                look_at = sim.events + watch.every
-            if status == core.DONE:
-                break
-    finally:
-        if watch is not None:
-            watch.end(sim)
-    sim.next_attempt = int(regs[core.NEXT_ATTEMPT])
-    if marks is not None:  # (as ``Simulation._run`` ends: the first instant's time, the last break, the cut)
-        if regs[core.STARTED]:
-            marks.first = float(fregs[core.FIRST_TIME])
-        marks.breaks.append((sim.now, sim.next_attempt, len(record.ended_attempts), 0))
-        marks.cut = sim.now
-    _kill_running(sim, state, regs, core)
-    _jobs_back(sim, work.arrivals, state, regs, core)
-    if marks is not None:
-        record.keep_row_marks(marks)
+    record = drive(sim, core, (work, params, flags, state, lists, regs, fregs), state, regs, fregs)
+    jobs_back(sim, work.arrivals, state, regs, core)
+    if sim._marks is not None:
+        record.keep_row_marks(sim._marks)
     return record
 
 
@@ -402,115 +355,6 @@ def _state(sim: Simulation, work: Any, n_tasks: int) -> tuple[Any, Any]:
     )
     empty32 = np.empty(0, dtype=np.int32)
     return state, Lists(List([empty32] * n_jobs))
-
-
-def _member_ids(firsts: np.ndarray, counts: np.ndarray) -> np.ndarray:
-    """The attempt ids of batches' members, batch after batch: ``firsts[b]`` .. ``firsts[b] + counts[b] - 1``
-    (a batch's members are consecutive launches: consecutive ids, the rows of ``a_task`` and ``a_node``)."""
-    counts = counts.astype(np.int64)
-    return np.repeat(firsts - (np.cumsum(counts) - counts), counts) + np.arange(int(counts.sum()))
-
-
-def _empty_buffers(sim: Simulation, state: Any, regs: np.ndarray, core: Any) -> None:
-    """Move the loop's ended batches into the recorder's store and its row breaks into the marks (a
-    break's count of ended entries is the loop's, from its buffer's start: the store's count added)."""
-    before = len(sim.record.ended_attempts)
-    n = int(regs[core.N_ENDED])
-    if n:
-        counts = state.o_count[:n]
-        firsts = state.o_first[:n]
-        rows = _member_ids(firsts, counts)
-        zeros = np.zeros(n, dtype=np.int8)
-        columns = {
-            "job": state.o_job[:n],
-            "stage": zeros,
-            "type": zeros,
-            "id": firsts,
-            "start": state.o_start[:n],
-            "end": state.o_end[:n],
-            "level": state.o_level[:n],
-            "spec": zeros,
-            "outcome": zeros,
-            "count": counts,
-        }
-        sim.record.ended_attempts.add_columns(columns, state.a_task[rows], state.a_node[rows])
-        regs[core.N_ENDED] = 0
-    b = int(regs[core.N_BREAKS])
-    if b:
-        marks = sim._marks
-        if marks is not None:
-            ended = (state.be[:b] + before).tolist()
-            marks.breaks.extend(zip(state.bt[:b].tolist(), state.ba[:b].tolist(), ended, [0] * b))
-        regs[core.N_BREAKS] = 0
-
-
-def _kill_running(sim: Simulation, state: Any, regs: np.ndarray, core: Any) -> None:
-    """The attempts still running when the run stopped, recorded as killed at its time, one entry each
-    in attempt id order (``Recorder.finish``)."""
-    slots = np.setdiff1d(np.arange(len(state.free_slots)), state.free_slots[: regs[core.N_FREE]])
-    if not len(slots):
-        return
-    counts = state.s_count[slots].astype(np.int64)
-    ids = _member_ids(state.s_first[slots], counts)
-    which = np.repeat(slots, counts)
-    order = np.argsort(ids, kind="stable")
-    ids, which = ids[order], which[order]
-    n = len(ids)
-    ones = np.ones(n, dtype=np.int64)
-    zeros = np.zeros(n, dtype=np.int8)
-    columns = {
-        "job": state.s_job[which],
-        "stage": zeros,
-        "type": zeros,
-        "id": ids,
-        "start": state.s_start[which],
-        "end": np.full(n, sim.now),
-        "level": state.s_level[which],
-        "spec": zeros,
-        "outcome": np.ones(n, dtype=np.int8),  # (killed: recorder.OUTCOMES)
-        "count": ones,
-    }
-    sim.record.ended_attempts.add_columns(columns, state.a_task[ids], state.a_node[ids])
-
-
-def _jobs_back(sim: Simulation, arrivals: np.ndarray, state: Any, regs: np.ndarray, core: Any) -> None:
-    """The jobs' outcomes and states as the Python engine leaves them (status, times, counts, tasks'
-    states; ``active`` in arrival order), the cluster's counts and free resources, and the recorder's
-    job ends in order."""
-    offsets = np.concatenate(([0], np.cumsum([job.stages[0].n for job in sim.jobs])))
-    busy = runnable = remaining = 0
-    for j in arrivals[: int(regs[core.AI])].tolist():  # (the jobs that arrived, in arrival order)
-        job = sim.jobs[j]
-        st = job.stages[0]
-        n = st.n
-        job.reason = ACCEPT.reason
-        if not math.isnan(state.first_start[j]):
-            job.first_start = float(state.first_start[j])
-        tasks = state.state[offsets[j] : offsets[j] + n]
-        done = int(np.count_nonzero(tasks == DONE))
-        running = int(np.count_nonzero(tasks == RUNNING))
-        st.state[:] = tasks.tobytes()
-        st.pending = int(state.pending[j])
-        st.finished = done
-        st.running = job.running[MAP] = running
-        job.runnable[MAP] = st.pending
-        job.remaining[MAP] = n - done
-        if not math.isnan(state.finish[j]):
-            job.status = FINISHED
-            job.finish = job.map_end = st.end_time = float(state.finish[j])
-            job.cur = 1
-            st.drop_locality()
-        else:
-            job.status = ACTIVE
-            sim.active[j] = job
-            busy += running
-            runnable += st.pending
-            remaining += n - done
-    sim.busy[MAP], sim.runnable[MAP], sim.remaining[MAP] = busy, runnable, remaining
-    for node, free in enumerate(sim.free_resources):
-        free[0], free[1] = float(state.free0[node]), float(state.free1[node])
-    for j in state.end_order[: regs[core.N_JOB_END]].tolist():
-        sim.record.job_ended(sim.jobs[j])
 
 
 __all__ = ["NotCompilable", "run_compiled", "why_not"]

@@ -1,0 +1,289 @@
+"""A :class:`~mropt.sim.engine.Simulation` of ``fair`` run by the compiled loop
+(:mod:`mropt.sim.compiled.fair_core`).
+
+:func:`why_not` says why a built simulation cannot run compiled (None: it can); :func:`run_compiled` runs
+it by :func:`mropt.sim.compiled.driver.drive` and leaves what a run's readers read as its own ``run``
+would (the driver's list, and the nodes' free slots and ``stalled``). The policy object is not run (its
+pools, keys and waits stay as built): nothing after a run reads them.
+"""
+
+from __future__ import annotations
+
+import gc
+import math
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from mropt.sim.compiled.driver import BREAKS, CHUNK, NotCompilable, drive, jobs_back
+from mropt.sim.policy import HEARTBEAT
+from mropt.sim.state import MAP, NODE, REDUCE
+
+if TYPE_CHECKING:
+    from mropt.sim.engine import Simulation
+    from mropt.sim.recorder import Recorder
+
+#: cluster utilisation rows the loop keeps before the driver moves them out
+ROWS = 1 << 16
+
+
+def why_not(sim: Simulation) -> str | None:
+    """Why ``sim`` cannot run compiled (a short phrase), or None."""
+    from mropt.sim.policies.fair import Fair
+
+    policy = sim.policy
+    if type(policy) is not Fair:
+        return f"policy {type(policy).__name__.lower()} (only fair runs by this loop)"
+    if policy.params["preemption"]:
+        return "fair with preemption"
+    if sim.mode != HEARTBEAT:
+        return f"mode {sim.mode} (only heartbeat)"
+    if not sim.uses_slots or len(sim.resources) != 2:
+        return "a cluster without slots, or of other than two resources"
+    if sim.workload.pools:
+        return "pools listed by the workload"
+    if sim.speculation is not None:
+        return "a speculation rule"
+    if sim.workload.faults:
+        return "node faults"
+    if sim.timing.rate or sim.slowstart is not None:
+        return "straggler draws or a reduce slow-start"
+    if policy.trace is not None:
+        return "a decision trace"
+    if sim.rows_live:
+        return "live utilisation rows"
+    if sim.events or sim.now or sim.next_attempt:
+        return "a simulation already run"
+    if not sim.jobs or not sim.n_nodes or not sim.heartbeat_interval > 0:
+        return "no jobs, no nodes or no heartbeat interval"
+    placed = None
+    for j in sim.jobs:
+        if len(j.stages) != 1:
+            return f"job {j.id!r} has several stages"
+        st = j.stages[0]
+        if st.type != MAP or len(st.durations) != 1 or len(st.demands) != 1 or st.demands[0] is None or not st.n:
+            return f"job {j.id!r}: a stage of several task groups, or a task without a demand"
+        has = st.replicas is not None
+        if placed is None:
+            placed = has
+        if has != placed or (has and not isinstance(st.replicas, np.ndarray)):
+            return "replicas listed by the workload"
+    return None
+
+
+def run_compiled(sim: Simulation) -> Recorder:
+    """Run ``sim`` by the compiled loop (module docstring); :class:`NotCompilable` (and ``sim`` untouched)
+    where :func:`why_not` names a reason."""
+    from mropt.sim.compiled import fair_core as core
+
+    reason = why_not(sim)
+    if reason is not None:
+        raise NotCompilable(reason)
+    enabled = gc.isenabled()
+    gc.disable()  # (as ``Simulation.run``: the set-up makes many objects and no cycles)
+    try:
+        work, params, flags, n_tasks = _work(sim)
+        state, lists = _state(sim, work, n_tasks)
+        regs = np.zeros(core.N_REGISTERS, dtype=np.int64)
+        regs[core.OPEN] = -1
+        regs[core.N_FREE] = len(state.free_slots)
+        regs[core.ROW_BUSY] = -1
+        fregs = np.zeros(core.N_FLOAT_REGISTERS, dtype=np.float64)
+        fregs[core.LAST] = -math.inf
+        rows: list[tuple[np.ndarray, ...]] = []
+        slots_map, slots_reduce = int(flags[6]), int(flags[7])
+
+        def move_rows() -> None:  # (at each pause: the cluster rows out of the loop's buffer)
+            n = int(regs[core.N_ROWS])
+            if n:
+                counts = np.int32 if max(slots_map, slots_reduce) < 2**31 else np.int64  # (busy <= capacity)
+                rows.append(
+                    (state.rt[:n].copy(), state.rk[:n].copy(), state.rb[:n].astype(counts), state.rc[:n].astype(counts))
+                )
+                regs[core.N_ROWS] = 0
+
+        args = (work, params, flags, state, lists, regs, fregs)
+        record = drive(sim, core, args, state, regs, fregs, on_pause=move_rows)
+        jobs_back(sim, work.arrivals, state, regs, core)
+        if record.utilisation:
+            record.keep_cluster_rows(rows)
+        sim.free[MAP][:] = state.fslot.tolist()
+        sim.stalled = bool(regs[core.STALLED])
+        if sim._marks is not None:
+            record.keep_row_marks(sim._marks)
+        return record
+    finally:
+        if enabled:
+            gc.enable()
+
+
+def _fair_params(sim: Simulation) -> tuple[float, bool, int, float, float]:
+    """``Fair.start``'s reading of its parameters: update interval, assignmultiple, the map cap per
+    heartbeat, the node and rack delays (-1: Hadoop's auto value)."""
+    from mropt.sim.policies.fair import MAX_AUTO_DELAY
+
+    p = sim.policy.params
+    auto = min(MAX_AUTO_DELAY, 1.5 * sim.heartbeat_interval)
+    node_delay, rack_delay = float(p["node_delay"]), float(p["rack_delay"])
+    return (
+        float(p["update_interval"]),
+        bool(p["assign_multiple"]),
+        int(p["assign_multiple_maps"]),
+        auto if node_delay < 0 else node_delay,
+        auto if rack_delay < 0 else rack_delay,
+    )
+
+
+def _work(sim: Simulation) -> tuple[Any, np.ndarray, np.ndarray, int]:
+    """The workload as the loop reads it (``fair_core.Work``), its float and int parameters, its task count."""
+    from mropt.sim.compiled.drf_engine import _replicas
+    from mropt.sim.compiled.fair_core import Work
+    from mropt.sim.policies.fair_shares import priority_factor
+
+    jobs = sim.jobs
+    n_jobs = len(jobs)
+    arrivals = np.array(sorted(range(n_jobs), key=lambda j: (jobs[j].submit, j)), dtype=np.int32)
+    names = sorted({j.pool for j in jobs})  # a pool's number is its name's rank (the comparator's tie)
+    number = {name: k for k, name in enumerate(names)}
+    j_pool = np.array([number[j.pool] for j in jobs], dtype=np.int64)
+    sizes = np.bincount(j_pool, minlength=len(names))
+    p_off = np.zeros(len(names), dtype=np.int64)
+    np.cumsum(sizes[:-1], out=p_off[1:])
+    stages = [j.stages[0] for j in jobs]
+    j_n = np.array([st.n for st in stages], dtype=np.int64)
+    j_off = np.zeros(n_jobs, dtype=np.int64)
+    np.cumsum(j_n[:-1], out=j_off[1:])
+    demands = [st.demands[0] for st in stages]
+    j_d0 = np.array([d[0] for d in demands], dtype=np.float64)  # type: ignore[index]
+    j_d1 = np.array([d[1] for d in demands], dtype=np.float64)  # type: ignore[index]
+    pairs, j_class = np.unique(np.stack((j_d0, j_d1), axis=1), axis=0, return_inverse=True)
+    placed = stages[0].replicas is not None
+    n_nodes = sim.n_nodes
+    interval = sim.heartbeat_interval
+    work = Work(
+        arrivals=arrivals,
+        submit=np.array([j.submit for j in jobs], dtype=np.float64),
+        j_n=j_n,
+        j_off=j_off,
+        j_dur=np.array([st.durations[0] for st in stages], dtype=np.float64),
+        j_d0=j_d0,
+        j_d1=j_d1,
+        j_w=np.array([priority_factor(j.priority) for j in jobs], dtype=np.float64),
+        j_pool=j_pool,
+        j_class=j_class.reshape(-1).astype(np.int64),
+        p_off=p_off,
+        c_d0=np.ascontiguousarray(pairs[:, 0]),
+        c_d1=np.ascontiguousarray(pairs[:, 1]),
+        replicas=_replicas(stages) if placed else np.zeros((0, 0), dtype=np.int16),
+        node_rack=np.asarray(sim.node_rack, dtype=np.int32),
+        node_speed=np.asarray(sim.node_speed, dtype=np.float64),
+        node_slots=np.asarray(sim.slots[MAP], dtype=np.int64),
+        phase=np.array(
+            [interval * node / n_nodes for node in range(n_nodes)], dtype=np.float64
+        ),  # (``HeartbeatOffers``)
+    )
+    update_interval, multiple, cap, node_delay, rack_delay = _fair_params(sim)
+    factors = sim.timing.factors
+    total = float(sim.total_slots[MAP])
+    params = np.array(
+        [factors[1], factors[2], interval, update_interval, node_delay, rack_delay, total], dtype=np.float64
+    )
+    n_racks = int(work.node_rack.max()) + 1
+    slots = [int(sim.total_slots[MAP]), int(sim.total_slots[REDUCE])]
+    flags = np.array([placed, sim.batches.on, n_racks, multiple, cap, sim.stall_limit, *slots], dtype=np.int64)
+    return work, params, flags, int(j_n.sum())
+
+
+def _state(sim: Simulation, work: Any, n_tasks: int) -> tuple[Any, Any]:
+    """The loop's state (``fair_core.State``) and lists (``fair_core.Lists``) at the run's start."""
+    from numba.typed import List
+
+    from mropt.sim.compiled.fair_core import Lists, State
+
+    n_jobs, n_nodes, n_pools, n_classes = len(work.j_n), sim.n_nodes, len(work.p_off), len(work.c_d0)
+    in_flight = min(n_tasks, int(work.node_slots.sum())) + 1  # (a running task holds a slot)
+    node_type = np.int16 if n_nodes < 2**15 else np.int32
+    fit_size = 1 << max(0, (n_classes - 1).bit_length())
+
+    def f(n: int, fill: float | None = None) -> np.ndarray:
+        return np.empty(n, dtype=np.float64) if fill is None else np.full(n, fill, dtype=np.float64)
+
+    def i(n: int, dtype: Any = np.int64, fill: int | None = None) -> np.ndarray:
+        return np.empty(n, dtype=dtype) if fill is None else np.full(n, fill, dtype=dtype)
+
+    buffer = CHUNK + in_flight
+    events = in_flight + n_nodes + 1  # (completions, and a heartbeat per node at most)
+    state = State(
+        # tasks and attempts (attempts in launch order: a task each)
+        state=np.zeros(n_tasks, dtype=np.int8),
+        a_task=i(n_tasks, np.int32),
+        a_node=i(n_tasks, node_type),
+        # jobs: counts, outcomes, delay scheduling's level and wait, the key among their pool's
+        # candidates (NaN: none), the heartbeat that last visited, launched, passed them by
+        pending=work.j_n.copy(),
+        fresh=i(n_jobs, fill=0),
+        finished=i(n_jobs, fill=0),
+        running=i(n_jobs, fill=0),
+        first_start=f(n_jobs, math.nan),
+        finish=f(n_jobs, math.nan),
+        end_order=i(n_jobs, np.int32),
+        built=np.zeros(n_jobs, dtype=np.bool_),
+        last_level=i(n_jobs, np.int8, NODE),
+        waited=f(n_jobs, 0.0),
+        j_key=f(n_jobs, math.nan),
+        j_visit=i(n_jobs, fill=0),
+        j_launch=i(n_jobs, fill=0),
+        j_fail=i(n_jobs, fill=0),
+        skipped=i(n_jobs),
+        visited=i(n_jobs),
+        # pools: running counts, candidates, the key in the order (NaN: none), the heartbeat that passed
+        # every candidate by; the candidates' segments (ratio, submit, job); the order (key, pool)
+        p_running=i(n_pools, fill=0),
+        p_n=i(n_pools, fill=0),
+        p_key=f(n_pools, math.nan),
+        p_fail=i(n_pools, fill=0),
+        ck=f(n_jobs),
+        cs=f(n_jobs),
+        cj=i(n_jobs),
+        ok=f(n_pools),
+        op=i(n_pools),
+        # the demand classes' pending tasks and their fit tree
+        c_pending=i(n_classes, fill=0),
+        fit=f(2 * fit_size, math.inf),
+        # nodes
+        free0=np.array([r[0] for r in sim.free_resources], dtype=np.float64),
+        free1=np.array([r[1] for r in sim.free_resources], dtype=np.float64),
+        fslot=np.asarray(sim.free[MAP], dtype=np.int64).copy(),
+        beating=np.zeros(n_nodes, dtype=np.bool_),
+        # the event heap (completions and heartbeats) and the running batches' slots
+        et=f(events),
+        es=i(events),
+        eslot=i(events),
+        s_job=i(in_flight, np.int32),
+        s_first=i(in_flight),
+        s_count=i(in_flight, np.int32),
+        s_start=f(in_flight),
+        s_end=f(in_flight),
+        s_level=i(in_flight, np.int8),
+        free_slots=np.arange(in_flight, dtype=np.int64)[::-1].copy(),
+        # the buffers the driver empties: ended batches, row breaks
+        o_job=i(buffer, np.int32),
+        o_first=i(buffer),
+        o_count=i(buffer, np.int32),
+        o_start=f(buffer),
+        o_end=f(buffer),
+        o_level=i(buffer, np.int8),
+        bt=f(BREAKS),
+        ba=i(BREAKS),
+        be=i(BREAKS),
+        # the cluster's utilisation rows: time, slot type, busy, capacity
+        rt=f(ROWS),
+        rk=i(ROWS, np.int8),
+        rb=i(ROWS),
+        rc=i(ROWS),
+    )
+    empty32 = np.empty(0, dtype=np.int32)
+    return state, Lists(List([empty32] * n_jobs))
+
+
+__all__ = ["run_compiled", "why_not"]
