@@ -52,6 +52,7 @@ import numpy as np
 from mropt.model.tolerance import deadline_limit
 from mropt.model.workload import WorkloadInstance, WorkloadJob
 from mropt.sim.ended_attempts import EndedAttempts
+from mropt.sim.spilled_rows import SpilledRows
 from mropt.sim.state import DROPPED, REJECTED, SLOT_TYPES, WAITING, Job
 from mropt.sim.unfinished import unfinished_causes
 from mropt.sim.utilisation_rows import RowMarks, build_rows, epochs_bound, row_pools
@@ -127,7 +128,7 @@ class Recorder:
         self._built_pools: tuple[dict[str, int], np.ndarray, np.ndarray] | None = None  # (``row_pools``)
         self._used: tuple[np.ndarray, np.ndarray] | None = None  # (``utilisation_used``)
         self._kept_rows: list[tuple[np.ndarray, ...]] | None = None  # (``_built_rows``)
-        self._cluster_rows: list[tuple[np.ndarray, ...]] | None = None  # (``keep_cluster_rows``)
+        self._spilled: SpilledRows | None = None  # rows a compiled run wrote as it ran (``keep_spilled_rows``)
         self._pool_busy: dict[tuple[int, int], int] = {}
         self._changed: set[tuple[int, int]] = set()
         self._last_total = [-1, -1, -1, -1]
@@ -294,18 +295,11 @@ class Recorder:
         stay empty."""
         self._marks = marks
 
-    def keep_cluster_rows(self, blocks: list[tuple[np.ndarray, ...]] | None) -> None:
-        """Keep the cluster-wide utilisation rows (pool ``*``) a compiled run recorded as it ran, in
-        blocks of (time, slot type code, busy, capacity) arrays, in row order: the rows of pool 0 that
-        :meth:`utilisation_blocks` builds, which the summary's ratio reads without building every pool's
-        (:func:`mropt.sim.utilisation.utilisation_ratio`; ``tests/sim/test_compiled_fair.py`` compares them).
-        None drops them (``simulate`` does, once its summary read them)."""
-        self._cluster_rows = blocks
-
-    def cluster_rows(self) -> list[tuple[np.ndarray, ...]] | None:
-        """The blocks :meth:`keep_cluster_rows` kept, or None (then the cluster rows are those of
-        :meth:`utilisation_blocks` with pool 0)."""
-        return self._cluster_rows
+    def keep_spilled_rows(self, rows: SpilledRows) -> None:
+        """Keep the utilisation rows a compiled run wrote as it ran (:mod:`mropt.sim.spilled_rows`): every
+        read (:meth:`utilisation_blocks`) reads them back instead of building them from the marks, which
+        stay for :attr:`pools` (``tests/sim/test_compiled_fair_rows.py`` compares the two, row by row)."""
+        self._spilled = rows
 
     @property
     def pools(self) -> dict[str, int]:
@@ -360,6 +354,8 @@ class Recorder:
         """The slot types (int8 codes) and the pools (indices in :attr:`pools`) the utilisation rows
         use, each sorted, once: of rows built after the run, as the last read to the end noted them
         (a read if none was made)."""
+        if self._spilled is not None:
+            return self._spilled.used()
         if self._marks is not None:
             if self._used is None:
                 for _ in self._built_rows():
@@ -441,6 +437,9 @@ class Recorder:
     def utilisation_blocks(self) -> Iterator[tuple[np.ndarray, ...]]:
         """The utilisation rows, in order, as blocks of typed arrays: time (float64), slot type (int8
         code), pool (C int, index in ``pools``), busy and capacity (int64)."""
+        if self._spilled is not None:
+            yield from self._spilled.blocks(UTILISATION_CHUNK)
+            return
         if self._marks is not None:
             yield from self._built_rows()
             return
@@ -453,6 +452,8 @@ class Recorder:
         """At most how many utilisation rows one (pool, slot type) has (``mropt.sim.utilisation.utilisation_ratio``
         makes its arrays of a type's cluster rows that long): the rows kept, or, built after the run,
         the epochs' bound (:func:`mropt.sim.utilisation_rows.epochs_bound`)."""
+        if self._spilled is not None:
+            return self._spilled.n
         if self._marks is not None:
             return epochs_bound(self.ended_attempts, self._marks)
         return sum(len(block[0]) for block in self._u_blocks) + len(self.u_time)

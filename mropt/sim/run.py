@@ -211,7 +211,6 @@ def simulate(
     release_locality(sim)  # (before the summary reads the utilisation rows: Recorder.keep_row_marks)
     # the summary reads the utilisation rows, built as they are read: its time is the run's too
     summary = summarise(recorder, policy, pol.params, 0.0)
-    recorder.keep_cluster_rows(None)  # (a compiled run's, read by the summary: nothing reads them again)
     return_freed_memory()
     wall = time.perf_counter() - start
     summary["wall_time"] = wall

@@ -40,21 +40,13 @@ def utilisation_ratio(recorder: Recorder, horizon: float) -> dict[str, float | N
     # horizon - min(its time, horizon), negative ones 0, and its busy slots, each written into an
     # array made once at the rows' bound; the capacity kept as runs of one value. The same floats
     # as from the whole columns: np.dot over whole float64 arrays (its sum's order is BLAS's).
-    kept = recorder.cluster_rows()  # (a compiled run's, recorded as it ran: no pool's rows built)
-    if kept is not None:
-        picked = [_ClusterRows(horizon, sum(len(b[0]) for b in kept)) for _ in SLOT_TYPES]
-        for time, stype, busy, capacity in kept:
-            for code, rows in enumerate(picked):
-                at = stype == code
-                rows.add(time[at], busy[at], capacity[at])
-    else:
-        bound = recorder.utilisation_rows_bound()
-        picked = [_ClusterRows(horizon, bound) for _ in SLOT_TYPES]
-        for block in recorder.utilisation_blocks():
-            cluster = block[2] == 0
-            for code, rows in enumerate(picked):
-                at = cluster & (block[1] == code)
-                rows.add(block[0][at], block[3][at], block[4][at])
+    bound = recorder.utilisation_rows_bound()
+    picked = [_ClusterRows(horizon, bound) for _ in SLOT_TYPES]
+    for block in recorder.utilisation_blocks():
+        cluster = block[2] == 0
+        for code, rows in enumerate(picked):
+            at = cluster & (block[1] == code)
+            rows.add(block[0][at], block[3][at], block[4][at])
     out: dict[str, float | None] = {}
     for name, rows in zip(SLOT_TYPES, picked, strict=True):
         ratio = rows.ratio()

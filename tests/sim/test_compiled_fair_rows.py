@@ -1,9 +1,10 @@
-"""The compiled ``fair`` run's cluster utilisation rows (``Recorder.keep_cluster_rows``) and the summary.
+"""The compiled ``fair`` run's utilisation rows (written as it runs: ``Recorder.keep_spilled_rows``) and the summary.
 
-A compiled ``fair`` run records the cluster-wide rows (pool ``*``) as it runs, so that the summary's
-utilisation ratio does not build every pool's rows (``mropt.sim.utilisation.utilisation_ratio``). They must
-be exactly the rows the Python engine's run builds for pool 0, and the summary the same, on random
-workloads of the shape the loop runs (``drf``'s random workloads, with map and some reduce slots).
+A compiled ``fair`` run makes the utilisation rows itself, at the end of each instant, into a temporary
+file (:mod:`mropt.sim.spilled_rows`), so that neither the summary's utilisation ratio nor ``--out`` builds
+them from the ended attempts. They must be exactly the rows the Python engine's run builds (every pool's,
+with the same pool names), and the summary the same, on random workloads of the shape the loop runs
+(``drf``'s random workloads, with map and some reduce slots).
 """
 
 from __future__ import annotations
@@ -42,25 +43,44 @@ def slotted(seed: int) -> WorkloadInstance:
     return WorkloadInstance.from_dict(data)
 
 
+def same_columns(a: dict[str, Any], b: dict[str, Any]) -> bool:
+    """Equal tables of columns: the same names, each column equal (arrays element by element, exactly)."""
+    return list(a) == list(b) and all(np.array_equal(np.asarray(a[k]), np.asarray(b[k])) for k in a)
+
+
 @pytest.mark.parametrize("chunk", range(4))
-def test_cluster_rows_are_the_python_runs_pool_0_rows(fair_engine: Any, chunk: int) -> None:
+def test_rows_are_the_python_runs_rows(fair_engine: Any, chunk: int) -> None:
     for seed in range(chunk * 30, chunk * 30 + 30):
         w = slotted(seed)
         sim = Simulation(w, make_policy("fair", {}))
         rec = sim.run()
-        time, stype, pool, busy, cap = rec.utilisation_arrays()
-        cluster = pool == 0
         compiled = Simulation(w, make_policy("fair", {}))
-        kept = fair_engine.run_compiled(compiled).cluster_rows()
-        assert kept, seed
-        got = [np.concatenate(column) for column in zip(*kept, strict=True)]
-        for mine, theirs in zip(got, (time, stype, busy, cap), strict=True):
-            assert np.array_equal(mine, theirs[cluster]), seed
+        mine = fair_engine.run_compiled(compiled)
+        assert mine._spilled is not None and mine._spilled.n > 0, seed  # (the rows came from the file)
+        for got, want in zip(mine.utilisation_arrays(), rec.utilisation_arrays(), strict=True):
+            assert got.dtype == want.dtype and np.array_equal(got, want), seed
+        assert mine.pools == rec.pools, seed
+        assert [a.tolist() for a in mine.utilisation_used()] == [a.tolist() for a in rec.utilisation_used()], seed
+        assert same_columns(mine.utilisation_columns(), rec.utilisation_columns()), seed
         horizon = max(sim.now, 1.0)
-        assert repr(utilisation_ratio(compiled.record, horizon)) == repr(utilisation_ratio(rec, horizon)), seed
+        assert repr(utilisation_ratio(mine, horizon)) == repr(utilisation_ratio(rec, horizon)), seed
 
 
-def test_the_summary_of_both_engines_is_the_same_and_the_rows_are_dropped_after_it(fair_engine: Any) -> None:
+def test_rows_of_a_run_stopped_at_until_are_the_python_runs_rows(fair_engine: Any) -> None:
+    for seed in range(20):
+        w = slotted(seed)
+        until = float(seed % 7 + 1)
+        sim = Simulation(w, make_policy("fair", {}), until=until)
+        rec = sim.run()
+        compiled = Simulation(w, make_policy("fair", {}), until=until)
+        mine = fair_engine.run_compiled(compiled)
+        assert compiled.stopped == sim.stopped and compiled.now == sim.now, seed
+        assert same_columns(mine.utilisation_columns(), rec.utilisation_columns()), seed
+
+
+def test_the_summary_and_the_out_tables_of_both_engines_are_the_same(fair_engine: Any, tmp_path: Any) -> None:
+    from mropt.sim.outputs import run_tables
+
     for seed in range(10):
         w = slotted(seed)
         py = simulate(w, "fair", engine="python")
@@ -69,7 +89,12 @@ def test_the_summary_of_both_engines_is_the_same_and_the_rows_are_dropped_after_
         for summary in (py.summary, cc.summary):
             summary.pop("wall_time")
         assert repr(cc.summary) == repr(py.summary), seed
-        assert cc.recorder.cluster_rows() is None  # (simulate dropped them once its summary read them)
-        # and a second read builds them from every row: the same ratio
-        horizon = max(cc.summary["makespan"] or 0.0, 1.0)
-        assert repr(utilisation_ratio(cc.recorder, horizon)) == repr(utilisation_ratio(py.recorder, horizon))
+        mine, theirs = run_tables(cc), run_tables(py)
+        assert list(mine) == list(theirs)
+        for name, table in mine.items():
+            other = theirs[name]
+            assert table.schema == other.schema, (seed, name)
+            for column in table.column_names:  # (NaN equal to NaN: ``Table.equals`` has them unequal)
+                a, b = table[column].to_numpy(zero_copy_only=False), other[column].to_numpy(zero_copy_only=False)
+                nan = a.dtype.kind == "f"
+                assert np.array_equal(a, b, equal_nan=nan), (seed, name, column)

@@ -71,7 +71,7 @@ State = namedtuple(
     " p_running p_n p_key p_fail ck cs cj ok op c_pending fit"
     " free0 free1 fslot beating et es eslot"
     " s_job s_first s_count s_start s_end s_level free_slots"
-    " o_job o_first o_count o_start o_end o_level bt ba be rt rk rb rc",
+    " o_job o_first o_count o_start o_end o_level bt ba be p_row p_touch touched rt rk rp rb rc",
 )
 #: per job its locality stacks (a numba typed list), built at its first launch, dropped at its end
 Lists = namedtuple("Lists", "stacks")
@@ -79,8 +79,10 @@ DONE, PAUSED, UNTIL = 0, 1, 2
 #: the int64 registers (``R``); the names the driver reads are those of drf_core
 AI, N_EV, NEXT_ATTEMPT, OPEN, EVENTS, RUNNABLE, N_ENDED, N_BREAKS, N_JOB_END, N_FREE, SEQ, STARTED = range(12)
 BUSY, LIVE, HEARTBEAT, N_ORDER, N_SKIPPED, IDLE_BEATS, STALLED, FORCE_UPDATE, SEEN_BEAT = range(12, 21)
-N_ROWS, ROW_BUSY = 21, 22  # the cluster rows in their buffer; the busy maps of the last (-1: none yet)
-N_REGISTERS = 23
+#: the rows in their buffer, the busy maps of the last cluster row (-1: none yet), the pools given a row
+#: index, the pools touched at the instant, the instant's stamp
+N_ROWS, ROW_BUSY, N_INDEXED, N_TOUCHED, INSTANT = range(21, 26)
+N_REGISTERS = 26
 #: the float64 registers (``F``)
 LAST, FIRST_TIME, OPEN_WORK, NOW, NEXT_UPDATE, LAST_BEAT, RUNNABLE_TOTAL = range(7)
 N_FLOAT_REGISTERS = 7
@@ -104,7 +106,8 @@ def step(W, P, Q, S, L, R, F, until, stop_events):
     s_job, s_first, s_count, s_start, s_end, s_level = S.s_job, S.s_first, S.s_count, S.s_start, S.s_end, S.s_level
     free_slots = S.free_slots
     o_job, o_first, o_count, o_start, o_end, o_level = S.o_job, S.o_first, S.o_count, S.o_start, S.o_end, S.o_level
-    bt, ba, be, rt, rk, rb, rc = S.bt, S.ba, S.be, S.rt, S.rk, S.rb, S.rc
+    bt, ba, be, rt, rk, rp, rb, rc = S.bt, S.ba, S.be, S.rt, S.rk, S.rp, S.rb, S.rc
+    p_row, p_touch, touched = S.p_row, S.p_touch, S.touched
     stacks_of = L.stacks
     factor_rack, factor_any, interval, update_interval = P[0], P[1], P[2], P[3]
     node_delay, rack_delay, total_slots = P[4], P[5], P[6]
@@ -123,7 +126,7 @@ def step(W, P, Q, S, L, R, F, until, stop_events):
             R[EVENTS] >= stop_events
             or R[N_ENDED] + in_flight > len(o_job)
             or R[N_BREAKS] == len(bt)
-            or R[N_ROWS] + 2 > len(rt)
+            or R[N_ROWS] + 2 + len(touched) > len(rt)
         ):
             return PAUSED
         arriving = R[AI] < n_jobs and R[STALLED] == 0  # (a stalled run's queue was cleared: its arrivals too)
@@ -191,6 +194,10 @@ def step(W, P, Q, S, L, R, F, until, stop_events):
                     p_n[p] = job_move(ck, cs, cj, p_off[p], p_n[p], j_key[j], r, submit[j], j)
                     j_key[j] = r
                 p_running[p] -= k
+                if p_touch[p] != R[INSTANT]:  # (its rows: the pool was touched)
+                    p_touch[p] = R[INSTANT]
+                    touched[R[N_TOUCHED]] = p
+                    R[N_TOUCHED] += 1
                 if p_n[p] > 0:
                     r = p_running[p] / 1.0
                     R[N_ORDER] = pool_move(ok, op, R[N_ORDER], p_key[p], r, p)
@@ -378,6 +385,13 @@ def step(W, P, Q, S, L, R, F, until, stop_events):
                     p_n[p] = job_move(ck, cs, cj, p_off[p], p_n[p], j_key[j], r, submit[j], j)
                     j_key[j] = r
                     p_running[p] += 1
+                    if p_row[p] < 0:  # its index in the rows: pools in the order of their first start
+                        R[N_INDEXED] += 1
+                        p_row[p] = R[N_INDEXED]
+                    if p_touch[p] != R[INSTANT]:
+                        p_touch[p] = R[INSTANT]
+                        touched[R[N_TOUCHED]] = p
+                        R[N_TOUCHED] += 1
                     r = p_running[p] / 1.0 if p_n[p] > 0 else np.nan
                     R[N_ORDER] = pool_move(ok, op, R[N_ORDER], p_key[p], r, p)
                     p_key[p] = r
@@ -424,14 +438,28 @@ def step(W, P, Q, S, L, R, F, until, stop_events):
                     t = phase[node] + max(np.ceil((now - phase[node]) / interval), 0.0) * interval
                     R[N_EV] = ev_push(et, es, eslot, R[N_EV], t, HEARTBEAT_SEQ + R[SEQ], -1 - node)
                     R[SEQ] += 1
-        # the cluster's utilisation rows of the instant (``Recorder.flush``'s first rows, pool ``*``): a
-        # slot type's busy count or capacity changed since its last row, both types at the first instant
+        # the utilisation rows of the instant (``Recorder.flush``): the cluster's (pool ``*``), for a slot
+        # type whose busy count or capacity changed since its last row (both types at the first instant),
+        # then a row for each pool touched at the instant (a map of it started or ended), in index order
+        r = R[N_ROWS]
         if R[BUSY] != R[ROW_BUSY]:
-            r = R[N_ROWS]
-            rt[r], rk[r], rb[r], rc[r] = now, 0, R[BUSY], slots_map
+            rt[r], rk[r], rp[r], rb[r], rc[r] = now, 0, 0, R[BUSY], slots_map
             r += 1
             if R[ROW_BUSY] < 0:
-                rt[r], rk[r], rb[r], rc[r] = now, 1, 0, slots_reduce
+                rt[r], rk[r], rp[r], rb[r], rc[r] = now, 1, 0, 0, slots_reduce
                 r += 1
-            R[N_ROWS] = r
             R[ROW_BUSY] = R[BUSY]
+        n = R[N_TOUCHED]
+        if n == 1:
+            p = touched[0]
+            rt[r], rk[r], rp[r], rb[r], rc[r] = now, 0, p_row[p], p_running[p], slots_map
+            r += 1
+        elif n > 1:
+            order = np.argsort(p_row[touched[:n]])
+            for x in range(n):
+                p = touched[order[x]]
+                rt[r], rk[r], rp[r], rb[r], rc[r] = now, 0, p_row[p], p_running[p], slots_map
+                r += 1
+        R[N_TOUCHED] = 0
+        R[N_ROWS] = r
+        R[INSTANT] += 1

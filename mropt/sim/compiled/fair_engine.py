@@ -17,13 +17,14 @@ import numpy as np
 
 from mropt.sim.compiled.driver import BREAKS, CHUNK, NotCompilable, drive, jobs_back
 from mropt.sim.policy import HEARTBEAT
+from mropt.sim.spilled_rows import SpilledRows
 from mropt.sim.state import MAP, NODE, REDUCE
 
 if TYPE_CHECKING:
     from mropt.sim.engine import Simulation
     from mropt.sim.recorder import Recorder
 
-#: cluster utilisation rows the loop keeps before the driver moves them out
+#: utilisation rows the loop keeps (plus a pool each) before the driver moves them to their file
 ROWS = 1 << 16
 
 
@@ -88,27 +89,24 @@ def run_compiled(sim: Simulation) -> Recorder:
         regs[core.OPEN] = -1
         regs[core.N_FREE] = len(state.free_slots)
         regs[core.ROW_BUSY] = -1
+        record = sim.record
         fregs = np.zeros(core.N_FLOAT_REGISTERS, dtype=np.float64)
         fregs[core.LAST] = -math.inf
-        rows: list[tuple[np.ndarray, ...]] = []
-        slots_map, slots_reduce = int(flags[6]), int(flags[7])
+        rows = SpilledRows() if record.utilisation else None
 
-        def move_rows() -> None:  # (at each pause: the cluster rows out of the loop's buffer)
+        def move_rows() -> None:  # (at each pause: the utilisation rows out of the loop's buffer, to the file)
             n = int(regs[core.N_ROWS])
-            if n:
-                counts = np.int32 if max(slots_map, slots_reduce) < 2**31 else np.int64  # (busy <= capacity)
-                rows.append(
-                    (state.rt[:n].copy(), state.rk[:n].copy(), state.rb[:n].astype(counts), state.rc[:n].astype(counts))
-                )
-                regs[core.N_ROWS] = 0
+            if n and rows is not None:
+                rows.add(state.rt[:n], state.rk[:n], state.rp[:n], state.rb[:n], state.rc[:n])
+            regs[core.N_ROWS] = 0
 
         args = (work, params, flags, state, lists, regs, fregs)
-        record = drive(sim, core, args, state, regs, fregs, on_pause=move_rows)
+        drive(sim, core, args, state, regs, fregs, on_pause=move_rows)
         jobs_back(sim, work.arrivals, state, regs, core)
-        if record.utilisation:
-            record.keep_cluster_rows(rows)
         sim.free[MAP][:] = state.fslot.tolist()
         sim.stalled = bool(regs[core.STALLED])
+        if rows is not None:
+            record.keep_spilled_rows(rows)
         if sim._marks is not None:
             record.keep_row_marks(sim._marks)
         return record
@@ -276,11 +274,16 @@ def _state(sim: Simulation, work: Any, n_tasks: int) -> tuple[Any, Any]:
         bt=f(BREAKS),
         ba=i(BREAKS),
         be=i(BREAKS),
-        # the cluster's utilisation rows: time, slot type, busy, capacity
-        rt=f(ROWS),
-        rk=i(ROWS, np.int8),
-        rb=i(ROWS),
-        rc=i(ROWS),
+        # the utilisation rows: each pool's index in them, the instant that last touched it, the pools
+        # touched at the instant; the rows' buffer (time, slot type, pool, busy, capacity)
+        p_row=i(n_pools, fill=-1),
+        p_touch=i(n_pools, fill=-1),
+        touched=i(n_pools),
+        rt=f(ROWS + n_pools + 2),
+        rk=i(ROWS + n_pools + 2, np.int8),
+        rp=i(ROWS + n_pools + 2, np.int32),
+        rb=i(ROWS + n_pools + 2, np.int32),
+        rc=i(ROWS + n_pools + 2, np.int32),
     )
     empty32 = np.empty(0, dtype=np.int32)
     return state, Lists(List([empty32] * n_jobs))
