@@ -9,12 +9,13 @@ its peak resident memory (``os.wait4``); the table gives both engines' numbers,
 their ratio, the events and whether the event-log hashes are the same. Cases:
 
 * the first ``--hours`` hours (default 2) of the Alibaba 2017 file (``mropt import-alibaba --duration``)
-  under ``drf`` and ``ddrf`` (E1 1, E2 2: ``bench_sim.py``'s), both engines;
-* with ``--day``, the whole file (10.5 M tasks) under the same two, compiled only, unless
-  ``--python-day`` (the Python engine takes 4 to 6 minutes a run there).
+  under ``drf`` and ``ddrf`` (E1 1, E2 2: ``bench_sim.py``'s), and imported with ``--slots 64`` under
+  ``fair`` (heartbeat mode), both engines;
+* with ``--day``, the whole file (10.5 M tasks) under the same three, compiled only, unless
+  ``--python-day`` (the Python engine takes 4 to 7 minutes a run there).
 
 With ``--split``, each case's compiled run is also split, in a child process of its own, into loading
-the workload file, building the ``Simulation`` and ``run_compiled`` (the loop, with the driver's
+the workload file, building the ``Simulation`` and the compiled run (the loop, with the driver's
 moves into the recorder), in CPU seconds.
 
 The first compiled run of a session may include numba's compile of the core (some 15 s) when its
@@ -34,7 +35,12 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 ALIBABA = ROOT.parent / "shared" / "traces" / "alibaba-2017" / "batch_task.csv"
 MROPT = str(Path(sys.executable).parent / "mropt")
-POLICIES = (("drf", ()), ("ddrf", ("e1=1", "e2=2")))
+#: (policy, params, the import's map slots a machine: None, a cluster of resources only)
+POLICIES: tuple[tuple[str, tuple[str, ...], int | None], ...] = (
+    ("drf", (), None),
+    ("ddrf", ("e1=1", "e2=2"), None),
+    ("fair", (), 64),
+)
 
 
 def run(workload: Path, policy: str, params: tuple[str, ...], engine: str, out: Path) -> dict[str, object]:
@@ -65,14 +71,14 @@ import sys, time
 from mropt.model.io import load_instance
 from mropt.sim.engine import Simulation
 from mropt.sim.policy import make_policy
-from mropt.sim.compiled.drf_engine import run_compiled
+from mropt.sim.engines import run_simulation
 t0 = time.process_time()
 w = load_instance(sys.argv[1])
 t1 = time.process_time()
 params = {k: int(v) for k, v in (p.split("=") for p in sys.argv[3:])}
 sim = Simulation(w, make_policy(sys.argv[2], params))
 t2 = time.process_time()
-run_compiled(sim)
+run_simulation(sim, sys.argv[2], "compiled")
 t3 = time.process_time()
 print(f"{t1 - t0:.2f} {t2 - t1:.2f} {t3 - t2:.2f}")
 """
@@ -98,22 +104,26 @@ def main() -> int:
         return 2
     with tempfile.TemporaryDirectory() as tmp:
         folder = Path(tmp)
-        files = {f"{args.hours:g} h": folder / "window.json"}
         imp = [MROPT, "import-alibaba", str(ALIBABA), "--workload"]
-        subprocess.run([*imp, "--duration", str(args.hours * 3600), "-o", str(files[f"{args.hours:g} h"])], check=True)
-        if args.day:
-            files["day"] = folder / "day.json"
-            subprocess.run([*imp, "-o", str(files["day"])], check=True)
-        small = folder / "small.json"
-        subprocess.run([*imp, "--jobs", "50", "-o", str(small)], check=True)
-        run(small, "drf", (), "compiled", folder / "warm")  # numba's cache made (untimed)
+        cases = [(f"{args.hours:g} h", ["--duration", str(args.hours * 3600)])] + ([("day", [])] if args.day else [])
+        files: dict[tuple[str, int | None], Path] = {}
+        for case, window in cases:
+            for slots in sorted({s for _, _, s in POLICIES}, key=lambda s: -1 if s is None else s):
+                path = files[case, slots] = folder / f"{case.replace(' ', '')}-{slots}.json"
+                extra = [] if slots is None else ["--slots", str(slots)]
+                subprocess.run([*imp, *window, *extra, "-o", str(path)], check=True)
+        for policy, slots in (("drf", []), ("fair", ["--slots", "64"])):  # numba's caches made (untimed)
+            small = folder / f"small-{policy}.json"
+            subprocess.run([*imp, "--jobs", "50", *slots, "-o", str(small)], check=True)
+            run(small, policy, (), "compiled", folder / "warm")
         print(
             "| case | policy | python CPU s | compiled CPU s | python / compiled | events | same hash | peak KiB (python, compiled) |"
         )
         print("|---|---|---:|---:|---:|---:|:---:|---|")
-        for case, workload in files.items():
-            for policy, params in POLICIES:
-                name = policy + (f" ({', '.join(params)})" if params else "")
+        for case, _ in cases:
+            for policy, params, slots in POLICIES:
+                workload = files[case, slots]
+                name = policy + (f" ({', '.join(params)})" if params else "") + (f", {slots} slots" if slots else "")
                 c = run(workload, policy, params, "compiled", folder / "c")
                 if case == "day" and not args.python_day:
                     print(f"| {case} | {name} | - | {c['cpu']:.1f} | - | {c['events']:,} | - | -, {c['peak']:,} |")
@@ -128,10 +138,12 @@ def main() -> int:
         if args.split:
             print("\n| case | policy | load CPU s | build CPU s | run_compiled CPU s |")
             print("|---|---|---:|---:|---:|")
-            for case, workload in files.items():
-                for policy, params in POLICIES:
-                    load, build, loop = split(workload, policy, params)
-                    name = policy + (f" ({', '.join(params)})" if params else "")
+            for case, _ in cases:
+                for policy, params, slots in POLICIES:
+                    load, build, loop = split(files[case, slots], policy, params)
+                    name = (
+                        policy + (f" ({', '.join(params)})" if params else "") + (f", {slots} slots" if slots else "")
+                    )
                     print(f"| {case} | {name} | {load} | {build} | {loop} |")
     return 0
 

@@ -58,6 +58,7 @@ from mropt.sim.compiled.drf_index import (
     refresh,
 )
 from mropt.sim.compiled.rounding import sig12
+from mropt.sim.compiled.rows import emit, touch
 
 _FIT_EPS = 1e-9  # mropt.sim.capacity.FIT_EPS
 _ROOM_EPS = 1e-9  # mropt.sim.policies.drf_runs._EPS (``_DrfBase._room``)
@@ -66,7 +67,7 @@ _NODE, _RACK, _ANY, _NONE = 0, 1, 2, -1  # mropt.sim.state
 #: the workload, as arrays (read only): per job (in the workload's order), per node, per demand class and group
 Work = namedtuple(
     "Work",
-    "arrivals submit j_user j_n j_off j_dur j_d0 j_d1 j_tie j_class replicas node_rack node_speed"
+    "arrivals submit j_user j_pool j_n j_off j_dur j_d0 j_d1 j_tie j_class replicas node_rack node_speed"
     " c_group c_d1 g_d0 g_first g_off g_size",
 )
 #: the run's state, as arrays (changed in place): tasks, attempts, jobs, users, nodes, the event heap,
@@ -79,7 +80,8 @@ State = namedtuple(
     " s_job s_first s_count s_start s_end s_level free_slots dirty_mark dirty"
     " pk pt pu pv c_base c_cap ch_n c_valid top_k top_t top_u tree g_low mark_u mark_v"
     " o_job o_first o_count o_start o_end o_level bt ba be"
-    " skips offered u_excl xk xt xu xv xc",
+    " skips offered u_excl xk xt xu xv xc"
+    " p_busy p_row p_touch touched rt rk rp rb rc",
 )
 #: the run's lists of arrays (a numba typed list, changed in place): per job its locality stacks, built
 #: at its first launch and dropped at its end (``drf_index.build_stacks``)
@@ -89,7 +91,10 @@ DONE, PAUSED, UNTIL = 0, 1, 2
 #: the int64 registers (``R``)
 AI, N_EV, NEXT_ATTEMPT, OPEN, EVENTS, RUNNABLE, N_ENDED, N_BREAKS, N_JOB_END, N_FREE, SEQ, OFFERS, STARTED = range(13)
 CALL, BUSY, CHECK_SEQ, REOFFER_SEQ = range(13, 17)
-N_REGISTERS = 17
+#: the utilisation rows (:mod:`mropt.sim.compiled.rows`): in their buffer, the busy count of the last
+#: cluster row (-1: none yet), the pools given a row index, the pools touched at the instant, its stamp
+N_ROWS, ROW_BUSY, N_INDEXED, N_TOUCHED, INSTANT = range(17, 22)
+N_REGISTERS = 22
 #: the float64 registers (``F``): the timers' times (infinity: none pending), the muted instant's time
 LAST, FIRST_TIME, OPEN_WORK, NOW, CHECK_AT, REOFFER_AT, MUTE = range(7)
 N_FLOAT_REGISTERS = 7
@@ -102,7 +107,7 @@ def step(W, P, Q, S, L, R, F, until, stop_events):
     """Run instants from the state (module docstring); DONE, PAUSED or UNTIL. (The arrays are taken out
     of the tuples once, here, and handed to the helpers one by one: an array taken out of a tuple costs
     two atomic reference-count steps, which in the helpers would be most of the run.)"""
-    arrivals, submit, j_user, j_n, j_off = W.arrivals, W.submit, W.j_user, W.j_n, W.j_off
+    arrivals, submit, j_user, j_pool, j_n, j_off = W.arrivals, W.submit, W.j_user, W.j_pool, W.j_n, W.j_off
     j_dur, j_d0, j_d1, j_tie, j_class = W.j_dur, W.j_d0, W.j_d1, W.j_tie, W.j_class
     replicas, node_rack, node_speed = W.replicas, W.node_rack, W.node_speed
     c_group, c_d1, g_d0, g_first, g_off, g_size = W.c_group, W.c_d1, W.g_d0, W.g_first, W.g_off, W.g_size
@@ -117,6 +122,8 @@ def step(W, P, Q, S, L, R, F, until, stop_events):
     top_k, top_t, top_u, tree, g_low, mark_u, mark_v = S.top_k, S.top_t, S.top_u, S.tree, S.g_low, S.mark_u, S.mark_v
     o_job, o_first, o_count, o_start, o_end, o_level = S.o_job, S.o_first, S.o_count, S.o_start, S.o_end, S.o_level
     bt, ba, be = S.bt, S.ba, S.be
+    p_busy, p_row, p_touch, touched = S.p_busy, S.p_row, S.p_touch, S.touched
+    rt, rk, rp, rb, rc = S.rt, S.rk, S.rp, S.rb, S.rc
     skips, offered, u_excl, xk, xt, xu, xv, xc = S.skips, S.offered, S.u_excl, S.xk, S.xt, S.xu, S.xv, S.xc
     stacks_of = L.stacks
     tot0, tot1, low0, low1, factor_rack, factor_any, idle_tie, heartbeat = (
@@ -130,6 +137,7 @@ def step(W, P, Q, S, L, R, F, until, stop_events):
         P[7],
     )
     placed, batching, n_racks, rule, e1, e2 = Q[0] != 0, Q[1] != 0, Q[2], Q[4], Q[5], Q[6]
+    slots_map, slots_reduce = Q[7], Q[8]  # (the cluster's, for its utilisation rows)
     n_jobs = len(j_n)
     n_nodes = len(node_rack)
     in_flight = len(et)  # the most batches that can be running at once (the slots' number)
@@ -138,7 +146,12 @@ def step(W, P, Q, S, L, R, F, until, stop_events):
     empty = np.empty(0, np.int32)
     while R[AI] < n_jobs or R[N_EV] > 0 or F[CHECK_AT] < np.inf or F[REOFFER_AT] < np.inf:
         # a pause at the end of an instant: a look of the watch, or buffers to empty
-        if R[EVENTS] >= stop_events or R[N_ENDED] + in_flight > len(o_job) or R[N_BREAKS] == len(bt):
+        if (
+            R[EVENTS] >= stop_events
+            or R[N_ENDED] + in_flight > len(o_job)
+            or R[N_BREAKS] == len(bt)
+            or R[N_ROWS] + 2 + len(touched) > len(rt)
+        ):
             return PAUSED
         now = et[0] if R[N_EV] > 0 else np.inf
         if R[AI] < n_jobs and submit[arrivals[R[AI]]] < now:
@@ -194,6 +207,9 @@ def step(W, P, Q, S, L, R, F, until, stop_events):
             u_share[u] = max(a / tot0, c / tot1)
             finished[j] += k
             R[BUSY] -= k
+            p = j_pool[j]
+            p_busy[p] -= k
+            R[N_TOUCHED] = touch(p, R[INSTANT], R[N_TOUCHED], p_touch, touched)  # (its utilisation rows)
             _push_user(
                 u, -1, idle_tie, pending, j_next, u_work, j_tie, j_class, u_ver, u_share, mark_u, mark_v,
                 pk, pt, pu, pv, c_base, c_cap, ch_n, c_valid, top_k, top_t, top_u, tree, g_low,
@@ -337,6 +353,12 @@ def step(W, P, Q, S, L, R, F, until, stop_events):
                 pending[job] -= 1
                 R[RUNNABLE] -= 1
                 R[BUSY] += 1
+                p = j_pool[job]
+                p_busy[p] += 1
+                if p_row[p] < 0:  # its index in the utilisation rows: pools in the order of their first start
+                    R[N_INDEXED] += 1
+                    p_row[p] = R[N_INDEXED]
+                R[N_TOUCHED] = touch(p, R[INSTANT], R[N_TOUCHED], p_touch, touched)
                 work = j_dur[job] / node_speed[node]
                 if level == _RACK:
                     work *= factor_rack
@@ -392,6 +414,14 @@ def step(W, P, Q, S, L, R, F, until, stop_events):
                 F[CHECK_AT] = now
                 R[CHECK_SEQ] = R[SEQ]
                 R[SEQ] += 1
+        # the utilisation rows of the instant (``Recorder.flush``; :mod:`mropt.sim.compiled.rows`)
+        R[N_ROWS] = emit(
+            now, R[N_ROWS], R[BUSY], R[ROW_BUSY], slots_map, slots_reduce, R[N_TOUCHED], touched, p_row, p_busy,
+            rt, rk, rp, rb, rc,
+        )  # fmt: skip
+        R[ROW_BUSY] = R[BUSY]
+        R[N_TOUCHED] = 0
+        R[INSTANT] += 1
     return DONE
 
 

@@ -19,8 +19,9 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from mropt.fairness.drf import tie_key
-from mropt.sim.compiled.driver import BREAKS, CHUNK, NotCompilable, drive, jobs_back
+from mropt.sim.compiled.driver import BREAKS, CHUNK, ROWS, NotCompilable, drive, jobs_back, move_rows
 from mropt.sim.policy import EVENT
+from mropt.sim.spilled_rows import SpilledRows
 from mropt.sim.state import MAP
 
 if TYPE_CHECKING:
@@ -117,8 +118,14 @@ def _run(sim: Simulation, core: Any) -> Recorder:
     fregs[core.LAST] = -math.inf
     fregs[core.CHECK_AT] = fregs[core.REOFFER_AT] = math.inf
     fregs[core.MUTE] = -1.0  # (``_DrfBase``'s ``_mute`` before any check)
-    record = drive(sim, core, (work, params, flags, state, lists, regs, fregs), state, regs, fregs)
+    regs[core.ROW_BUSY] = -1
+    record = sim.record
+    rows = SpilledRows() if record.utilisation else None
+    args = (work, params, flags, state, lists, regs, fregs)
+    drive(sim, core, args, state, regs, fregs, on_pause=lambda: move_rows(state, regs, core, rows))
     jobs_back(sim, work.arrivals, state, regs, core)
+    if rows is not None:
+        record.keep_spilled_rows(rows)
     if sim._marks is not None:
         record.keep_row_marks(sim._marks)
     return record
@@ -149,10 +156,13 @@ def _work(sim: Simulation) -> tuple[Any, np.ndarray, np.ndarray, int]:
             ties[d] = tie_key(max(d[0] / totals[0], d[1] / totals[1]), "largest-demand")  # type: ignore[index]
     placed = bool(stages) and stages[0].replicas is not None
     j_class, c_group, c_d1, g_d0, g_first, g_off, g_size = _classes(j_d0, j_d1)
+    names = sorted({j.pool for j in jobs})  # (a job's pool for its utilisation rows)
+    number = {name: k for k, name in enumerate(names)}
     work = Work(
         arrivals=arrivals,
         submit=np.array([j.submit for j in jobs], dtype=np.float64),
         j_user=j_user,
+        j_pool=np.array([number[j.pool] for j in jobs], dtype=np.int64),
         j_n=j_n,
         j_off=j_off,
         j_dur=np.array([st.durations[0] for st in stages], dtype=np.float64),
@@ -177,7 +187,8 @@ def _work(sim: Simulation) -> tuple[Any, np.ndarray, np.ndarray, int]:
     n_racks = int(work.node_rack.max()) + 1 if sim.n_nodes else 0
     rule = _rule(sim.policy)
     assert rule is not None
-    flags = np.array([placed, sim.batches.on, n_racks, len(work.c_d1), *rule], dtype=np.int64)
+    slots = [int(sim.total_slots[0]), int(sim.total_slots[1])]
+    flags = np.array([placed, sim.batches.on, n_racks, len(work.c_d1), *rule, *slots], dtype=np.int64)
     return work, params, flags, int(j_n.sum())
 
 
@@ -257,6 +268,7 @@ def _state(sim: Simulation, work: Any, n_tasks: int) -> tuple[Any, Any]:
     from mropt.sim.compiled.drf_core import Lists, State
 
     n_jobs, n_nodes, n_classes = len(work.j_n), sim.n_nodes, len(work.c_d1)
+    n_pools = int(work.j_pool.max()) + 1 if n_jobs else 1
     n_users = int(work.j_user.max()) + 1 if n_jobs else 0
     free0 = np.array([f[0] for f in sim.free_resources], dtype=np.float64)
     free1 = np.array([f[1] for f in sim.free_resources], dtype=np.float64)
@@ -352,6 +364,17 @@ def _state(sim: Simulation, work: Any, n_tasks: int) -> tuple[Any, Any]:
         xu=i(aside),
         xv=i(aside),
         xc=i(aside),
+        # the utilisation rows: each pool's busy count, its index in the rows, the instant that last
+        # touched it, the pools touched at the instant; the rows' buffer (time, slot type, pool, busy, capacity)
+        p_busy=i(n_pools, fill=0),
+        p_row=i(n_pools, fill=-1),
+        p_touch=i(n_pools, fill=-1),
+        touched=i(n_pools),
+        rt=f(ROWS + n_pools + 2),
+        rk=i(ROWS + n_pools + 2, np.int8),
+        rp=i(ROWS + n_pools + 2, np.int32),
+        rb=i(ROWS + n_pools + 2, np.int32),
+        rc=i(ROWS + n_pools + 2, np.int32),
     )
     empty32 = np.empty(0, dtype=np.int32)
     return state, Lists(List([empty32] * n_jobs))

@@ -27,11 +27,14 @@ from mropt.sim.watch import UNTIL
 
 if TYPE_CHECKING:
     from mropt.sim.engine import Simulation
+    from mropt.sim.spilled_rows import SpilledRows
 
 #: ended batches the loop keeps before the driver moves them into the recorder's store
 CHUNK = 1 << 18
 #: row breaks the loop keeps before the driver moves them into the marks
 BREAKS = 1 << 12
+#: utilisation rows the loop keeps (plus a pool each) before the driver moves them to their file
+ROWS = 1 << 16
 _NEVER = 1 << 62
 
 
@@ -97,6 +100,15 @@ def member_ids(firsts: np.ndarray, counts: np.ndarray) -> np.ndarray:
     (a batch's members are consecutive launches: consecutive ids, the rows of ``a_task`` and ``a_node``)."""
     counts = counts.astype(np.int64)
     return np.repeat(firsts - (np.cumsum(counts) - counts), counts) + np.arange(int(counts.sum()))
+
+
+def move_rows(state: Any, regs: np.ndarray, core: Any, rows: SpilledRows | None) -> None:
+    """Move the loop's utilisation rows (:mod:`mropt.sim.compiled.rows`) to their file (None: the run
+    keeps none, and they are dropped)."""
+    n = int(regs[core.N_ROWS])
+    if n and rows is not None:
+        rows.add(state.rt[:n], state.rk[:n], state.rp[:n], state.rb[:n], state.rc[:n])
+    regs[core.N_ROWS] = 0
 
 
 def empty_buffers(sim: Simulation, state: Any, regs: np.ndarray, core: Any) -> None:
@@ -201,4 +213,15 @@ def jobs_back(sim: Simulation, arrivals: np.ndarray, state: Any, regs: np.ndarra
         sim.record.job_ended(sim.jobs[j])
 
 
-__all__ = ["BREAKS", "CHUNK", "NotCompilable", "drive", "empty_buffers", "jobs_back", "kill_running", "member_ids"]
+__all__ = [
+    "BREAKS",
+    "CHUNK",
+    "ROWS",
+    "NotCompilable",
+    "drive",
+    "empty_buffers",
+    "jobs_back",
+    "kill_running",
+    "member_ids",
+    "move_rows",
+]

@@ -50,6 +50,7 @@ from numba import njit
 
 from mropt.sim.compiled.drf_index import build_stacks, ev_pop, ev_push, pop_place
 from mropt.sim.compiled.fair_order import any_fits, fit_set, job_move, pool_move
+from mropt.sim.compiled.rows import emit, touch
 
 _FIT_EPS = 1e-9  # mropt.sim.capacity.FIT_EPS and mropt.sim.demand_index._EPS
 _PENDING, _RUNNING, _DONE = 0, 1, 2  # mropt.sim.task_states
@@ -194,10 +195,7 @@ def step(W, P, Q, S, L, R, F, until, stop_events):
                     p_n[p] = job_move(ck, cs, cj, p_off[p], p_n[p], j_key[j], r, submit[j], j)
                     j_key[j] = r
                 p_running[p] -= k
-                if p_touch[p] != R[INSTANT]:  # (its rows: the pool was touched)
-                    p_touch[p] = R[INSTANT]
-                    touched[R[N_TOUCHED]] = p
-                    R[N_TOUCHED] += 1
+                R[N_TOUCHED] = touch(p, R[INSTANT], R[N_TOUCHED], p_touch, touched)  # (its utilisation rows)
                 if p_n[p] > 0:
                     r = p_running[p] / 1.0
                     R[N_ORDER] = pool_move(ok, op, R[N_ORDER], p_key[p], r, p)
@@ -388,10 +386,7 @@ def step(W, P, Q, S, L, R, F, until, stop_events):
                     if p_row[p] < 0:  # its index in the rows: pools in the order of their first start
                         R[N_INDEXED] += 1
                         p_row[p] = R[N_INDEXED]
-                    if p_touch[p] != R[INSTANT]:
-                        p_touch[p] = R[INSTANT]
-                        touched[R[N_TOUCHED]] = p
-                        R[N_TOUCHED] += 1
+                    R[N_TOUCHED] = touch(p, R[INSTANT], R[N_TOUCHED], p_touch, touched)
                     r = p_running[p] / 1.0 if p_n[p] > 0 else np.nan
                     R[N_ORDER] = pool_move(ok, op, R[N_ORDER], p_key[p], r, p)
                     p_key[p] = r
@@ -438,28 +433,11 @@ def step(W, P, Q, S, L, R, F, until, stop_events):
                     t = phase[node] + max(np.ceil((now - phase[node]) / interval), 0.0) * interval
                     R[N_EV] = ev_push(et, es, eslot, R[N_EV], t, HEARTBEAT_SEQ + R[SEQ], -1 - node)
                     R[SEQ] += 1
-        # the utilisation rows of the instant (``Recorder.flush``): the cluster's (pool ``*``), for a slot
-        # type whose busy count or capacity changed since its last row (both types at the first instant),
-        # then a row for each pool touched at the instant (a map of it started or ended), in index order
-        r = R[N_ROWS]
-        if R[BUSY] != R[ROW_BUSY]:
-            rt[r], rk[r], rp[r], rb[r], rc[r] = now, 0, 0, R[BUSY], slots_map
-            r += 1
-            if R[ROW_BUSY] < 0:
-                rt[r], rk[r], rp[r], rb[r], rc[r] = now, 1, 0, 0, slots_reduce
-                r += 1
-            R[ROW_BUSY] = R[BUSY]
-        n = R[N_TOUCHED]
-        if n == 1:
-            p = touched[0]
-            rt[r], rk[r], rp[r], rb[r], rc[r] = now, 0, p_row[p], p_running[p], slots_map
-            r += 1
-        elif n > 1:
-            order = np.argsort(p_row[touched[:n]])
-            for x in range(n):
-                p = touched[order[x]]
-                rt[r], rk[r], rp[r], rb[r], rc[r] = now, 0, p_row[p], p_running[p], slots_map
-                r += 1
+        # the utilisation rows of the instant (``Recorder.flush``; :mod:`mropt.sim.compiled.rows`)
+        R[N_ROWS] = emit(
+            now, R[N_ROWS], R[BUSY], R[ROW_BUSY], slots_map, slots_reduce, R[N_TOUCHED], touched, p_row, p_running,
+            rt, rk, rp, rb, rc,
+        )  # fmt: skip
+        R[ROW_BUSY] = R[BUSY]
         R[N_TOUCHED] = 0
-        R[N_ROWS] = r
         R[INSTANT] += 1

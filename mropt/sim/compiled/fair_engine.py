@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from mropt.sim.compiled.driver import BREAKS, CHUNK, NotCompilable, drive, jobs_back
+from mropt.sim.compiled.driver import BREAKS, CHUNK, ROWS, NotCompilable, drive, jobs_back, move_rows
 from mropt.sim.policy import HEARTBEAT
 from mropt.sim.spilled_rows import SpilledRows
 from mropt.sim.state import MAP, NODE, REDUCE
@@ -23,9 +23,6 @@ from mropt.sim.state import MAP, NODE, REDUCE
 if TYPE_CHECKING:
     from mropt.sim.engine import Simulation
     from mropt.sim.recorder import Recorder
-
-#: utilisation rows the loop keeps (plus a pool each) before the driver moves them to their file
-ROWS = 1 << 16
 
 
 def why_not(sim: Simulation) -> str | None:
@@ -93,15 +90,8 @@ def run_compiled(sim: Simulation) -> Recorder:
         fregs = np.zeros(core.N_FLOAT_REGISTERS, dtype=np.float64)
         fregs[core.LAST] = -math.inf
         rows = SpilledRows() if record.utilisation else None
-
-        def move_rows() -> None:  # (at each pause: the utilisation rows out of the loop's buffer, to the file)
-            n = int(regs[core.N_ROWS])
-            if n and rows is not None:
-                rows.add(state.rt[:n], state.rk[:n], state.rp[:n], state.rb[:n], state.rc[:n])
-            regs[core.N_ROWS] = 0
-
         args = (work, params, flags, state, lists, regs, fregs)
-        drive(sim, core, args, state, regs, fregs, on_pause=move_rows)
+        drive(sim, core, args, state, regs, fregs, on_pause=lambda: move_rows(state, regs, core, rows))
         jobs_back(sim, work.arrivals, state, regs, core)
         sim.free[MAP][:] = state.fslot.tolist()
         sim.stalled = bool(regs[core.STALLED])
