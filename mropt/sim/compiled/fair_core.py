@@ -287,7 +287,11 @@ def step(W, P, Q, S, L, R, F, until, stop_events):
                                     j_visit[j] = hb
                                     visited[n_visited] = j
                                     n_visited += 1
-                                if j_d0[j] <= free0[node] + _FIT_EPS and j_d1[j] <= free1[node] + _FIT_EPS:
+                                if (  # (``launch_tasks``: a free slot, then the demand's fit)
+                                    fslot[node] > 0
+                                    and j_d0[j] <= free0[node] + _FIT_EPS
+                                    and j_d1[j] <= free1[node] + _FIT_EPS
+                                ):
                                     # the level delay scheduling allows (``_allowed_level``), the task
                                     # (``Stage.take``): node-local, rack-local, then any
                                     may = _ANY
