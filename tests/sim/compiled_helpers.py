@@ -120,6 +120,17 @@ def random_workload(rng: random.Random, placed: float = 0.5) -> WorkloadInstance
     return workload(nodes, jobs, **extra)
 
 
+def slotted(seed: int) -> WorkloadInstance:
+    """:func:`random_workload` of seed ``seed`` on nodes with 1-6 map slots and, on some, 2 reduce slots: the
+    shape the compiled ``fair`` loop runs (``mropt.sim.compiled.fair_engine``)."""
+    rng = random.Random(seed)
+    data = random_workload(rng).to_dict()
+    for node in data["cluster"]["nodes"]:
+        node["map_slots"] = rng.randint(1, 6)
+        node["reduce_slots"] = rng.choice([0, 0, 2])
+    return WorkloadInstance.from_dict(data)
+
+
 # ---------------------------------------------------------------------------------------------
 # comparing two runs
 

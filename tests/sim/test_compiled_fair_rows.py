@@ -9,19 +9,17 @@ with the same pool names), and the summary the same, on random workloads of the 
 
 from __future__ import annotations
 
-import random
 from typing import Any
 
 import numpy as np
 import pytest
 
-from mropt.model.workload import WorkloadInstance
 from mropt.sim.engine import Simulation
 from mropt.sim.policy import make_policy
 from mropt.sim.run import simulate
 from mropt.sim.utilisation import utilisation_ratio
 
-from compiled_helpers import random_workload
+from compiled_helpers import slotted
 
 pytest.importorskip("numba")
 
@@ -31,16 +29,6 @@ def fair_engine_fixture() -> Any:
     from mropt.sim.compiled import fair_engine
 
     return fair_engine
-
-
-def slotted(seed: int) -> WorkloadInstance:
-    """``compiled_helpers.random_workload`` with 1-6 map slots a node and, on some, 2 reduce slots."""
-    rng = random.Random(seed)
-    data = random_workload(rng).to_dict()
-    for node in data["cluster"]["nodes"]:
-        node["map_slots"] = rng.randint(1, 6)
-        node["reduce_slots"] = rng.choice([0, 0, 2])
-    return WorkloadInstance.from_dict(data)
 
 
 def same_columns(a: dict[str, Any], b: dict[str, Any]) -> bool:
