@@ -1,12 +1,15 @@
 """The simulator's compiled core (numba; issue 32): runs of the plain rules over arrays, for speed only.
 
-:mod:`mropt.sim.compiled.drf_core` is ``drf``, ``ddrf`` and ``delay`` in event mode as one compiled loop,
-:mod:`mropt.sim.compiled.drf_engine` runs a built :class:`~mropt.sim.engine.Simulation` by it,
-:mod:`mropt.sim.compiled.drf_index` its heaps and stacks, :mod:`mropt.sim.compiled.rounding` rounds to
-12 significant digits as ``format`` does (the DRF key), :mod:`mropt.sim.compiled.numba_cache` keeps
-numba's on-disk cache of them true to every source of the package.
-Every decision is the Python engine's: ``tests/sim/test_compiled_drf.py`` and ``test_compiled_delay.py``
-compare the two.
+:mod:`mropt.sim.compiled.drf_core` is ``drf``, ``ddrf`` and ``delay`` in event mode as one compiled loop
+(its heaps and stacks: :mod:`~mropt.sim.compiled.drf_index`; run from a built simulation by
+:mod:`~mropt.sim.compiled.drf_engine`); :mod:`mropt.sim.compiled.fair_core` is ``fair`` in heartbeat mode
+(its kept orders: :mod:`~mropt.sim.compiled.fair_order`; :mod:`~mropt.sim.compiled.fair_engine`);
+:mod:`~mropt.sim.compiled.driver` drives a loop and leaves the simulation as the Python engine would,
+:mod:`~mropt.sim.compiled.rows` makes the utilisation rows of an instant, :mod:`~mropt.sim.compiled.rounding`
+rounds to 12 significant digits as ``format`` does (the DRF key), :mod:`~mropt.sim.compiled.numba_cache`
+keeps numba's on-disk cache of them true to every source of the package.
+Every decision is the Python engine's: ``tests/sim/test_compiled_drf.py``, ``test_compiled_delay.py`` and
+``test_compiled_fair*.py`` compare the two.
 """
 
 from mropt.sim.compiled import numba_cache

@@ -3,8 +3,8 @@
 :mod:`mropt.sim.heartbeat_offers` and of the engine, over arrays (issue 32).
 
 What it runs, and nothing else (:func:`mropt.sim.compiled.fair_engine.why_not`): ``fair`` without
-preemption and without listed pools (each job in its user's pool: minShare 0, weight 1, no caps, fair
-mode), heartbeat mode on a cluster of map slots and two resources, every task with a demand, jobs of one
+preemption and without pools listed by the workload (each job in its pool, its user's unless it names one,
+with the allocation file's defaults: minShare 0, weight 1, no caps, fair mode), heartbeat mode on a cluster of map slots and two resources, every task with a demand, jobs of one
 map stage of one duration and one demand; no speculation, faults, straggler draws, slow-start or live
 utilisation rows. The shape of an ``mropt import-alibaba --workload --slots`` day. Step for step:
 
@@ -18,7 +18,8 @@ utilisation rows. The shape of an ``mropt import-alibaba --workload --slots`` da
   whose demand fits its free resources, ``DemandIndex.any_fits``), when its capacity frees (each member
   of an ending batch, in order) or after new work; at the heartbeat, with room, the policy is offered the
   node (``beat``), and a node that still has room beats again an interval later. ``stall_limit``
-  heartbeats in a row that launch nothing stall the run, as the Python loop stalls;
+  heartbeats in a row that launch nothing stall the run as the Python loop does (its queue cleared, the
+  arrivals with it; each later instant runs one event);
 * **update()** at the first heartbeat at or after each ``update_interval`` tick or after an arrival: the
   runnable total (every active job's running plus pending tasks, the sum of the pools' demands);
 * **the heartbeat** (``_assign_reference``): the skipped jobs of the last heartbeat waited the time since
@@ -31,10 +32,13 @@ utilisation rows. The shape of an ``mropt import-alibaba --workload --slots`` da
   launch on the node cannot later in the heartbeat (its allowed level and tasks change only with its own
   launches, the node's free capacity only shrinks), so it is passed by, as ``FairOffers`` does; the jobs
   visited that launched nothing are the heartbeat's skipped jobs;
-* **the launch** (``Launches.launch_tasks``, ``Stage.take``): the demand must fit (1e-9 over allowed);
+* **the launch** (``Launches.launch_tasks``, ``Stage.take``): a free slot, then the demand must fit (1e-9
+  over allowed);
   the lowest pending task with a replica on the node, else in its rack (level RACK or ANY allowed), else
   the lowest pending task (ANY); the job's level becomes the task's and its wait 0. Batches join as in
-  :mod:`mropt.sim.compiled.drf_core`.
+  :mod:`mropt.sim.compiled.drf_core`;
+* **the utilisation rows** of each instant (``Recorder.flush``; :mod:`mropt.sim.compiled.rows`), which the
+  driver moves to a file at its pauses (:mod:`mropt.sim.spilled_rows`).
 
 :func:`step` runs instants until the run ends, the next instant is past ``until``, the event count
 reaches ``stop_events`` or the buffers are nearly full (:mod:`mropt.sim.compiled.driver` empties them and
@@ -79,12 +83,16 @@ Lists = namedtuple("Lists", "stacks")
 DONE, PAUSED, UNTIL = 0, 1, 2
 #: the int64 registers (``R``); the names the driver reads are those of drf_core
 AI, N_EV, NEXT_ATTEMPT, OPEN, EVENTS, RUNNABLE, N_ENDED, N_BREAKS, N_JOB_END, N_FREE, SEQ, STARTED = range(12)
+#: running maps; running plus pending maps of the active jobs; heartbeats offered to the policy (each one's
+#: stamp); pools in the order; the last heartbeat's skipped jobs; heartbeats in a row that launched
+#: nothing; the run stalled; update() due at the next heartbeat (an arrival); a heartbeat was offered
 BUSY, LIVE, HEARTBEAT, N_ORDER, N_SKIPPED, IDLE_BEATS, STALLED, FORCE_UPDATE, SEEN_BEAT = range(12, 21)
 #: the rows in their buffer, the busy maps of the last cluster row (-1: none yet), the pools given a row
 #: index, the pools touched at the instant, the instant's stamp
 N_ROWS, ROW_BUSY, N_INDEXED, N_TOUCHED, INSTANT = range(21, 26)
 N_REGISTERS = 26
-#: the float64 registers (``F``)
+#: the float64 registers (``F``): the last instant's time, the first's, the open batch's running time, the
+#: clock, update()'s next tick, the last heartbeat's time and the runnable total update() last computed
 LAST, FIRST_TIME, OPEN_WORK, NOW, NEXT_UPDATE, LAST_BEAT, RUNNABLE_TOTAL = range(7)
 N_FLOAT_REGISTERS = 7
 
