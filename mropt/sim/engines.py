@@ -7,8 +7,10 @@
   and ``delay`` in event mode on a cluster of two resources without slots, jobs of one map stage of one
   task group,
   without speculation, faults, stragglers, reduce slow-start or live utilisation rows
-  (:func:`mropt.sim.compiled.drf_engine.why_not`); for any other run, or without numba, a one-line
-  :class:`~mropt.model.errors.InputError` says why;
+  (:func:`mropt.sim.compiled.drf_engine.why_not`), and ``fair`` and ``capacity`` (one default queue)
+  in heartbeat mode on a cluster of map slots and two resources
+  (:func:`mropt.sim.compiled.fair_engine.why_not`, :func:`mropt.sim.compiled.capacity_engine.why_not`);
+  for any other run, or without numba, a one-line :class:`~mropt.model.errors.InputError` says why;
 * ``auto`` (the default): the compiled core where it applies and the workload has at least
   :data:`AUTO_TASKS` tasks, else the Python engine. Below that size the Python engine takes a few
   seconds at most, while the compiled core's first run after an install compiles it (13 s on a 2-core machine,
@@ -37,7 +39,7 @@ ENGINES = ("auto", "python", "compiled")
 #: the fewest tasks for which ``auto`` picks the compiled core
 AUTO_TASKS = 100_000
 #: the policies the compiled core runs
-COMPILED_POLICIES = ("drf", "ddrf", "delay", "fair")
+COMPILED_POLICIES = ("drf", "ddrf", "delay", "fair", "capacity")
 _NAMES = ", ".join(COMPILED_POLICIES[:-1]) + " and " + COMPILED_POLICIES[-1]
 
 
@@ -83,13 +85,14 @@ def run_simulation(sim: Simulation, policy: str, engine: str) -> tuple[Recorder,
         return sim.run(), "python"
     if not compiled_available():
         raise InputError(f"simulate: engine 'compiled' needs {compiled_unavailable() or _NOT_INSTALLED}")
-    from mropt.sim.compiled import drf_engine, fair_engine
+    from mropt.sim.compiled import capacity_engine, drf_engine, fair_engine
     from mropt.sim.compiled.driver import NotCompilable
 
     try:
         if policy not in COMPILED_POLICIES:
             raise NotCompilable(f"policy {policy} (only {_NAMES} run compiled)")
-        run = fair_engine.run_compiled if policy == "fair" else drf_engine.run_compiled
+        engines = {"fair": fair_engine.run_compiled, "capacity": capacity_engine.run_compiled}
+        run = engines.get(policy, drf_engine.run_compiled)
         return run(sim), "compiled"  # (it refuses what it cannot run, the simulation untouched)
     except NotCompilable as refused:
         if engine == "auto":

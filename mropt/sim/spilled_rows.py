@@ -13,6 +13,7 @@ blocks of time (float64), slot type (int8), pool (C int), busy and capacity (int
 from __future__ import annotations
 
 import tempfile
+import weakref
 from collections.abc import Iterator
 
 import numpy as np
@@ -28,6 +29,9 @@ class SpilledRows:
 
     def __init__(self) -> None:
         self._file = tempfile.TemporaryFile(prefix="mropt-rows-")  # noqa: SIM115  (open while the recorder is)
+        # closed (and so removed) when these rows are dropped with their recorder, or at exit: never left
+        # to the file object's own finaliser, which warns (ResourceWarning)
+        self._closer = weakref.finalize(self, self._file.close)
         self.n = 0
         self._types: set[int] = set()
         self._pools: set[int] = set()
@@ -62,7 +66,8 @@ class SpilledRows:
         return np.array(sorted(self._types), dtype=np.int8), np.array(sorted(self._pools), dtype=np.intc)
 
     def close(self) -> None:
-        self._file.close()
+        """Close (and remove) the file now; the rows cannot be read after."""
+        self._closer()
 
 
 __all__ = ["ROW", "SpilledRows"]

@@ -1,0 +1,279 @@
+"""A :class:`~mropt.sim.engine.Simulation` of ``capacity`` run by the compiled loop
+(:mod:`mropt.sim.compiled.capacity_core`).
+
+:func:`why_not` says why a built simulation cannot run compiled (None: it can); :func:`run_compiled` runs
+it by :func:`mropt.sim.compiled.driver.drive` and leaves what a run's readers read as its own ``run``
+would (the driver's list, and the nodes' free slots and ``stalled``), as
+:mod:`mropt.sim.compiled.fair_engine` does. The policy object is not run (its queues, counts and missed
+opportunities stay as built): nothing after a run reads them.
+"""
+
+from __future__ import annotations
+
+import gc
+import math
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from mropt.sim.compiled.driver import BREAKS, CHUNK, ROWS, NotCompilable, drive, jobs_back, move_rows
+from mropt.sim.policy import HEARTBEAT
+from mropt.sim.spilled_rows import SpilledRows
+from mropt.sim.state import MAP, REDUCE
+
+if TYPE_CHECKING:
+    from mropt.sim.engine import Simulation
+    from mropt.sim.recorder import Recorder
+
+
+def why_not(sim: Simulation) -> str | None:
+    """Why ``sim`` cannot run compiled (a short phrase), or None: fair_engine's limits, with listed queues
+    in place of pools."""
+    from mropt.sim.policies.capacity import Capacity
+
+    policy = sim.policy
+    if type(policy) is not Capacity:
+        return f"policy {type(policy).__name__.lower()} (only capacity runs by this loop)"
+    if sim.mode != HEARTBEAT:
+        return f"mode {sim.mode} (only heartbeat)"
+    if not sim.uses_slots or len(sim.resources) != 2:
+        return "a cluster without slots, or of other than two resources"
+    if sim.workload.queues:
+        return "queues listed by the workload"
+    if sim.speculation is not None:
+        return "a speculation rule"
+    if sim.workload.faults:
+        return "node faults"
+    if sim.timing.rate or sim.slowstart is not None:
+        return "straggler draws or a reduce slow-start"
+    if policy.trace is not None:
+        return "a decision trace"
+    if sim.rows_live:
+        return "live utilisation rows"
+    if sim.events or sim.now or sim.next_attempt:
+        return "a simulation already run"
+    if not sim.jobs or not sim.n_nodes or not sim.heartbeat_interval > 0:
+        return "no jobs, no nodes or no heartbeat interval"
+    placed = None
+    for j in sim.jobs:
+        if len(j.stages) != 1:
+            return f"job {j.id!r} has several stages"
+        st = j.stages[0]
+        if st.type != MAP or len(st.durations) != 1 or len(st.demands) != 1 or st.demands[0] is None or not st.n:
+            return f"job {j.id!r}: a stage of several task groups, or a task without a demand"
+        has = st.replicas is not None
+        if placed is None:
+            placed = has
+        if has != placed or (has and not isinstance(st.replicas, np.ndarray)):
+            return "replicas listed by the workload"
+    return None
+
+
+def run_compiled(sim: Simulation) -> Recorder:
+    """Run ``sim`` by the compiled loop (module docstring); :class:`NotCompilable` (and ``sim`` untouched)
+    where :func:`why_not` names a reason."""
+    from mropt.sim.compiled import capacity_core as core
+
+    reason = why_not(sim)
+    if reason is not None:
+        raise NotCompilable(reason)
+    enabled = gc.isenabled()
+    gc.disable()  # (as ``Simulation.run``: the set-up makes many objects and no cycles)
+    try:
+        work, params, flags, n_tasks = _work(sim)
+        state, lists = _state(sim, work, n_tasks)
+        regs = np.zeros(core.N_REGISTERS, dtype=np.int64)
+        regs[core.OPEN] = -1
+        regs[core.N_FREE] = len(state.free_slots)
+        regs[core.ROW_BUSY] = -1
+        record = sim.record
+        fregs = np.zeros(core.N_FLOAT_REGISTERS, dtype=np.float64)
+        fregs[core.LAST] = -math.inf
+        rows = SpilledRows() if record.utilisation else None
+        args = (work, params, flags, state, lists, regs, fregs)
+        drive(sim, core, args, state, regs, fregs, on_pause=lambda: move_rows(state, regs, core, rows))
+        jobs_back(sim, work.arrivals, state, regs, core)
+        sim.free[MAP][:] = state.fslot.tolist()
+        sim.stalled = bool(regs[core.STALLED])
+        if rows is not None:
+            record.keep_spilled_rows(rows)
+        if sim._marks is not None:
+            record.keep_row_marks(sim._marks)
+        return record
+    finally:
+        if enabled:
+            gc.enable()
+
+
+def _work(sim: Simulation) -> tuple[Any, np.ndarray, np.ndarray, int]:
+    """The workload as the loop reads it (``capacity_core.Work``), its float and int parameters, its task
+    count. A job's rank is its place in the arrivals: (submit, job), the queue's order without
+    ``supports_priority`` (the default queue's)."""
+    from mropt.sim.compiled.capacity_core import Work
+    from mropt.sim.compiled.drf_engine import _replicas
+
+    jobs = sim.jobs
+    n_jobs = len(jobs)
+    arrivals = np.array(sorted(range(n_jobs), key=lambda j: (jobs[j].submit, j)), dtype=np.int64)
+    rank = np.empty(n_jobs, dtype=np.int64)
+    rank[arrivals] = np.arange(n_jobs, dtype=np.int64)
+    stages = [j.stages[0] for j in jobs]
+    j_n = np.array([st.n for st in stages], dtype=np.int64)
+    j_off = np.zeros(n_jobs, dtype=np.int64)
+    np.cumsum(j_n[:-1], out=j_off[1:])
+    demands = [st.demands[0] for st in stages]
+    j_d0 = np.array([d[0] for d in demands], dtype=np.float64)  # type: ignore[index]
+    j_d1 = np.array([d[1] for d in demands], dtype=np.float64)  # type: ignore[index]
+    pairs, j_class = np.unique(np.stack((j_d0, j_d1), axis=1), axis=0, return_inverse=True)
+    j_class = j_class.reshape(-1).astype(np.int64)
+    names = sorted({j.pool for j in jobs})  # (the utilisation rows' pools, numbered by name)
+    number = {name: k for k, name in enumerate(names)}
+    sizes = np.bincount(j_class, minlength=len(pairs))
+    cl_off = np.zeros(len(pairs), dtype=np.int64)
+    np.cumsum(sizes[:-1], out=cl_off[1:])
+    c_d0 = np.ascontiguousarray(pairs[:, 0])
+    # the classes' groups (one per cpu demand: the classes are sorted by it) and their min-trees' places
+    g_d0, g_first = np.unique(c_d0, return_index=True)
+    g_first = np.append(g_first, len(c_d0)).astype(np.int64)
+    g_size = np.array([1 << max(0, int(n - 1).bit_length()) for n in np.diff(g_first)], dtype=np.int64)
+    g_off = np.zeros(len(g_d0), dtype=np.int64)
+    np.cumsum(2 * g_size[:-1], out=g_off[1:])
+    placed = stages[0].replicas is not None
+    n_nodes = sim.n_nodes
+    interval = sim.heartbeat_interval
+    work = Work(
+        arrivals=arrivals,
+        rank=rank,
+        submit=np.array([j.submit for j in jobs], dtype=np.float64),
+        j_n=j_n,
+        j_off=j_off,
+        j_dur=np.array([st.durations[0] for st in stages], dtype=np.float64),
+        j_d0=j_d0,
+        j_d1=j_d1,
+        j_class=j_class,
+        j_pool=np.array([number[j.pool] for j in jobs], dtype=np.int64),
+        cl_off=cl_off,
+        c_d0=c_d0,
+        c_d1=np.ascontiguousarray(pairs[:, 1]),
+        c_group=np.repeat(np.arange(len(g_d0), dtype=np.int64), np.diff(g_first)),
+        g_first=g_first,
+        g_d0=g_d0,
+        g_off=g_off,
+        g_size=g_size,
+        replicas=_replicas(stages) if placed else np.zeros((0, 0), dtype=np.int16),
+        node_rack=np.asarray(sim.node_rack, dtype=np.int32),
+        node_speed=np.asarray(sim.node_speed, dtype=np.float64),
+        node_slots=np.asarray(sim.slots[MAP], dtype=np.int64),
+        phase=np.array(
+            [interval * node / n_nodes for node in range(n_nodes)], dtype=np.float64
+        ),  # (``HeartbeatOffers``)
+    )
+    factors = sim.timing.factors
+    wait = float(sim.policy.params["locality_wait_factor"])
+    params = np.array([factors[1], factors[2], interval, wait], dtype=np.float64)
+    n_racks = int(work.node_rack.max()) + 1
+    slots = [int(sim.total_slots[MAP]), int(sim.total_slots[REDUCE])]
+    flags = np.array([placed, sim.batches.on, n_racks, sim.stall_limit, *slots], dtype=np.int64)
+    return work, params, flags, int(j_n.sum())
+
+
+def _state(sim: Simulation, work: Any, n_tasks: int) -> tuple[Any, Any]:
+    """The loop's state (``capacity_core.State``) and lists (``capacity_core.Lists``) at the run's start."""
+    from numba.typed import List
+
+    from mropt.sim.compiled.capacity_core import Lists, State
+    from mropt.sim.compiled.capacity_order import NOT_A_RANK
+
+    n_jobs, n_nodes, n_classes = len(work.j_n), sim.n_nodes, len(work.c_d0)
+    n_pools = int(work.j_pool.max()) + 1
+    in_flight = min(n_tasks, int(work.node_slots.sum())) + 1  # (a running task holds a slot)
+    node_type = np.int16 if n_nodes < 2**15 else np.int32
+    fit_size = 1 << max(0, (n_classes - 1).bit_length())
+
+    def f(n: int, fill: float | None = None) -> np.ndarray:
+        return np.empty(n, dtype=np.float64) if fill is None else np.full(n, fill, dtype=np.float64)
+
+    def i(n: int, dtype: Any = np.int64, fill: int | None = None) -> np.ndarray:
+        return np.empty(n, dtype=dtype) if fill is None else np.full(n, fill, dtype=dtype)
+
+    buffer = CHUNK + in_flight
+    events = in_flight + n_nodes + 1  # (completions, and a heartbeat per node at most)
+    state = State(
+        # tasks and attempts (attempts in launch order: a task each)
+        state=np.zeros(n_tasks, dtype=np.int8),
+        a_task=i(n_tasks, np.int32),
+        a_node=i(n_tasks, node_type),
+        # jobs: counts, outcomes, stacks built; missed opportunities (its own, and the passes at its rank
+        # when it began counting them), locality wait factor (NaN: not read), the heartbeat its local
+        # launch last failed at, its position in its class's segment
+        pending=work.j_n.copy(),
+        fresh=i(n_jobs, fill=0),
+        finished=i(n_jobs, fill=0),
+        first_start=f(n_jobs, math.nan),
+        finish=f(n_jobs, math.nan),
+        end_order=i(n_jobs, np.int32),
+        built=np.zeros(n_jobs, dtype=np.bool_),
+        missed=i(n_jobs, fill=0),
+        base=i(n_jobs, fill=0),
+        lwf=f(n_jobs, math.nan),
+        j_fail=i(n_jobs, fill=0),
+        j_pos=i(n_jobs, fill=0),
+        # the passes in bulk (a Fenwick tree over the ranks; the walks past every rank, those in the tree)
+        tree=i(n_jobs + 1, fill=0),
+        pc=i(2, fill=0),
+        mark=i(n_nodes, fill=0),
+        # the candidates by demand class: appended, the first live one, live; each position's next live
+        # one and rank; the groups' min-trees of the classes' first ranks, a walk's least rank of each
+        # group and the classes it moved; the fit tree
+        cl_n=i(n_classes, fill=0),
+        cl_head=work.cl_off.copy(),
+        cl_live=i(n_classes, fill=0),
+        nxt=i(n_jobs),
+        cl_rank=i(n_jobs),
+        mt=i(int(2 * work.g_size.sum()), fill=NOT_A_RANK),
+        gb=i(len(work.g_d0)),
+        wt=i(n_jobs),
+        fit=f(2 * fit_size, math.inf),
+        # nodes
+        free0=np.array([r[0] for r in sim.free_resources], dtype=np.float64),
+        free1=np.array([r[1] for r in sim.free_resources], dtype=np.float64),
+        fslot=np.asarray(sim.free[MAP], dtype=np.int64).copy(),
+        beating=np.zeros(n_nodes, dtype=np.bool_),
+        # the event heap (completions and heartbeats) and the running batches' slots
+        et=f(events),
+        es=i(events),
+        eslot=i(events),
+        s_job=i(in_flight, np.int32),
+        s_first=i(in_flight),
+        s_count=i(in_flight, np.int32),
+        s_start=f(in_flight),
+        s_end=f(in_flight),
+        s_level=i(in_flight, np.int8),
+        free_slots=np.arange(in_flight, dtype=np.int64)[::-1].copy(),
+        # the buffers the driver empties: ended batches, row breaks
+        o_job=i(buffer, np.int32),
+        o_first=i(buffer),
+        o_count=i(buffer, np.int32),
+        o_start=f(buffer),
+        o_end=f(buffer),
+        o_level=i(buffer, np.int8),
+        bt=f(BREAKS),
+        ba=i(BREAKS),
+        be=i(BREAKS),
+        # the utilisation rows: each pool's running maps, its index in them, the instant that last touched
+        # it, the pools touched at the instant; the rows' buffer (time, slot type, pool, busy, capacity)
+        p_running=i(n_pools, fill=0),
+        p_row=i(n_pools, fill=-1),
+        p_touch=i(n_pools, fill=-1),
+        touched=i(n_pools),
+        rt=f(ROWS + n_pools + 2),
+        rk=i(ROWS + n_pools + 2, np.int8),
+        rp=i(ROWS + n_pools + 2, np.int32),
+        rb=i(ROWS + n_pools + 2, np.int32),
+        rc=i(ROWS + n_pools + 2, np.int32),
+    )
+    empty32 = np.empty(0, dtype=np.int32)
+    return state, Lists(List([empty32] * n_jobs))
+
+
+__all__ = ["run_compiled", "why_not"]
