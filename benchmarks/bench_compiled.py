@@ -10,8 +10,8 @@ their ratio, the events and whether the event-log hashes are the same. Cases:
 
 * the first ``--hours`` hours (default 2) of the Alibaba 2017 file (``mropt import-alibaba --duration``)
   under ``drf`` and ``ddrf`` (E1 1, E2 2: ``bench_sim.py``'s), and imported with ``--slots 64`` under
-  ``fair`` (heartbeat mode), both engines;
-* with ``--day``, the whole file (10.5 M tasks) under the same three, compiled only, unless
+  ``fair`` and ``capacity`` (heartbeat mode), both engines;
+* with ``--day``, the whole file (10.5 M tasks) under the same four, compiled only, unless
   ``--python-day`` (the Python engine takes 4 to 7 minutes a run there).
 
 With ``--split``, each case's compiled run is also split, in a child process of its own, into loading
@@ -40,6 +40,7 @@ POLICIES: tuple[tuple[str, tuple[str, ...], int | None], ...] = (
     ("drf", (), None),
     ("ddrf", ("e1=1", "e2=2"), None),
     ("fair", (), 64),
+    ("capacity", (), 64),
 )
 
 
@@ -112,7 +113,8 @@ def main() -> int:
                 path = files[case, slots] = folder / f"{case.replace(' ', '')}-{slots}.json"
                 extra = [] if slots is None else ["--slots", str(slots)]
                 subprocess.run([*imp, *window, *extra, "-o", str(path)], check=True)
-        for policy, slots in (("drf", []), ("fair", ["--slots", "64"])):  # numba's caches made (untimed)
+        warm = (("drf", []), ("fair", ["--slots", "64"]), ("capacity", ["--slots", "64"]))
+        for policy, slots in warm:  # numba's caches made (untimed)
             small = folder / f"small-{policy}.json"
             subprocess.run([*imp, "--jobs", "50", *slots, "-o", str(small)], check=True)
             run(small, policy, (), "compiled", folder / "warm")
