@@ -36,8 +36,10 @@ def why_not(sim: Simulation) -> str | None:
         return "fair with preemption"
     if sim.mode != HEARTBEAT:
         return f"mode {sim.mode} (only heartbeat)"
-    if not sim.uses_slots or len(sim.resources) != 2:
-        return "a cluster without slots, or of other than two resources"
+    if not sim.uses_slots:
+        return "a cluster without slots"
+    if len(sim.resources) != 2:
+        return f"a cluster of {len(sim.resources)} resources (only two: a task's demand of each)"
     if sim.workload.pools:
         return "pools listed by the workload"
     if sim.speculation is not None:
