@@ -1,23 +1,22 @@
 """A :class:`~mropt.sim.engine.Simulation` of ``fair`` run by the compiled loop
 (:mod:`mropt.sim.compiled.fair_core`).
 
-:func:`why_not` says why a built simulation cannot run compiled (None: it can); :func:`run_compiled` runs
-it by :func:`mropt.sim.compiled.driver.drive` and leaves what a run's readers read as its own ``run``
-would (the driver's list, and the nodes' free slots and ``stalled``). The policy object is not run (its
+:func:`why_not` says why a built simulation cannot run compiled (None: it can; the shape both heartbeat
+loops cover: :func:`mropt.sim.compiled.heartbeat_engine.shape_why_not`); :func:`run_compiled` runs it
+(:func:`~mropt.sim.compiled.heartbeat_engine.run_heartbeat`) and leaves what a run's readers read as its
+own ``run`` would. The policy object is not run (its
 pools, keys and waits stay as built): nothing after a run reads them.
 """
 
 from __future__ import annotations
 
-import gc
 import math
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from mropt.sim.compiled.driver import BREAKS, CHUNK, ROWS, NotCompilable, drive, jobs_back, move_rows
-from mropt.sim.policy import HEARTBEAT
-from mropt.sim.spilled_rows import SpilledRows
+from mropt.sim.compiled.driver import BREAKS, CHUNK, ROWS
+from mropt.sim.compiled.heartbeat_engine import run_heartbeat, shape_why_not
 from mropt.sim.state import MAP, NODE, REDUCE
 
 if TYPE_CHECKING:
@@ -34,77 +33,25 @@ def why_not(sim: Simulation) -> str | None:
         return f"policy {type(policy).__name__.lower()} (only fair runs by this loop)"
     if policy.params["preemption"]:
         return "fair with preemption"
-    if sim.mode != HEARTBEAT:
-        return f"mode {sim.mode} (only heartbeat)"
-    if not sim.uses_slots:
-        return "a cluster without slots"
-    if len(sim.resources) != 2:
-        return f"a cluster of {len(sim.resources)} resources (only two: a task's demand of each)"
     if sim.workload.pools:
         return "pools listed by the workload"
-    if sim.speculation is not None:
-        return "a speculation rule"
-    if sim.workload.faults:
-        return "node faults"
-    if sim.timing.rate or sim.slowstart is not None:
-        return "straggler draws or a reduce slow-start"
-    if policy.trace is not None:
-        return "a decision trace"
-    if sim.rows_live:
-        return "live utilisation rows"
-    if sim.events or sim.now or sim.next_attempt:
-        return "a simulation already run"
-    if not sim.jobs or not sim.n_nodes or not sim.heartbeat_interval > 0:
-        return "no jobs, no nodes or no heartbeat interval"
-    placed = None
-    for j in sim.jobs:
-        if len(j.stages) != 1:
-            return f"job {j.id!r} has several stages"
-        st = j.stages[0]
-        if st.type != MAP or len(st.durations) != 1 or len(st.demands) != 1 or st.demands[0] is None or not st.n:
-            return f"job {j.id!r}: a stage of several task groups, or a task without a demand"
-        has = st.replicas is not None
-        if placed is None:
-            placed = has
-        if has != placed or (has and not isinstance(st.replicas, np.ndarray)):
-            return "replicas listed by the workload"
-    return None
+    return shape_why_not(sim)
 
 
 def run_compiled(sim: Simulation) -> Recorder:
-    """Run ``sim`` by the compiled loop (module docstring); :class:`NotCompilable` (and ``sim`` untouched)
-    where :func:`why_not` names a reason."""
+    """Run ``sim`` by the compiled loop (:func:`~mropt.sim.compiled.heartbeat_engine.run_heartbeat`);
+    :class:`~mropt.sim.compiled.driver.NotCompilable` (and ``sim`` untouched) where :func:`why_not` names
+    a reason."""
     from mropt.sim.compiled import fair_core as core
 
-    reason = why_not(sim)
-    if reason is not None:
-        raise NotCompilable(reason)
-    enabled = gc.isenabled()
-    gc.disable()  # (as ``Simulation.run``: the set-up makes many objects and no cycles)
-    try:
-        work, params, flags, n_tasks = _work(sim)
-        state, lists = _state(sim, work, n_tasks)
-        regs = np.zeros(core.N_REGISTERS, dtype=np.int64)
-        regs[core.OPEN] = -1
-        regs[core.N_FREE] = len(state.free_slots)
-        regs[core.ROW_BUSY] = -1
-        record = sim.record
-        fregs = np.zeros(core.N_FLOAT_REGISTERS, dtype=np.float64)
-        fregs[core.LAST] = -math.inf
-        rows = SpilledRows() if record.utilisation else None
-        args = (work, params, flags, state, lists, regs, fregs)
-        drive(sim, core, args, state, regs, fregs, on_pause=lambda: move_rows(state, regs, core, rows))
-        jobs_back(sim, work.arrivals, state, regs, core)
-        sim.free[MAP][:] = state.fslot.tolist()
-        sim.stalled = bool(regs[core.STALLED])
-        if rows is not None:
-            record.keep_spilled_rows(rows)
-        if sim._marks is not None:
-            record.keep_row_marks(sim._marks)
-        return record
-    finally:
-        if enabled:
-            gc.enable()
+    return run_heartbeat(sim, core, why_not, _arrays)
+
+
+def _arrays(sim: Simulation) -> tuple[Any, np.ndarray, np.ndarray, Any, Any]:
+    """The loop's workload, float and int parameters, state and lists at the run's start."""
+    work, params, flags, n_tasks = _work(sim)
+    state, lists = _state(sim, work, n_tasks)
+    return work, params, flags, state, lists
 
 
 def _fair_params(sim: Simulation) -> tuple[float, bool, int, float, float]:

@@ -1,0 +1,105 @@
+"""What the heartbeat-mode loops' engines share (:mod:`mropt.sim.compiled.fair_engine`,
+:mod:`~mropt.sim.compiled.capacity_engine`): the shape of run both loops cover (:func:`shape_why_not`) and
+the run itself from the loop's arrays (:func:`run_heartbeat`), leaving the simulation as its own ``run``
+would (the driver's list, and the nodes' free map slots and ``stalled``).
+"""
+
+from __future__ import annotations
+
+import gc
+import math
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from mropt.sim.compiled.driver import NotCompilable, drive, jobs_back, move_rows
+from mropt.sim.policy import HEARTBEAT
+from mropt.sim.spilled_rows import SpilledRows
+from mropt.sim.state import MAP
+
+if TYPE_CHECKING:
+    from mropt.sim.engine import Simulation
+    from mropt.sim.recorder import Recorder
+
+
+def shape_why_not(sim: Simulation) -> str | None:
+    """Why ``sim``'s run is not of the shape the heartbeat loops cover (a short phrase), or None: heartbeat
+    mode on a cluster of slots and two resources, jobs of one map stage of one task group with a demand
+    (replicas all generated, or none), no speculation, faults, straggler draws, slow-start, decision trace
+    or live utilisation rows, a simulation not run yet."""
+    if sim.mode != HEARTBEAT:
+        return f"mode {sim.mode} (only heartbeat)"
+    if not sim.uses_slots:
+        return "a cluster without slots"
+    if len(sim.resources) != 2:
+        return f"a cluster of {len(sim.resources)} resources (only two: a task's demand of each)"
+    if sim.speculation is not None:
+        return "a speculation rule"
+    if sim.workload.faults:
+        return "node faults"
+    if sim.timing.rate or sim.slowstart is not None:
+        return "straggler draws or a reduce slow-start"
+    if sim.policy.trace is not None:
+        return "a decision trace"
+    if sim.rows_live:
+        return "live utilisation rows"
+    if sim.events or sim.now or sim.next_attempt:
+        return "a simulation already run"
+    if not sim.jobs or not sim.n_nodes or not sim.heartbeat_interval > 0:
+        return "no jobs, no nodes or no heartbeat interval"
+    placed = None
+    for j in sim.jobs:
+        if len(j.stages) != 1:
+            return f"job {j.id!r} has several stages"
+        st = j.stages[0]
+        if st.type != MAP or len(st.durations) != 1 or len(st.demands) != 1 or st.demands[0] is None or not st.n:
+            return f"job {j.id!r}: a stage of several task groups, or a task without a demand"
+        has = st.replicas is not None
+        if placed is None:
+            placed = has
+        if has != placed or (has and not isinstance(st.replicas, np.ndarray)):
+            return "replicas listed by the workload"
+    return None
+
+
+def run_heartbeat(
+    sim: Simulation,
+    core: Any,
+    why_not: Callable[[Simulation], str | None],
+    arrays: Callable[[Simulation], tuple[Any, np.ndarray, np.ndarray, Any, Any]],
+) -> Recorder:
+    """Run ``sim`` by the loop ``core`` (its ``step`` and registers) on the arrays ``arrays(sim)`` makes
+    (workload, float and int parameters, state, lists); :class:`NotCompilable` (and ``sim`` untouched)
+    where ``why_not`` names a reason."""
+    reason = why_not(sim)
+    if reason is not None:
+        raise NotCompilable(reason)
+    enabled = gc.isenabled()
+    gc.disable()  # (as ``Simulation.run``: the set-up makes many objects and no cycles)
+    try:
+        work, params, flags, state, lists = arrays(sim)
+        regs = np.zeros(core.N_REGISTERS, dtype=np.int64)
+        regs[core.OPEN] = -1
+        regs[core.N_FREE] = len(state.free_slots)
+        regs[core.ROW_BUSY] = -1
+        fregs = np.zeros(core.N_FLOAT_REGISTERS, dtype=np.float64)
+        fregs[core.LAST] = -math.inf
+        record = sim.record
+        rows = SpilledRows() if record.utilisation else None
+        args = (work, params, flags, state, lists, regs, fregs)
+        drive(sim, core, args, state, regs, fregs, on_pause=lambda: move_rows(state, regs, core, rows))
+        jobs_back(sim, work.arrivals, state, regs, core)
+        sim.free[MAP][:] = state.fslot.tolist()
+        sim.stalled = bool(regs[core.STALLED])
+        if rows is not None:
+            record.keep_spilled_rows(rows)
+        if sim._marks is not None:
+            record.keep_row_marks(sim._marks)
+        return record
+    finally:
+        if enabled:
+            gc.enable()
+
+
+__all__ = ["run_heartbeat", "shape_why_not"]
