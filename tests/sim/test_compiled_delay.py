@@ -100,13 +100,14 @@ def test_compiled_delay_run_is_the_python_engines_run_on_random_workloads(
 def test_compiled_run_with_its_buffers_emptied_often_is_the_python_engines_run(
     compiled: Any, policy: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    # the loop pauses whenever its buffers of ended batches or of row breaks fill (CHUNK, BREAKS: a day's
-    # run empties them some 30 times); here at nearly every instant, so every break's count of ended
-    # entries crosses an emptying (the rows were wrong so once; a watch's pauses found it)
-    from mropt.sim.compiled import drf_engine
+    # the loop pauses whenever its buffers of ended batches, of row breaks or of utilisation rows fill
+    # (CHUNK, BREAKS, ROWS: a day's run empties them some 30 times); here at nearly every instant, so every
+    # break's count of ended entries crosses an emptying (the rows were wrong so once; a watch's pauses found it)
+    from mropt.sim.compiled import driver
 
-    monkeypatch.setattr(drf_engine, "CHUNK", 1)
-    monkeypatch.setattr(drf_engine, "BREAKS", 1)
+    monkeypatch.setattr(driver, "CHUNK", 1)
+    monkeypatch.setattr(driver, "BREAKS", 1)
+    monkeypatch.setattr(driver, "ROWS", 1)
     rng = random.Random(f"compiled-buffers-{policy}")
     for k in range(12):
         w, params, options = delay_case(rng, policy) if policy != "drf" else (random_workload(rng), {}, {})

@@ -58,3 +58,22 @@ def test_runs_with_the_parameters_and_the_stall_limit_varied_are_the_python_engi
         assert compiled.stalled == sim.stalled, seed
         stalled += sim.stalled
     assert stalled >= 5  # (the draws reach the stall)
+
+
+def test_runs_with_the_buffers_emptied_at_nearly_every_instant_are_the_python_engines(
+    fair_engine: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # the loop pauses when a buffer fills (ended batches, row breaks, utilisation rows: the driver's
+    # CHUNK, BREAKS, ROWS); here at nearly every instant, so each pause and resume is crossed
+    from mropt.sim.compiled import driver
+
+    for name in ("CHUNK", "BREAKS", "ROWS"):
+        monkeypatch.setattr(driver, name, 1)
+    for seed in range(500, 520):
+        w = slotted(seed)
+        params, limit = draw(seed)
+        sim = Simulation(w, make_policy("fair", params), stall_limit=limit)
+        py = run_outcome(sim, sim.run())
+        compiled = Simulation(w, make_policy("fair", params), stall_limit=limit)
+        mine = run_outcome(compiled, fair_engine.run_compiled(compiled))
+        assert not differences(py, mine), (seed, differences(py, mine)[:3])

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from mropt.sim.compiled.driver import BREAKS, CHUNK, ROWS
+from mropt.sim.compiled.driver import common_arrays
 from mropt.sim.compiled.heartbeat_engine import run_heartbeat, shape_why_not
 from mropt.sim.state import MAP, REDUCE
 
@@ -135,7 +135,6 @@ def _state(sim: Simulation, work: Any, n_tasks: int) -> tuple[Any, Any]:
     n_jobs, n_nodes, n_classes = len(work.j_n), sim.n_nodes, len(work.c_d0)
     n_pools = int(work.j_pool.max()) + 1
     in_flight = min(n_tasks, int(work.node_slots.sum())) + 1  # (a running task holds a slot)
-    node_type = np.int16 if n_nodes < 2**15 else np.int32
     fit_size = 1 << max(0, (n_classes - 1).bit_length())
 
     def f(n: int, fill: float | None = None) -> np.ndarray:
@@ -144,23 +143,12 @@ def _state(sim: Simulation, work: Any, n_tasks: int) -> tuple[Any, Any]:
     def i(n: int, dtype: Any = np.int64, fill: int | None = None) -> np.ndarray:
         return np.empty(n, dtype=dtype) if fill is None else np.full(n, fill, dtype=dtype)
 
-    buffer = CHUNK + in_flight
     events = in_flight + n_nodes + 1  # (completions, and a heartbeat per node at most)
     state = State(
-        # tasks and attempts (attempts in launch order: a task each)
-        state=np.zeros(n_tasks, dtype=np.int8),
-        a_task=i(n_tasks, np.int32),
-        a_node=i(n_tasks, node_type),
-        # jobs: counts, outcomes, stacks built; missed opportunities (its own, and the passes at its rank
+        **common_arrays(work.j_n, n_tasks, n_nodes, n_pools, in_flight),
+        # jobs: missed opportunities (its own, and the passes at its rank
         # when it began counting them), locality wait factor (NaN: not read), the heartbeat its local
         # launch last failed at, its position in its class's segment
-        pending=work.j_n.copy(),
-        fresh=i(n_jobs, fill=0),
-        finished=i(n_jobs, fill=0),
-        first_start=f(n_jobs, math.nan),
-        finish=f(n_jobs, math.nan),
-        end_order=i(n_jobs, np.int32),
-        built=np.zeros(n_jobs, dtype=np.bool_),
         missed=i(n_jobs, fill=0),
         base=i(n_jobs, fill=0),
         lwf=f(n_jobs, math.nan),
@@ -187,38 +175,12 @@ def _state(sim: Simulation, work: Any, n_tasks: int) -> tuple[Any, Any]:
         free1=np.array([r[1] for r in sim.free_resources], dtype=np.float64),
         fslot=np.asarray(sim.free[MAP], dtype=np.int64).copy(),
         beating=np.zeros(n_nodes, dtype=np.bool_),
-        # the event heap (completions and heartbeats) and the running batches' slots
+        # the event heap (completions and heartbeats)
         et=f(events),
         es=i(events),
         eslot=i(events),
-        s_job=i(in_flight, np.int32),
-        s_first=i(in_flight),
-        s_count=i(in_flight, np.int32),
-        s_start=f(in_flight),
-        s_end=f(in_flight),
-        s_level=i(in_flight, np.int8),
-        free_slots=np.arange(in_flight, dtype=np.int64)[::-1].copy(),
-        # the buffers the driver empties: ended batches, row breaks
-        o_job=i(buffer, np.int32),
-        o_first=i(buffer),
-        o_count=i(buffer, np.int32),
-        o_start=f(buffer),
-        o_end=f(buffer),
-        o_level=i(buffer, np.int8),
-        bt=f(BREAKS),
-        ba=i(BREAKS),
-        be=i(BREAKS),
-        # the utilisation rows: each pool's running maps, its index in them, the instant that last touched
-        # it, the pools touched at the instant; the rows' buffer (time, slot type, pool, busy, capacity)
+        # each pool's running maps (its utilisation rows' busy count)
         p_running=i(n_pools, fill=0),
-        p_row=i(n_pools, fill=-1),
-        p_touch=i(n_pools, fill=-1),
-        touched=i(n_pools),
-        rt=f(ROWS + n_pools + 2),
-        rk=i(ROWS + n_pools + 2, np.int8),
-        rp=i(ROWS + n_pools + 2, np.int32),
-        rb=i(ROWS + n_pools + 2, np.int32),
-        rc=i(ROWS + n_pools + 2, np.int32),
     )
     empty32 = np.empty(0, dtype=np.int32)
     return state, Lists(List([empty32] * n_jobs))

@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from mropt.fairness.drf import tie_key
-from mropt.sim.compiled.driver import BREAKS, CHUNK, ROWS, NotCompilable, drive, jobs_back, move_rows
+from mropt.sim.compiled.driver import NotCompilable, common_arrays, drive, jobs_back, move_rows
 from mropt.sim.policy import EVENT
 from mropt.sim.spilled_rows import SpilledRows
 from mropt.sim.state import MAP
@@ -273,7 +273,6 @@ def _state(sim: Simulation, work: Any, n_tasks: int) -> tuple[Any, Any]:
     free0 = np.array([f[0] for f in sim.free_resources], dtype=np.float64)
     free1 = np.array([f[1] for f in sim.free_resources], dtype=np.float64)
     in_flight = _in_flight(work, free0, free1, n_tasks)
-    node_type = np.int16 if n_nodes < 2**15 else np.int32
 
     def f(n: int, fill: float | None = None) -> np.ndarray:
         return np.empty(n, dtype=np.float64) if fill is None else np.full(n, fill, dtype=np.float64)
@@ -281,7 +280,6 @@ def _state(sim: Simulation, work: Any, n_tasks: int) -> tuple[Any, Any]:
     def i(n: int, dtype: Any = np.int64, fill: int | None = None) -> np.ndarray:
         return np.empty(n, dtype=dtype) if fill is None else np.full(n, fill, dtype=dtype)
 
-    buffer = CHUNK + in_flight
     # the class heaps' segments: twice the users with jobs of the class, and more (``drf_index.compact``)
     pairs = np.unique(work.j_user.astype(np.int64) * n_classes + work.j_class)
     c_cap = 2 * np.bincount(pairs % n_classes, minlength=n_classes).astype(np.int64) + 34
@@ -290,20 +288,10 @@ def _state(sim: Simulation, work: Any, n_tasks: int) -> tuple[Any, Any]:
     pool = int(c_cap.sum())
     slots, classes, aside = in_flight, n_classes, n_jobs + n_classes
     state = State(
-        # tasks and attempts (attempts in launch order: a task each)
-        state=np.zeros(n_tasks, dtype=np.int8),
-        a_task=i(n_tasks, np.int32),
-        a_node=i(n_tasks, node_type),
+        **common_arrays(work.j_n, n_tasks, n_nodes, n_pools, slots),
         # jobs
-        pending=work.j_n.copy(),
-        fresh=i(n_jobs, fill=0),
-        finished=i(n_jobs, fill=0),
-        first_start=f(n_jobs, math.nan),
-        finish=f(n_jobs, math.nan),
-        end_order=i(n_jobs, np.int32),
         j_next=i(n_jobs, np.int32, -1),
         j_prev=i(n_jobs, np.int32, -1),
-        built=np.zeros(n_jobs, dtype=np.bool_),
         # users
         u_work=i(n_users, np.int32, -1),
         u_tail=i(n_users, np.int32, -1),
@@ -314,17 +302,10 @@ def _state(sim: Simulation, work: Any, n_tasks: int) -> tuple[Any, Any]:
         # nodes
         free0=free0,
         free1=free1,
-        # the event heap (completions: time, order, batch slot) and the running batches' slots
+        # the event heap (completions: time, order, batch slot)
         et=f(slots),
         es=i(slots),
         eslot=i(slots),
-        s_job=i(slots, np.int32),
-        s_first=i(slots),
-        s_count=i(slots, np.int32),
-        s_start=f(slots),
-        s_end=f(slots),
-        s_level=i(slots, np.int8),
-        free_slots=np.arange(slots, dtype=np.int64)[::-1].copy(),
         # the nodes freed at the instant
         dirty_mark=np.zeros(n_nodes, dtype=np.bool_),
         dirty=i(n_nodes),
@@ -344,16 +325,6 @@ def _state(sim: Simulation, work: Any, n_tasks: int) -> tuple[Any, Any]:
         g_low=i(len(work.g_d0), fill=-1),
         mark_u=i(classes, fill=-1),
         mark_v=i(classes, fill=-1),
-        # the buffers the driver empties: ended batches, row breaks
-        o_job=i(buffer, np.int32),
-        o_first=i(buffer),
-        o_count=i(buffer, np.int32),
-        o_start=f(buffer),
-        o_end=f(buffer),
-        o_level=i(buffer, np.int8),
-        bt=f(BREAKS),
-        ba=i(BREAKS),
-        be=i(BREAKS),
         # the delay rules: skip counts, the offer call that last offered a job, that excluded a user,
         # and the class tops an offer call set aside
         skips=i(n_jobs, fill=0),
@@ -364,17 +335,8 @@ def _state(sim: Simulation, work: Any, n_tasks: int) -> tuple[Any, Any]:
         xu=i(aside),
         xv=i(aside),
         xc=i(aside),
-        # the utilisation rows: each pool's busy count, its index in the rows, the instant that last
-        # touched it, the pools touched at the instant; the rows' buffer (time, slot type, pool, busy, capacity)
+        # each pool's running tasks (its utilisation rows' busy count)
         p_busy=i(n_pools, fill=0),
-        p_row=i(n_pools, fill=-1),
-        p_touch=i(n_pools, fill=-1),
-        touched=i(n_pools),
-        rt=f(ROWS + n_pools + 2),
-        rk=i(ROWS + n_pools + 2, np.int8),
-        rp=i(ROWS + n_pools + 2, np.int32),
-        rb=i(ROWS + n_pools + 2, np.int32),
-        rc=i(ROWS + n_pools + 2, np.int32),
     )
     empty32 = np.empty(0, dtype=np.int32)
     return state, Lists(List([empty32] * n_jobs))

@@ -102,6 +102,67 @@ def member_ids(firsts: np.ndarray, counts: np.ndarray) -> np.ndarray:
     return np.repeat(firsts - (np.cumsum(counts) - counts), counts) + np.arange(int(counts.sum()))
 
 
+def common_arrays(j_n: np.ndarray, n_tasks: int, n_nodes: int, n_pools: int, in_flight: int) -> dict[str, np.ndarray]:
+    """The state arrays every loop keeps under the same names, at the run's start, by name: the tasks'
+    states and the attempts' tasks and nodes; the jobs' pending, fresh and finished counts, first start,
+    finish, order of ends and whether their stacks are built; the running batches' ``in_flight`` slots;
+    the buffers the driver empties (ended batches, row breaks, utilisation rows) and each pool's row
+    index, last touch and the pools touched at an instant (:mod:`mropt.sim.compiled.rows`)."""
+    n_jobs = len(j_n)
+    node_type = np.int16 if n_nodes < 2**15 else np.int32
+    buffer = CHUNK + in_flight
+    rows = ROWS + n_pools + 2  # (an instant's rows: the cluster's two and one a pool at most)
+
+    def f(n: int, fill: float | None = None) -> np.ndarray:
+        return np.empty(n, dtype=np.float64) if fill is None else np.full(n, fill, dtype=np.float64)
+
+    def i(n: int, dtype: Any = np.int64, fill: int | None = None) -> np.ndarray:
+        return np.empty(n, dtype=dtype) if fill is None else np.full(n, fill, dtype=dtype)
+
+    return {
+        # tasks and attempts (attempts in launch order: a task each)
+        "state": np.zeros(n_tasks, dtype=np.int8),
+        "a_task": i(n_tasks, np.int32),
+        "a_node": i(n_tasks, node_type),
+        # jobs
+        "pending": j_n.copy(),
+        "fresh": i(n_jobs, fill=0),
+        "finished": i(n_jobs, fill=0),
+        "first_start": f(n_jobs, math.nan),
+        "finish": f(n_jobs, math.nan),
+        "end_order": i(n_jobs, np.int32),
+        "built": np.zeros(n_jobs, dtype=np.bool_),
+        # the running batches' slots
+        "s_job": i(in_flight, np.int32),
+        "s_first": i(in_flight),
+        "s_count": i(in_flight, np.int32),
+        "s_start": f(in_flight),
+        "s_end": f(in_flight),
+        "s_level": i(in_flight, np.int8),
+        "free_slots": np.arange(in_flight, dtype=np.int64)[::-1].copy(),
+        # the buffers the driver empties: ended batches, row breaks
+        "o_job": i(buffer, np.int32),
+        "o_first": i(buffer),
+        "o_count": i(buffer, np.int32),
+        "o_start": f(buffer),
+        "o_end": f(buffer),
+        "o_level": i(buffer, np.int8),
+        "bt": f(BREAKS),
+        "ba": i(BREAKS),
+        "be": i(BREAKS),
+        # the utilisation rows: each pool's index in them, the instant that last touched it, the pools
+        # touched at the instant; the rows' buffer (time, slot type, pool, busy, capacity)
+        "p_row": i(n_pools, fill=-1),
+        "p_touch": i(n_pools, fill=-1),
+        "touched": i(n_pools),
+        "rt": f(rows),
+        "rk": i(rows, np.int8),
+        "rp": i(rows, np.int32),
+        "rb": i(rows, np.int32),
+        "rc": i(rows, np.int32),
+    }
+
+
 def move_rows(state: Any, regs: np.ndarray, core: Any, rows: SpilledRows | None) -> None:
     """Move the loop's utilisation rows (:mod:`mropt.sim.compiled.rows`) to their file (None: the run
     keeps none, and they are dropped)."""
@@ -216,6 +277,7 @@ def jobs_back(sim: Simulation, arrivals: np.ndarray, state: Any, regs: np.ndarra
 __all__ = [
     "BREAKS",
     "CHUNK",
+    "common_arrays",
     "ROWS",
     "NotCompilable",
     "drive",
