@@ -138,7 +138,7 @@ def main() -> int:
                     f"| {p['peak']:,}, {c['peak']:,} |"
                 )
         if args.split:
-            print("\n| case | policy | load CPU s | build CPU s | run_compiled CPU s |")
+            print("\n| case | policy | load CPU s | build CPU s | compiled run CPU s |")
             print("|---|---|---:|---:|---:|")
             for case, _ in cases:
                 for policy, params, slots in POLICIES:

@@ -138,8 +138,8 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:
         choices=ENGINES,
         default="auto",
         help="what runs the simulation: the Python engine, or the compiled core (numba; drf, ddrf and delay on clusters of two "
-        "resources, see mropt.sim.engines); auto (default): the compiled core there for 100,000 tasks or more. "
-        "The same run either way",
+        "resources, fair and capacity on clusters of slots and two resources: see mropt.sim.engines); auto (default): the "
+        "compiled core there for 100,000 tasks or more. The same run either way",
     )
     p.add_argument("--json", action="store_true", help="print the summary as one JSON object")
     p.set_defaults(handler=run_simulate)

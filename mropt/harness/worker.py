@@ -320,6 +320,7 @@ def simulate_task(task: dict[str, Any], instance: Any) -> dict[str, Any]:
 
     s = run.summary
     jobs, tasks = run.recorder.jobs_columns(), run.recorder.tasks_columns()
+    run.close()  # (a compiled run's rows' file, now: a worker runs many)
     verdict = verify_simulation(run.workload, jobs, tasks)
     problems = list(verdict.problems)
     if verdict.objective is not None and not same_value(verdict.objective, s["benefit"], atol=1e-6):

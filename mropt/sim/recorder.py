@@ -301,6 +301,12 @@ class Recorder:
         stay for :attr:`pools` (``tests/sim/test_compiled_fair_rows.py`` compares the two, row by row)."""
         self._spilled = rows
 
+    def close(self) -> None:
+        """Close the utilisation rows' file a compiled run wrote (:meth:`keep_spilled_rows`), removing it;
+        nothing else (a recorder without one holds nothing outside memory)."""
+        if self._spilled is not None:
+            self._spilled.close()
+
     @property
     def pools(self) -> dict[str, int]:
         """Pool name -> its index in the utilisation rows (``*``, the whole cluster, is 0; the others
@@ -453,7 +459,7 @@ class Recorder:
         makes its arrays of a type's cluster rows that long): the rows kept, or, built after the run,
         the epochs' bound (:func:`mropt.sim.utilisation_rows.epochs_bound`)."""
         if self._spilled is not None:
-            return self._spilled.n
+            return max(self._spilled.cluster)
         if self._marks is not None:
             return epochs_bound(self.ended_attempts, self._marks)
         return sum(len(block[0]) for block in self._u_blocks) + len(self.u_time)

@@ -92,6 +92,12 @@ class SimRun:
     def simulation(self) -> Simulation:
         return self.recorder.sim
 
+    def close(self) -> None:
+        """Release what the run holds outside memory now (a compiled run's utilisation rows' temporary
+        file: ``Recorder.close``) rather than when the garbage collector finds the recorder and its
+        simulation, which refer to each other; the utilisation rows cannot be read after."""
+        self.recorder.close()
+
 
 def as_workload(instance: Any) -> WorkloadInstance:
     """The workload itself, or an admission instance converted (``mropt.to_workload``)."""

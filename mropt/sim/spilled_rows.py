@@ -1,22 +1,26 @@
 """Utilisation rows a run wrote to a temporary file as it ran, read back a block at a time (issue 32, speed only).
 
-A compiled ``fair`` run (:mod:`mropt.sim.compiled.fair_core`) makes the utilisation rows itself, as
+A compiled run (:mod:`mropt.sim.compiled`: each of its loops) makes the utilisation rows itself, as
 ``Recorder.flush`` would at the end of each instant: the Alibaba day under ``fair`` has 23 million of
 them, which built after the run from the ended attempts (:mod:`mropt.sim.utilisation_rows`) cost some
 14 s a read, and the summary and ``--out`` each read them; held in memory they would be 487 MiB. The
 loop's driver appends them here at each pause instead, 21 bytes a row in an anonymous temporary file
-(removed when it is closed, or when the process ends), and :meth:`SpilledRows.blocks` reads them back as
+in the system's temporary folder (``TMPDIR``; removed when it is closed, or when the process ends; where
+that folder is a tmpfs the rows are held in memory after all), and :meth:`SpilledRows.blocks` reads them back as
 :meth:`Recorder.utilisation_blocks <mropt.sim.recorder.Recorder.utilisation_blocks>` gives rows: typed
 blocks of time (float64), slot type (int8), pool (C int), busy and capacity (int64).
 """
 
 from __future__ import annotations
 
+import os
 import tempfile
 import weakref
 from collections.abc import Iterator
 
 import numpy as np
+
+from mropt.model.errors import InputError
 
 #: one row as the file holds it
 ROW = np.dtype([("time", "<f8"), ("type", "i1"), ("pool", "<i4"), ("busy", "<i4"), ("capacity", "<i4")])
@@ -33,29 +37,39 @@ class SpilledRows:
         # to the file object's own finaliser, which warns (ResourceWarning)
         self._closer = weakref.finalize(self, self._file.close)
         self.n = 0
+        self.cluster = [0, 0]  # the cluster's rows (pool 0) of each slot type
         self._types: set[int] = set()
         self._pools: set[int] = set()
 
     def add(self, time: np.ndarray, stype: np.ndarray, pool: np.ndarray, busy: np.ndarray, cap: np.ndarray) -> None:
-        """Append rows given as columns of one length."""
+        """Append rows given as columns of one length (a full disk: a one-line InputError naming the folder)."""
         k = len(time)
         if not k:
             return
         rows = np.empty(k, dtype=ROW)
         rows["time"], rows["type"], rows["pool"], rows["busy"], rows["capacity"] = time, stype, pool, busy, cap
-        self._file.write(rows.tobytes())
+        try:
+            os.pwrite(self._file.fileno(), rows.tobytes(), self.n * ROW.itemsize)
+        except OSError as exc:
+            raise InputError(
+                f"simulate: the utilisation rows' temporary file in {tempfile.gettempdir()}: {exc.strerror} "
+                "(free space there, or name another folder in TMPDIR)"
+            ) from None
         self.n += k
+        cluster = pool == 0
+        for code in (0, 1):
+            self.cluster[code] += int(np.count_nonzero(cluster & (stype == code)))
         self._types.update(np.unique(stype).tolist())
         self._pools.update(np.unique(pool).tolist())
 
     def blocks(self, size: int) -> Iterator[tuple[np.ndarray, ...]]:
-        """The rows in order, ``size`` at a time (one empty block when there are none)."""
-        self._file.flush()
-        self._file.seek(0)
+        """The rows in order, ``size`` at a time (one empty block when there are none). Each block is read
+        at its own offset: several readers may go through the rows at once."""
         done = 0
+        fd = self._file.fileno()
         while done < self.n:
             k = min(size, self.n - done)
-            rows = np.frombuffer(self._file.read(k * ROW.itemsize), dtype=ROW)
+            rows = np.frombuffer(os.pread(fd, k * ROW.itemsize, done * ROW.itemsize), dtype=ROW)
             done += k
             yield tuple(rows[name].astype(t) for name, t in zip(ROW.names, _TYPES, strict=True))  # type: ignore[arg-type]
         if not self.n:

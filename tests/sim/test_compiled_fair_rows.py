@@ -86,3 +86,16 @@ def test_the_summary_and_the_out_tables_of_both_engines_are_the_same(fair_engine
                 a, b = table[column].to_numpy(zero_copy_only=False), other[column].to_numpy(zero_copy_only=False)
                 nan = a.dtype.kind == "f"
                 assert np.array_equal(a, b, equal_nan=nan), (seed, name, column)
+
+
+def test_closing_the_run_removes_its_rows_file_at_once(fair_engine: Any) -> None:
+    # (the recorder and its simulation refer to each other: without close the file waits for the cyclic
+    # garbage collector; a harness worker runs many simulations in one process)
+    run = simulate(slotted(3), "fair", engine="compiled")
+    spilled = run.recorder._spilled
+    assert spilled is not None and not spilled._file.closed
+    run.close()
+    assert spilled._file.closed
+    python_run = simulate(slotted(3), "fair", engine="python")
+    python_run.close()  # (nothing outside memory: a no-op)
+    assert python_run.recorder.utilisation_arrays()[0].size > 0

@@ -60,3 +60,36 @@ def test_the_file_goes_with_the_rows_without_a_warning() -> None:
     closed = SpilledRows()
     closed.close()
     assert closed._file.closed
+
+
+def test_two_readers_at_once_each_read_every_row() -> None:
+    # (a reader's blocks are read at their own offsets: the summary and --out may go through them together)
+    spilled = SpilledRows()
+    spilled.add(*rows(np.random.default_rng(1), 10))
+    first, second = spilled.blocks(3), spilled.blocks(3)
+    a = [next(first)]
+    b = [next(second), next(second)]
+    a += list(first)
+    b += list(second)
+    for got in (a, b):
+        assert np.array_equal(np.concatenate([block[0] for block in got]), next(iter(spilled.blocks(100)))[0])
+
+
+def test_the_cluster_rows_are_counted_by_type() -> None:
+    spilled = SpilledRows()
+    time = np.arange(6, dtype=float)
+    spilled.add(time, np.array([0, 1, 0, 0, 0, 1], np.int8), np.array([0, 0, 3, 0, 0, 4], np.int32), time, time)
+    assert spilled.cluster == [3, 1]
+
+
+def test_a_full_disk_is_a_one_line_input_error(monkeypatch: pytest.MonkeyPatch) -> None:
+    from mropt.model.errors import InputError
+    from mropt.sim import spilled_rows
+
+    def full(*_: object) -> int:
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(spilled_rows.os, "pwrite", full)
+    with pytest.raises(InputError, match="No space left on device") as caught:
+        SpilledRows().add(*rows(np.random.default_rng(2), 3))
+    assert "\n" not in str(caught.value) and "TMPDIR" in str(caught.value)

@@ -2,14 +2,17 @@
 
 :mod:`mropt.sim.compiled.drf_core` is ``drf``, ``ddrf`` and ``delay`` in event mode as one compiled loop
 (its heaps and stacks: :mod:`~mropt.sim.compiled.drf_index`; run from a built simulation by
-:mod:`~mropt.sim.compiled.drf_engine`); :mod:`mropt.sim.compiled.fair_core` is ``fair`` in heartbeat mode
-(its kept orders: :mod:`~mropt.sim.compiled.fair_order`; :mod:`~mropt.sim.compiled.fair_engine`);
+:mod:`~mropt.sim.compiled.drf_engine`); :mod:`mropt.sim.compiled.fair_core` and
+:mod:`~mropt.sim.compiled.capacity_core` are ``fair`` and ``capacity`` in heartbeat mode (their orders:
+:mod:`~mropt.sim.compiled.fair_order`, :mod:`~mropt.sim.compiled.capacity_order`; their engines
+:mod:`~mropt.sim.compiled.fair_engine`, :mod:`~mropt.sim.compiled.capacity_engine`, sharing
+:mod:`~mropt.sim.compiled.heartbeat_engine`);
 :mod:`~mropt.sim.compiled.driver` drives a loop and leaves the simulation as the Python engine would,
 :mod:`~mropt.sim.compiled.rows` makes the utilisation rows of an instant, :mod:`~mropt.sim.compiled.rounding`
 rounds to 12 significant digits as ``format`` does (the DRF key), :mod:`~mropt.sim.compiled.numba_cache`
 keeps numba's on-disk cache of them true to every source of the package.
-Every decision is the Python engine's: ``tests/sim/test_compiled_drf.py``, ``test_compiled_delay.py`` and
-``test_compiled_fair*.py`` compare the two.
+Every decision is the Python engine's: ``tests/sim/test_compiled_drf.py``, ``test_compiled_delay.py``,
+``test_compiled_fair*.py`` and ``test_compiled_capacity.py`` compare the two.
 """
 
 from mropt.sim.compiled import numba_cache

@@ -1,4 +1,5 @@
-"""The driver of the compiled loops (:mod:`mropt.sim.compiled.drf_core`, :mod:`~mropt.sim.compiled.fair_core`):
+"""The driver of the compiled loops (:mod:`mropt.sim.compiled.drf_core`, :mod:`~mropt.sim.compiled.fair_core`,
+:mod:`~mropt.sim.compiled.capacity_core`):
 it calls a loop's ``step`` until the run ends and leaves what a run's readers read as the Python engine's
 ``run`` would.
 
@@ -19,6 +20,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from mropt.model.errors import InputError
 from mropt.sim.compiled import numba_cache
 from mropt.sim.policy import ACCEPT
 from mropt.sim.recorder import Recorder
@@ -75,6 +77,12 @@ def drive(
             if status == core.UNTIL:
                 sim.stopped = UNTIL
                 break
+            if status == getattr(core, "BACKWARDS", -1):
+                raise InputError(
+                    f"simulate: a heartbeat fell at {sim.now!r} s, before the clock "
+                    f"({float(fregs[core.LAST])!r} s): the heartbeat interval {sim.heartbeat_interval!r} s rounds "
+                    "below the clock at these times (the Python engine's run is not valid there either)"
+                )
             if watch is not None and sim.events >= look_at:  # (the Python loop looks after its last instant too)
                 sim.stopped = watch.check(sim)
                 if sim.stopped is not None:
