@@ -303,9 +303,10 @@ def test_compiled_run_is_the_python_engines_run_at_far_times(compiled: Any, base
     # durations below an ulp round (attempts of no time, heartbeats at one time value). A workload on
     # which the Python engine raises (its queue broken by a heartbeat scheduled before now, or its
     # utilisation rows by an attempt before the first instant: the strict xfail below) is passed by,
-    # counted; the others must be the same run
+    # counted; so is one the compiled loop stops with its one-line error (a heartbeat before the clock,
+    # which the Python engine ran back in time without raising); the others must be the same run
     rng = random.Random(f"compiled-fair-far-{base}")
-    compared = 0
+    compared = refused = 0
     for k in range(16):
         w, params = fair_case(rng)
         w = _shifted(w, base)
@@ -316,11 +317,16 @@ def test_compiled_run_is_the_python_engines_run_at_far_times(compiled: Any, base
         # (against the Python run's live utilisation rows, ``Recorder.flush``'s rule, which the loop follows:
         # at 1e16 the rows the Python engine builds after the run differ from them, the strict xfail below)
         py = fair_outcome(*python_fair_run(w, params, utilisation_rows="live"))
-        cc = fair_outcome(*compiled_fair_run(compiled, w, params))
+        try:
+            cc = fair_outcome(*compiled_fair_run(compiled, w, params))
+        except InputError as exc:  # (a heartbeat rounded before the clock: the run stops, the xfail below)
+            assert "before the clock" in str(exc)
+            refused += 1
+            continue
         problems = fair_differences(py, cc)
         assert not problems, f"far workload {k} (base {base!r}, fair {params}): " + "\n".join(problems[:6])
         compared += 1
-    assert compared >= 8
+    assert compared >= 6, (compared, refused)
 
 
 @pytest.mark.xfail(
@@ -367,15 +373,17 @@ def test_python_heartbeats_are_never_scheduled_before_now(nodes: int, submit: fl
 
 
 @pytest.mark.parametrize(("nodes", "submit", "heartbeat"), [(6, 2.0**52 + 3, None), (2, 3.75, 0.3)])
-def test_a_heartbeat_before_now_runs_compiled_as_in_the_python_engine(
+def test_a_heartbeat_before_now_stops_the_compiled_run_with_a_one_line_error(
     compiled: Any, nodes: int, submit: float, heartbeat: float | None
 ) -> None:
-    # the xfail's two workloads: until the Python rule is fixed, the compiled run is its run (without
-    # utilisation rows: the Python engine's raise on an attempt before the run's first instant)
+    # the xfail's two workloads: until the Python rule is fixed, the compiled loop refuses to run back in
+    # time (the Python engine's run there starts a map before it was submitted: verify rejects it)
     options: dict[str, Any] = {"record_utilisation": False}
     if heartbeat is not None:
         options["heartbeat"] = heartbeat
-    assert_same_fair_runs(compiled, _one_map_workload(nodes, submit), "a heartbeat before now", **options)
+    with pytest.raises(InputError, match="before the clock") as caught:
+        compiled_fair_run(compiled, _one_map_workload(nodes, submit), {}, **options)
+    assert "\n" not in str(caught.value)
 
 
 def test_a_cluster_of_more_than_300_nodes_is_the_python_engines(compiled: Any) -> None:
