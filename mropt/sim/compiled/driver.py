@@ -4,8 +4,10 @@ it calls a loop's ``step`` until the run ends and leaves what a run's readers re
 ``run`` would.
 
 At each pause of the loop it moves the ended batches into the recorder's store (so a day's attempts are
-never held twice) and the row breaks into the utilisation marks, and lets the watch look (progress bar,
-time limit, Ctrl-C), as the Python loop does every ``watch.every`` events. At the end: the attempts
+never held twice), the row breaks into the utilisation marks and the loop's utilisation rows into their
+file (``on_pause``: :func:`move_rows`), and lets the watch look (progress bar, time limit, Ctrl-C), as the
+Python loop does every ``watch.every`` events. A loop whose next instant would come before its last (a
+heartbeat rounded below the clock) ends the run with a one-line :class:`~mropt.model.errors.InputError`. At the end: the attempts
 still running, recorded as killed at the run's time; the jobs' outcomes and states, ``active``, the
 cluster's counts and free resources, the recorder's job ends (:func:`jobs_back`). A loop's module names
 its registers as ``drf_core`` does (``AI``, ``NEXT_ATTEMPT``, ``EVENTS``, ``N_ENDED``, ``N_BREAKS``,
