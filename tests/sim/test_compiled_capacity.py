@@ -172,3 +172,19 @@ def test_why_not_names_what_the_core_does_not_run(capacity_engine: Any) -> None:
     # run_simulation routes capacity to the core, and runs what it refuses by the Python engine under auto
     assert run_simulation(Simulation(w, make_policy("capacity", {})), "capacity", "compiled")[1] == "compiled"
     assert run_simulation(Simulation(queued, make_policy("capacity", {})), "capacity", "auto")[1] == "python"
+
+
+def test_fair_workloads_shapes_are_the_python_runs(capacity_engine: Any) -> None:
+    # the shapes of test_compiled_fair.py's workloads (nodes of 0 map slots, priorities, reduce slots, jobs
+    # naming pools, exactly full nodes, zero-mem demands), under capacity: the Python engine's run and its
+    # plain rule's
+    from fair_compiled_helpers import fair_workload
+
+    rng = random.Random("compiled-capacity-fair-shapes")
+    for k in range(40):
+        w = fair_workload(rng)
+        params = capacity_params(k)
+        mine = compiled_outcome(capacity_engine, w, params)
+        for reference in (False, True):
+            problems = differences(python_outcome(w, params, reference), mine)
+            assert not problems, f"fair-shaped workload {k} reference={reference}: " + "\n".join(problems[:6])
