@@ -51,7 +51,8 @@ from mropt.sim.compiled.capacity_order import (
     wait_factor,
 )
 from mropt.sim.compiled.drf_index import build_stacks, ev_pop, ev_push, pop_place
-from mropt.sim.compiled.fair_order import any_fits, fit_set
+from mropt.sim.compiled.fair_order import fit_set
+from mropt.sim.compiled.heartbeats import next_beat, room
 from mropt.sim.compiled.rows import emit, touch
 
 _FIT_EPS = 1e-9  # mropt.sim.capacity.FIT_EPS and mropt.sim.demand_index._EPS
@@ -171,14 +172,9 @@ def step(W, P, Q, S, L, R, F, until, stop_events):
                     fslot[node] += 1
                     free0[node] += d0
                     free1[node] += d1
-                    if (
-                        not beating[node]
-                        and R[RUNNABLE] > 0
-                        and fslot[node] > 0
-                        and any_fits(c_d0, fit, fit_size, free0[node] + _FIT_EPS, free1[node] + _FIT_EPS)
-                    ):
+                    if not beating[node] and room(node, R[RUNNABLE], fslot, free0, free1, c_d0, fit, fit_size):
                         beating[node] = True
-                        t = phase[node] + max(np.ceil((now - phase[node]) / interval), 0.0) * interval
+                        t = next_beat(phase[node], now, interval)
                         R[N_EV] = ev_push(et, es, eslot, R[N_EV], t, HEARTBEAT_SEQ + R[SEQ], -1 - node)
                         R[SEQ] += 1
                 e = R[N_ENDED]
@@ -225,11 +221,7 @@ def step(W, P, Q, S, L, R, F, until, stop_events):
                 R[N_EV] = ev_pop(et, es, eslot, R[N_EV])
                 R[EVENTS] += 1
                 beating[node] = False
-                if not (
-                    R[RUNNABLE] > 0
-                    and fslot[node] > 0
-                    and any_fits(c_d0, fit, fit_size, free0[node] + _FIT_EPS, free1[node] + _FIT_EPS)
-                ):
+                if not (room(node, R[RUNNABLE], fslot, free0, free1, c_d0, fit, fit_size)):
                     if R[STALLED] != 0:
                         break
                     continue
@@ -389,11 +381,7 @@ def step(W, P, Q, S, L, R, F, until, stop_events):
                         break
                 else:
                     R[IDLE_BEATS] = 0
-                if (
-                    R[RUNNABLE] > 0
-                    and fslot[node] > 0
-                    and any_fits(c_d0, fit, fit_size, free0[node] + _FIT_EPS, free1[node] + _FIT_EPS)
-                ):
+                if room(node, R[RUNNABLE], fslot, free0, free1, c_d0, fit, fit_size):
                     beating[node] = True
                     R[N_EV] = ev_push(et, es, eslot, R[N_EV], now + interval, HEARTBEAT_SEQ + R[SEQ], -1 - node)
                     R[SEQ] += 1
@@ -405,14 +393,9 @@ def step(W, P, Q, S, L, R, F, until, stop_events):
             R[N_EV] = 0
         if new_work:  # ``_schedule_all``: every node whose heartbeat is not scheduled, in order
             for node in range(n_nodes):
-                if (
-                    not beating[node]
-                    and R[RUNNABLE] > 0
-                    and fslot[node] > 0
-                    and any_fits(c_d0, fit, fit_size, free0[node] + _FIT_EPS, free1[node] + _FIT_EPS)
-                ):
+                if not beating[node] and room(node, R[RUNNABLE], fslot, free0, free1, c_d0, fit, fit_size):
                     beating[node] = True
-                    t = phase[node] + max(np.ceil((now - phase[node]) / interval), 0.0) * interval
+                    t = next_beat(phase[node], now, interval)
                     R[N_EV] = ev_push(et, es, eslot, R[N_EV], t, HEARTBEAT_SEQ + R[SEQ], -1 - node)
                     R[SEQ] += 1
         # the utilisation rows of the instant (``Recorder.flush``; :mod:`mropt.sim.compiled.rows`)

@@ -53,7 +53,8 @@ import numpy as np
 from numba import njit
 
 from mropt.sim.compiled.drf_index import build_stacks, ev_pop, ev_push, pop_place
-from mropt.sim.compiled.fair_order import any_fits, fit_set, job_move, pool_move
+from mropt.sim.compiled.fair_order import fit_set, job_move, pool_move
+from mropt.sim.compiled.heartbeats import next_beat, room
 from mropt.sim.compiled.rows import emit, touch
 
 _FIT_EPS = 1e-9  # mropt.sim.capacity.FIT_EPS and mropt.sim.demand_index._EPS
@@ -181,14 +182,9 @@ def step(W, P, Q, S, L, R, F, until, stop_events):
                     fslot[node] += 1
                     free0[node] += d0
                     free1[node] += d1
-                    if (
-                        not beating[node]
-                        and R[RUNNABLE] > 0
-                        and fslot[node] > 0
-                        and any_fits(c_d0, fit, fit_size, free0[node] + _FIT_EPS, free1[node] + _FIT_EPS)
-                    ):
+                    if not beating[node] and room(node, R[RUNNABLE], fslot, free0, free1, c_d0, fit, fit_size):
                         beating[node] = True
-                        t = phase[node] + max(np.ceil((now - phase[node]) / interval), 0.0) * interval
+                        t = next_beat(phase[node], now, interval)
                         R[N_EV] = ev_push(et, es, eslot, R[N_EV], t, HEARTBEAT_SEQ + R[SEQ], -1 - node)
                         R[SEQ] += 1
                 e = R[N_ENDED]
@@ -248,11 +244,7 @@ def step(W, P, Q, S, L, R, F, until, stop_events):
                 R[N_EV] = ev_pop(et, es, eslot, R[N_EV])
                 R[EVENTS] += 1
                 beating[node] = False
-                if not (
-                    R[RUNNABLE] > 0
-                    and fslot[node] > 0
-                    and any_fits(c_d0, fit, fit_size, free0[node] + _FIT_EPS, free1[node] + _FIT_EPS)
-                ):
+                if not (room(node, R[RUNNABLE], fslot, free0, free1, c_d0, fit, fit_size)):
                     if R[STALLED] != 0:
                         break
                     continue
@@ -274,14 +266,14 @@ def step(W, P, Q, S, L, R, F, until, stop_events):
                 # the heartbeat's cap and CapBasedLoadManager's verdict on the reported maps
                 s = node_slots[node]
                 reported = s - fslot[node]
-                room = (fslot[node] if cap == -1 else cap) if multiple else 1
+                most = (fslot[node] if cap == -1 else cap) if multiple else 1  # (the heartbeat's cap)
                 load = min(1.0, F[RUNNABLE_TOTAL] / total_slots) if total_slots > 0 else 0.0
                 allowed = reported < np.ceil(s * load)
                 rack = node_rack[node]
                 n_visited = 0
                 assigned = 0
                 start = 0  # the order's first pools, each with every candidate passed by at this heartbeat
-                while allowed and assigned != room and R[BUSY] != F[RUNNABLE_TOTAL]:
+                while allowed and assigned != most and R[BUSY] != F[RUNNABLE_TOTAL]:
                     # ``_launch_first``: the first pool, and job of it, that launches a map on the node
                     chosen = -1
                     task = -1
@@ -423,11 +415,7 @@ def step(W, P, Q, S, L, R, F, until, stop_events):
                         break
                 else:
                     R[IDLE_BEATS] = 0
-                if (
-                    R[RUNNABLE] > 0
-                    and fslot[node] > 0
-                    and any_fits(c_d0, fit, fit_size, free0[node] + _FIT_EPS, free1[node] + _FIT_EPS)
-                ):
+                if room(node, R[RUNNABLE], fslot, free0, free1, c_d0, fit, fit_size):
                     beating[node] = True
                     t = now + interval
                     R[N_EV] = ev_push(et, es, eslot, R[N_EV], t, HEARTBEAT_SEQ + R[SEQ], -1 - node)
@@ -440,14 +428,9 @@ def step(W, P, Q, S, L, R, F, until, stop_events):
             R[N_EV] = 0
         if new_work:  # ``_schedule_all``: every node whose heartbeat is not scheduled, in order
             for node in range(n_nodes):
-                if (
-                    not beating[node]
-                    and R[RUNNABLE] > 0
-                    and fslot[node] > 0
-                    and any_fits(c_d0, fit, fit_size, free0[node] + _FIT_EPS, free1[node] + _FIT_EPS)
-                ):
+                if not beating[node] and room(node, R[RUNNABLE], fslot, free0, free1, c_d0, fit, fit_size):
                     beating[node] = True
-                    t = phase[node] + max(np.ceil((now - phase[node]) / interval), 0.0) * interval
+                    t = next_beat(phase[node], now, interval)
                     R[N_EV] = ev_push(et, es, eslot, R[N_EV], t, HEARTBEAT_SEQ + R[SEQ], -1 - node)
                     R[SEQ] += 1
         # the utilisation rows of the instant (``Recorder.flush``; :mod:`mropt.sim.compiled.rows`)
