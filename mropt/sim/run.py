@@ -241,10 +241,9 @@ def release_locality(sim: Simulation) -> None:
 def return_freed_memory() -> None:
     """Hand the C heap's free pages back to the system (glibc's ``malloc_trim``; elsewhere nothing).
 
-    A compiled run frees its loop's arrays, and the summary its rows, in pieces glibc keeps for later
-    use: on the Alibaba day under ``fair``, 206 MiB of the process's 822 MiB after the summary, which
-    the ``--out`` tables' build then stacked its own on (a peak of 1,077 MiB against 949 MiB after
-    the trim; benchmarks/RESULTS.md, issue 32). Memory only: nothing a run computes changes."""
+    A compiled run frees its loop's arrays, and the summary its blocks, in pieces glibc keeps for later
+    use, under which the ``--out`` tables' build then stacks its own (benchmarks/RESULTS.md, issue 32,
+    "the compiled core for ``fair`` and ``capacity``"). Memory only: nothing a run computes changes."""
     if sys.platform != "linux":
         return
     try:

@@ -19,10 +19,9 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from mropt.fairness.drf import tie_key
-from mropt.sim.compiled.driver import NotCompilable, common_arrays, drive, jobs_back, move_rows
+from mropt.sim.compiled.driver import NotCompilable, common_arrays, drive, jobs_back, jobs_why_not, move_rows
 from mropt.sim.policy import EVENT
 from mropt.sim.spilled_rows import SpilledRows
-from mropt.sim.state import MAP
 
 if TYPE_CHECKING:
     from mropt.sim.engine import Simulation
@@ -52,18 +51,9 @@ def why_not(sim: Simulation) -> str | None:
         return "a simulation already run"
     if not sim.jobs or not sim.n_nodes:
         return "no jobs or no nodes"
-    placed = None
-    for j in sim.jobs:
-        if len(j.stages) != 1:
-            return f"job {j.id!r} has several stages"
-        st = j.stages[0]
-        if st.type != MAP or len(st.durations) != 1 or len(st.demands) != 1 or st.demands[0] is None:
-            return f"job {j.id!r}: a stage of several task groups, or a task without a demand"
-        has = st.replicas is not None
-        if placed is None:
-            placed = has
-        if has != placed or (has and not isinstance(st.replicas, np.ndarray)):
-            return "replicas listed by the workload"
+    shape = jobs_why_not(sim.jobs)
+    if shape is not None:
+        return shape
     if not all(t > 0 for t in _totals(sim)):
         return "a resource of total 0"
     return None

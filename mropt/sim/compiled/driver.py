@@ -17,7 +17,7 @@ its registers as ``drf_core`` does (``AI``, ``NEXT_ATTEMPT``, ``EVENTS``, ``N_EN
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -32,6 +32,7 @@ from mropt.sim.watch import UNTIL
 if TYPE_CHECKING:
     from mropt.sim.engine import Simulation
     from mropt.sim.spilled_rows import SpilledRows
+    from mropt.sim.state import Job
 
 #: ended batches the loop keeps before the driver moves them into the recorder's store
 CHUNK = 1 << 18
@@ -40,6 +41,24 @@ BREAKS = 1 << 12
 #: utilisation rows the loop keeps (plus a pool each) before the driver moves them to their file
 ROWS = 1 << 16
 _NEVER = 1 << 62
+
+
+def jobs_why_not(jobs: Sequence[Job]) -> str | None:
+    """Why ``jobs`` are not of the shape every compiled loop runs (a short phrase), or None: each job one map
+    stage of one task group with a demand, and the replicas of all generated (one array) or of none."""
+    placed = None
+    for j in jobs:
+        if len(j.stages) != 1:
+            return f"job {j.id!r} has several stages"
+        st = j.stages[0]
+        if st.type != MAP or len(st.durations) != 1 or len(st.demands) != 1 or st.demands[0] is None:
+            return f"job {j.id!r}: a stage of several task groups, or a task without a demand"
+        has = st.replicas is not None
+        if placed is None:
+            placed = has
+        if has != placed or (has and not isinstance(st.replicas, np.ndarray)):
+            return "replicas listed by the workload"
+    return None
 
 
 class NotCompilable(ValueError):
@@ -291,6 +310,7 @@ __all__ = [
     "ROWS",
     "NotCompilable",
     "drive",
+    "jobs_why_not",
     "empty_buffers",
     "jobs_back",
     "kill_running",

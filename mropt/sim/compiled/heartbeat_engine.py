@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from mropt.sim.compiled.driver import NotCompilable, drive, jobs_back, move_rows
+from mropt.sim.compiled.driver import NotCompilable, drive, jobs_back, jobs_why_not, move_rows
 from mropt.sim.policy import HEARTBEAT
 from mropt.sim.spilled_rows import SpilledRows
 from mropt.sim.state import MAP
@@ -48,19 +48,7 @@ def shape_why_not(sim: Simulation) -> str | None:
         return "a simulation already run"
     if not sim.jobs or not sim.n_nodes or not sim.heartbeat_interval > 0:
         return "no jobs, no nodes or no heartbeat interval"
-    placed = None
-    for j in sim.jobs:
-        if len(j.stages) != 1:
-            return f"job {j.id!r} has several stages"
-        st = j.stages[0]
-        if st.type != MAP or len(st.durations) != 1 or len(st.demands) != 1 or st.demands[0] is None or not st.n:
-            return f"job {j.id!r}: a stage of several task groups, or a task without a demand"
-        has = st.replicas is not None
-        if placed is None:
-            placed = has
-        if has != placed or (has and not isinstance(st.replicas, np.ndarray)):
-            return "replicas listed by the workload"
-    return None
+    return jobs_why_not(sim.jobs)
 
 
 def run_heartbeat(
