@@ -87,8 +87,12 @@ def _table(columns: dict[str, Any]) -> pa.Table:
 def _write_parquet(path: Path, schema: pa.Schema, pieces: Iterable[pa.Table]) -> None:
     """Write the table of ``pieces`` (each a row group: ``TasksTable.pieces``) to ``path``, atomically
     (:func:`mropt.model.files.replacing`): the file :func:`pyarrow.parquet.write_table` writes of the
-    whole table (zstd) with row groups of the pieces' size, without the whole table in memory."""
-    with replacing(path) as tmp, pq.ParquetWriter(str(tmp), schema, compression="zstd") as writer:
+    whole table (zstd) with row groups of the pieces' size, without the whole table in memory.
+
+    Only the text columns are dictionary-encoded: a number column's dictionary (pyarrow's default for
+    every column) overflows and is dropped in every row group of a long run, which cost the Alibaba
+    day's ``--out`` a fifth of its write time for files a fifth larger (benchmarks/RESULTS.md, issue 32)."""
+    with replacing(path) as tmp, pq.ParquetWriter(str(tmp), schema, **parquet_options(schema)) as writer:
         empty = True
         for piece in pieces:
             writer.write_table(piece)
@@ -96,6 +100,13 @@ def _write_parquet(path: Path, schema: pa.Schema, pieces: Iterable[pa.Table]) ->
             del piece  # (one piece in memory at a time: not this one while the next is built)
         if empty:
             writer.write_table(schema.empty_table())  # (write_table writes an empty table's row group)
+
+
+def parquet_options(schema: pa.Schema) -> dict[str, Any]:
+    """The Parquet writer's options for a table of ``schema`` (:func:`_write_parquet`): zstd, and a
+    dictionary for the text columns only."""
+    text = [f.name for f in schema if pa.types.is_string(f.type) or pa.types.is_large_string(f.type)]
+    return {"compression": "zstd", "use_dictionary": text}
 
 
 def summary_json(run: SimRun) -> str:

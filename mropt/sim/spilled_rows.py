@@ -59,8 +59,9 @@ class SpilledRows:
         cluster = pool == 0
         for code in (0, 1):
             self.cluster[code] += int(np.count_nonzero(cluster & (stype == code)))
-        self._types.update(np.unique(stype).tolist())
-        self._pools.update(np.unique(pool).tolist())
+        # (codes from 0: counted, not sorted, as np.unique would)
+        self._types.update(np.flatnonzero(np.bincount(stype)).tolist())
+        self._pools.update(np.flatnonzero(np.bincount(pool)).tolist())
 
     def blocks(self, size: int) -> Iterator[tuple[np.ndarray, ...]]:
         """The rows in order, ``size`` at a time (one empty block when there are none). Each block is read

@@ -19,7 +19,7 @@ from test_sim_fifo import mixed_workload
 from mropt.model.workload import WorkloadInstance
 from mropt.sim import ended_attempts, recorder, tasks_table, utilisation
 from mropt.sim.engine import Simulation
-from mropt.sim.outputs import RUN_ID_KEY, TABLE_KEY, write_outputs
+from mropt.sim.outputs import RUN_ID_KEY, TABLE_KEY, parquet_options, write_outputs
 from mropt.sim.policy import make_policy
 from mropt.sim.recorder import OUTCOMES, Recorder
 from mropt.sim.run import SimRun, simulate, summarise
@@ -120,7 +120,7 @@ def test_the_tables_are_what_the_plain_lists_gave(name: str, tmp_path: Path, mon
         meta = pq.read_schema(tmp_path / "out" / f"{name}.parquet").metadata
         sink = pa.BufferOutputStream()
         marked = table.replace_schema_metadata({RUN_ID_KEY: meta[RUN_ID_KEY], TABLE_KEY: name.encode()})
-        pq.write_table(marked, sink, compression="zstd", row_group_size=7)
+        pq.write_table(marked, sink, row_group_size=7, **parquet_options(marked.schema))
         assert (tmp_path / "out" / f"{name}.parquet").read_bytes() == sink.getvalue().to_pybytes(), name
     summary = json.loads((tmp_path / "out" / "summary.json").read_text())
     assert summary["attempts"] == want.num_rows
