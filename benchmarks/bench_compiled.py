@@ -15,8 +15,9 @@ their ratio, the events and whether the event-log hashes are the same. Cases:
   ``--python-day`` (the Python engine takes 4 to 7 minutes a run there).
 
 With ``--split``, each case's compiled run is also split, in a child process of its own, into loading
-the workload file, building the ``Simulation`` and the compiled run (the loop, with the driver's
-moves into the recorder), in CPU seconds.
+the workload file, building the ``Simulation``, the compiled run (the loop, with the driver's
+moves into the recorder), the summary and the ``--out`` files, in CPU seconds (what ``simulate``
+and ``write_outputs`` do, called one by one: the whole command less its start-up).
 
 The first compiled run of a session may include numba's compile of the core (some 15 s) when its
 cache is cold: the script runs one small compiled run first, untimed, so that none of the lines does.
@@ -68,25 +69,36 @@ def run(workload: Path, policy: str, params: tuple[str, ...], engine: str, out: 
 
 
 SPLIT = """
-import sys, time
+import sys, tempfile, time
 from mropt.model.io import load_instance
 from mropt.sim.engine import Simulation
-from mropt.sim.policy import make_policy
 from mropt.sim.engines import run_simulation
+from mropt.sim.outputs import write_outputs
+from mropt.sim.policy import make_policy
+from mropt.sim.run import SimRun, release_locality, return_freed_memory
+from mropt.sim.summary import summarise
 t0 = time.process_time()
 w = load_instance(sys.argv[1])
 t1 = time.process_time()
 params = {k: int(v) for k, v in (p.split("=") for p in sys.argv[3:])}
-sim = Simulation(w, make_policy(sys.argv[2], params))
+policy = make_policy(sys.argv[2], params)
+sim = Simulation(w, policy)
 t2 = time.process_time()
-run_simulation(sim, sys.argv[2], "compiled")
+rec, _ = run_simulation(sim, sys.argv[2], "compiled")
 t3 = time.process_time()
-print(f"{t1 - t0:.2f} {t2 - t1:.2f} {t3 - t2:.2f}")
+release_locality(sim)
+summary = summarise(rec, sys.argv[2], policy.params, 0.0)
+return_freed_memory()
+t4 = time.process_time()
+with tempfile.TemporaryDirectory() as out:
+    write_outputs(SimRun(w, sys.argv[2], rec, summary, 0.0, dict(policy.params)), out)
+t5 = time.process_time()
+print(" ".join(f"{b - a:.2f}" for a, b in zip((t0, t1, t2, t3, t4), (t1, t2, t3, t4, t5))))
 """
 
 
 def split(workload: Path, policy: str, params: tuple[str, ...]) -> list[str]:
-    """Load, build and loop CPU seconds of one compiled run, in a child process (``SPLIT``)."""
+    """Load, build, loop, summary and ``--out`` CPU seconds of one compiled run, in a child process (``SPLIT``)."""
     done = subprocess.run(
         [sys.executable, "-c", SPLIT, str(workload), policy, *params], capture_output=True, text=True, check=True
     )
@@ -98,7 +110,9 @@ def main() -> int:
     ap.add_argument("--hours", type=float, default=2.0, help="the window of the file's first hours (default 2)")
     ap.add_argument("--day", action="store_true", help="the whole file too, compiled")
     ap.add_argument("--python-day", action="store_true", help="with --day, the Python engine on the day too")
-    ap.add_argument("--split", action="store_true", help="each compiled run's load, build and loop CPU seconds too")
+    ap.add_argument(
+        "--split", action="store_true", help="each compiled run's load, build, loop, summary and --out CPU seconds too"
+    )
     args = ap.parse_args()
     if not ALIBABA.exists():
         print(f"bench_compiled: {ALIBABA} is missing (../shared/traces)", file=sys.stderr)
@@ -138,15 +152,15 @@ def main() -> int:
                     f"| {p['peak']:,}, {c['peak']:,} |"
                 )
         if args.split:
-            print("\n| case | policy | load CPU s | build CPU s | compiled run CPU s |")
-            print("|---|---|---:|---:|---:|")
+            print("\n| case | policy | load CPU s | build CPU s | compiled run CPU s | summary CPU s | --out CPU s |")
+            print("|---|---|---:|---:|---:|---:|---:|")
             for case, _ in cases:
                 for policy, params, slots in POLICIES:
-                    load, build, loop = split(files[case, slots], policy, params)
+                    load, build, loop, summary, out = split(files[case, slots], policy, params)
                     name = (
                         policy + (f" ({', '.join(params)})" if params else "") + (f", {slots} slots" if slots else "")
                     )
-                    print(f"| {case} | {name} | {load} | {build} | {loop} |")
+                    print(f"| {case} | {name} | {load} | {build} | {loop} | {summary} | {out} |")
     return 0
 
 

@@ -159,6 +159,8 @@ class HeartbeatOffers(Offers):
                     if (maps > 0 and free_map[node] > 0) or (reduces > 0 and free_reduce[node] > 0):
                         pending[node] = 1
                         time = phases[node] + base
+                        if time < now:  # (``_next_beat``'s rounding below now)
+                            time = now
                         if time in queued:
                             sim.push_heartbeat(time, node)
                         elif time in at:
@@ -177,7 +179,8 @@ class HeartbeatOffers(Offers):
                 continue
             if (maps > 0 and free_map[node] > 0) or (reduces > 0 and free_reduce[node] > 0):
                 pending[node] = 1
-                push(phase + max(ceil((now - phase) / interval), 0) * interval, C_DECIDE, EV_HEARTBEAT, node)
+                time = phase + max(ceil((now - phase) / interval), 0) * interval
+                push(time if time >= now else now, C_DECIDE, EV_HEARTBEAT, node)
 
     def _room(self, node: int) -> bool:
         """Whether ``node`` may take pending work: it is up, with a free slot of a type that has
@@ -195,11 +198,15 @@ class HeartbeatOffers(Offers):
         return room and (self._fit_index is None or self._fit_index.any_fits(node))
 
     def _next_beat(self, node: int) -> float:
-        """The node's first heartbeat at or after now: its phase ``interval * node / nodes`` plus whole intervals."""
+        """The node's first heartbeat at or after now: its phase ``interval * node / nodes`` plus whole
+        intervals, or now where that sum rounds below now (it is now in exact arithmetic: with a 0.3 s
+        interval on 2 nodes at 3.75 s, node 1's sum is 3.7499999999999996; near 2**52 s, whole seconds
+        off). A heartbeat before now would start a task before the clock, or before its job came."""
         interval = self.sim.heartbeat_interval
         phase = self._phase[node]
-        k = math.ceil((self.sim.now - phase) / interval)
-        return phase + max(k, 0) * interval
+        now = self.sim.now
+        time = phase + max(math.ceil((now - phase) / interval), 0) * interval
+        return time if time >= now else now
 
     def _schedule(self, node: int) -> None:
         if not self._pending[node] and (self._room(node) or (self.spec is not None and self.spec_room(node))):
@@ -220,7 +227,9 @@ class HeartbeatOffers(Offers):
             self._pending[node] = 1
             interval = sim.heartbeat_interval
             phase = self._phase[node]
-            self._push(phase + max(math.ceil((sim.now - phase) / interval), 0) * interval, C_DECIDE, EV_HEARTBEAT, node)
+            now = sim.now
+            time = phase + max(math.ceil((now - phase) / interval), 0) * interval
+            self._push(time if time >= now else now, C_DECIDE, EV_HEARTBEAT, node)
 
     def beat(self, node: int) -> None:
         """Node ``node``'s heartbeat: the policy is offered it (then the rule, under one)."""

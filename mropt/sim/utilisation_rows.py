@@ -196,12 +196,7 @@ def row_pools(store: EndedAttempts, jobs: Sequence[Job]) -> tuple[dict[str, int]
             n += len(entry["count"][end])
             end += 1
         code, ids = (np.concatenate([_view(b, "q") for b in entry[name][done:end]]) for name in ("job", "id"))
-        code = pool_code[code]
-        order = np.lexsort((ids, code))  # by pool code, then id: each code's first is its least id
-        code, ids = code[order], ids[order]
-        head = np.ones(len(code), dtype=bool)
-        head[1:] = code[1:] != code[:-1]
-        first_id[code[head]] = np.minimum(first_id[code[head]], ids[head])
+        np.minimum.at(first_id, pool_code[code], ids)  # (each code's least id: no sort)
         done = end
     pools, pool_index = _pools(codes, first_id)
     return pools, pool_code, pool_index

@@ -300,42 +300,27 @@ def _shifted(w: WorkloadInstance, base: float) -> WorkloadInstance:
 @pytest.mark.parametrize("base", [2.0**40, 2.0**52, 1e16])
 def test_compiled_run_is_the_python_engines_run_at_far_times(compiled: Any, base: float) -> None:
     # submit times shifted to 2**40, 2**52 (a time's ulp 1) or 1e16 (ulp 2): heartbeat phases and
-    # durations below an ulp round (attempts of no time, heartbeats at one time value). A workload on
-    # which the Python engine raises (its queue broken by a heartbeat scheduled before now, or its
-    # utilisation rows by an attempt before the first instant: the strict xfail below) is passed by,
-    # counted; so is one the compiled loop stops with its one-line error (a heartbeat before the clock,
-    # which the Python engine ran back in time without raising); the others must be the same run
+    # durations below an ulp round (attempts of no time, heartbeats at one time value, sums of a phase and
+    # whole intervals rounding below now: ``_next_beat``'s, the heartbeat then at now); against the Python
+    # run's rows both ways, live (``Recorder.flush``'s rule, which the loop follows) and built after the run
     rng = random.Random(f"compiled-fair-far-{base}")
-    compared = refused = 0
     for k in range(16):
         w, params = fair_case(rng)
         w = _shifted(w, base)
-        try:
-            fair_outcome(*python_fair_run(w, params))
-        except (KeyError, AssertionError):  # (the run, or its utilisation rows: the xfail below)
-            continue
-        # (against the Python run's live utilisation rows, ``Recorder.flush``'s rule, which the loop follows:
-        # at 1e16 the rows the Python engine builds after the run differ from them, the strict xfail below)
-        py = fair_outcome(*python_fair_run(w, params, utilisation_rows="live"))
-        try:
-            cc = fair_outcome(*compiled_fair_run(compiled, w, params))
-        except InputError as exc:  # (a heartbeat rounded before the clock: the run stops, the xfail below)
-            assert "before the clock" in str(exc)
-            refused += 1
-            continue
-        problems = fair_differences(py, cc)
-        assert not problems, f"far workload {k} (base {base!r}, fair {params}): " + "\n".join(problems[:6])
-        compared += 1
-    assert compared >= 6, (compared, refused)
+        cc = fair_outcome(*compiled_fair_run(compiled, w, params))
+        for rows in ("live", "built"):
+            options = {"utilisation_rows": "live"} if rows == "live" else {}
+            problems = fair_differences(fair_outcome(*python_fair_run(w, params, **options)), cc)
+            assert not problems, f"far workload {k} (base {base!r}, fair {params}, {rows} rows): " + "\n".join(
+                problems[:6]
+            )
 
 
-@pytest.mark.xfail(
-    strict=True, reason="Python engine: at 1e16 the rows built after the run are not the live recorder's"
-)
 def test_python_built_rows_are_the_live_rows_at_far_times() -> None:
     # found by the compiled core's far-time test: the rows of mropt.sim.utilisation_rows.build_rows (the
     # Python engine's default, built from the ended attempts and the engine's marks) against those
-    # Recorder.flush writes live, on the workload that showed it (the third of the 1e16 draws)
+    # Recorder.flush writes live, on the workload that showed it (the third of the 1e16 draws); they
+    # differed while ``_next_beat`` could schedule a heartbeat before now
     rng = random.Random("compiled-fair-far-1e+16")
     for _ in range(3):
         w, params = fair_case(rng)
@@ -353,37 +338,27 @@ def _one_map_workload(nodes: int, submit: float) -> WorkloadInstance:
     return workload(cluster, [_map_job("a", "u", 1, 1.0, 1.0, 1.0, submit_time=submit)])
 
 
-@pytest.mark.xfail(strict=True, reason="Python engine: a heartbeat scheduled before now (rounding)")
 @pytest.mark.parametrize(
     ("nodes", "submit", "heartbeat"), [(6, 2.0**52 + 3, None), (2, 3.75, 0.3)], ids=["far-time", "heartbeat-0.3"]
 )
-def test_python_heartbeats_are_never_scheduled_before_now(nodes: int, submit: float, heartbeat: float | None) -> None:
-    # HeartbeatOffers._next_beat: phase + ceil((now - phase) / interval) x interval, which rounding can
-    # put before now. At 2**52 + 3 on 6 nodes (interval 3 s), node 1's (phase 0.5): now - 0.5 rounds to
-    # 2**52 + 2 (ties to even), k x 3 = 2**52 + 2, + 0.5 rounds to 2**52 + 2: 1 s before now. With
-    # ``heartbeat=0.3`` on 2 nodes at 3.75: node 1's beat at 3.7499999999999996. The map then starts
-    # before its job was submitted (verify rejects the run); in busier runs the queue breaks (a KeyError
-    # in Simulation._run) or the utilisation rows find a change before the first instant (some of the
-    # far workloads above). The compiled core schedules the same heartbeat on these two.
+def test_heartbeats_are_never_scheduled_before_now(
+    compiled: Any, nodes: int, submit: float, heartbeat: float | None
+) -> None:
+    # ``HeartbeatOffers._next_beat``'s phase + ceil((now - phase) / interval) x interval can round below now.
+    # At 2**52 + 3 on 6 nodes (interval 3 s), node 1's (phase 0.5): now - 0.5 rounds to 2**52 + 2 (ties to
+    # even), k x 3 = 2**52 + 2, + 0.5 rounds to 2**52 + 2: 1 s before now. With ``heartbeat=0.3`` on 2 nodes
+    # at 3.75: node 1's sum is 3.7499999999999996. Before the fix the map started before its job was
+    # submitted (verify rejected the run; busier runs broke the queue: a KeyError in Simulation._run) and
+    # the compiled loop stopped with a one-line error. Now the heartbeat is at now: the map starts at the
+    # submit time, in both engines.
     w = _one_map_workload(nodes, submit)
     options = {} if heartbeat is None else {"heartbeat": heartbeat}
     sim, rec = python_fair_run(w, **options)
     verdict = verify_simulation(w, rec.jobs_columns(), rec.tasks_columns())
     assert verdict.ok, verdict.problems
-
-
-@pytest.mark.parametrize(("nodes", "submit", "heartbeat"), [(6, 2.0**52 + 3, None), (2, 3.75, 0.3)])
-def test_a_heartbeat_before_now_stops_the_compiled_run_with_a_one_line_error(
-    compiled: Any, nodes: int, submit: float, heartbeat: float | None
-) -> None:
-    # the xfail's two workloads: until the Python rule is fixed, the compiled loop refuses to run back in
-    # time (the Python engine's run there starts a map before it was submitted: verify rejects it)
-    options: dict[str, Any] = {"record_utilisation": False}
-    if heartbeat is not None:
-        options["heartbeat"] = heartbeat
-    with pytest.raises(InputError, match="before the clock") as caught:
-        compiled_fair_run(compiled, _one_map_workload(nodes, submit), {}, **options)
-    assert "\n" not in str(caught.value)
+    assert rec.jobs_columns()["first_start"][0] == submit
+    py = fair_outcome(sim, rec)
+    assert not fair_differences(py, fair_outcome(*compiled_fair_run(compiled, w, {}, **options)))
 
 
 def test_a_cluster_of_more_than_300_nodes_is_the_python_engines(compiled: Any) -> None:

@@ -82,8 +82,6 @@ State = namedtuple(
 #: per job its locality stacks (a numba typed list), built at its first launch, dropped at its end
 Lists = namedtuple("Lists", "stacks")
 DONE, PAUSED, UNTIL = 0, 1, 2
-#: what :func:`step` returns when the next instant is before the last (:mod:`mropt.sim.compiled.driver`)
-BACKWARDS = 3
 #: the int64 registers (``R``); the names the driver reads are those of drf_core
 AI, N_EV, NEXT_ATTEMPT, OPEN, EVENTS, RUNNABLE, N_ENDED, N_BREAKS, N_JOB_END, N_FREE, SEQ, STARTED = range(12)
 #: running maps; running plus pending maps of the active jobs; heartbeats offered to the policy (each one's
@@ -150,9 +148,6 @@ def step(W, P, Q, S, L, R, F, until, stop_events):
         if now > until:
             F[NOW] = until
             return UNTIL
-        if now < F[LAST]:  # a heartbeat scheduled before the clock (``_next_beat``'s rounding): no run
-            F[NOW] = now
-            return BACKWARDS
         if R[STARTED] == 0:
             R[STARTED] = 1
             F[FIRST_TIME] = now

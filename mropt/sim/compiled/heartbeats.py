@@ -28,6 +28,7 @@ def room(node, runnable, fslot, free0, free1, c_d0, fit, fit_size):
 
 @njit(cache=True, inline="always")
 def next_beat(phase, now, interval):
-    """``_next_beat``: the node's first heartbeat at or after ``now``, its ``phase`` plus whole intervals (the
-    float expression can round below ``now``: the loops stop there, ``BACKWARDS``)."""
-    return phase + max(np.ceil((now - phase) / interval), 0.0) * interval
+    """``_next_beat``: the node's first heartbeat at or after ``now``, its ``phase`` plus whole intervals, or
+    ``now`` where that sum rounds below it."""
+    t = phase + max(np.ceil((now - phase) / interval), 0.0) * interval
+    return t if t >= now else now
