@@ -201,6 +201,13 @@ def move_rows(state: Any, regs: np.ndarray, core: Any, rows: SpilledRows | None)
     regs[core.N_ROWS] = 0
 
 
+def _stages(state: Any, name: str, n: int) -> np.ndarray:
+    """The first ``n`` stages of the loop's buffer ``name``, or zeros for a loop whose jobs are one map
+    stage (it keeps no such buffer). A loop that keeps one runs jobs of a map stage then perhaps a
+    reduce stage, so a stage's index is its slot type (``MAP`` 0, ``REDUCE`` 1): the same column."""
+    return getattr(state, name)[:n] if hasattr(state, name) else np.zeros(n, dtype=np.int8)
+
+
 def empty_buffers(sim: Simulation, state: Any, regs: np.ndarray, core: Any) -> None:
     """Move the loop's ended batches into the recorder's store and its row breaks into the marks (a
     break's count of ended entries is the loop's, from its buffer's start: the store's count added)."""
@@ -211,10 +218,11 @@ def empty_buffers(sim: Simulation, state: Any, regs: np.ndarray, core: Any) -> N
         firsts = state.o_first[:n]
         rows = member_ids(firsts, counts)
         zeros = np.zeros(n, dtype=np.int8)
+        stages = _stages(state, "o_stage", n)
         columns = {
             "job": state.o_job[:n],
-            "stage": zeros,
-            "type": zeros,
+            "stage": stages,
+            "type": stages,
             "id": firsts,
             "start": state.o_start[:n],
             "end": state.o_end[:n],
@@ -248,10 +256,11 @@ def kill_running(sim: Simulation, state: Any, regs: np.ndarray, core: Any) -> No
     n = len(ids)
     ones = np.ones(n, dtype=np.int64)
     zeros = np.zeros(n, dtype=np.int8)
+    stages = state.s_stage[which] if hasattr(state, "s_stage") else zeros
     columns = {
         "job": state.s_job[which],
-        "stage": zeros,
-        "type": zeros,
+        "stage": stages,
+        "type": stages,
         "id": ids,
         "start": state.s_start[which],
         "end": np.full(n, sim.now),
