@@ -263,6 +263,31 @@ def test_verify_passes_and_the_summary_is_the_python_engines(fifo_engine: Any) -
         assert repr(cc.summary) == repr(py.summary), k
 
 
+def _left(sim: Simulation) -> tuple[Any, ...]:
+    """What a run leaves in the simulation besides its tables (``tests/sim/test_compiled_state.py``'s)."""
+    jobs = [
+        (j.status, j.reason, j.cur, j.remaining, j.runnable, j.running, j.first_start, j.map_end, j.finish,
+         [(st.pending, st.finished, st.running, st.end_time, bytes(st.state)) for st in j.stages])
+        for j in sim.jobs
+    ]  # fmt: skip
+    counts = (sim.busy, sim.runnable, sim.remaining, sim.free, list(sim.active), sim.jobs_finished)
+    return (*counts, jobs, sim.next_attempt, sim.events, sim.now, sim.stopped)
+
+
+def test_the_simulation_left_by_a_compiled_run_is_the_python_engines(fifo_engine: Any) -> None:
+    # the cluster's counts and free slots, ``active`` in arrival order, each job's and stage's counts,
+    # times and tasks' states, run to the end or stopped by ``until``
+    rng = random.Random("compiled-fifo-state")
+    for k in range(30):
+        w = fifo_workload(rng)
+        until = rng.choice([None, None, 2.0, 4.5, 9.0, 20.0])
+        py = _sim(w, until=until)
+        py.run()
+        cc = _sim(w, until=until)
+        fifo_engine.run_compiled(cc)
+        assert _left(cc) == _left(py), f"workload {k}, until {until}"
+
+
 # ---------------------------------------------------------------------------------------------
 # 2. what the loop does not run
 
