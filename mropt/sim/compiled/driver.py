@@ -1,5 +1,5 @@
 """The driver of the compiled loops (:mod:`mropt.sim.compiled.drf_core`, :mod:`~mropt.sim.compiled.fair_core`,
-:mod:`~mropt.sim.compiled.capacity_core`):
+:mod:`~mropt.sim.compiled.capacity_core`, :mod:`~mropt.sim.compiled.fifo_core`):
 it calls a loop's ``step`` until the run ends and leaves what a run's readers read as the Python engine's
 ``run`` would.
 
@@ -9,7 +9,10 @@ file (``on_pause``: :func:`move_rows`), and lets the watch look (progress bar, t
 Python loop does every ``watch.every`` events. A loop whose next instant would come before its last (a
 heartbeat rounded below the clock) ends the run with a one-line :class:`~mropt.model.errors.InputError`. At the end: the attempts
 still running, recorded as killed at the run's time; the jobs' outcomes and states, ``active``, the
-cluster's counts and free resources, the recorder's job ends (:func:`jobs_back`). A loop's module names
+cluster's counts and free resources, the recorder's job ends (:func:`jobs_back`, for jobs of one map stage;
+``fifo_engine`` has its own, for jobs of two stages on slots). A loop whose jobs have a reduce stage
+keeps the stage of each ended batch (``o_stage``) and running one (``s_stage``), which are also its slot
+type; the others keep none, and their attempts' stage and type are 0. A loop's module names
 its registers as ``drf_core`` does (``AI``, ``NEXT_ATTEMPT``, ``EVENTS``, ``N_ENDED``, ``N_BREAKS``,
 ``N_JOB_END``, ``N_FREE``, ``STARTED``; ``NOW``, ``FIRST_TIME``) and its state's arrays likewise.
 """
