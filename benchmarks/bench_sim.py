@@ -17,12 +17,17 @@ Prints:
    share one attempt object and one completion event, on one node or several; the tables
    are those of unbatched runs, see ``mropt/sim/engine.py``), so a wave of maps is one
    event; the SimPy model has one process, one request and one timeout per task. Each side
-   is timed as the best of three runs in the same process, the three sides interleaved, in
+   is timed as the best of three runs in the same process, the sides interleaved, in
    CPU seconds of the process (``time.process_time``: the machine's other load otherwise
    dominates the ratio, and disturbs wall time more, a longer run being preempted more often),
    each run after ``gc.collect()`` (so that a full collection made due by another side's
    garbage, 45 ms on the 1,000-job row, falls in no side's timing).
-   ``--section phases`` (not run by default) splits that mropt run into its phases at each size
+   mropt is timed twice: by its Python engine (``Simulation(...).run()``) and by the compiled
+   ``fifo`` loop (``run_simulation(sim, "fifo", "compiled")``, :mod:`mropt.sim.compiled.fifo_core`),
+   each including the simulation's construction; the compiled side is called once on a small
+   workload before any timing, so numba's compile (or its cache's load) is outside the timings.
+   Both mropt columns are checked for the same mean job completion time.
+   ``--section phases`` (not run by default) splits the Python engine's run into its phases at each size
    (construction, the policy's start, the loop, the recorder's finish; the run again without
    its attempt rows; the jobs table, which the timing leaves out) beside the heapq simulator.
 2. **One AMB-paper static run** (``mropt generate workload --preset amb-static``: 30 jobs on
@@ -67,6 +72,7 @@ import heapq_fifo  # noqa: E402  (beside this file)
 
 from mropt.model.workload import WorkloadInstance  # noqa: E402
 from mropt.sim.engine import Simulation  # noqa: E402
+from mropt.sim.engines import run_simulation  # noqa: E402
 from mropt.sim.policy import make_policy  # noqa: E402
 
 SHARED = Path(os.environ.get("MROPT_SHARED", ROOT.parent / "shared"))
@@ -147,6 +153,17 @@ def run_mropt(workload: WorkloadInstance) -> tuple[float, float]:
     return wall, float(np.mean(cols["finish"] - cols["submit_time"]))
 
 
+def run_mropt_compiled(workload: WorkloadInstance) -> tuple[float, float]:
+    """:func:`run_mropt` by the compiled ``fifo`` loop (``mropt.sim.engines.run_simulation``, engine ``compiled``)."""
+    start = time.process_time()
+    sim = Simulation(workload, make_policy("fifo"), mode="event", record_utilisation=False)
+    rec, engine = run_simulation(sim, "fifo", "compiled")
+    wall = time.process_time() - start
+    assert engine == "compiled"
+    cols = rec.jobs_columns()
+    return wall, float(np.mean(cols["finish"] - cols["submit_time"]))
+
+
 def run_heapq(jobs: list[tuple[float, int, float, int, float]], nodes: int) -> tuple[float, float]:
     """The same FIFO model in a plain heapq simulator (``heapq_fifo.py``): (CPU seconds, mean JCT)."""
     start = time.process_time()
@@ -161,17 +178,19 @@ def section_simpy(quick: bool) -> None:
         "Task events (a start and an end per task) per CPU second (best of 3); ratios are mropt's speed over the other's.\n"
     )
     print(
-        "| jobs | nodes | tasks | SimPy s | heapq s | mropt s | SimPy ev/s | heapq ev/s | mropt ev/s "
-        "| mropt/SimPy | mropt/heapq | same mean JCT |"
+        "| jobs | nodes | tasks | SimPy s | heapq s | mropt python engine s | mropt compiled s | SimPy ev/s "
+        "| heapq ev/s | mropt python engine ev/s | mropt compiled ev/s | python/SimPy | python/heapq "
+        "| compiled/heapq | same mean JCT |"
     )
-    print("|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|:---:|")
+    print("|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|:---:|")
+    run_mropt_compiled(as_workload(fifo_jobs(5, seed=1), 5))  # (numba's compile, or its cache's load, untimed)
     sizes = [(100, 50)] if quick else [(100, 50), (400, 100), (1000, 200)]
     for n_jobs, nodes in sizes:
         jobs = fifo_jobs(n_jobs, seed=7)
         tasks = sum(m + r for _, m, _, r, _ in jobs)
         workload = as_workload(jobs, nodes)
-        simpy_runs, heapq_runs, mropt_runs = [], [], []
-        for _ in range(3):  # interleaved: a burst of load slows all three alike
+        simpy_runs, heapq_runs, mropt_runs, compiled_runs = [], [], [], []
+        for _ in range(3):  # interleaved: a burst of load slows all four alike
             # each run starts from a collected heap: a full collection of the process's objects (45 ms
             # here) that another side's garbage made due lands in no one's timing (benchmarks/RESULTS.md)
             gc.collect()
@@ -180,16 +199,19 @@ def section_simpy(quick: bool) -> None:
             heapq_runs.append(run_heapq(jobs, nodes))
             gc.collect()
             mropt_runs.append(run_mropt(workload))
+            gc.collect()
+            compiled_runs.append(run_mropt_compiled(workload))
         (simpy_wall, simpy_jct), (heapq_wall, heapq_jct) = min(simpy_runs), min(heapq_runs)
-        mropt_wall, mropt_jct = min(mropt_runs)
+        (mropt_wall, mropt_jct), (compiled_wall, compiled_jct) = min(mropt_runs), min(compiled_runs)
         events = 2 * tasks
-        jcts = (simpy_jct, heapq_jct, mropt_jct)
+        jcts = (simpy_jct, heapq_jct, mropt_jct, compiled_jct)
         same = max(jcts) - min(jcts) <= 1e-6 * simpy_jct
         print(
             f"| {n_jobs} | {nodes} | {tasks:,} | {simpy_wall:.2f} | {heapq_wall:.4f} | {mropt_wall:.4f} "
-            f"| {events / simpy_wall:,.0f} | {events / heapq_wall:,.0f} | {events / mropt_wall:,.0f} "
-            f"| {simpy_wall / mropt_wall:.1f}x | {heapq_wall / mropt_wall:.2f}x "
-            f"| {'yes' if same else 'no (SimPy, heapq, mropt: ' + ', '.join(f'{v:.2f}' for v in jcts) + ')'} |"
+            f"| {compiled_wall:.4f} | {events / simpy_wall:,.0f} | {events / heapq_wall:,.0f} "
+            f"| {events / mropt_wall:,.0f} | {events / compiled_wall:,.0f} "
+            f"| {simpy_wall / mropt_wall:.1f}x | {heapq_wall / mropt_wall:.2f}x | {heapq_wall / compiled_wall:.2f}x "
+            f"| {'yes' if same else 'no (SimPy, heapq, python, compiled: ' + ', '.join(f'{v:.2f}' for v in jcts) + ')'} |"
         )
     print()
 

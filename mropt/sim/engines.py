@@ -9,7 +9,10 @@
   without speculation, faults, stragglers, reduce slow-start or live utilisation rows
   (:func:`mropt.sim.compiled.drf_engine.why_not`), and ``fair`` and ``capacity`` (one default queue)
   in heartbeat mode on a cluster of map slots and two resources
-  (:func:`mropt.sim.compiled.fair_engine.why_not`, :func:`mropt.sim.compiled.capacity_engine.why_not`);
+  (:func:`mropt.sim.compiled.fair_engine.why_not`, :func:`mropt.sim.compiled.capacity_engine.why_not`),
+  and ``fifo`` in event mode on a cluster of map and reduce slots, jobs of a map stage and perhaps a
+  reduce stage, each of one task group without demands or replicas, without speculation, faults,
+  stragglers, reduce slow-start or live utilisation rows (:func:`mropt.sim.compiled.fifo_engine.why_not`);
   for any other run, or without numba, a one-line :class:`~mropt.model.errors.InputError` says why;
 * ``auto`` (the default): the compiled core where it applies and the workload has at least
   :data:`AUTO_TASKS` tasks, else the Python engine. Below that size the Python engine takes a few
@@ -17,8 +20,8 @@
   then loaded from numba's cache in a fraction of a second).
 
 Both engines give the same run: the same tables, event-log hash, events and job outcomes
-(``tests/sim/test_compiled_drf.py`` and ``test_compiled_delay.py`` compare them on random
-workloads); the summary of a compiled run says ``"engine": "compiled"``. One known exception: with submit times near 2^52 s (where a time's
+(``tests/sim/test_compiled_drf.py``, ``test_compiled_delay.py``, ``test_compiled_fifo.py`` and the others
+compare them on random workloads); the summary of a compiled run says ``"engine": "compiled"``. One known exception: with submit times near 2^52 s (where a time's
 last bit is a second), the Python engine's accelerated ``ddrf`` and ``delay`` offers differ from their
 own plain rule on some workloads, and the compiled run is the plain rule's (a strict xfail in the tests).
 """
@@ -39,7 +42,7 @@ ENGINES = ("auto", "python", "compiled")
 #: the fewest tasks for which ``auto`` picks the compiled core
 AUTO_TASKS = 100_000
 #: the policies the compiled core runs
-COMPILED_POLICIES = ("drf", "ddrf", "delay", "fair", "capacity")
+COMPILED_POLICIES = ("drf", "ddrf", "delay", "fair", "capacity", "fifo")
 _NAMES = ", ".join(COMPILED_POLICIES[:-1]) + " and " + COMPILED_POLICIES[-1]
 
 
@@ -85,13 +88,17 @@ def run_simulation(sim: Simulation, policy: str, engine: str) -> tuple[Recorder,
         return sim.run(), "python"
     if not compiled_available():
         raise InputError(f"simulate: engine 'compiled' needs {compiled_unavailable() or _NOT_INSTALLED}")
-    from mropt.sim.compiled import capacity_engine, drf_engine, fair_engine
+    from mropt.sim.compiled import capacity_engine, drf_engine, fair_engine, fifo_engine
     from mropt.sim.compiled.driver import NotCompilable
 
     try:
         if policy not in COMPILED_POLICIES:
             raise NotCompilable(f"policy {policy} (only {_NAMES} run compiled)")
-        engines = {"fair": fair_engine.run_compiled, "capacity": capacity_engine.run_compiled}
+        engines = {
+            "fair": fair_engine.run_compiled,
+            "capacity": capacity_engine.run_compiled,
+            "fifo": fifo_engine.run_compiled,
+        }
         run = engines.get(policy, drf_engine.run_compiled)
         return run(sim), "compiled"  # (it refuses what it cannot run, the simulation untouched)
     except NotCompilable as refused:

@@ -52,7 +52,8 @@ def test_an_unknown_engine_on_the_command_line_exits_2(files: dict[str, Path]) -
     ("file", "policy", "options", "why"),
     [
         ("supported", "drf", ("--mode", "heartbeat"), "mode heartbeat"),
-        ("slots", "fifo", (), "policy fifo (only drf, ddrf, delay, fair and capacity run compiled)"),
+        ("slots", "fifo", (), "mode heartbeat (only event)"),
+        ("slots", "fifo", ("--mode", "event"), "a task with a demand"),
         ("slots", "fair", ("--param", "preemption=true"), "fair with preemption"),
         ("slots", "drf", (), "a cluster of slots"),
     ],

@@ -231,11 +231,11 @@ def test_auto_picks_the_compiled_core_from_auto_tasks_tasks_on(compiled: Any, mo
     assert simulate(with_slots(), "fair").summary.get("engine") == "compiled"
     assert "engine" not in simulate(with_slots(), "fair", {"preemption": True}).summary
     assert simulate(with_slots(), "capacity").summary.get("engine") == "compiled"
-    assert "engine" not in simulate(with_slots(), "fifo").summary
+    assert "engine" not in simulate(with_slots(), "fifo").summary  # (tasks with demands: fifo_core runs none)
     assert "engine" not in simulate(w, "drf", mode="heartbeat").summary
     assert "engine" not in simulate(w, "drf", speculation="late").summary
     # ddrf and delay run compiled too (engines.COMPILED_POLICIES), but not where the core cannot
-    assert engines.COMPILED_POLICIES == ("drf", "ddrf", "delay", "fair", "capacity")
+    assert engines.COMPILED_POLICIES == ("drf", "ddrf", "delay", "fair", "capacity", "fifo")
     assert simulate(w, "ddrf", {"e1": 1, "e2": 2}).summary.get("engine") == "compiled"
     assert simulate(w, "delay", {"d": 2}).summary.get("engine") == "compiled"
     assert "engine" not in simulate(w, "ddrf", {"e1": 1, "e2": 2}, mode="heartbeat").summary

@@ -10,9 +10,11 @@
 :mod:`~mropt.sim.compiled.driver` drives a loop and leaves the simulation as the Python engine would,
 :mod:`~mropt.sim.compiled.rows` makes the utilisation rows of an instant, :mod:`~mropt.sim.compiled.rounding`
 rounds to 12 significant digits as ``format`` does (the DRF key), :mod:`~mropt.sim.compiled.numba_cache`
-keeps numba's on-disk cache of them true to every source of the package.
+keeps numba's on-disk cache of them true to every source of the package;
+:mod:`~mropt.sim.compiled.fifo_core` is ``fifo`` in event mode on map and reduce slots (run by
+:mod:`~mropt.sim.compiled.fifo_engine`).
 Every decision is the Python engine's: ``tests/sim/test_compiled_drf.py``, ``test_compiled_delay.py``,
-``test_compiled_fair*.py`` and ``test_compiled_capacity.py`` compare the two.
+``test_compiled_fair*.py``, ``test_compiled_capacity.py`` and ``test_compiled_fifo.py`` compare the two.
 """
 
 from mropt.sim.compiled import numba_cache

@@ -1,5 +1,5 @@
 """The driver of the compiled loops (:mod:`mropt.sim.compiled.drf_core`, :mod:`~mropt.sim.compiled.fair_core`,
-:mod:`~mropt.sim.compiled.capacity_core`):
+:mod:`~mropt.sim.compiled.capacity_core`, :mod:`~mropt.sim.compiled.fifo_core`):
 it calls a loop's ``step`` until the run ends and leaves what a run's readers read as the Python engine's
 ``run`` would.
 
@@ -9,7 +9,10 @@ file (``on_pause``: :func:`move_rows`), and lets the watch look (progress bar, t
 Python loop does every ``watch.every`` events. A loop whose next instant would come before its last (a
 heartbeat rounded below the clock) ends the run with a one-line :class:`~mropt.model.errors.InputError`. At the end: the attempts
 still running, recorded as killed at the run's time; the jobs' outcomes and states, ``active``, the
-cluster's counts and free resources, the recorder's job ends (:func:`jobs_back`). A loop's module names
+cluster's counts and free resources, the recorder's job ends (:func:`jobs_back`, for jobs of one map stage;
+``fifo_engine`` has its own, for jobs of two stages on slots). A loop whose jobs have a reduce stage
+keeps the stage of each ended batch (``o_stage``) and running one (``s_stage``), which are also its slot
+type; the others keep none, and their attempts' stage and type are 0. A loop's module names
 its registers as ``drf_core`` does (``AI``, ``NEXT_ATTEMPT``, ``EVENTS``, ``N_ENDED``, ``N_BREAKS``,
 ``N_JOB_END``, ``N_FREE``, ``STARTED``; ``NOW``, ``FIRST_TIME``) and its state's arrays likewise.
 """
@@ -201,6 +204,13 @@ def move_rows(state: Any, regs: np.ndarray, core: Any, rows: SpilledRows | None)
     regs[core.N_ROWS] = 0
 
 
+def _stages(state: Any, name: str, n: int) -> np.ndarray:
+    """The first ``n`` stages of the loop's buffer ``name``, or zeros for a loop whose jobs are one map
+    stage (it keeps no such buffer). A loop that keeps one runs jobs of a map stage then perhaps a
+    reduce stage, so a stage's index is its slot type (``MAP`` 0, ``REDUCE`` 1): the same column."""
+    return getattr(state, name)[:n] if hasattr(state, name) else np.zeros(n, dtype=np.int8)
+
+
 def empty_buffers(sim: Simulation, state: Any, regs: np.ndarray, core: Any) -> None:
     """Move the loop's ended batches into the recorder's store and its row breaks into the marks (a
     break's count of ended entries is the loop's, from its buffer's start: the store's count added)."""
@@ -211,10 +221,11 @@ def empty_buffers(sim: Simulation, state: Any, regs: np.ndarray, core: Any) -> N
         firsts = state.o_first[:n]
         rows = member_ids(firsts, counts)
         zeros = np.zeros(n, dtype=np.int8)
+        stages = _stages(state, "o_stage", n)
         columns = {
             "job": state.o_job[:n],
-            "stage": zeros,
-            "type": zeros,
+            "stage": stages,
+            "type": stages,
             "id": firsts,
             "start": state.o_start[:n],
             "end": state.o_end[:n],
@@ -248,10 +259,11 @@ def kill_running(sim: Simulation, state: Any, regs: np.ndarray, core: Any) -> No
     n = len(ids)
     ones = np.ones(n, dtype=np.int64)
     zeros = np.zeros(n, dtype=np.int8)
+    stages = state.s_stage[which] if hasattr(state, "s_stage") else zeros
     columns = {
         "job": state.s_job[which],
-        "stage": zeros,
-        "type": zeros,
+        "stage": stages,
+        "type": stages,
         "id": ids,
         "start": state.s_start[which],
         "end": np.full(n, sim.now),
