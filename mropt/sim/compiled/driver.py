@@ -6,9 +6,7 @@ it calls a loop's ``step`` until the run ends and leaves what a run's readers re
 At each pause of the loop it moves the ended batches into the recorder's store (so a day's attempts are
 never held twice), the row breaks into the utilisation marks and the loop's utilisation rows into their
 file (``on_pause``: :func:`move_rows`), and lets the watch look (progress bar, time limit, Ctrl-C), as the
-Python loop does every ``watch.every`` events. A loop whose next instant would come before its last (a
-heartbeat rounded below the clock) ends the run with a one-line :class:`~mropt.model.errors.InputError`. At the end: the attempts
-still running, recorded as killed at the run's time; the jobs' outcomes and states, ``active``, the
+Python loop does every ``watch.every`` events. At the end: the attempts still running, recorded as killed at the run's time; the jobs' outcomes and states, ``active``, the
 cluster's counts and free resources, the recorder's job ends (:func:`jobs_back`, for jobs of one map stage;
 ``fifo_engine`` has its own, for jobs of two stages on slots). A loop whose jobs have a reduce stage
 keeps the stage of each ended batch (``o_stage``) and running one (``s_stage``), which are also its slot
@@ -25,7 +23,6 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from mropt.model.errors import InputError
 from mropt.sim.compiled import numba_cache
 from mropt.sim.policy import ACCEPT
 from mropt.sim.recorder import Recorder
@@ -101,12 +98,6 @@ def drive(
             if status == core.UNTIL:
                 sim.stopped = UNTIL
                 break
-            if status == getattr(core, "BACKWARDS", -1):
-                raise InputError(
-                    f"simulate: a heartbeat fell at {sim.now!r} s, before the clock "
-                    f"({float(fregs[core.LAST])!r} s): the heartbeat interval {sim.heartbeat_interval!r} s rounds "
-                    "below the clock at these times (the Python engine's run is not valid there either)"
-                )
             if watch is not None and sim.events >= look_at:  # (the Python loop looks after its last instant too)
                 sim.stopped = watch.check(sim)
                 if sim.stopped is not None:
