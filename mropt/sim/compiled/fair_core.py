@@ -54,7 +54,8 @@ from numba import njit
 
 from mropt.sim.compiled.drf_index import build_stacks, ev_pop, ev_push, pop_place
 from mropt.sim.compiled.fair_order import fit_set, job_move, pool_move
-from mropt.sim.compiled.heartbeats import next_beat, room
+from mropt.sim.compiled.fair_reduce import assign_reduces, end_reduces, open_reduces
+from mropt.sim.compiled.heartbeats import next_beat, room_two
 from mropt.sim.compiled.rows import emit, touch
 
 _FIT_EPS = 1e-9  # mropt.sim.capacity.FIT_EPS and mropt.sim.demand_index._EPS
@@ -67,7 +68,7 @@ HEARTBEAT_SEQ = 1 << 60
 Work = namedtuple(
     "Work",
     "arrivals submit j_n j_off j_dur j_d0 j_d1 j_w j_pool j_class p_off c_d0 c_d1"
-    " replicas node_rack node_speed node_slots phase",
+    " replicas node_rack node_speed node_slots phase j_nr j_off_r j_dur_r j_d0r j_d1r j_class_r node_rslots",
 )
 #: the run's state, as arrays (changed in place)
 State = namedtuple(
@@ -77,7 +78,9 @@ State = namedtuple(
     " p_running p_n p_key p_fail ck cs cj ok op c_pending fit"
     " free0 free1 fslot beating et es eslot"
     " s_job s_first s_count s_start s_end s_level free_slots"
-    " o_job o_first o_count o_start o_end o_level bt ba be p_row p_touch touched rt rk rp rb rc",
+    " o_job o_first o_count o_start o_end o_level bt ba be p_row p_touch touched rt rk rp rb rc"
+    " map_end r_pending r_fresh r_finished running_r j_key_r j_fail_r p_running_r p_n_r p_key_r p_fail_r"
+    " ck_r cs_r cj_r ok_r op_r c_pending_r fit_r rslot s_stage o_stage",
 )
 #: per job its locality stacks (a numba typed list), built at its first launch, dropped at its end
 Lists = namedtuple("Lists", "stacks")
@@ -91,11 +94,15 @@ BUSY, LIVE, HEARTBEAT, N_ORDER, N_SKIPPED, IDLE_BEATS, STALLED, FORCE_UPDATE, SE
 #: the rows in their buffer, the busy maps of the last cluster row (-1: none yet), the pools given a row
 #: index, the pools touched at the instant, the instant's stamp
 N_ROWS, ROW_BUSY, N_INDEXED, N_TOUCHED, INSTANT = range(21, 26)
-N_REGISTERS = 26
+#: the reduce side's: runnable reduces, running reduces, running plus runnable reduces of the active jobs,
+#: pools in the reduce order
+RUNNABLE_R, BUSY_R, LIVE_R, N_ORDER_R = range(26, 30)
+N_REGISTERS = 30
 #: the float64 registers (``F``): the last instant's time, the first's, the open batch's running time, the
-#: clock, update()'s next tick, the last heartbeat's time and the runnable total update() last computed
-LAST, FIRST_TIME, OPEN_WORK, NOW, NEXT_UPDATE, LAST_BEAT, RUNNABLE_TOTAL = range(7)
-N_FLOAT_REGISTERS = 7
+#: clock, update()'s next tick, the last heartbeat's time and the runnable totals update() last computed
+#: (maps, reduces)
+LAST, FIRST_TIME, OPEN_WORK, NOW, NEXT_UPDATE, LAST_BEAT, RUNNABLE_TOTAL, RUNNABLE_TOTAL_R = range(8)
+N_FLOAT_REGISTERS = 8
 
 
 @njit(cache=True)
@@ -105,7 +112,9 @@ def step(W, P, Q, S, L, R, F, until, stop_events):
     arrivals, submit, j_n, j_off, j_dur = W.arrivals, W.submit, W.j_n, W.j_off, W.j_dur
     j_d0, j_d1, j_w, j_pool, j_class, p_off = W.j_d0, W.j_d1, W.j_w, W.j_pool, W.j_class, W.p_off
     c_d0, c_d1, replicas, node_rack, node_speed = W.c_d0, W.c_d1, W.replicas, W.node_rack, W.node_speed
-    node_slots, phase = W.node_slots, W.phase
+    node_slots, phase, node_rslots, j_nr, j_off_r, j_d0r, j_d1r = (
+        W.node_slots, W.phase, W.node_rslots, W.j_nr, W.j_off_r, W.j_d0r, W.j_d1r
+    )  # fmt: skip
     state, a_task, a_node, pending, fresh = S.state, S.a_task, S.a_node, S.pending, S.fresh
     finished, running, first_start, finish, end_order = S.finished, S.running, S.first_start, S.finish, S.end_order
     built, last_level, waited, j_key = S.built, S.last_level, S.waited, S.j_key
@@ -118,11 +127,15 @@ def step(W, P, Q, S, L, R, F, until, stop_events):
     o_job, o_first, o_count, o_start, o_end, o_level = S.o_job, S.o_first, S.o_count, S.o_start, S.o_end, S.o_level
     bt, ba, be, rt, rk, rp, rb, rc = S.bt, S.ba, S.be, S.rt, S.rk, S.rp, S.rb, S.rc
     p_row, p_touch, touched = S.p_row, S.p_touch, S.touched
+    map_end, rslot, s_stage, o_stage, fit_r = S.map_end, S.rslot, S.s_stage, S.o_stage, S.fit_r
     stacks_of = L.stacks
     factor_rack, factor_any, interval, update_interval = P[0], P[1], P[2], P[3]
-    node_delay, rack_delay, total_slots = P[4], P[5], P[6]
+    node_delay, rack_delay, total_slots, total_r = P[4], P[5], P[6], P[7]
     slots_map, slots_reduce = Q[6], Q[7]  # (the cluster's, for its rows)
     placed, batching, n_racks, multiple, cap, stall_limit = Q[0] != 0, Q[1] != 0, Q[2], Q[3] != 0, Q[4], Q[5]
+    cap_r, demands, rows_inline = Q[8], Q[9] != 0, Q[10] != 0  # (no demands: the room test counts slots)
+    regs_r = (RUNNABLE_R, BUSY_R, N_ORDER_R, NEXT_ATTEMPT, OPEN, N_FREE, N_EV, SEQ)  # (``assign_reduces``')
+    fregs_r = (RUNNABLE_TOTAL_R, OPEN_WORK)
     fit_size = len(fit) >> 1
     n_jobs = len(j_n)
     n_nodes = len(node_rack)
@@ -166,50 +179,78 @@ def step(W, P, Q, S, L, R, F, until, stop_events):
                 if slot == R[OPEN]:  # a task of no time, ending at its start
                     R[OPEN] = -1
                 j = s_job[slot]
-                off = j_off[j]
+                st = s_stage[slot]  # (0: the map stage, 1: the reduce stage; its slot type too)
                 k = s_count[slot]
                 first = s_first[slot]
-                d0 = j_d0[j]
-                d1 = j_d1[j]
+                if st == 0:
+                    off, d0, d1, fs = j_off[j], j_d0[j], j_d1[j], fslot
+                else:
+                    off, d0, d1, fs = j_off_r[j], j_d0r[j], j_d1r[j], rslot
                 for m in range(k):  # each member's slot and demand, then its node's heartbeat (``freed``)
                     node = a_node[first + m]
                     state[off + a_task[first + m]] = _DONE
-                    fslot[node] += 1
+                    fs[node] += 1
                     free0[node] += d0
                     free1[node] += d1
-                    if not beating[node] and room(node, R[RUNNABLE], fslot, free0, free1, c_d0, fit, fit_size):
+                    if not beating[node] and room_two(
+                        node,
+                        R[RUNNABLE],
+                        R[RUNNABLE_R],
+                        fslot,
+                        rslot,
+                        demands,
+                        free0,
+                        free1,
+                        c_d0,
+                        fit,
+                        fit_r,
+                        fit_size,
+                    ):
                         beating[node] = True
                         t = next_beat(phase[node], now, interval)
                         R[N_EV] = ev_push(et, es, eslot, R[N_EV], t, HEARTBEAT_SEQ + R[SEQ], -1 - node)
                         R[SEQ] += 1
                 e = R[N_ENDED]
                 o_job[e], o_first[e], o_count[e] = j, first, k
-                o_start[e], o_end[e], o_level[e] = s_start[slot], s_end[slot], s_level[slot]
+                o_start[e], o_end[e], o_level[e], o_stage[e] = s_start[slot], s_end[slot], s_level[slot], st
                 R[N_ENDED] = e + 1
                 free_slots[R[N_FREE]] = slot
                 R[N_FREE] += 1
-                R[BUSY] -= k
-                R[LIVE] -= k
-                finished[j] += k
-                # on_attempts_end: the job's place among its pool's candidates, the pool's in the order
-                p = j_pool[j]
-                running[j] -= k
-                if pending[j] > 0:
-                    r = running[j] / j_w[j]
-                    p_n[p] = job_move(ck, cs, cj, p_off[p], p_n[p], j_key[j], r, submit[j], j)
-                    j_key[j] = r
-                p_running[p] -= k
-                R[N_TOUCHED] = touch(p, R[INSTANT], R[N_TOUCHED], p_touch, touched)  # (its utilisation rows)
-                if p_n[p] > 0:
-                    r = p_running[p] / 1.0
-                    R[N_ORDER] = pool_move(ok, op, R[N_ORDER], p_key[p], r, p)
-                    p_key[p] = r
-                if finished[j] == j_n[j]:  # the stage and the job end
-                    finish[j] = now
-                    end_order[R[N_JOB_END]] = j
-                    R[N_JOB_END] += 1
-                    if built[j]:  # (its locality stacks freed)
-                        stacks_of[j] = empty
+                if st != 0:  # reduces: their counts, orders, and perhaps the job's end
+                    R[BUSY_R] -= k
+                    R[LIVE_R] -= k
+                    if end_reduces(j, k, W, S, R, N_ORDER_R):
+                        finish[j] = now
+                        end_order[R[N_JOB_END]] = j
+                        R[N_JOB_END] += 1
+                else:  # maps
+                    R[BUSY] -= k
+                    R[LIVE] -= k
+                    finished[j] += k
+                    # on_attempts_end: the job's place among its pool's candidates, the pool's in the order
+                    p = j_pool[j]
+                    running[j] -= k
+                    if pending[j] > 0:
+                        r = running[j] / j_w[j]
+                        p_n[p] = job_move(ck, cs, cj, p_off[p], p_n[p], j_key[j], r, submit[j], j)
+                        j_key[j] = r
+                    p_running[p] -= k
+                    R[N_TOUCHED] = touch(p, R[INSTANT], R[N_TOUCHED], p_touch, touched)  # (its utilisation rows)
+                    if p_n[p] > 0:
+                        r = p_running[p] / 1.0
+                        R[N_ORDER] = pool_move(ok, op, R[N_ORDER], p_key[p], r, p)
+                        p_key[p] = r
+                    if finished[j] == j_n[j]:  # the map stage ends (``_stage_done``): the reduces open, or the job ends
+                        map_end[j] = now
+                        if built[j]:  # (its locality stacks freed)
+                            stacks_of[j] = empty
+                        if j_nr[j] > 0:
+                            open_reduces(j, W, S, R, RUNNABLE_R, LIVE_R, N_ORDER_R, fit_size)
+                            new_work = True
+                        else:
+                            finish[j] = now
+                            end_order[R[N_JOB_END]] = j
+                            R[N_JOB_END] += 1
             elif arriving and submit[arrivals[R[AI]]] == now:
                 # -- an arrival (class 2): its tasks runnable, a candidate of its pool, update() due
                 j = arrivals[R[AI]]
@@ -239,7 +280,9 @@ def step(W, P, Q, S, L, R, F, until, stop_events):
                 R[N_EV] = ev_pop(et, es, eslot, R[N_EV])
                 R[EVENTS] += 1
                 beating[node] = False
-                if not (room(node, R[RUNNABLE], fslot, free0, free1, c_d0, fit, fit_size)):
+                if not room_two(
+                    node, R[RUNNABLE], R[RUNNABLE_R], fslot, rslot, demands, free0, free1, c_d0, fit, fit_r, fit_size
+                ):
                     if R[STALLED] != 0:
                         break
                     continue
@@ -250,6 +293,7 @@ def step(W, P, Q, S, L, R, F, until, stop_events):
                     R[FORCE_UPDATE] = 0
                     F[NEXT_UPDATE] = (np.floor(now / update_interval + 1e-9) + 1.0) * update_interval
                     F[RUNNABLE_TOTAL] = float(R[LIVE])
+                    F[RUNNABLE_TOTAL_R] = float(R[LIVE_R])
                 # updateLocalityWaitTimes: the last heartbeat's skipped jobs waited the time since it
                 since = now - F[LAST_BEAT] if R[SEEN_BEAT] != 0 else 0.0
                 R[SEEN_BEAT] = 1
@@ -258,17 +302,29 @@ def step(W, P, Q, S, L, R, F, until, stop_events):
                     waited[skipped[i]] += since
                 R[HEARTBEAT] += 1
                 hb = R[HEARTBEAT]
-                # the heartbeat's cap and CapBasedLoadManager's verdict on the reported maps
+                # the heartbeat's caps and CapBasedLoadManager's verdicts on the reported maps and reduces
                 s = node_slots[node]
                 reported = s - fslot[node]
                 most = (fslot[node] if cap == -1 else cap) if multiple else 1  # (the heartbeat's cap)
                 load = min(1.0, F[RUNNABLE_TOTAL] / total_slots) if total_slots > 0 else 0.0
                 allowed = reported < np.ceil(s * load)
+                s = node_rslots[node]
+                reported_r = s - rslot[node]
+                most_r = (rslot[node] if cap_r == -1 else cap_r) if multiple else 1
+                load = min(1.0, F[RUNNABLE_TOTAL_R] / total_r) if total_r > 0 else 0.0
+                allowed_r = reported_r < np.ceil(s * load)
+                # maps first when the tracker reported no more maps than reduces, each type until it is
+                # rejected (each type's verdict moves only with its own launches); one task in all
+                # without assign_multiple
+                reduce_first = reported_r < reported
+                assigned_r = 0
+                if reduce_first and allowed_r:
+                    assigned_r = assign_reduces(node, now, hb, most_r, batching, fit_size, W, S, R, F, regs_r, fregs_r)
                 rack = node_rack[node]
                 n_visited = 0
                 assigned = 0
                 start = 0  # the order's first pools, each with every candidate passed by at this heartbeat
-                while allowed and assigned != most and R[BUSY] != F[RUNNABLE_TOTAL]:
+                while allowed and (multiple or assigned_r == 0) and assigned != most and R[BUSY] != F[RUNNABLE_TOTAL]:
                     # ``_launch_first``: the first pool, and job of it, that launches a map on the node
                     chosen = -1
                     task = -1
@@ -361,12 +417,19 @@ def step(W, P, Q, S, L, R, F, until, stop_events):
                     a_task[aid] = task
                     a_node[aid] = node
                     b = R[OPEN]
-                    if b >= 0 and F[OPEN_WORK] == work and s_start[b] == now and s_job[b] == j and s_level[b] == level:
+                    if (
+                        b >= 0
+                        and F[OPEN_WORK] == work
+                        and s_start[b] == now
+                        and s_job[b] == j
+                        and s_stage[b] == 0
+                        and s_level[b] == level
+                    ):
                         s_count[b] += 1  # (it joins the open batch)
                     else:
                         R[N_FREE] -= 1
                         b = free_slots[R[N_FREE]]
-                        s_job[b], s_first[b], s_count[b] = j, aid, 1
+                        s_job[b], s_first[b], s_count[b], s_stage[b] = j, aid, 1, 0
                         s_start[b], s_end[b], s_level[b] = now, now + work, level
                         R[N_EV] = ev_push(et, es, eslot, R[N_EV], now + work, R[SEQ], b)
                         R[SEQ] += 1
@@ -394,6 +457,8 @@ def step(W, P, Q, S, L, R, F, until, stop_events):
                     r = p_running[p] / 1.0 if p_n[p] > 0 else np.nan
                     R[N_ORDER] = pool_move(ok, op, R[N_ORDER], p_key[p], r, p)
                     p_key[p] = r
+                if not reduce_first and allowed_r and (multiple or assigned == 0):
+                    assign_reduces(node, now, hb, most_r, batching, fit_size, W, S, R, F, regs_r, fregs_r)
                 # the jobs visited that launched no map: skipped (they wait until the next heartbeat)
                 n_skipped = 0
                 for i in range(n_visited):
@@ -410,7 +475,9 @@ def step(W, P, Q, S, L, R, F, until, stop_events):
                         break
                 else:
                     R[IDLE_BEATS] = 0
-                if room(node, R[RUNNABLE], fslot, free0, free1, c_d0, fit, fit_size):
+                if room_two(
+                    node, R[RUNNABLE], R[RUNNABLE_R], fslot, rslot, demands, free0, free1, c_d0, fit, fit_r, fit_size
+                ):
                     beating[node] = True
                     t = now + interval
                     R[N_EV] = ev_push(et, es, eslot, R[N_EV], t, HEARTBEAT_SEQ + R[SEQ], -1 - node)
@@ -423,16 +490,20 @@ def step(W, P, Q, S, L, R, F, until, stop_events):
             R[N_EV] = 0
         if new_work:  # ``_schedule_all``: every node whose heartbeat is not scheduled, in order
             for node in range(n_nodes):
-                if not beating[node] and room(node, R[RUNNABLE], fslot, free0, free1, c_d0, fit, fit_size):
+                if not beating[node] and room_two(
+                    node, R[RUNNABLE], R[RUNNABLE_R], fslot, rslot, demands, free0, free1, c_d0, fit, fit_r, fit_size
+                ):
                     beating[node] = True
                     t = next_beat(phase[node], now, interval)
                     R[N_EV] = ev_push(et, es, eslot, R[N_EV], t, HEARTBEAT_SEQ + R[SEQ], -1 - node)
                     R[SEQ] += 1
         # the utilisation rows of the instant (``Recorder.flush``; :mod:`mropt.sim.compiled.rows`)
-        R[N_ROWS] = emit(
-            now, R[N_ROWS], R[BUSY], R[ROW_BUSY], slots_map, slots_reduce, R[N_TOUCHED], touched, p_row, p_running,
-            rt, rk, rp, rb, rc,
-        )  # fmt: skip
-        R[ROW_BUSY] = R[BUSY]
+        # (a run with reduces builds them after the run from its attempts: ``Recorder.keep_row_marks``)
+        if rows_inline:
+            R[N_ROWS] = emit(
+                now, R[N_ROWS], R[BUSY], R[ROW_BUSY], slots_map, slots_reduce, R[N_TOUCHED], touched, p_row,
+                p_running, rt, rk, rp, rb, rc,
+            )  # fmt: skip
+            R[ROW_BUSY] = R[BUSY]
         R[N_TOUCHED] = 0
         R[INSTANT] += 1
