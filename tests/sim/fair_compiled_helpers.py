@@ -203,7 +203,9 @@ def reduce_workload(rng: random.Random) -> WorkloadInstance:
     for i in range(rng.randint(1, 30)):
         stages = [{"type": "map", "tasks": [{"duration": rng.choice(durations), "count": rng.randint(1, 20)}]}]
         if rng.random() < 0.6:
-            stages.append({"type": "reduce", "tasks": [{"duration": rng.choice(durations), "count": rng.randint(1, 8)}]})
+            stages.append(
+                {"type": "reduce", "tasks": [{"duration": rng.choice(durations), "count": rng.randint(1, 8)}]}
+            )
         if resources:
             for stage, key in zip(stages, ("map_slots", "reduce_slots"), strict=False):
                 caps = [node["resources"] for node in nodes if node[key] > 0]

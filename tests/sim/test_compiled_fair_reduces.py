@@ -175,14 +175,16 @@ def _job(demand: dict[str, float] | None, reduce_demand: dict[str, float] | None
         maps["demand"] = demand
     if reduce_demand is not None:
         reduces["demand"] = reduce_demand
-    return {"id": "a", "user": "A", "stages": [{"type": "map", "tasks": [maps]}, {"type": "reduce", "tasks": [reduces]}]}
+    return {
+        "id": "a",
+        "user": "A",
+        "stages": [{"type": "map", "tasks": [maps]}, {"type": "reduce", "tasks": [reduces]}],
+    }
 
 
 _ONE = {"cpu": 1.0, "mem": 1.0}
 REFUSED: dict[str, Any] = {
-    "a reduce slow-start": lambda: fair_sim(
-        workload(_cluster(False), [_job(None)], timing={"reduce_slowstart": 0.5})
-    ),
+    "a reduce slow-start": lambda: fair_sim(workload(_cluster(False), [_job(None)], timing={"reduce_slowstart": 0.5})),
     "a reduce without a demand on a cluster of resources": lambda: fair_sim(workload(_cluster(True), [_job(_ONE)])),
     "a stage of two task groups": lambda: fair_sim(
         workload(
