@@ -4,9 +4,14 @@
 
 What it runs, and nothing else (:func:`mropt.sim.compiled.fair_engine.why_not`): ``fair`` without
 preemption and without pools listed by the workload (each job in its pool, its user's unless it names one,
-with the allocation file's defaults: minShare 0, weight 1, no caps, fair mode), heartbeat mode on a cluster of map slots and two resources, every task with a demand, jobs of one
-map stage of one duration and one demand; no speculation, faults, straggler draws, slow-start or live
-utilisation rows. The shape of an ``mropt import-alibaba --workload --slots`` day. Step for step:
+with the allocation file's defaults: minShare 0, weight 1, no caps, fair mode), heartbeat mode on a
+cluster of map and reduce slots and two resources, every task with a demand, or of slots alone, no task
+with a demand (then ``free0``, ``free1`` and the demands are 0 and the room test counts slots), jobs of a
+map stage and perhaps a reduce stage, each of one duration and one demand (the map stages' replicas
+generated, or none; the reduces' none); no speculation, faults, straggler draws, slow-start or live
+utilisation rows. The shapes of an ``mropt import-alibaba --workload --slots`` day and of the SWIM
+Facebook 2009 day (``benchmarks/bench_sim.py`` section 3). The reduce side is
+:mod:`mropt.sim.compiled.fair_reduce`'s, inlined here. Step for step:
 
 * **the event order** (:mod:`mropt.sim.event_queue`): an instant runs its completions (in the order they
   were scheduled), its arrivals (in (submit, index) order), then its heartbeats (in the order they were
@@ -14,18 +19,24 @@ utilisation rows. The shape of an ``mropt import-alibaba --workload --slots`` da
   heartbeat; then, after new work, every node whose heartbeat is not scheduled is (``_schedule_all``).
   Completions and heartbeats share one heap, ordered by (time, class, sequence number);
 * **a node's heartbeat** (``HeartbeatOffers``): scheduled at the node's phase ``interval x node / nodes``
-  plus whole intervals when it has room (``_room``: a free map slot, a runnable task, and a pending task
-  whose demand fits its free resources, ``DemandIndex.any_fits``), when its capacity frees (each member
-  of an ending batch, in order) or after new work; at the heartbeat, with room, the policy is offered the
+  plus whole intervals when it has room (``_room``: a free slot of a type with runnable tasks, and with
+  demands a pending task of a type with a free slot whose demand fits its free resources,
+  ``DemandIndex.any_fits``; :func:`~mropt.sim.compiled.heartbeats.room_two`), when its capacity frees
+  (each member of an ending batch, in order) or after new work; at the heartbeat, with room, the policy is offered the
   node (``beat``), and a node that still has room beats again an interval later. ``stall_limit``
   heartbeats in a row that launch nothing stall the run as the Python loop does (its queue cleared, the
   arrivals with it; each later instant runs one event);
 * **update()** at the first heartbeat at or after each ``update_interval`` tick or after an arrival: the
-  runnable total (every active job's running plus pending tasks, the sum of the pools' demands);
+  runnable totals of each slot type (every active job's running plus runnable tasks of the type, the sum
+  of the pools' demands);
 * **the heartbeat** (``_assign_reference``): the skipped jobs of the last heartbeat waited the time since
-  it; the CapBasedLoadManager's verdict (reported maps < ceil(slots x min(1, runnable total / slots)));
-  then one map at a time until the heartbeat's cap (the free slots, or ``assign_multiple_maps``; one
-  without ``assign_multiple``), every runnable task running, or no job launching one: the pools with a
+  it; the CapBasedLoadManager's verdict per slot type (reported tasks < ceil(slots x min(1, runnable
+  total / slots))); the maps, then the reduces (:func:`~mropt.sim.compiled.fair_reduce.assign_reduces`),
+  or the reduces first where the tracker reported more maps than reduces (the plain rule picks a type
+  per task, but a type's verdict and cap move only with its own launches: each type goes on until it
+  is rejected), one task in all without ``assign_multiple``. The maps: one at a time until the
+  heartbeat's cap (the free map slots, or ``assign_multiple_maps``; one without ``assign_multiple``),
+  every runnable map running, or no job launching one: the pools with a
   candidate (a job with pending maps) in key order, each pool's candidates in key order
   (:mod:`mropt.sim.compiled.fair_order`), each job visited and asked for a map at the level delay
   scheduling allows (``_allowed_level``); the first that launches one takes it. A job that could not
@@ -36,9 +47,13 @@ utilisation rows. The shape of an ``mropt import-alibaba --workload --slots`` da
   over allowed);
   the lowest pending task with a replica on the node, else in its rack (level RACK or ANY allowed), else
   the lowest pending task (ANY); the job's level becomes the task's and its wait 0. Batches join as in
-  :mod:`mropt.sim.compiled.drf_core`;
+  :mod:`mropt.sim.compiled.drf_core` (a batch's stage too: ``s_stage``, ``o_stage``);
+* **a batch's end** (``Completions._done_batch``): its slots and demands free, its job's place in the
+  orders (``on_attempts_end``); a map stage that ends (``_stage_done``) opens the job's reduces (new
+  work: every node's heartbeat, as an arrival's) or ends the job, a reduce stage's end ends it;
 * **the utilisation rows** of each instant (``Recorder.flush``; :mod:`mropt.sim.compiled.rows`), which the
-  driver moves to a file at its pauses (:mod:`mropt.sim.spilled_rows`).
+  driver moves to a file at its pauses (:mod:`mropt.sim.spilled_rows`); a run with reduces writes none:
+  its rows are built after the run from its attempts and row breaks, as the Python engine's.
 
 :func:`step` runs instants until the run ends, the next instant is past ``until``, the event count
 reaches ``stop_events`` or the buffers are nearly full (:mod:`mropt.sim.compiled.driver` empties them and
