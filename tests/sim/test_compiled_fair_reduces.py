@@ -8,7 +8,7 @@ every task with a demand. On seeded random workloads of that shape
 none, random Fair parameters with a reduce cap per heartbeat) the compiled run must give the Python
 engine's event log, events, clock, stop, stall, unfinished causes and every column of the job, attempt
 and utilisation tables (built after the run from its attempts), bit for bit; against the plain rule
-(``reference=True``) too; stopped at ``until`` (leaving the jobs' stages as the Python run does) or
+(``reference=True``) too; stopped at ``until``, by a watch (leaving the jobs' stages as the Python run does) or
 stalled (``stall_limit``); ``simulate``'s summary and ``--out`` tables the same. The draws must reach the
 cases they are drawn for (reduces launched, on both kinds of cluster; a heartbeat that launches reduces
 before maps). ``why_not`` refuses a reduce slow-start and the mixed shapes it does not run.
@@ -30,10 +30,13 @@ from mropt.sim.outputs import run_tables  # noqa: E402
 from mropt.sim.run import simulate  # noqa: E402
 from mropt.sim.state import REDUCE  # noqa: E402
 
+from compiled_helpers import _counting_watch  # noqa: E402
 from fair_compiled_helpers import (  # noqa: E402
     assert_same_fair_runs,
     compiled_fair_run,
     compiled_fixture,  # noqa: F401  (the fixture compiled)
+    fair_differences,
+    fair_outcome,
     fair_sim,
     left_state,
     python_fair_run,
@@ -99,6 +102,21 @@ def test_compiled_run_with_reduces_stopped_at_until_is_the_python_engines_run(co
         py = python_fair_run(w, params, until=until)[0]
         cc = compiled_fair_run(compiled, w, params, until=until)[0]
         assert left_state(cc) == left_state(py), f"until workload {k} (until {until!r})"
+
+
+def test_compiled_run_with_reduces_and_a_watch_is_the_python_engines_run(compiled: Any) -> None:
+    # the looks at the watch at the same instants, and a stop at the k-th look leaves the same run
+    rng = random.Random("compiled-fair-reduces-watch")
+    stopped = 0
+    for k in range(12):
+        w, params = reduce_case(rng)
+        looks, every = rng.choice([None, 1, 2, 5]), rng.choice([1, 3, 17, 100])
+        py = fair_outcome(*python_fair_run(w, params, watch=_counting_watch(looks, every)))
+        cc = fair_outcome(*compiled_fair_run(compiled, w, params, watch=_counting_watch(looks, every)))
+        problems = fair_differences(py, cc)
+        assert not problems, f"watch workload {k} (looks {looks}, every {every}): " + "\n".join(problems[:6])
+        stopped += cc["stopped"] is not None
+    assert stopped > 0
 
 
 def test_what_a_run_with_reduces_leaves_is_the_python_engines(compiled: Any) -> None:

@@ -110,6 +110,7 @@ def drive(
     record, marks, watch = sim.record, sim._marks, sim.watch
     until = math.inf if sim.until is None else float(sim.until)
     look_at = watch.every if watch is not None else _NEVER
+    no_look = getattr(core, "NO_LOOK", None)  # (a loop's register: it paused where the Python loop does not look)
     if watch is not None:
         watch.begin(sim)
     try:
@@ -124,7 +125,8 @@ def drive(
             if status == core.UNTIL:
                 sim.stopped = UNTIL
                 break
-            if watch is not None and sim.events >= look_at:  # (the Python loop looks after its last instant too)
+            # (the Python loop looks after its last instant too; not before a lone heartbeat: ``NO_LOOK``)
+            if watch is not None and sim.events >= look_at and not (no_look is not None and regs[no_look]):
                 sim.stopped = watch.check(sim)
                 if sim.stopped is not None:
                     break

@@ -112,7 +112,10 @@ N_ROWS, ROW_BUSY, N_INDEXED, N_TOUCHED, INSTANT = range(21, 26)
 #: the reduce side's: runnable reduces, running reduces, running plus runnable reduces of the active jobs,
 #: pools in the reduce order
 RUNNABLE_R, BUSY_R, LIVE_R, N_ORDER_R = range(26, 30)
-N_REGISTERS = 30
+#: the loop paused before an instant the Python engine runs as a lone heartbeat: the driver does not look
+#: at the watch there (:func:`lone_next`)
+NO_LOOK = 30
+N_REGISTERS = 31
 #: the float64 registers (``F``): the last instant's time, the first's, the open batch's running time, the
 #: clock, update()'s next tick, the last heartbeat's time and the runnable totals update() last computed
 #: (maps, reduces)
@@ -159,22 +162,29 @@ def step(W, P, Q, S, L, R, F, until, stop_events):
     local = placed and width > 0  # (``_no_locality``: without replicas every map is at level ANY)
     empty = np.empty(0, np.int32)
     while True:
-        # a pause at the end of an instant: a look of the watch, or buffers to empty
-        if (
-            R[EVENTS] >= stop_events
-            or R[N_ENDED] + in_flight > len(o_job)
-            or R[N_BREAKS] == len(bt)
-            or R[N_ROWS] + 2 + len(touched) > len(rt)
-        ):
-            return PAUSED
+        # a pause at the end of an instant: a look of the watch, or buffers to empty. Without demands the
+        # Python engine runs a lone heartbeat outside its queue and looks at the watch only after the
+        # queue's instants (:mod:`mropt.sim.lone_beats`): no look before such a one (``NO_LOOK``)
+        full = R[N_ENDED] + in_flight > len(o_job) or R[N_BREAKS] == len(bt) or R[N_ROWS] + 2 + len(touched) > len(rt)
+        if R[EVENTS] >= stop_events or full:
+            lone = (
+                R[EVENTS] >= stop_events
+                and not demands
+                and lone_next(R, et, es, submit, arrivals, until, n_jobs, in_flight)
+            )
+            if full or not lone:
+                R[NO_LOOK] = 1 if lone else 0
+                return PAUSED
         arriving = R[AI] < n_jobs and R[STALLED] == 0  # (a stalled run's queue was cleared: its arrivals too)
         now = et[0] if R[N_EV] > 0 else np.inf
         if arriving and submit[arrivals[R[AI]]] < now:
             now = submit[arrivals[R[AI]]]
         if now == np.inf:
+            R[NO_LOOK] = 0
             return DONE
         if now > until:
             F[NOW] = until
+            R[NO_LOOK] = 0
             return UNTIL
         if R[STARTED] == 0:
             R[STARTED] = 1
@@ -183,6 +193,9 @@ def step(W, P, Q, S, L, R, F, until, stop_events):
             b = R[N_BREAKS]
             bt[b], ba[b], be[b] = now, R[NEXT_ATTEMPT], R[N_ENDED]
             R[N_BREAKS] = b + 1
+        # (a lone heartbeat that finds no room leaves the Python engine's clock where it was: ``HeldBeats``)
+        was = F[NOW]
+        lone = not demands and lone_next(R, et, es, submit, arrivals, until, n_jobs, in_flight)
         F[LAST] = F[NOW] = now
         new_work = False
         while True:  # the instant's events: completions, arrivals, heartbeats (``event_queue.drain``)
@@ -298,6 +311,8 @@ def step(W, P, Q, S, L, R, F, until, stop_events):
                 if not room_two(
                     node, R[RUNNABLE], R[RUNNABLE_R], fslot, rslot, demands, free0, free1, c_d0, fit, fit_r, fit_size
                 ):
+                    if lone:
+                        F[NOW] = was
                     if R[STALLED] != 0:
                         break
                     continue
@@ -332,148 +347,153 @@ def step(W, P, Q, S, L, R, F, until, stop_events):
                 # rejected (each type's verdict moves only with its own launches); one task in all
                 # without assign_multiple
                 reduce_first = reported_r < reported
-                assigned_r = 0
-                if reduce_first and allowed_r:
-                    assigned_r = assign_reduces(node, now, hb, most_r, batching, fit_size, W, S, R, F, regs_r, fregs_r)
                 rack = node_rack[node]
                 n_visited = 0
                 assigned = 0
-                start = 0  # the order's first pools, each with every candidate passed by at this heartbeat
-                while allowed and (multiple or assigned_r == 0) and assigned != most and R[BUSY] != F[RUNNABLE_TOTAL]:
-                    # ``_launch_first``: the first pool, and job of it, that launches a map on the node
-                    chosen = -1
-                    task = -1
-                    level = _NONE
-                    p = -1
-                    i = start
-                    while i < R[N_ORDER]:
-                        p = op[i]
-                        if p_fail[p] != hb:
-                            base = p_off[p]
-                            for x in range(p_n[p]):
-                                j = cj[base + x]
-                                if j_fail[j] == hb:
-                                    continue
-                                if j_visit[j] != hb:
-                                    j_visit[j] = hb
-                                    visited[n_visited] = j
-                                    n_visited += 1
-                                if (  # (``launch_tasks``: a free slot, then the demand's fit)
-                                    fslot[node] > 0
-                                    and j_d0[j] <= free0[node] + _FIT_EPS
-                                    and j_d1[j] <= free1[node] + _FIT_EPS
-                                ):
-                                    # the level delay scheduling allows (``_allowed_level``), the task
-                                    # (``Stage.take``): node-local, rack-local, then any
-                                    may = _ANY
-                                    if local:
-                                        lv = last_level[j]
-                                        w = waited[j]
-                                        if lv == _NODE:
-                                            if w >= node_delay + rack_delay:
-                                                may = _ANY
-                                            elif w >= node_delay:
-                                                may = _RACK
-                                            else:
-                                                may = _NODE
-                                        elif lv == _RACK:
-                                            may = _ANY if w >= rack_delay else _RACK
-                                    off = j_off[j]
-                                    if placed:
-                                        if not built[j]:
-                                            stacks_of[j] = build_stacks(
-                                                replicas, off, j_n[j], node_rack, n_nodes, n_racks
-                                            )
-                                            built[j] = True
-                                        stacks = stacks_of[j]
-                                        task = pop_place(stacks, 2 + 2 * node, state, off)
-                                        if task >= 0:
-                                            level = _NODE
-                                        elif may >= _RACK:
-                                            task = pop_place(stacks, 2 + 2 * n_nodes + 2 * rack, state, off)
-                                            if task >= 0:
-                                                level = _RACK
-                                    if task < 0 and (may == _ANY or not placed):  # (``Stage.take_far``)
-                                        task = fresh[j]
-                                        while state[off + task] != _PENDING:
-                                            task += 1
-                                        fresh[j] = task
-                                        level = _ANY if local else _NONE
-                                    if task >= 0:
-                                        chosen = j
-                                        break
-                                j_fail[j] = hb  # it cannot launch here at this heartbeat
-                            if chosen >= 0:
-                                break
-                            p_fail[p] = hb  # every candidate of the pool passed by
-                        if i == start:
-                            start += 1
-                        i += 1
-                    if chosen < 0:
-                        break
-                    # the launch (``launch_tasks``): the task on the node
-                    j = chosen
-                    off = j_off[j]
-                    state[off + task] = _RUNNING
-                    pending[j] -= 1
-                    R[RUNNABLE] -= 1
-                    R[BUSY] += 1
-                    c = j_class[j]
-                    c_pending[c] -= 1
-                    if c_pending[c] == 0:
-                        fit_set(fit, fit_size, c, np.inf)
-                    work = j_dur[j] / node_speed[node]
-                    if level == _RACK:
-                        work *= factor_rack
-                    elif level == _ANY:
-                        work *= factor_any
-                    aid = R[NEXT_ATTEMPT]
-                    R[NEXT_ATTEMPT] = aid + 1
-                    a_task[aid] = task
-                    a_node[aid] = node
-                    b = R[OPEN]
-                    if (
-                        b >= 0
-                        and F[OPEN_WORK] == work
-                        and s_start[b] == now
-                        and s_job[b] == j
-                        and s_stage[b] == 0
-                        and s_level[b] == level
+                assigned_r = 0
+                for side in range(2):  # (one call of the inlined reduce side: one copy of its code)
+                    if side == (0 if reduce_first else 1):
+                        if allowed_r and (multiple or assigned == 0):
+                            assigned_r = assign_reduces(
+                                node, now, hb, most_r, batching, fit_size, W, S, R, F, regs_r, fregs_r
+                            )
+                        continue
+                    start = 0  # the order's first pools, each with every candidate passed by at this heartbeat
+                    while (
+                        allowed and (multiple or assigned_r == 0) and assigned != most and R[BUSY] != F[RUNNABLE_TOTAL]
                     ):
-                        s_count[b] += 1  # (it joins the open batch)
-                    else:
-                        R[N_FREE] -= 1
-                        b = free_slots[R[N_FREE]]
-                        s_job[b], s_first[b], s_count[b], s_stage[b] = j, aid, 1, 0
-                        s_start[b], s_end[b], s_level[b] = now, now + work, level
-                        R[N_EV] = ev_push(et, es, eslot, R[N_EV], now + work, R[SEQ], b)
-                        R[SEQ] += 1
-                        R[OPEN] = b if batching else -1
-                        F[OPEN_WORK] = work
-                    free0[node] -= j_d0[j]
-                    free1[node] -= j_d1[j]
-                    fslot[node] -= 1
-                    if np.isnan(first_start[j]):
-                        first_start[j] = now
-                    last_level[j] = _ANY if level == _NONE else level  # LocalityLevel.fromTask
-                    waited[j] = 0.0
-                    j_launch[j] = hb
-                    assigned += 1
-                    # ``_launched``: the job's place among its pool's candidates, the pool's in the order
-                    running[j] += 1
-                    r = running[j] / j_w[j] if pending[j] > 0 else np.nan
-                    p_n[p] = job_move(ck, cs, cj, p_off[p], p_n[p], j_key[j], r, submit[j], j)
-                    j_key[j] = r
-                    p_running[p] += 1
-                    if p_row[p] < 0:  # its index in the rows: pools in the order of their first start
-                        R[N_INDEXED] += 1
-                        p_row[p] = R[N_INDEXED]
-                    R[N_TOUCHED] = touch(p, R[INSTANT], R[N_TOUCHED], p_touch, touched)
-                    r = p_running[p] / 1.0 if p_n[p] > 0 else np.nan
-                    R[N_ORDER] = pool_move(ok, op, R[N_ORDER], p_key[p], r, p)
-                    p_key[p] = r
-                if not reduce_first and allowed_r and (multiple or assigned == 0):
-                    assign_reduces(node, now, hb, most_r, batching, fit_size, W, S, R, F, regs_r, fregs_r)
+                        # ``_launch_first``: the first pool, and job of it, that launches a map on the node
+                        chosen = -1
+                        task = -1
+                        level = _NONE
+                        p = -1
+                        i = start
+                        while i < R[N_ORDER]:
+                            p = op[i]
+                            if p_fail[p] != hb:
+                                base = p_off[p]
+                                for x in range(p_n[p]):
+                                    j = cj[base + x]
+                                    if j_fail[j] == hb:
+                                        continue
+                                    if j_visit[j] != hb:
+                                        j_visit[j] = hb
+                                        visited[n_visited] = j
+                                        n_visited += 1
+                                    if (  # (``launch_tasks``: a free slot, then the demand's fit)
+                                        fslot[node] > 0
+                                        and j_d0[j] <= free0[node] + _FIT_EPS
+                                        and j_d1[j] <= free1[node] + _FIT_EPS
+                                    ):
+                                        # the level delay scheduling allows (``_allowed_level``), the task
+                                        # (``Stage.take``): node-local, rack-local, then any
+                                        may = _ANY
+                                        if local:
+                                            lv = last_level[j]
+                                            w = waited[j]
+                                            if lv == _NODE:
+                                                if w >= node_delay + rack_delay:
+                                                    may = _ANY
+                                                elif w >= node_delay:
+                                                    may = _RACK
+                                                else:
+                                                    may = _NODE
+                                            elif lv == _RACK:
+                                                may = _ANY if w >= rack_delay else _RACK
+                                        off = j_off[j]
+                                        if placed:
+                                            if not built[j]:
+                                                stacks_of[j] = build_stacks(
+                                                    replicas, off, j_n[j], node_rack, n_nodes, n_racks
+                                                )
+                                                built[j] = True
+                                            stacks = stacks_of[j]
+                                            task = pop_place(stacks, 2 + 2 * node, state, off)
+                                            if task >= 0:
+                                                level = _NODE
+                                            elif may >= _RACK:
+                                                task = pop_place(stacks, 2 + 2 * n_nodes + 2 * rack, state, off)
+                                                if task >= 0:
+                                                    level = _RACK
+                                        if task < 0 and (may == _ANY or not placed):  # (``Stage.take_far``)
+                                            task = fresh[j]
+                                            while state[off + task] != _PENDING:
+                                                task += 1
+                                            fresh[j] = task
+                                            level = _ANY if local else _NONE
+                                        if task >= 0:
+                                            chosen = j
+                                            break
+                                    j_fail[j] = hb  # it cannot launch here at this heartbeat
+                                if chosen >= 0:
+                                    break
+                                p_fail[p] = hb  # every candidate of the pool passed by
+                            if i == start:
+                                start += 1
+                            i += 1
+                        if chosen < 0:
+                            break
+                        # the launch (``launch_tasks``): the task on the node
+                        j = chosen
+                        off = j_off[j]
+                        state[off + task] = _RUNNING
+                        pending[j] -= 1
+                        R[RUNNABLE] -= 1
+                        R[BUSY] += 1
+                        c = j_class[j]
+                        c_pending[c] -= 1
+                        if c_pending[c] == 0:
+                            fit_set(fit, fit_size, c, np.inf)
+                        work = j_dur[j] / node_speed[node]
+                        if level == _RACK:
+                            work *= factor_rack
+                        elif level == _ANY:
+                            work *= factor_any
+                        aid = R[NEXT_ATTEMPT]
+                        R[NEXT_ATTEMPT] = aid + 1
+                        a_task[aid] = task
+                        a_node[aid] = node
+                        b = R[OPEN]
+                        if (
+                            b >= 0
+                            and F[OPEN_WORK] == work
+                            and s_start[b] == now
+                            and s_job[b] == j
+                            and s_stage[b] == 0
+                            and s_level[b] == level
+                        ):
+                            s_count[b] += 1  # (it joins the open batch)
+                        else:
+                            R[N_FREE] -= 1
+                            b = free_slots[R[N_FREE]]
+                            s_job[b], s_first[b], s_count[b], s_stage[b] = j, aid, 1, 0
+                            s_start[b], s_end[b], s_level[b] = now, now + work, level
+                            R[N_EV] = ev_push(et, es, eslot, R[N_EV], now + work, R[SEQ], b)
+                            R[SEQ] += 1
+                            R[OPEN] = b if batching else -1
+                            F[OPEN_WORK] = work
+                        free0[node] -= j_d0[j]
+                        free1[node] -= j_d1[j]
+                        fslot[node] -= 1
+                        if np.isnan(first_start[j]):
+                            first_start[j] = now
+                        last_level[j] = _ANY if level == _NONE else level  # LocalityLevel.fromTask
+                        waited[j] = 0.0
+                        j_launch[j] = hb
+                        assigned += 1
+                        # ``_launched``: the job's place among its pool's candidates, the pool's in the order
+                        running[j] += 1
+                        r = running[j] / j_w[j] if pending[j] > 0 else np.nan
+                        p_n[p] = job_move(ck, cs, cj, p_off[p], p_n[p], j_key[j], r, submit[j], j)
+                        j_key[j] = r
+                        p_running[p] += 1
+                        if p_row[p] < 0:  # its index in the rows: pools in the order of their first start
+                            R[N_INDEXED] += 1
+                            p_row[p] = R[N_INDEXED]
+                        R[N_TOUCHED] = touch(p, R[INSTANT], R[N_TOUCHED], p_touch, touched)
+                        r = p_running[p] / 1.0 if p_n[p] > 0 else np.nan
+                        R[N_ORDER] = pool_move(ok, op, R[N_ORDER], p_key[p], r, p)
+                        p_key[p] = r
                 # the jobs visited that launched no map: skipped (they wait until the next heartbeat)
                 n_skipped = 0
                 for i in range(n_visited):
@@ -522,3 +542,23 @@ def step(W, P, Q, S, L, R, F, until, stop_events):
             R[ROW_BUSY] = R[BUSY]
         R[N_TOUCHED] = 0
         R[INSTANT] += 1
+
+
+@njit(cache=True, inline="always")
+def lone_next(R, et, es, submit, arrivals, until, n_jobs, in_flight):
+    """Whether the next instant is one the Python engine runs as a lone heartbeat on a cluster without
+    demands (:class:`mropt.sim.lone_beats.HeldBeats`: a heartbeat held, due before the queue's next
+    instant, which looks at the watch only after its instants): a heartbeat alone at its time (no
+    completion or arrival there, no other heartbeat: two at one time go into the queue), not after
+    ``until``, while the queue holds something (a running batch's completion or an arrival: with the
+    queue empty, the earliest held heartbeat goes into it)."""
+    n = R[N_EV]
+    if n == 0 or es[0] < HEARTBEAT_SEQ:
+        return False
+    t = et[0]
+    if t > until or (n > 1 and et[1] == t) or (n > 2 and et[2] == t):
+        return False
+    arriving = R[AI] < n_jobs and R[STALLED] == 0
+    if arriving and submit[arrivals[R[AI]]] <= t:
+        return False
+    return arriving or R[N_FREE] < in_flight  # (a batch slot taken: a completion in the heap)
