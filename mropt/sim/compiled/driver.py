@@ -6,7 +6,8 @@ it calls a loop's ``step`` until the run ends and leaves what a run's readers re
 At each pause of the loop it moves the ended batches into the recorder's store (so a day's attempts are
 never held twice), the row breaks into the utilisation marks and the loop's utilisation rows into their
 file (``on_pause``: :func:`move_rows`), and lets the watch look (progress bar, time limit, Ctrl-C), as the
-Python loop does every ``watch.every`` events. At the end: the attempts still running, recorded as killed at the run's time; the jobs' outcomes and states, ``active``, the
+Python loop does every ``watch.every`` events (not where a loop's ``NO_LOOK`` register says the Python loop
+would not look there: ``fair_core``'s). At the end: the attempts still running, recorded as killed at the run's time; the jobs' outcomes and states, ``active``, the
 cluster's counts and free resources, the recorder's job ends (:func:`jobs_back`, for jobs of one map stage;
 :func:`stages_back`, for jobs of a map stage and perhaps a reduce stage: ``fifo_engine``'s and
 ``fair_engine``'s). A loop whose jobs have a reduce stage

@@ -57,7 +57,11 @@ Facebook 2009 day (``benchmarks/bench_sim.py`` section 3). The reduce side is
 
 :func:`step` runs instants until the run ends, the next instant is past ``until``, the event count
 reaches ``stop_events`` or the buffers are nearly full (:mod:`mropt.sim.compiled.driver` empties them and
-calls it again); the state lives in the arrays it is given.
+calls it again); the state lives in the arrays it is given. Without demands, the Python engine runs a
+heartbeat alone at its time before the queue's next instant outside its queue
+(:mod:`mropt.sim.lone_beats`) and looks at the watch only after its queue's instants: the loop does not
+pause for the watch before such an instant (:func:`lone_next`; ``NO_LOOK`` tells the driver at a pause
+for its buffers), and such a heartbeat without room leaves the clock where it was.
 """
 
 from __future__ import annotations

@@ -2,9 +2,10 @@
 (:mod:`mropt.sim.compiled.fair_core`).
 
 :func:`why_not` says why a built simulation cannot run compiled (None: it can; the shape both heartbeat
-loops cover: :func:`mropt.sim.compiled.heartbeat_engine.shape_why_not`); :func:`run_compiled` runs it
+loops cover, and for ``fair`` also map and reduce slots with no resources and jobs with a reduce stage:
+:func:`mropt.sim.compiled.heartbeat_engine.shape_why_not` with ``reduces``); :func:`run_compiled` runs it
 (:func:`~mropt.sim.compiled.heartbeat_engine.run_heartbeat`) and leaves what a run's readers read as its
-own ``run`` would. The policy object is not run (its
+own ``run`` would (the jobs' stages: :func:`mropt.sim.compiled.driver.stages_back`). The policy object is not run (its
 pools, keys and waits stay as built): nothing after a run reads them.
 """
 
