@@ -33,9 +33,12 @@ Prints:
 2. **One AMB-paper static run** (``mropt generate workload --preset amb-static``: 30 jobs on
    40 nodes of 2 + 2 slots) under ``amb``, ``dc``, ``minedf-wc``, ``fifo``: wall time each.
 3. **The SWIM Facebook 2009 day** (``docs/papers.md``, the traces) imported as a workload on 600
-   nodes with HDFS-placed replicas, under ``fair`` with delay scheduling (heartbeat mode):
-   wall time, events, attempts and peak memory (ru_maxrss of a child process that does only
-   this run).
+   nodes with HDFS-placed replicas, under ``fair`` with delay scheduling (heartbeat mode), by the
+   Python engine and by the compiled ``fair`` loop (``run_simulation(sim, "fair", "compiled")``,
+   :mod:`mropt.sim.compiled.fair_core`, after a warm-up run on a small workload, so numba's compile
+   or its cache's load is untimed), each in a child process that does only this run: wall and CPU
+   (``time.process_time``) seconds of the construction and run, events, attempts, peak memory
+   (ru_maxrss) and the event log's hash, and whether the two hashes and event counts are equal.
 4. **The Alibaba 2017 day under DRF, DDRF and Fair** (the trace's
    ``batch_task.csv`` imported by ``mropt import-alibaba
    --workload``'s defaults: 1,300 machines of 64 CPUs, each row's instances one task group,
@@ -303,19 +306,45 @@ def section_amb(quick: bool) -> None:
     print()
 
 
-def swim_child() -> None:
-    """Runs in a child process: import the SWIM day, simulate it under fair, print one line."""
+def _swim_warm_up() -> None:
+    """The compiled ``fair`` loop run once on a small workload of the SWIM day's shape (map and reduce slots,
+    no resources, map and reduce stages, a placement): numba's compile, or its cache's load, untimed."""
+    nodes = [{"id": f"n{i}", "rack": f"r{i % 2}", "map_slots": 2, "reduce_slots": 2} for i in range(4)]
+    stages = [
+        {"type": "map", "tasks": [{"duration": 3.0, "count": 6}]},
+        {"type": "reduce", "tasks": [{"duration": 2.0, "count": 2}]},
+    ]
+    jobs = [{"id": f"j{i}", "submit_time": float(i), "stages": stages} for i in range(3)]
+    data = {"kind": "workload", "schema_version": 1, "cluster": {"nodes": nodes}, "jobs": jobs}
+    small = WorkloadInstance.from_dict({**data, "placement": {"replicas": 2, "seed": 0}})
+    run_simulation(Simulation(small, make_policy("fair"), mode="heartbeat"), "fair", "compiled")
+
+
+def swim_child(engine: str) -> None:
+    """Runs in a child process: import the SWIM day, simulate it under fair by ``engine`` (``python``: its
+    ``run``; ``compiled``: ``run_simulation(sim, "fair", "compiled")``, after a warm-up), construction
+    included, print one line (wall and CPU seconds, the event log's hash)."""
     from mropt.importers.swim_workload import import_swim_workload
 
+    if engine == "compiled":
+        _swim_warm_up()
     start = time.perf_counter()
     workload = import_swim_workload(SWIM_DAY)
     loaded = time.perf_counter() - start
-    start = time.perf_counter()
+    gc.collect()
+    start, cpu = time.perf_counter(), time.process_time()
     sim = Simulation(workload, make_policy("fair"), mode="heartbeat")
-    rec = sim.run()
-    wall = time.perf_counter() - start
+    if engine == "compiled":
+        rec, ran = run_simulation(sim, "fair", "compiled")
+        assert ran == "compiled"
+    else:
+        rec = sim.run()
+    wall, cpu = time.perf_counter() - start, time.process_time() - cpu
     peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024  # KiB -> MiB on Linux
-    print(f"{len(workload.jobs)} {workload.n_tasks} {loaded:.2f} {wall:.2f} {sim.events} {len(rec.a_job)} {peak:.0f}")
+    print(
+        f"{len(workload.jobs)} {workload.n_tasks} {loaded:.2f} {wall:.2f} {cpu:.2f} {sim.events} "
+        f"{len(rec.a_job)} {peak:.0f} {rec.event_log_hash()}"
+    )
 
 
 def section_swim() -> None:
@@ -323,13 +352,23 @@ def section_swim() -> None:
     if not SWIM_DAY.exists():
         print(f"skipped: {SWIM_DAY} not found\n")
         return
-    out = subprocess.run(
-        [sys.executable, __file__, "--swim-child"], capture_output=True, text=True, check=True, cwd=ROOT
-    ).stdout.split()
-    jobs, tasks, loaded, wall, events, attempts, peak = out
-    print("| jobs | tasks | import s | simulate s | events | attempts | peak memory MiB |")
-    print("|---:|---:|---:|---:|---:|---:|---:|")
-    print(f"| {int(jobs):,} | {int(tasks):,} | {loaded} | {wall} | {int(events):,} | {int(attempts):,} | {peak} |\n")
+    rows = {}
+    for engine in ("python", "compiled"):
+        rows[engine] = subprocess.run(
+            [sys.executable, __file__, "--swim-child", engine], capture_output=True, text=True, check=True, cwd=ROOT
+        ).stdout.split()
+    print(
+        "| engine | jobs | tasks | import s | simulate s (wall) | simulate s (CPU) | events | attempts "
+        "| peak memory MiB | event log hash |"
+    )
+    print("|---|---:|---:|---:|---:|---:|---:|---:|---:|---|")
+    for engine, (jobs, tasks, loaded, wall, cpu, events, attempts, peak, digest) in rows.items():
+        print(
+            f"| {engine} | {int(jobs):,} | {int(tasks):,} | {loaded} | {wall} | {cpu} | {int(events):,} "
+            f"| {int(attempts):,} | {peak} | `{digest[:16]}...` |"
+        )
+    same = rows["python"][-1] == rows["compiled"][-1] and rows["python"][5] == rows["compiled"][5]
+    print(f"\nsame event log hash and events: {'yes' if same else 'NO'}\n")
 
 
 #: the Fair Scheduler counts slots: the Alibaba machines get one map slot per CPU for it
@@ -502,14 +541,14 @@ def main() -> None:
         default=0.0,
         help="section 4: replay the first SECONDS of the file's jobs (default 0: the whole day)",
     )
-    parser.add_argument("--swim-child", action="store_true", help=argparse.SUPPRESS)
+    parser.add_argument("--swim-child", choices=["python", "compiled"], help=argparse.SUPPRESS)
     parser.add_argument("--alibaba-child", help=argparse.SUPPRESS)
     args = parser.parse_args()
     # killed with SIGTERM, exit through Python (SystemExit): ``subprocess.run`` then kills the
     # running child instead of leaving it to run on alone
     signal.signal(signal.SIGTERM, lambda signum, frame: sys.exit(128 + signum))
     if args.swim_child:
-        swim_child()
+        swim_child(args.swim_child)
         return
     if args.alibaba_child:
         alibaba_child(args.alibaba_child, args.plot_data, args.alibaba_duration)

@@ -163,6 +163,80 @@ def fair_workload(rng: random.Random, placed: float = 0.5) -> WorkloadInstance:
     return workload(nodes, jobs, **extra)
 
 
+def reduce_workload(rng: random.Random) -> WorkloadInstance:
+    """A random workload of the shape the core runs with reduces: 1-10 nodes (some entries of ``count`` 2-3)
+    on 1-3 racks, 0-4 map slots (at least 1 on the first entry) and 0-3 reduce slots (at least 1 on the
+    first entry: some nodes have none), speeds in 1 of 5; no resources and tasks without demands in 3 of 5,
+    else cpu and mem and every task a demand of both (each fits a node with slots of its type); 1-30 jobs
+    of a map stage (1-20 tasks) and, in 3 of 5, a reduce stage (1-8 tasks), each one task group, whole or
+    odd durations; priorities, users and unlisted pools, submit times with ties and bursts as
+    :func:`fair_workload`'s; a generated placement in 3 of 5 (other locality factors in some)."""
+    resources = rng.random() < 0.4
+    fine = rng.random() < 0.25
+    cpus, mems = (FINE_CPUS, FINE_MEMS) if fine else (CPUS, MEMS)
+    speeds = rng.random() < 0.2
+    want = rng.randint(1, 10)
+    racks = rng.randint(1, min(3, want))
+    nodes: list[dict[str, Any]] = []
+    n = 0
+    while n < want:
+        count = min(rng.choice([1, 1, 1, 2, 3]), want - n)
+        node: dict[str, Any] = {
+            "id": f"n{len(nodes)}",
+            "rack": f"r{len(nodes) % racks}",
+            "map_slots": rng.randint(0 if nodes else 1, 4),
+            "reduce_slots": rng.choice([0, 1, 2, 3]) if nodes else rng.randint(1, 3),
+        }
+        if resources:
+            node["resources"] = {"cpu": rng.choice(cpus), "mem": rng.choice(mems)}
+        if count > 1:
+            node["count"] = count
+        if speeds:
+            node["speed"] = rng.choice([0.5, 1.0, 2.0])
+        nodes.append(node)
+        n += count
+    durations = WHOLE + ODD if rng.random() < 0.5 else WHOLE
+    users = rng.randint(1, 4)
+    style = rng.randrange(3)
+    burst: list[float] = []
+    jobs: list[dict[str, Any]] = []
+    for i in range(rng.randint(1, 30)):
+        stages = [{"type": "map", "tasks": [{"duration": rng.choice(durations), "count": rng.randint(1, 20)}]}]
+        if rng.random() < 0.6:
+            stages.append(
+                {"type": "reduce", "tasks": [{"duration": rng.choice(durations), "count": rng.randint(1, 8)}]}
+            )
+        if resources:
+            for stage, key in zip(stages, ("map_slots", "reduce_slots"), strict=False):
+                caps = [node["resources"] for node in nodes if node[key] > 0]
+                stage["tasks"][0]["demand"] = _demand(rng, caps)
+        job: dict[str, Any] = {"id": f"j{i}", "submit_time": _submit(rng, style, burst), "stages": stages}
+        if rng.random() < 0.5:
+            job["priority"] = rng.randint(-2, 2)
+        r = rng.random()
+        if r < 0.8:
+            job["user"] = f"u{rng.randrange(users)}"
+        elif r < 0.9:
+            job["pool"] = f"p{rng.randrange(2)}"
+        jobs.append(job)
+    extra: dict[str, Any] = {}
+    if rng.random() < 0.6:
+        extra["placement"] = {"replicas": rng.randint(1, 3), "seed": rng.randint(0, 9)}
+        if rng.random() < 0.3:
+            extra["timing"] = {"rack_factor": rng.choice([1.0, 1.2, 2.5]), "remote_factor": rng.choice([1.0, 3.0, 4.5])}
+    return workload(nodes, jobs, **extra)
+
+
+def reduce_case(rng: random.Random) -> tuple[WorkloadInstance, dict[str, Any]]:
+    """A random workload with reduces (:func:`reduce_workload`) and random Fair parameters, a reduce cap
+    per heartbeat (-1 or 1-3) among them."""
+    w = reduce_workload(rng)
+    params = fair_params(rng)
+    if rng.random() < 0.35:
+        params["assign_multiple_reduces"] = rng.choice([1, 1, 2, 3])
+    return w, params
+
+
 def fair_params(rng: random.Random) -> dict[str, Any]:
     """Fair parameters the core supports (preemption off): update_interval (0.001 s to 7.5 s),
     assign_multiple, a map cap per heartbeat (-1 or 1-3), node and rack delays (-1 auto, 0, up to 20 s)."""
@@ -266,11 +340,12 @@ def task_rows(rec: Recorder) -> list[tuple[str, str, float]]:
 
 def left_state(sim: Simulation) -> tuple[Any, ...]:
     """What a run leaves in the simulation besides its tables: the cluster's counts, each node's free
-    slots and free resources (bit for bit), the active jobs in order, each job's status and counts and
-    its map stage's task states, the finished count and the next attempt id."""
+    slots and free resources (bit for bit), the active jobs in order, each job's status, current stage,
+    counts and times and its stages' counts, end times and task states, the finished count and the next
+    attempt id."""
     jobs = [
-        (j.status, j.remaining, j.runnable, j.running, j.first_start, j.finish, j.stages[0].pending,
-         j.stages[0].finished, j.stages[0].running, bytes(j.stages[0].state))
+        (j.status, j.cur, j.remaining, j.runnable, j.running, j.first_start, j.map_end, j.finish,
+         [(st.pending, st.finished, st.running, st.end_time, bytes(st.state)) for st in j.stages])
         for j in sim.jobs
     ]  # fmt: skip
     free = [[float(x).hex() for x in f] for f in sim.free_resources]

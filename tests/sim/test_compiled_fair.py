@@ -502,9 +502,9 @@ def _base(**extra: Any) -> WorkloadInstance:
     return workload(nodes, jobs, **extra)
 
 
-def _two_stages() -> WorkloadInstance:
+def _three_stages() -> WorkloadInstance:
     group = {"duration": 2.0, "count": 2, "demand": {"cpu": 1.0, "mem": 1.0}}
-    stages = [{"type": "map", "tasks": [group]}, {"type": "reduce", "tasks": [{**group, "count": 1}]}]
+    stages = [{"type": t, "tasks": [group]} for t in ("map", "reduce", "map")]
     return _base(jobs=[{"id": "a", "user": "A", "stages": stages}])
 
 
@@ -521,8 +521,9 @@ def _listed_replicas() -> WorkloadInstance:
 REFUSED: dict[str, Any] = {
     "preemption on": lambda: fair_sim(_base(), {"preemption": True}),
     "pool specs in the workload": lambda: fair_sim(_base(pools=[{"id": "A", "weight": 2.0}])),
-    "a reduce stage": lambda: fair_sim(_two_stages()),
+    "a reduce slow-start": lambda: fair_sim(_base(timing={"reduce_slowstart": 0.05})),
     "a task without a demand": lambda: fair_sim(_no_demand()),
+    "three stages": lambda: fair_sim(_three_stages()),
     "speculation": lambda: fair_sim(_base(), speculation=make_speculation("late")),
     "policy hei": lambda: Simulation(_base(), make_policy("hei", {})),
     "faults": lambda: fair_sim(_base(faults=[{"node": "n1", "down": 1.0, "up": 5.0}])),

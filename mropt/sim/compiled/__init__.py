@@ -4,7 +4,8 @@
 (its heaps and stacks: :mod:`~mropt.sim.compiled.drf_index`; run from a built simulation by
 :mod:`~mropt.sim.compiled.drf_engine`); :mod:`mropt.sim.compiled.fair_core` and
 :mod:`~mropt.sim.compiled.capacity_core` are ``fair`` and ``capacity`` in heartbeat mode (their orders:
-:mod:`~mropt.sim.compiled.fair_order`, :mod:`~mropt.sim.compiled.capacity_order`; their engines
+:mod:`~mropt.sim.compiled.fair_order`, :mod:`~mropt.sim.compiled.capacity_order`; ``fair``'s reduce side,
+on map and reduce slots: :mod:`~mropt.sim.compiled.fair_reduce`; their engines
 :mod:`~mropt.sim.compiled.fair_engine`, :mod:`~mropt.sim.compiled.capacity_engine`, sharing
 :mod:`~mropt.sim.compiled.heartbeat_engine`);
 :mod:`~mropt.sim.compiled.driver` drives a loop and leaves the simulation as the Python engine would,

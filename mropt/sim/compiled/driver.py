@@ -6,9 +6,11 @@ it calls a loop's ``step`` until the run ends and leaves what a run's readers re
 At each pause of the loop it moves the ended batches into the recorder's store (so a day's attempts are
 never held twice), the row breaks into the utilisation marks and the loop's utilisation rows into their
 file (``on_pause``: :func:`move_rows`), and lets the watch look (progress bar, time limit, Ctrl-C), as the
-Python loop does every ``watch.every`` events. At the end: the attempts still running, recorded as killed at the run's time; the jobs' outcomes and states, ``active``, the
+Python loop does every ``watch.every`` events (not where a loop's ``NO_LOOK`` register says the Python loop
+would not look there: ``fair_core``'s). At the end: the attempts still running, recorded as killed at the run's time; the jobs' outcomes and states, ``active``, the
 cluster's counts and free resources, the recorder's job ends (:func:`jobs_back`, for jobs of one map stage;
-``fifo_engine`` has its own, for jobs of two stages on slots). A loop whose jobs have a reduce stage
+:func:`stages_back`, for jobs of a map stage and perhaps a reduce stage: ``fifo_engine``'s and
+``fair_engine``'s). A loop whose jobs have a reduce stage
 keeps the stage of each ended batch (``o_stage``) and running one (``s_stage``), which are also its slot
 type; the others keep none, and their attempts' stage and type are 0. A loop's module names
 its registers as ``drf_core`` does (``AI``, ``NEXT_ATTEMPT``, ``EVENTS``, ``N_ENDED``, ``N_BREAKS``,
@@ -26,7 +28,7 @@ import numpy as np
 from mropt.sim.compiled import numba_cache
 from mropt.sim.policy import ACCEPT
 from mropt.sim.recorder import Recorder
-from mropt.sim.state import ACTIVE, DONE, FINISHED, MAP, RUNNING
+from mropt.sim.state import ACTIVE, DONE, FINISHED, MAP, REDUCE, RUNNING
 from mropt.sim.watch import UNTIL
 
 if TYPE_CHECKING:
@@ -41,6 +43,31 @@ BREAKS = 1 << 12
 #: utilisation rows the loop keeps (plus a pool each) before the driver moves them to their file
 ROWS = 1 << 16
 _NEVER = 1 << 62
+
+
+def stages_why_not(jobs: Sequence[Job], demands: bool) -> str | None:
+    """Why ``jobs`` are not of the shape of a loop that runs reduces (a short phrase), or None: each job a map
+    stage and perhaps a reduce stage, each of one task group, every task with a demand (``demands``) or
+    none without one; the map stages' replicas all generated (one array) or none, the reduce stages'
+    none."""
+    placed = None
+    for j in jobs:
+        types = [st.type for st in j.stages]
+        if types not in ([MAP], [MAP, REDUCE]):
+            return f"job {j.id!r}: stages other than a map stage and perhaps a reduce stage"
+        for st in j.stages:
+            if len(st.durations) != 1 or len(st.demands) != 1:
+                return f"job {j.id!r}: a stage of several task groups"
+            if (st.demands[0] is not None) != demands:
+                return f"job {j.id!r}: a task " + ("without a demand" if demands else "with a demand")
+        has = j.stages[0].replicas is not None
+        if placed is None:
+            placed = has
+        if has != placed or (has and not isinstance(j.stages[0].replicas, np.ndarray)):
+            return "replicas listed by the workload"
+        if len(j.stages) > 1 and j.stages[1].replicas is not None:
+            return f"job {j.id!r}: reduces with replicas"
+    return None
 
 
 def jobs_why_not(jobs: Sequence[Job]) -> str | None:
@@ -84,6 +111,7 @@ def drive(
     record, marks, watch = sim.record, sim._marks, sim.watch
     until = math.inf if sim.until is None else float(sim.until)
     look_at = watch.every if watch is not None else _NEVER
+    no_look = getattr(core, "NO_LOOK", None)  # (a loop's register: it paused where the Python loop does not look)
     if watch is not None:
         watch.begin(sim)
     try:
@@ -98,7 +126,8 @@ def drive(
             if status == core.UNTIL:
                 sim.stopped = UNTIL
                 break
-            if watch is not None and sim.events >= look_at:  # (the Python loop looks after its last instant too)
+            # (the Python loop looks after its last instant too; not before a lone heartbeat: ``NO_LOOK``)
+            if watch is not None and sim.events >= look_at and not (no_look is not None and regs[no_look]):
                 sim.stopped = watch.check(sim)
                 if sim.stopped is not None:
                     break
@@ -266,6 +295,59 @@ def kill_running(sim: Simulation, state: Any, regs: np.ndarray, core: Any) -> No
     sim.record.ended_attempts.add_columns(columns, state.a_task[ids], state.a_node[ids])
 
 
+def stages_back(
+    sim: Simulation,
+    arrivals: np.ndarray,
+    state: Any,
+    regs: np.ndarray,
+    core: Any,
+    counts: tuple[tuple[np.ndarray, np.ndarray, np.ndarray], ...],
+) -> None:
+    """:func:`jobs_back` for jobs of a map stage and perhaps a reduce stage (``counts``: per stage index, the
+    jobs' offsets of its tasks in ``state.state``, their pending and finished counts; ``state.map_end``
+    and ``state.finish`` the times their map stage and they ended, NaN while not), the cluster's counts of
+    both slot types, the recorder's job ends in order; the nodes' free capacity is the caller's."""
+    busy, runnable, remaining = [0, 0], [0, 0], [0, 0]
+    for j in arrivals[: int(regs[core.AI])].tolist():  # (the jobs that arrived, in arrival order)
+        job = sim.jobs[j]
+        job.reason = ACCEPT.reason
+        if not math.isnan(state.first_start[j]):
+            job.first_start = float(state.first_start[j])
+        done = not math.isnan(state.finish[j])
+        map_end = float(state.map_end[j])
+        cur = len(job.stages) if done else 0 if math.isnan(map_end) else 1
+        for k, st in enumerate(job.stages):
+            off, pend, fin = counts[k]
+            tasks = state.state[off[j] : off[j] + st.n]
+            st.state[:] = tasks.tobytes()
+            st.pending = int(pend[j])
+            st.finished = int(fin[j])
+            st.running = job.running[k] = int(np.count_nonzero(tasks == RUNNING))
+            assert st.finished == int(np.count_nonzero(tasks == DONE))
+            job.runnable[k] = st.pending if cur == k else 0
+            job.remaining[k] = st.n - st.finished
+        if not math.isnan(map_end):
+            job.map_end = job.stages[0].end_time = map_end
+            job.stages[0].drop_locality()
+        if done:
+            job.status = FINISHED
+            job.finish = job.stages[-1].end_time = float(state.finish[j])
+            job.stages[-1].drop_locality()
+            job.cur = cur
+        else:
+            job.cur = cur
+            job.status = ACTIVE
+            sim.active[j] = job
+            for k in (MAP, REDUCE):
+                busy[k] += job.running[k]
+                runnable[k] += job.runnable[k]
+                remaining[k] += job.remaining[k]
+    sim.busy[:], sim.runnable[:], sim.remaining[:] = busy, runnable, remaining
+    jobs = sim.jobs
+    for j in state.end_order[: regs[core.N_JOB_END]].tolist():
+        sim.record.job_ended(jobs[j])
+
+
 def jobs_back(sim: Simulation, arrivals: np.ndarray, state: Any, regs: np.ndarray, core: Any) -> None:
     """The jobs' outcomes and states as the Python engine leaves them (status, times, counts, tasks'
     states; ``active`` in arrival order), the cluster's counts and free resources, and the recorder's
@@ -317,6 +399,8 @@ __all__ = [
     "empty_buffers",
     "jobs_back",
     "kill_running",
+    "stages_back",
+    "stages_why_not",
     "member_ids",
     "move_rows",
 ]

@@ -18,9 +18,9 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from mropt.sim.compiled.driver import NotCompilable, common_arrays, drive
-from mropt.sim.policy import ACCEPT, EVENT
-from mropt.sim.state import ACTIVE, DONE, FINISHED, MAP, REDUCE, RUNNING
+from mropt.sim.compiled.driver import NotCompilable, common_arrays, drive, stages_back
+from mropt.sim.policy import EVENT
+from mropt.sim.state import MAP, REDUCE
 
 if TYPE_CHECKING:
     from mropt.sim.engine import Simulation
@@ -166,49 +166,12 @@ def _state(sim: Simulation, work: Any, n_tasks: int) -> Any:
 
 
 def _jobs_back(sim: Simulation, work: Any, state: Any, regs: np.ndarray, core: Any) -> None:
-    """The jobs' outcomes and stages as the Python engine leaves them (status, times, counts, tasks'
-    states; ``active`` in arrival order), the cluster's counts and free slots, and
-    the recorder's job ends in order (``driver.jobs_back``, for jobs of two stages on slots)."""
-    busy, runnable, remaining = [0, 0], [0, 0], [0, 0]
+    """The jobs' outcomes and stages as the Python engine leaves them, the cluster's counts and the
+    recorder's job ends (:func:`~mropt.sim.compiled.driver.stages_back`), and the nodes' free slots."""
     counts = ((work.j_off_m, state.m_pend, state.m_fin), (work.j_off_r, state.r_pend, state.r_fin))
-    for j in work.arrivals[: int(regs[core.AI])].tolist():  # (the jobs that arrived, in arrival order)
-        job = sim.jobs[j]
-        job.reason = ACCEPT.reason
-        if not math.isnan(state.first_start[j]):
-            job.first_start = float(state.first_start[j])
-        cur = int(state.cur[j])
-        for k, st in enumerate(job.stages):
-            off, pend, fin = counts[k]
-            tasks = state.state[off[j] : off[j] + st.n]
-            st.state[:] = tasks.tobytes()
-            st.pending = int(pend[j])
-            st.finished = int(fin[j])
-            st.running = job.running[k] = int(np.count_nonzero(tasks == RUNNING))
-            assert st.finished == int(np.count_nonzero(tasks == DONE))
-            job.runnable[k] = st.pending if cur == k else 0
-            job.remaining[k] = st.n - st.finished
-        if not math.isnan(state.map_end[j]):
-            job.map_end = job.stages[0].end_time = float(state.map_end[j])
-            job.stages[0].drop_locality()
-        if cur == 2:
-            job.status = FINISHED
-            job.finish = job.stages[-1].end_time = float(state.finish[j])
-            job.stages[-1].drop_locality()
-            job.cur = len(job.stages)
-        else:
-            job.cur = cur
-            job.status = ACTIVE
-            sim.active[j] = job
-            for k in (MAP, REDUCE):
-                busy[k] += job.running[k]
-                runnable[k] += job.runnable[k]
-                remaining[k] += job.remaining[k]
-    sim.busy[:], sim.runnable[:], sim.remaining[:] = busy, runnable, remaining
+    stages_back(sim, work.arrivals, state, regs, core, counts)
     sim.free[MAP][:] = state.free_m.tolist()
     sim.free[REDUCE][:] = state.free_r.tolist()
-    jobs = sim.jobs
-    for j in state.end_order[: regs[core.N_JOB_END]].tolist():
-        sim.record.job_ended(jobs[j])
 
 
 __all__ = ["NotCompilable", "run_compiled", "why_not"]

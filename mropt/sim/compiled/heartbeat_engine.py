@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from mropt.sim.compiled.driver import NotCompilable, drive, jobs_back, jobs_why_not, move_rows
+from mropt.sim.compiled.driver import NotCompilable, drive, jobs_back, jobs_why_not, move_rows, stages_why_not
 from mropt.sim.policy import HEARTBEAT
 from mropt.sim.spilled_rows import SpilledRows
 from mropt.sim.state import MAP
@@ -23,17 +23,21 @@ if TYPE_CHECKING:
     from mropt.sim.recorder import Recorder
 
 
-def shape_why_not(sim: Simulation) -> str | None:
+def shape_why_not(sim: Simulation, reduces: bool = False) -> str | None:
     """Why ``sim``'s run is not of the shape the heartbeat loops cover (a short phrase), or None: heartbeat
     mode on a cluster of slots and two resources, jobs of one map stage of one task group with a demand
     (replicas all generated, or none), no speculation, faults, straggler draws, slow-start, decision trace
-    or live utilisation rows, a simulation not run yet."""
+    or live utilisation rows, a simulation not run yet. ``reduces`` (the ``fair`` loop's): also clusters
+    of no resources, whose tasks have no demands, and jobs with a reduce stage after the map stage
+    (:func:`~mropt.sim.compiled.driver.stages_why_not`)."""
     if sim.mode != HEARTBEAT:
         return f"mode {sim.mode} (only heartbeat)"
     if not sim.uses_slots:
         return "a cluster without slots"
-    if len(sim.resources) != 2:
-        return f"a cluster of {len(sim.resources)} resources (only two: a task's demand of each)"
+    n_resources = len(sim.resources)
+    if n_resources != 2 and not (reduces and n_resources == 0):
+        only = "two, or none" if reduces else "only two"
+        return f"a cluster of {n_resources} resources ({only}: a task's demand of each)"
     if sim.speculation is not None:
         return "a speculation rule"
     if sim.workload.faults:
@@ -48,7 +52,7 @@ def shape_why_not(sim: Simulation) -> str | None:
         return "a simulation already run"
     if not sim.jobs or not sim.n_nodes or not sim.heartbeat_interval > 0:
         return "no jobs, no nodes or no heartbeat interval"
-    return jobs_why_not(sim.jobs)
+    return stages_why_not(sim.jobs, n_resources == 2) if reduces else jobs_why_not(sim.jobs)
 
 
 def run_heartbeat(
@@ -56,10 +60,14 @@ def run_heartbeat(
     core: Any,
     why_not: Callable[[Simulation], str | None],
     arrays: Callable[[Simulation], tuple[Any, np.ndarray, np.ndarray, Any, Any]],
+    back: Callable[[Simulation, Any, Any, np.ndarray], None] | None = None,
 ) -> Recorder:
     """Run ``sim`` by the loop ``core`` (its ``step`` and registers) on the arrays ``arrays(sim)`` makes
     (workload, float and int parameters, state, lists); :class:`NotCompilable` (and ``sim`` untouched)
-    where ``why_not`` names a reason."""
+    where ``why_not`` names a reason. ``back(sim, work, state, regs)`` leaves the jobs and the nodes' free
+    capacity as the Python engine would (None: :func:`~mropt.sim.compiled.driver.jobs_back` and the free
+    map slots, for jobs of one map stage). A run of jobs with a reduce stage writes no utilisation rows as
+    it runs: they are built after it from its attempts and marks (``Recorder.keep_row_marks``)."""
     reason = why_not(sim)
     if reason is not None:
         raise NotCompilable(reason)
@@ -74,11 +82,15 @@ def run_heartbeat(
         fregs = np.zeros(core.N_FLOAT_REGISTERS, dtype=np.float64)
         fregs[core.LAST] = -math.inf
         record = sim.record
-        rows = SpilledRows() if record.utilisation else None
+        reduces = any(len(job.stages) > 1 for job in sim.jobs)
+        rows = SpilledRows() if record.utilisation and not reduces else None
         args = (work, params, flags, state, lists, regs, fregs)
         drive(sim, core, args, state, regs, fregs, on_pause=lambda: move_rows(state, regs, core, rows))
-        jobs_back(sim, work.arrivals, state, regs, core)
-        sim.free[MAP][:] = state.fslot.tolist()
+        if back is None:
+            jobs_back(sim, work.arrivals, state, regs, core)
+            sim.free[MAP][:] = state.fslot.tolist()
+        else:
+            back(sim, work, state, regs)
         sim.stalled = bool(regs[core.STALLED])
         if rows is not None:
             record.keep_spilled_rows(rows)
