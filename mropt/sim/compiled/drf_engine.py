@@ -12,14 +12,22 @@ The policy object is not run (its shares, skips and heap stay as built): nothing
 
 from __future__ import annotations
 
-import gc
 import math
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from mropt.fairness.drf import tie_key
-from mropt.sim.compiled.driver import NotCompilable, common_arrays, drive, jobs_back, jobs_why_not, move_rows
+from mropt.sim.compiled.driver import (
+    NotCompilable,
+    common_arrays,
+    drive,
+    jobs_back,
+    jobs_why_not,
+    move_rows,
+    run_or_refuse,
+    run_why_not,
+)
 from mropt.sim.policy import EVENT
 from mropt.sim.spilled_rows import SpilledRows
 
@@ -37,18 +45,11 @@ def why_not(sim: Simulation) -> str | None:
         return f"mode {sim.mode} (only event)"
     if sim.uses_slots or len(sim.resources) != 2:
         return "a cluster of slots, or of other than two resources"
-    if sim.speculation is not None:
-        return "a speculation rule"
-    if sim.workload.faults:
-        return "node faults"
-    if sim.timing.rate or sim.slowstart is not None:
-        return "straggler draws or a reduce slow-start"
-    if policy.trace is not None or getattr(policy, "tie_break", None) != "largest-demand":
-        return "a decision trace or another tie break"
-    if sim.rows_live:
-        return "live utilisation rows"
-    if sim.events or sim.now or sim.next_attempt:
-        return "a simulation already run"
+    reason = run_why_not(sim)
+    if reason is not None:
+        return reason
+    if getattr(policy, "tie_break", None) != "largest-demand":
+        return f"the tie break {getattr(policy, 'tie_break', None)!r} (only largest-demand)"
     if not sim.jobs or not sim.n_nodes:
         return "no jobs or no nodes"
     shape = jobs_why_not(sim.jobs)
@@ -83,22 +84,13 @@ def _totals(sim: Simulation) -> list[float]:
 def run_compiled(sim: Simulation) -> Recorder:
     """Run ``sim`` by the compiled loop (module docstring); :class:`NotCompilable` (and ``sim`` untouched)
     where :func:`why_not` names a reason."""
+    return run_or_refuse(sim, why_not, lambda: _run(sim))
+
+
+def _run(sim: Simulation) -> Recorder:
+    """:func:`run_compiled`, its garbage collector paused."""
     from mropt.sim.compiled import drf_core as core
 
-    reason = why_not(sim)
-    if reason is not None:
-        raise NotCompilable(reason)
-    enabled = gc.isenabled()
-    gc.disable()  # (as ``Simulation.run``: the set-up makes many objects and no cycles)
-    try:
-        return _run(sim, core)
-    finally:
-        if enabled:
-            gc.enable()
-
-
-def _run(sim: Simulation, core: Any) -> Recorder:
-    """:func:`run_compiled`, its garbage collector paused."""
     work, params, flags, n_tasks = _work(sim)
     state, lists = _state(sim, work, n_tasks)
     regs = np.zeros(core.N_REGISTERS, dtype=np.int64)

@@ -1,7 +1,9 @@
 """The driver of the compiled loops (:mod:`mropt.sim.compiled.drf_core`, :mod:`~mropt.sim.compiled.fair_core`,
 :mod:`~mropt.sim.compiled.capacity_core`, :mod:`~mropt.sim.compiled.fifo_core`):
 it calls a loop's ``step`` until the run ends and leaves what a run's readers read as the Python engine's
-``run`` would.
+``run`` would. What every engine refuses (:func:`run_why_not`: speculation, faults, straggler draws or
+slow-start, a trace, live rows, a run already made) and the refusal before a run (:func:`run_or_refuse`)
+are written here once.
 
 At each pause of the loop it moves the ended batches into the recorder's store (so a day's attempts are
 never held twice), the row breaks into the utilisation marks and the loop's utilisation rows into their
@@ -19,6 +21,7 @@ its registers as ``drf_core`` does (``AI``, ``NEXT_ATTEMPT``, ``EVENTS``, ``N_EN
 
 from __future__ import annotations
 
+import gc
 import math
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
@@ -43,6 +46,25 @@ BREAKS = 1 << 12
 #: utilisation rows the loop keeps (plus a pool each) before the driver moves them to their file
 ROWS = 1 << 16
 _NEVER = 1 << 62
+
+
+def run_why_not(sim: Simulation) -> str | None:
+    """Why ``sim``'s options or state keep it from every compiled loop (a short phrase), or None: a
+    speculation rule, node faults, straggler draws or a reduce slow-start, a decision trace, live
+    utilisation rows, or a simulation already run."""
+    if sim.speculation is not None:
+        return "a speculation rule"
+    if sim.workload.faults:
+        return "node faults"
+    if sim.timing.rate or sim.slowstart is not None:
+        return "straggler draws or a reduce slow-start"
+    if sim.policy.trace is not None:
+        return "a decision trace"
+    if sim.rows_live:
+        return "live utilisation rows"
+    if sim.events or sim.now or sim.next_attempt:
+        return "a simulation already run"
+    return None
 
 
 def stages_why_not(jobs: Sequence[Job], demands: bool) -> str | None:
@@ -94,6 +116,24 @@ class NotCompilable(ValueError):
     def __init__(self, reason: str) -> None:
         super().__init__(f"simulate: the compiled core cannot run this simulation: {reason}")
         self.reason = reason
+
+
+def run_or_refuse(
+    sim: Simulation, why_not: Callable[[Simulation], str | None], run: Callable[[], Recorder]
+) -> Recorder:
+    """``run()`` with Python's cyclic garbage collector paused (as ``Simulation.run`` pauses it: the set-up
+    makes many objects and no cycles); :class:`NotCompilable`, ``sim`` untouched, where ``why_not(sim)``
+    names a reason."""
+    reason = why_not(sim)
+    if reason is not None:
+        raise NotCompilable(reason)
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        return run()
+    finally:
+        if enabled:
+            gc.enable()
 
 
 def drive(
@@ -403,4 +443,6 @@ __all__ = [
     "stages_why_not",
     "member_ids",
     "move_rows",
+    "run_or_refuse",
+    "run_why_not",
 ]

@@ -12,13 +12,12 @@ ends. The policy object is not run (not even started: it has no queue): nothing 
 
 from __future__ import annotations
 
-import gc
 import math
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from mropt.sim.compiled.driver import NotCompilable, common_arrays, drive, stages_back
+from mropt.sim.compiled.driver import NotCompilable, common_arrays, drive, run_or_refuse, run_why_not, stages_back
 from mropt.sim.policy import EVENT
 from mropt.sim.state import MAP, REDUCE
 
@@ -38,18 +37,9 @@ def why_not(sim: Simulation) -> str | None:
         return f"mode {sim.mode} (only event)"
     if not sim.uses_slots:
         return "a cluster without slots"
-    if sim.speculation is not None:
-        return "a speculation rule"
-    if sim.workload.faults:
-        return "node faults"
-    if sim.timing.rate or sim.slowstart is not None:
-        return "straggler draws or a reduce slow-start"
-    if policy.trace is not None:
-        return "a decision trace"
-    if sim.rows_live:
-        return "live utilisation rows"
-    if sim.events or sim.now or sim.next_attempt:
-        return "a simulation already run"
+    reason = run_why_not(sim)
+    if reason is not None:
+        return reason
     if not sim.jobs or not sim.n_nodes:
         return "no jobs or no nodes"
     return _jobs_why_not(sim)
@@ -73,22 +63,13 @@ def _jobs_why_not(sim: Simulation) -> str | None:
 def run_compiled(sim: Simulation) -> Recorder:
     """Run ``sim`` by the compiled loop (module docstring); :class:`NotCompilable` (and ``sim`` untouched)
     where :func:`why_not` names a reason."""
+    return run_or_refuse(sim, why_not, lambda: _run(sim))
+
+
+def _run(sim: Simulation) -> Recorder:
+    """:func:`run_compiled`, its garbage collector paused."""
     from mropt.sim.compiled import fifo_core as core
 
-    reason = why_not(sim)
-    if reason is not None:
-        raise NotCompilable(reason)
-    enabled = gc.isenabled()
-    gc.disable()  # (as ``Simulation.run``: the set-up makes many objects and no cycles)
-    try:
-        return _run(sim, core)
-    finally:
-        if enabled:
-            gc.enable()
-
-
-def _run(sim: Simulation, core: Any) -> Recorder:
-    """:func:`run_compiled`, its garbage collector paused."""
     work, flags, n_tasks = _work(sim)
     state = _state(sim, work, n_tasks)
     regs = np.zeros(core.N_REGISTERS, dtype=np.int64)

@@ -6,14 +6,21 @@ would (the driver's list, and the nodes' free map slots and ``stalled``).
 
 from __future__ import annotations
 
-import gc
 import math
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from mropt.sim.compiled.driver import NotCompilable, drive, jobs_back, jobs_why_not, move_rows, stages_why_not
+from mropt.sim.compiled.driver import (
+    drive,
+    jobs_back,
+    jobs_why_not,
+    move_rows,
+    run_or_refuse,
+    run_why_not,
+    stages_why_not,
+)
 from mropt.sim.policy import HEARTBEAT
 from mropt.sim.spilled_rows import SpilledRows
 from mropt.sim.state import MAP
@@ -38,18 +45,9 @@ def shape_why_not(sim: Simulation, reduces: bool = False) -> str | None:
     if n_resources != 2 and not (reduces and n_resources == 0):
         only = "two, or none" if reduces else "only two"
         return f"a cluster of {n_resources} resources ({only}: a task's demand of each)"
-    if sim.speculation is not None:
-        return "a speculation rule"
-    if sim.workload.faults:
-        return "node faults"
-    if sim.timing.rate or sim.slowstart is not None:
-        return "straggler draws or a reduce slow-start"
-    if sim.policy.trace is not None:
-        return "a decision trace"
-    if sim.rows_live:
-        return "live utilisation rows"
-    if sim.events or sim.now or sim.next_attempt:
-        return "a simulation already run"
+    reason = run_why_not(sim)
+    if reason is not None:
+        return reason
     if not sim.jobs or not sim.n_nodes or not sim.heartbeat_interval > 0:
         return "no jobs, no nodes or no heartbeat interval"
     return stages_why_not(sim.jobs, n_resources == 2) if reduces else jobs_why_not(sim.jobs)
@@ -68,38 +66,39 @@ def run_heartbeat(
     capacity as the Python engine would (None: :func:`~mropt.sim.compiled.driver.jobs_back` and the free
     map slots, for jobs of one map stage). A run of jobs with a reduce stage writes no utilisation rows as
     it runs: they are built after it from its attempts and marks (``Recorder.keep_row_marks``)."""
-    reason = why_not(sim)
-    if reason is not None:
-        raise NotCompilable(reason)
-    enabled = gc.isenabled()
-    gc.disable()  # (as ``Simulation.run``: the set-up makes many objects and no cycles)
-    try:
-        work, params, flags, state, lists = arrays(sim)
-        regs = np.zeros(core.N_REGISTERS, dtype=np.int64)
-        regs[core.OPEN] = -1
-        regs[core.N_FREE] = len(state.free_slots)
-        regs[core.ROW_BUSY] = -1
-        fregs = np.zeros(core.N_FLOAT_REGISTERS, dtype=np.float64)
-        fregs[core.LAST] = -math.inf
-        record = sim.record
-        reduces = any(len(job.stages) > 1 for job in sim.jobs)
-        rows = SpilledRows() if record.utilisation and not reduces else None
-        args = (work, params, flags, state, lists, regs, fregs)
-        drive(sim, core, args, state, regs, fregs, on_pause=lambda: move_rows(state, regs, core, rows))
-        if back is None:
-            jobs_back(sim, work.arrivals, state, regs, core)
-            sim.free[MAP][:] = state.fslot.tolist()
-        else:
-            back(sim, work, state, regs)
-        sim.stalled = bool(regs[core.STALLED])
-        if rows is not None:
-            record.keep_spilled_rows(rows)
-        if sim._marks is not None:
-            record.keep_row_marks(sim._marks)
-        return record
-    finally:
-        if enabled:
-            gc.enable()
+    return run_or_refuse(sim, why_not, lambda: _run(sim, core, arrays, back))
+
+
+def _run(
+    sim: Simulation,
+    core: Any,
+    arrays: Callable[[Simulation], tuple[Any, np.ndarray, np.ndarray, Any, Any]],
+    back: Callable[[Simulation, Any, Any, np.ndarray], None] | None,
+) -> Recorder:
+    """:func:`run_heartbeat`, its garbage collector paused."""
+    work, params, flags, state, lists = arrays(sim)
+    regs = np.zeros(core.N_REGISTERS, dtype=np.int64)
+    regs[core.OPEN] = -1
+    regs[core.N_FREE] = len(state.free_slots)
+    regs[core.ROW_BUSY] = -1
+    fregs = np.zeros(core.N_FLOAT_REGISTERS, dtype=np.float64)
+    fregs[core.LAST] = -math.inf
+    record = sim.record
+    reduces = any(len(job.stages) > 1 for job in sim.jobs)
+    rows = SpilledRows() if record.utilisation and not reduces else None
+    args = (work, params, flags, state, lists, regs, fregs)
+    drive(sim, core, args, state, regs, fregs, on_pause=lambda: move_rows(state, regs, core, rows))
+    if back is None:
+        jobs_back(sim, work.arrivals, state, regs, core)
+        sim.free[MAP][:] = state.fslot.tolist()
+    else:
+        back(sim, work, state, regs)
+    sim.stalled = bool(regs[core.STALLED])
+    if rows is not None:
+        record.keep_spilled_rows(rows)
+    if sim._marks is not None:
+        record.keep_row_marks(sim._marks)
+    return record
 
 
 __all__ = ["run_heartbeat", "shape_why_not"]
