@@ -5,8 +5,8 @@
 [--max-memory GIB] [--until T] [--time-limit S] [--no-progress] [--history DB [--history-source NAME]]
 [--engine auto|python|compiled]`` (a contract; ``-o`` is ``--out``). ``--engine`` picks what runs the
 simulation, the same run either way (:mod:`mropt.sim.engines`: the compiled core runs ``drf``, ``ddrf``
-and ``delay`` on clusters of two resources; ``auto``, the default, uses it there for workloads of 100,000
-tasks or more).
+and ``delay`` on clusters of two resources, ``fair`` and ``capacity`` on clusters of slots, and ``fifo``
+in event mode; ``auto``, the default, uses it where it applies for workloads of 100,000 tasks or more).
 ``--speculation`` (a registered rule,
 :mod:`mropt.sim.speculation.table`: ``none``, ``hadoop-0.20``, ``late``, ``late-percentile``, ``clairvoyant``;
 default ``none``) adds backup attempts under any policy; with a rule the summary has ``backups`` and
@@ -138,8 +138,8 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:
         choices=ENGINES,
         default="auto",
         help="what runs the simulation: the Python engine, or the compiled core (numba; drf, ddrf and delay on clusters of two "
-        "resources, fair and capacity on clusters of slots and two resources: see mropt.sim.engines); auto (default): the "
-        "compiled core there for 100,000 tasks or more. The same run either way",
+        "resources, fair and capacity on clusters of slots, fifo in event mode: which runs, see mropt.sim.engines); auto "
+        "(default): the compiled core where it applies, for 100,000 tasks or more. The same run either way",
     )
     p.add_argument("--json", action="store_true", help="print the summary as one JSON object")
     p.set_defaults(handler=run_simulate)

@@ -98,9 +98,13 @@ def _distinct(arrays: list[np.ndarray], dtype: Any) -> np.ndarray:
     full = [a for a in arrays if len(a)]
     if not full:
         return np.zeros(0, dtype=dtype)
+    if not all(np.issubdtype(a.dtype, np.integer) for a in full):
+        return np.unique(np.concatenate([np.unique(a) for a in full], dtype=dtype))
     low = min(int(a.min()) for a in full)
     top = max(int(a.max()) for a in full)
-    if low < 0 or top >= 1 << 27 or not np.issubdtype(full[0].dtype, np.integer):
+    # (the flags' table: at most 8 bytes a value, and 128 MiB, or the sort)
+    limit = min(1 << 27, 8 * sum(len(a) for a in full) + 4096)
+    if low < 0 or top >= limit:
         return np.unique(np.concatenate([np.unique(a) for a in full], dtype=dtype))
     seen = np.zeros(top + 1, dtype=np.bool_)
     for a in full:

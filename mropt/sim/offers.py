@@ -7,7 +7,8 @@
   only while tasks of a type they have room for are pending: idle nodes are never polled.
 * ``heartbeat`` (:class:`~mropt.sim.heartbeat_offers.HeartbeatOffers`, its own module): Hadoop 1.x trackers report every ``max(3 s,
   ceil(nodes / 100) s)`` (JobTracker 1.0.3: ``getNextHeartbeatInterval`` with 100 heartbeats
-  per second); node i's heartbeats fall at ``i / nodes`` of an interval plus whole intervals.
+  per second); node i's heartbeats fall at ``i / nodes`` of an interval plus whole intervals (or
+  now, where that sum rounds below it).
   Only a node with free capacity while work of that type is pending has its next heartbeat
   scheduled; with task demands, only while some pending task fits its free resources
   (:class:`~mropt.sim.demand_index.DemandIndex`; capacity freeing on it, or new work, schedules

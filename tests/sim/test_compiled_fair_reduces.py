@@ -25,6 +25,7 @@ import pytest
 pytest.importorskip("numba")
 
 from mropt.model.errors import InputError  # noqa: E402
+from mropt.model.workload import WorkloadInstance  # noqa: E402
 from mropt.sim.engines import run_simulation  # noqa: E402
 from mropt.sim.outputs import run_tables  # noqa: E402
 from mropt.sim.run import simulate  # noqa: E402
@@ -70,6 +71,20 @@ def test_compiled_run_with_reduces_is_the_python_engines_run(compiled: Any, chun
             assert_same_fair_runs(compiled, w, where + ", plain", params, reference=True, **_options(k))
 
 
+@pytest.mark.parametrize("base", [2.0**40, 2.0**52, 1e16])
+def test_compiled_run_with_reduces_is_the_python_engines_run_at_far_times(compiled: Any, base: float) -> None:
+    # submit times shifted far (a time's ulp 1 at 2**52, 2 at 1e16): heartbeats collide, tasks round to no
+    # time, and on clusters without resources lone heartbeats (``lone_next``, the clock a lone heartbeat
+    # without room leaves) meet them; a failure names its workload
+    rng = random.Random(f"compiled-fair-reduces-far-{base}")
+    for k in range(12):
+        w, params = reduce_case(rng)
+        data = w.to_dict()
+        for job in data["jobs"]:
+            job["submit_time"] = job.get("submit_time", 0.0) + base
+        assert_same_fair_runs(compiled, WorkloadInstance.from_dict(data), f"far {base!r}, workload {k}", params)
+
+
 def test_the_draws_reach_reduces_on_both_kinds_of_cluster(compiled: Any) -> None:
     # reduces launched on clusters of no resources and of cpu and mem; nodes without reduce slots; a
     # heartbeat whose tracker reported more maps than reduces (reduces first) that launched both
@@ -85,9 +100,12 @@ def test_the_draws_reach_reduces_on_both_kinds_of_cluster(compiled: Any) -> None
         no_reduce_slots += any(s == 0 for s in sim.slots[REDUCE])
         # a node's reduce started at an instant where a map of it started later in the attempt order
         starts: dict[tuple[str, float], list[str]] = {}
-        for node, start, kind in sorted(zip(t["node"], t["start"].tolist(), kinds.tolist(), strict=True)):
+        rows = zip(t["node"], t["start"].tolist(), np.asarray(t["attempt"]).tolist(), kinds.tolist(), strict=True)
+        for node, start, _, kind in sorted(rows):
             starts.setdefault((node, start), []).append(kind)
-        reduces_first += sum("reduce" in v and "map" in v for v in starts.values())
+        reduces_first += sum(
+            "reduce" in v and "map" in v and v.index("reduce") < v.index("map") for v in starts.values()
+        )
     assert reduces[0] > 0 and reduces[2] > 0 and no_reduce_slots > 0 and reduces_first > 0
 
 

@@ -60,5 +60,11 @@ def test_the_distinct_codes_are_the_sorted_set(blocks: list[list[int]]) -> None:
 
 
 def test_the_distinct_floats_are_the_sorted_set() -> None:
-    got = _distinct([np.array([2.5, 1.0]), np.array([1.0])], np.float64)
-    assert got.tolist() == [1.0, 2.5]
+    got = _distinct([np.array([2.5, 1.0]), np.array([1.0, np.nan])], np.float64)
+    assert got[:2].tolist() == [1.0, 2.5] and np.isnan(got[2]) and len(got) == 3
+
+
+def test_a_few_large_codes_are_sorted_not_flagged(monkeypatch: pytest.MonkeyPatch) -> None:
+    # (two values up to 10**6: no table of a million flags for them)
+    monkeypatch.setattr(np, "flatnonzero", None)  # the flags' path would fail
+    assert _distinct([np.array([10**6, 3], dtype=np.int64)], np.int64).tolist() == [3, 10**6]
