@@ -50,9 +50,10 @@ from mropt.sim.compiled.capacity_order import (
     passes_at,
     wait_factor,
 )
+from mropt.sim.compiled.capacity_reduce import assign_reduce, open_reduces
 from mropt.sim.compiled.drf_index import build_stacks, ev_pop, ev_push, pop_place
 from mropt.sim.compiled.fair_order import fit_set
-from mropt.sim.compiled.heartbeats import next_beat, room
+from mropt.sim.compiled.heartbeats import lone_next, next_beat, room_two
 from mropt.sim.compiled.rows import emit, touch
 
 _FIT_EPS = 1e-9  # mropt.sim.capacity.FIT_EPS and mropt.sim.demand_index._EPS
@@ -64,7 +65,7 @@ HEARTBEAT_SEQ = 1 << 60
 Work = namedtuple(
     "Work",
     "arrivals rank submit j_n j_off j_dur j_d0 j_d1 j_class j_pool cl_off c_d0 c_d1 c_group g_first g_d0 g_off g_size"
-    " replicas node_rack node_speed node_slots phase",
+    " replicas node_rack node_speed node_slots phase j_nr j_off_r j_dur_r j_d0r j_d1r j_class_r",
 )
 #: the run's state, as arrays (changed in place)
 State = namedtuple(
@@ -74,7 +75,8 @@ State = namedtuple(
     " cl_n cl_head cl_live nxt cl_rank mt gb wt fit"
     " free0 free1 fslot beating et es eslot"
     " s_job s_first s_count s_start s_end s_level free_slots"
-    " o_job o_first o_count o_start o_end o_level bt ba be p_running p_row p_touch touched rt rk rp rb rc",
+    " o_job o_first o_count o_start o_end o_level bt ba be p_running p_row p_touch touched rt rk rp rb rc"
+    " map_end r_pending r_fresh r_finished c_pending_r fit_r rq0 rq1 rslot s_stage o_stage",
 )
 #: per job its locality stacks (a numba typed list), built at its first launch, dropped at its end
 Lists = namedtuple("Lists", "stacks")
@@ -85,7 +87,12 @@ BUSY, HEARTBEAT, IDLE_BEATS, STALLED = range(12, 16)
 #: the rows in their buffer, the busy maps of the last cluster row (-1: none yet), the pools given a row
 #: index, the pools touched at the instant, the instant's stamp (fair_core's)
 N_ROWS, ROW_BUSY, N_INDEXED, N_TOUCHED, INSTANT = range(16, 21)
-N_REGISTERS = 21
+#: the reduce side's: runnable reduces, running reduces
+RUNNABLE_R, BUSY_R = range(21, 23)
+#: the loop paused before an instant the Python engine runs as a lone heartbeat: the driver does not look
+#: at the watch there (:func:`~mropt.sim.compiled.heartbeats.lone_next`; fair_core's)
+NO_LOOK = 23
+N_REGISTERS = 24
 #: the float64 registers (``F``)
 LAST, FIRST_TIME, OPEN_WORK, NOW = range(4)
 N_FLOAT_REGISTERS = 4
@@ -98,6 +105,7 @@ def step(W, P, Q, S, L, R, F, until, stop_events):
     arrivals, rank_of, submit, j_n, j_off, j_dur = W.arrivals, W.rank, W.submit, W.j_n, W.j_off, W.j_dur
     j_d0, j_d1, j_class, j_pool, cl_off, c_d0, c_d1 = W.j_d0, W.j_d1, W.j_class, W.j_pool, W.cl_off, W.c_d0, W.c_d1
     replicas, node_rack, node_speed, phase = W.replicas, W.node_rack, W.node_speed, W.phase
+    j_off_r, j_d0r, j_d1r = W.j_off_r, W.j_d0r, W.j_d1r
     state, a_task, a_node, pending, fresh = S.state, S.a_task, S.a_node, S.pending, S.fresh
     finished, first_start, finish, end_order, built = S.finished, S.first_start, S.finish, S.end_order, S.built
     missed, base, lwf, j_fail, j_pos, tree, pc, mark = S.missed, S.base, S.lwf, S.j_fail, S.j_pos, S.tree, S.pc, S.mark
@@ -111,9 +119,14 @@ def step(W, P, Q, S, L, R, F, until, stop_events):
     o_job, o_first, o_count, o_start, o_end, o_level = S.o_job, S.o_first, S.o_count, S.o_start, S.o_end, S.o_level
     bt, ba, be, rt, rk, rp, rb, rc = S.bt, S.ba, S.be, S.rt, S.rk, S.rp, S.rb, S.rc
     p_running, p_row, p_touch, touched = S.p_running, S.p_row, S.p_touch, S.touched
+    map_end, rslot, s_stage, o_stage, fit_r, j_nr = S.map_end, S.rslot, S.s_stage, S.o_stage, S.fit_r, W.j_nr
+    r_finished = S.r_finished
     stacks_of = L.stacks
     factor_rack, factor_any, interval, wait_param = P[0], P[1], P[2], P[3]
     placed, batching, n_racks, stall_limit, slots_map, slots_reduce = Q[0] != 0, Q[1] != 0, Q[2], Q[3], Q[4], Q[5]
+    demands, rows_inline = Q[6] != 0, Q[7] != 0  # (no demands: the room test counts slots)
+    regs_r = (RUNNABLE_R, BUSY_R, NEXT_ATTEMPT, OPEN, N_FREE, N_EV, SEQ)  # (``assign_reduce``'s)
+    fregs_r = (OPEN_WORK,)
     fit_size = len(fit) >> 1
     n_jobs = len(j_n)
     n_nodes = len(node_rack)  # (the trackers up: no node goes down)
@@ -121,22 +134,29 @@ def step(W, P, Q, S, L, R, F, until, stop_events):
     local = placed and replicas.shape[1] > 0  # (``Stage.take_far``: without replicas every map is at NONE)
     empty = np.empty(0, np.int32)
     while True:
-        # a pause at the end of an instant: a look of the watch, or buffers to empty
-        if (
-            R[EVENTS] >= stop_events
-            or R[N_ENDED] + in_flight > len(o_job)
-            or R[N_BREAKS] == len(bt)
-            or R[N_ROWS] + 2 + len(touched) > len(rt)
-        ):
-            return PAUSED
+        # a pause at the end of an instant: a look of the watch, or buffers to empty. Without demands the
+        # Python engine runs a lone heartbeat outside its queue and looks at the watch only after the
+        # queue's instants (:mod:`mropt.sim.lone_beats`): no look before such a one (``NO_LOOK``)
+        full = R[N_ENDED] + in_flight > len(o_job) or R[N_BREAKS] == len(bt) or R[N_ROWS] + 2 + len(touched) > len(rt)
+        if R[EVENTS] >= stop_events or full:
+            lone = (
+                R[EVENTS] >= stop_events
+                and not demands
+                and lone_next(R[N_EV], R[AI], R[STALLED], R[N_FREE], et, es, submit, arrivals, until, n_jobs, in_flight)
+            )
+            if full or not lone:
+                R[NO_LOOK] = 1 if lone else 0
+                return PAUSED
         arriving = R[AI] < n_jobs and R[STALLED] == 0  # (a stalled run's queue was cleared: its arrivals too)
         now = et[0] if R[N_EV] > 0 else np.inf
         if arriving and submit[arrivals[R[AI]]] < now:
             now = submit[arrivals[R[AI]]]
         if now == np.inf:
+            R[NO_LOOK] = 0
             return DONE
         if now > until:
             F[NOW] = until
+            R[NO_LOOK] = 0
             return UNTIL
         if R[STARTED] == 0:
             R[STARTED] = 1
@@ -145,6 +165,11 @@ def step(W, P, Q, S, L, R, F, until, stop_events):
             b = R[N_BREAKS]
             bt[b], ba[b], be[b] = now, R[NEXT_ATTEMPT], R[N_ENDED]
             R[N_BREAKS] = b + 1
+        # (a lone heartbeat that finds no room leaves the Python engine's clock where it was: ``HeldBeats``)
+        was = F[NOW]
+        lone = not demands and lone_next(
+            R[N_EV], R[AI], R[STALLED], R[N_FREE], et, es, submit, arrivals, until, n_jobs, in_flight
+        )
         F[LAST] = F[NOW] = now
         new_work = False
         while True:  # the instant's events: completions, arrivals, heartbeats (``event_queue.drain``)
@@ -156,39 +181,67 @@ def step(W, P, Q, S, L, R, F, until, stop_events):
                 if slot == R[OPEN]:  # a task of no time, ending at its start
                     R[OPEN] = -1
                 j = s_job[slot]
-                off = j_off[j]
+                st = s_stage[slot]  # (0: the map stage, 1: the reduce stage; its slot type too)
                 k = s_count[slot]
                 first = s_first[slot]
-                d0 = j_d0[j]
-                d1 = j_d1[j]
-                for m in range(k):
+                if st == 0:
+                    off, d0, d1, fs = j_off[j], j_d0[j], j_d1[j], fslot
+                else:
+                    off, d0, d1, fs = j_off_r[j], j_d0r[j], j_d1r[j], rslot
+                for m in range(k):  # each member's slot and demand, then its node's heartbeat (``freed``)
                     node = a_node[first + m]
                     state[off + a_task[first + m]] = _DONE
-                    fslot[node] += 1
+                    fs[node] += 1
                     free0[node] += d0
                     free1[node] += d1
-                    if not beating[node] and room(node, R[RUNNABLE], fslot, free0, free1, c_d0, fit, fit_size):
+                    if not beating[node] and room_two(
+                        node,
+                        R[RUNNABLE],
+                        R[RUNNABLE_R],
+                        fslot,
+                        rslot,
+                        demands,
+                        free0,
+                        free1,
+                        c_d0,
+                        fit,
+                        fit_r,
+                        fit_size,
+                    ):
                         beating[node] = True
                         t = next_beat(phase[node], now, interval)
                         R[N_EV] = ev_push(et, es, eslot, R[N_EV], t, HEARTBEAT_SEQ + R[SEQ], -1 - node)
                         R[SEQ] += 1
                 e = R[N_ENDED]
                 o_job[e], o_first[e], o_count[e] = j, first, k
-                o_start[e], o_end[e], o_level[e] = s_start[slot], s_end[slot], s_level[slot]
+                o_start[e], o_end[e], o_level[e], o_stage[e] = s_start[slot], s_end[slot], s_level[slot], st
                 R[N_ENDED] = e + 1
                 free_slots[R[N_FREE]] = slot
                 R[N_FREE] += 1
-                R[BUSY] -= k
-                finished[j] += k
-                p = j_pool[j]
-                p_running[p] -= k
-                R[N_TOUCHED] = touch(p, R[INSTANT], R[N_TOUCHED], p_touch, touched)  # (its utilisation rows)
-                if finished[j] == j_n[j]:  # the stage and the job end
-                    finish[j] = now
-                    end_order[R[N_JOB_END]] = j
-                    R[N_JOB_END] += 1
-                    if built[j]:  # (its locality stacks freed)
-                        stacks_of[j] = empty
+                if st != 0:  # reduces: their count, and perhaps the job's end
+                    R[BUSY_R] -= k
+                    r_finished[j] += k
+                    if r_finished[j] == j_nr[j]:
+                        finish[j] = now
+                        end_order[R[N_JOB_END]] = j
+                        R[N_JOB_END] += 1
+                else:  # maps
+                    R[BUSY] -= k
+                    finished[j] += k
+                    p = j_pool[j]
+                    p_running[p] -= k
+                    R[N_TOUCHED] = touch(p, R[INSTANT], R[N_TOUCHED], p_touch, touched)  # (its utilisation rows)
+                    if finished[j] == j_n[j]:  # the map stage ends (``_stage_done``): the reduces open, or the job ends
+                        map_end[j] = now
+                        if built[j]:  # (its locality stacks freed)
+                            stacks_of[j] = empty
+                        if j_nr[j] > 0:
+                            open_reduces(j, W, S, R, RUNNABLE_R, fit_size)
+                            new_work = True
+                        else:
+                            finish[j] = now
+                            end_order[R[N_JOB_END]] = j
+                            R[N_JOB_END] += 1
             elif arriving and submit[arrivals[R[AI]]] == now:
                 # -- an arrival (class 2): its tasks runnable, a map candidate at its rank, in its class
                 j = arrivals[R[AI]]
@@ -216,7 +269,11 @@ def step(W, P, Q, S, L, R, F, until, stop_events):
                 R[N_EV] = ev_pop(et, es, eslot, R[N_EV])
                 R[EVENTS] += 1
                 beating[node] = False
-                if not (room(node, R[RUNNABLE], fslot, free0, free1, c_d0, fit, fit_size)):
+                if not room_two(
+                    node, R[RUNNABLE], R[RUNNABLE_R], fslot, rslot, demands, free0, free1, c_d0, fit, fit_r, fit_size
+                ):
+                    if lone:
+                        F[NOW] = was
                     if R[STALLED] != 0:
                         break
                     continue
@@ -224,7 +281,7 @@ def step(W, P, Q, S, L, R, F, until, stop_events):
                 R[HEARTBEAT] += 1
                 hb = R[HEARTBEAT]
                 rack = node_rack[node]
-                while fslot[node] > 0:  # ``addMapTasks``: a walk per map
+                while fslot[node] > 0 and R[RUNNABLE] > 0:  # ``addMapTasks``: a walk per map
                     # the least rank of each group's classes that fit the tracker; the least of them
                     lim0 = free0[node] + _FIT_EPS
                     lim1 = free1[node] + _FIT_EPS
@@ -329,12 +386,19 @@ def step(W, P, Q, S, L, R, F, until, stop_events):
                     a_task[aid] = task
                     a_node[aid] = node
                     b = R[OPEN]
-                    if b >= 0 and F[OPEN_WORK] == work and s_start[b] == now and s_job[b] == j and s_level[b] == level:
+                    if (
+                        b >= 0
+                        and F[OPEN_WORK] == work
+                        and s_start[b] == now
+                        and s_job[b] == j
+                        and s_stage[b] == 0
+                        and s_level[b] == level
+                    ):
                         s_count[b] += 1  # (it joins the open batch)
                     else:
                         R[N_FREE] -= 1
                         b = free_slots[R[N_FREE]]
-                        s_job[b], s_first[b], s_count[b] = j, aid, 1
+                        s_job[b], s_first[b], s_count[b], s_stage[b] = j, aid, 1, 0
                         s_start[b], s_end[b], s_level[b] = now, now + work, level
                         R[N_EV] = ev_push(et, es, eslot, R[N_EV], now + work, R[SEQ], b)
                         R[SEQ] += 1
@@ -368,6 +432,8 @@ def step(W, P, Q, S, L, R, F, until, stop_events):
                             leaf_set(mt, g_off[g], g_size[g], c - g_first[g], cl_rank[h])
                     if far:
                         break  # maximum-tasks-after-offswitch = 0
+                if rslot[node] > 0 and R[RUNNABLE_R] > 0:  # ``addReduceTask``: at most one reduce
+                    assign_reduce(node, now, batching, fit_size, W, S, R, F, regs_r, fregs_r)
                 # ``beat``'s end: the stall count; a node with room beats again an interval later
                 if R[NEXT_ATTEMPT] == before:
                     R[IDLE_BEATS] += 1
@@ -376,7 +442,9 @@ def step(W, P, Q, S, L, R, F, until, stop_events):
                         break
                 else:
                     R[IDLE_BEATS] = 0
-                if room(node, R[RUNNABLE], fslot, free0, free1, c_d0, fit, fit_size):
+                if room_two(
+                    node, R[RUNNABLE], R[RUNNABLE_R], fslot, rslot, demands, free0, free1, c_d0, fit, fit_r, fit_size
+                ):
                     beating[node] = True
                     R[N_EV] = ev_push(et, es, eslot, R[N_EV], now + interval, HEARTBEAT_SEQ + R[SEQ], -1 - node)
                     R[SEQ] += 1
@@ -388,16 +456,20 @@ def step(W, P, Q, S, L, R, F, until, stop_events):
             R[N_EV] = 0
         if new_work:  # ``_schedule_all``: every node whose heartbeat is not scheduled, in order
             for node in range(n_nodes):
-                if not beating[node] and room(node, R[RUNNABLE], fslot, free0, free1, c_d0, fit, fit_size):
+                if not beating[node] and room_two(
+                    node, R[RUNNABLE], R[RUNNABLE_R], fslot, rslot, demands, free0, free1, c_d0, fit, fit_r, fit_size
+                ):
                     beating[node] = True
                     t = next_beat(phase[node], now, interval)
                     R[N_EV] = ev_push(et, es, eslot, R[N_EV], t, HEARTBEAT_SEQ + R[SEQ], -1 - node)
                     R[SEQ] += 1
         # the utilisation rows of the instant (``Recorder.flush``; :mod:`mropt.sim.compiled.rows`)
-        R[N_ROWS] = emit(
-            now, R[N_ROWS], R[BUSY], R[ROW_BUSY], slots_map, slots_reduce, R[N_TOUCHED], touched, p_row, p_running,
-            rt, rk, rp, rb, rc,
-        )  # fmt: skip
-        R[ROW_BUSY] = R[BUSY]
+        # (a run with reduces builds them after the run from its attempts: ``Recorder.keep_row_marks``)
+        if rows_inline:
+            R[N_ROWS] = emit(
+                now, R[N_ROWS], R[BUSY], R[ROW_BUSY], slots_map, slots_reduce, R[N_TOUCHED], touched, p_row,
+                p_running, rt, rk, rp, rb, rc,
+            )  # fmt: skip
+            R[ROW_BUSY] = R[BUSY]
         R[N_TOUCHED] = 0
         R[INSTANT] += 1

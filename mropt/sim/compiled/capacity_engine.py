@@ -4,7 +4,8 @@
 :func:`why_not` says why a built simulation cannot run compiled (None: it can; the shape both heartbeat
 loops cover: :func:`mropt.sim.compiled.heartbeat_engine.shape_why_not`); :func:`run_compiled` runs it
 (:func:`~mropt.sim.compiled.heartbeat_engine.run_heartbeat`) and leaves what a run's readers read as its
-own ``run`` would, as :mod:`mropt.sim.compiled.fair_engine` does. The policy object is not run (its queues, counts and missed
+own ``run`` would (the jobs' stages: :func:`mropt.sim.compiled.driver.stages_back`), as
+:mod:`mropt.sim.compiled.fair_engine` does. The policy object is not run (its queues, counts and missed
 opportunities stay as built): nothing after a run reads them.
 """
 
@@ -15,7 +16,8 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from mropt.sim.compiled.driver import common_arrays
+from mropt.sim.compiled.driver import common_arrays, stages_back
+from mropt.sim.compiled.fair_engine import _demands
 from mropt.sim.compiled.heartbeat_engine import run_heartbeat, shape_why_not
 from mropt.sim.state import MAP, REDUCE
 
@@ -26,7 +28,8 @@ if TYPE_CHECKING:
 
 def why_not(sim: Simulation) -> str | None:
     """Why ``sim`` cannot run compiled (a short phrase), or None: fair_engine's limits, with listed queues
-    in place of pools."""
+    in place of pools (also map and reduce slots with no resources and jobs with a reduce stage:
+    :func:`~mropt.sim.compiled.heartbeat_engine.shape_why_not` with ``reduces``)."""
     from mropt.sim.policies.capacity import Capacity
 
     policy = sim.policy
@@ -34,7 +37,7 @@ def why_not(sim: Simulation) -> str | None:
         return f"policy {type(policy).__name__.lower()} (only capacity runs by this loop)"
     if sim.workload.queues:
         return "queues listed by the workload"
-    return shape_why_not(sim)
+    return shape_why_not(sim, reduces=True)
 
 
 def run_compiled(sim: Simulation) -> Recorder:
@@ -43,7 +46,21 @@ def run_compiled(sim: Simulation) -> Recorder:
     a reason."""
     from mropt.sim.compiled import capacity_core as core
 
-    return run_heartbeat(sim, core, why_not, _arrays)
+    return run_heartbeat(sim, core, why_not, _arrays, _back)
+
+
+def _back(sim: Simulation, work: Any, state: Any, regs: np.ndarray) -> None:
+    """The jobs as the Python engine leaves them (:func:`~mropt.sim.compiled.driver.stages_back`), the
+    nodes' free slots of both types and (with resources) free resources, ``stalled``."""
+    from mropt.sim.compiled import capacity_core as core
+
+    counts = ((work.j_off, state.pending, state.finished), (work.j_off_r, state.r_pending, state.r_finished))
+    stages_back(sim, work.arrivals, state, regs, core, counts)
+    sim.free[MAP][:] = state.fslot.tolist()
+    sim.free[REDUCE][:] = state.rslot.tolist()
+    if sim.resources:
+        for node, free in enumerate(sim.free_resources):
+            free[0], free[1] = float(state.free0[node]), float(state.free1[node])
 
 
 def _arrays(sim: Simulation) -> tuple[Any, np.ndarray, np.ndarray, Any, Any]:
@@ -69,14 +86,22 @@ def _work(sim: Simulation) -> tuple[Any, np.ndarray, np.ndarray, int]:
     j_n = np.array([st.n for st in stages], dtype=np.int64)
     j_off = np.zeros(n_jobs, dtype=np.int64)
     np.cumsum(j_n[:-1], out=j_off[1:])
-    demands = [st.demands[0] for st in stages]
-    j_d0 = np.array([d[0] for d in demands], dtype=np.float64)  # type: ignore[index]
-    j_d1 = np.array([d[1] for d in demands], dtype=np.float64)  # type: ignore[index]
-    pairs, j_class = np.unique(np.stack((j_d0, j_d1), axis=1), axis=0, return_inverse=True)
-    j_class = j_class.reshape(-1).astype(np.int64)
+    # the reduce stages (none: 0 tasks), their tasks after every map task in the tasks' states
+    reduce_stages = [j.stages[1] if len(j.stages) > 1 else None for j in jobs]
+    j_nr = np.array([0 if st is None else st.n for st in reduce_stages], dtype=np.int64)
+    j_off_r = np.full(n_jobs, int(j_n.sum()), dtype=np.int64)
+    j_off_r[1:] += np.cumsum(j_nr[:-1])
+    j_d0, j_d1 = _demands(stages)
+    j_d0r, j_d1r = _demands([st if st is not None else stages[0] for st in reduce_stages])
+    # the demand classes: the distinct (cpu, mem) pairs of maps and reduces, sorted
+    pairs, classes = np.unique(
+        np.stack((np.concatenate((j_d0, j_d0r)), np.concatenate((j_d1, j_d1r))), axis=1), axis=0, return_inverse=True
+    )
+    classes = classes.reshape(-1).astype(np.int64)
+    j_class = classes[:n_jobs].copy()
     names = sorted({j.pool for j in jobs})  # (the utilisation rows' pools, numbered by name)
     number = {name: k for k, name in enumerate(names)}
-    sizes = np.bincount(j_class, minlength=len(pairs))
+    sizes = np.bincount(j_class, minlength=len(pairs))  # (a class of reduces alone: an empty segment)
     cl_off = np.zeros(len(pairs), dtype=np.int64)
     np.cumsum(sizes[:-1], out=cl_off[1:])
     c_d0 = np.ascontiguousarray(pairs[:, 0])
@@ -115,14 +140,22 @@ def _work(sim: Simulation) -> tuple[Any, np.ndarray, np.ndarray, int]:
         phase=np.array(
             [interval * node / n_nodes for node in range(n_nodes)], dtype=np.float64
         ),  # (``HeartbeatOffers``)
+        j_nr=j_nr,
+        j_off_r=j_off_r,
+        j_dur_r=np.array([0.0 if st is None else st.durations[0] for st in reduce_stages], dtype=np.float64),
+        j_d0r=j_d0r,
+        j_d1r=j_d1r,
+        j_class_r=classes[n_jobs:].copy(),
     )
     factors = sim.timing.factors
     wait = float(sim.policy.params["locality_wait_factor"])
     params = np.array([factors[1], factors[2], interval, wait], dtype=np.float64)
     n_racks = int(work.node_rack.max()) + 1
     slots = [int(sim.total_slots[MAP]), int(sim.total_slots[REDUCE])]
-    flags = np.array([placed, sim.batches.on, n_racks, sim.stall_limit, *slots], dtype=np.int64)
-    return work, params, flags, int(j_n.sum())
+    demands = len(sim.resources) == 2
+    rows_inline = not j_nr.any()  # (with reduces, the rows are built after the run)
+    flags = np.array([placed, sim.batches.on, n_racks, sim.stall_limit, *slots, demands, rows_inline], dtype=np.int64)
+    return work, params, flags, int(j_n.sum() + j_nr.sum())
 
 
 def _state(sim: Simulation, work: Any, n_tasks: int) -> tuple[Any, Any]:
@@ -134,7 +167,9 @@ def _state(sim: Simulation, work: Any, n_tasks: int) -> tuple[Any, Any]:
 
     n_jobs, n_nodes, n_classes = len(work.j_n), sim.n_nodes, len(work.c_d0)
     n_pools = int(work.j_pool.max()) + 1
-    in_flight = min(n_tasks, int(work.node_slots.sum())) + 1  # (a running task holds a slot)
+    slots = int(work.node_slots.sum()) + int(np.sum(sim.slots[REDUCE]))
+    in_flight = min(n_tasks, slots) + 1  # (a running task holds a slot)
+    rq_size = 1 << max(0, (n_jobs - 1).bit_length())
     fit_size = 1 << max(0, (n_classes - 1).bit_length())
 
     def f(n: int, fill: float | None = None) -> np.ndarray:
@@ -144,8 +179,11 @@ def _state(sim: Simulation, work: Any, n_tasks: int) -> tuple[Any, Any]:
         return np.empty(n, dtype=dtype) if fill is None else np.full(n, fill, dtype=dtype)
 
     events = in_flight + n_nodes + 1  # (completions, and a heartbeat per node at most)
+    common = common_arrays(work.j_n, n_tasks, n_nodes, n_pools, in_flight)
+    n_ended = len(common["o_job"])
+    resources = sim.free_resources if sim.resources else [[0.0, 0.0]] * n_nodes
     state = State(
-        **common_arrays(work.j_n, n_tasks, n_nodes, n_pools, in_flight),
+        **common,
         # jobs: missed opportunities (its own, and the passes at its rank
         # when it began counting them), locality wait factor (NaN: not read), the heartbeat its local
         # launch last failed at, its position in its class's segment
@@ -171,8 +209,8 @@ def _state(sim: Simulation, work: Any, n_tasks: int) -> tuple[Any, Any]:
         wt=i(n_jobs),
         fit=f(2 * fit_size, math.inf),
         # nodes
-        free0=np.array([r[0] for r in sim.free_resources], dtype=np.float64),
-        free1=np.array([r[1] for r in sim.free_resources], dtype=np.float64),
+        free0=np.array([r[0] for r in resources], dtype=np.float64),
+        free1=np.array([r[1] for r in resources], dtype=np.float64),
         fslot=np.asarray(sim.free[MAP], dtype=np.int64).copy(),
         beating=np.zeros(n_nodes, dtype=np.bool_),
         # the event heap (completions and heartbeats)
@@ -181,6 +219,20 @@ def _state(sim: Simulation, work: Any, n_tasks: int) -> tuple[Any, Any]:
         eslot=i(events),
         # each pool's running maps (its utilisation rows' busy count)
         p_running=i(n_pools, fill=0),
+        # the reduce side (:mod:`mropt.sim.compiled.capacity_reduce`): jobs' map stage end (NaN: not yet),
+        # pending, fresh and finished reduces; the reduce classes' pending tasks and fit tree; the reduce
+        # candidates' tree over the ranks; the nodes' free reduce slots; each running and ended batch's stage
+        map_end=f(n_jobs, math.nan),
+        r_pending=work.j_nr.copy(),
+        r_fresh=i(n_jobs, fill=0),
+        r_finished=i(n_jobs, fill=0),
+        c_pending_r=i(n_classes, fill=0),
+        fit_r=f(2 * fit_size, math.inf),
+        rq0=f(2 * rq_size, math.inf),
+        rq1=f(2 * rq_size, math.inf),
+        rslot=np.asarray(sim.free[REDUCE], dtype=np.int64).copy(),
+        s_stage=i(in_flight, np.int8, 0),
+        o_stage=i(n_ended, np.int8, 0),
     )
     empty32 = np.empty(0, dtype=np.int32)
     return state, Lists(List([empty32] * n_jobs))

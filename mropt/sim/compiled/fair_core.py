@@ -60,7 +60,7 @@ reaches ``stop_events`` or the buffers are nearly full (:mod:`mropt.sim.compiled
 calls it again); the state lives in the arrays it is given. Without demands, the Python engine runs a
 heartbeat alone at its time before the queue's next instant outside its queue
 (:mod:`mropt.sim.lone_beats`) and looks at the watch only after its queue's instants: the loop does not
-pause for the watch before such an instant (:func:`lone_next`; ``NO_LOOK`` tells the driver at a pause
+pause for the watch before such an instant (:func:`~mropt.sim.compiled.heartbeats.lone_next`; ``NO_LOOK`` tells the driver at a pause
 for its buffers), and such a heartbeat without room leaves the clock where it was.
 """
 
@@ -74,7 +74,7 @@ from numba import njit
 from mropt.sim.compiled.drf_index import build_stacks, ev_pop, ev_push, pop_place
 from mropt.sim.compiled.fair_order import fit_set, job_move, pool_move
 from mropt.sim.compiled.fair_reduce import assign_reduces, end_reduces, open_reduces
-from mropt.sim.compiled.heartbeats import next_beat, room_two
+from mropt.sim.compiled.heartbeats import lone_next, next_beat, room_two
 from mropt.sim.compiled.rows import emit, touch
 
 _FIT_EPS = 1e-9  # mropt.sim.capacity.FIT_EPS and mropt.sim.demand_index._EPS
@@ -117,7 +117,7 @@ N_ROWS, ROW_BUSY, N_INDEXED, N_TOUCHED, INSTANT = range(21, 26)
 #: pools in the reduce order
 RUNNABLE_R, BUSY_R, LIVE_R, N_ORDER_R = range(26, 30)
 #: the loop paused before an instant the Python engine runs as a lone heartbeat: the driver does not look
-#: at the watch there (:func:`lone_next`)
+#: at the watch there (:func:`~mropt.sim.compiled.heartbeats.lone_next`)
 NO_LOOK = 30
 N_REGISTERS = 31
 #: the float64 registers (``F``): the last instant's time, the first's, the open batch's running time, the
@@ -174,7 +174,7 @@ def step(W, P, Q, S, L, R, F, until, stop_events):
             lone = (
                 R[EVENTS] >= stop_events
                 and not demands
-                and lone_next(R, et, es, submit, arrivals, until, n_jobs, in_flight)
+                and lone_next(R[N_EV], R[AI], R[STALLED], R[N_FREE], et, es, submit, arrivals, until, n_jobs, in_flight)
             )
             if full or not lone:
                 R[NO_LOOK] = 1 if lone else 0
@@ -199,7 +199,9 @@ def step(W, P, Q, S, L, R, F, until, stop_events):
             R[N_BREAKS] = b + 1
         # (a lone heartbeat that finds no room leaves the Python engine's clock where it was: ``HeldBeats``)
         was = F[NOW]
-        lone = not demands and lone_next(R, et, es, submit, arrivals, until, n_jobs, in_flight)
+        lone = not demands and lone_next(
+            R[N_EV], R[AI], R[STALLED], R[N_FREE], et, es, submit, arrivals, until, n_jobs, in_flight
+        )
         F[LAST] = F[NOW] = now
         new_work = False
         while True:  # the instant's events: completions, arrivals, heartbeats (``event_queue.drain``)
@@ -546,23 +548,3 @@ def step(W, P, Q, S, L, R, F, until, stop_events):
             R[ROW_BUSY] = R[BUSY]
         R[N_TOUCHED] = 0
         R[INSTANT] += 1
-
-
-@njit(cache=True, inline="always")
-def lone_next(R, et, es, submit, arrivals, until, n_jobs, in_flight):
-    """Whether the next instant is one the Python engine runs as a lone heartbeat on a cluster without
-    demands (:class:`mropt.sim.lone_beats.HeldBeats`: a heartbeat held, due before the queue's next
-    instant, which looks at the watch only after its instants): a heartbeat alone at its time (no
-    completion or arrival there, no other heartbeat: two at one time go into the queue), not after
-    ``until``, while the queue holds something (a running batch's completion or an arrival: with the
-    queue empty, the earliest held heartbeat goes into it)."""
-    n = R[N_EV]
-    if n == 0 or es[0] < HEARTBEAT_SEQ:
-        return False
-    t = et[0]
-    if t > until or (n > 1 and et[1] == t) or (n > 2 and et[2] == t):
-        return False
-    arriving = R[AI] < n_jobs and R[STALLED] == 0
-    if arriving and submit[arrivals[R[AI]]] <= t:
-        return False
-    return arriving or R[N_FREE] < in_flight  # (a batch slot taken: a completion in the heap)

@@ -3,7 +3,8 @@
 
 The rules are :class:`mropt.sim.heartbeat_offers.HeartbeatOffers`' ``_room`` (:func:`room` on a cluster of
 map slots whose tasks all have demands; :func:`room_two` on map and reduce slots, with demands or
-without) and ``_next_beat``.
+without) and ``_next_beat``; :func:`lone_next` is :mod:`mropt.sim.lone_beats`' rule of when the Python engine
+runs a heartbeat outside its queue (clusters without demands).
 """
 
 from __future__ import annotations
@@ -50,3 +51,27 @@ def room_two(node, run_m, run_r, fslot, rslot, demands, free0, free1, c_d0, fit,
     return (fslot[node] > 0 and any_fits(c_d0, fit, fit_size, limit0, limit1)) or (
         run_r > 0 and rslot[node] > 0 and any_fits(c_d0, fit_r, fit_size, limit0, limit1)
     )
+
+
+#: a heartbeat's sequence number in the event heap is its push order plus this (the loops' ``HEARTBEAT_SEQ``)
+_HEARTBEAT_SEQ = 1 << 60
+
+
+@njit(cache=True, inline="always")
+def lone_next(n_ev, ai, stalled, n_free, et, es, submit, arrivals, until, n_jobs, in_flight):
+    """Whether the next instant is one the Python engine runs as a lone heartbeat on a cluster without
+    demands (:class:`mropt.sim.lone_beats.HeldBeats`: a heartbeat held, due before the queue's next
+    instant, which looks at the watch only after its instants): a heartbeat alone at its time (no
+    completion or arrival there, no other heartbeat: two at one time go into the queue), not after
+    ``until``, while the queue holds something (a running batch's completion or an arrival: with the
+    queue empty, the earliest held heartbeat goes into it). ``n_ev``, ``ai``, ``stalled`` and ``n_free``
+    are the loop's registers: the heap's size, the next arrival, the run stalled, the free batch slots."""
+    if n_ev == 0 or es[0] < _HEARTBEAT_SEQ:
+        return False
+    t = et[0]
+    if t > until or (n_ev > 1 and et[1] == t) or (n_ev > 2 and et[2] == t):
+        return False
+    arriving = ai < n_jobs and stalled == 0
+    if arriving and submit[arrivals[ai]] <= t:
+        return False
+    return arriving or n_free < in_flight  # (a batch slot taken: a completion in the heap)
