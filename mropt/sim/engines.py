@@ -10,7 +10,7 @@
   (:func:`mropt.sim.compiled.drf_engine.why_not`), and ``fair`` and ``capacity`` (one default queue)
   in heartbeat mode on a cluster of map slots and two resources
   (:func:`mropt.sim.compiled.fair_engine.why_not`, :func:`mropt.sim.compiled.capacity_engine.why_not`;
-  ``fair`` also on map and reduce slots with two resources or none, whose tasks then have no demands,
+  both also on map and reduce slots with two resources or none, whose tasks then have no demands,
   for jobs of a map stage and perhaps a reduce stage: the SWIM day's shape),
   and ``fifo`` in event mode on a cluster of map and reduce slots, jobs of a map stage and perhaps a
   reduce stage, each of one task group without demands or replicas, without speculation, faults,

@@ -5,13 +5,21 @@
 What it runs, and nothing else (:func:`mropt.sim.compiled.capacity_engine.why_not`): ``capacity`` without
 listed queues (one queue ``default`` at 100 %, every job in it: its user limit never holds a job back,
 as ``_limit`` shows: a tracker with a free slot leaves the queue below its capacity, the whole cluster),
-heartbeat mode on a cluster of map slots and two resources, every task with a demand, jobs of one map
-stage of one duration and one demand; no speculation, faults, straggler draws, slow-start or live
-utilisation rows. The shape of an ``mropt import-alibaba --workload --slots`` day. Step for step:
+heartbeat mode on a cluster of map and reduce slots and two resources, every task with a demand, or of
+slots alone, no task with a demand (then ``free0``, ``free1`` and the demands are 0 and the room test
+counts slots), jobs of a map stage and perhaps a reduce stage, each of one duration and one demand (the map
+stages' replicas generated, or none; the reduces' none); no speculation, faults, straggler draws,
+slow-start or live utilisation rows. The shapes of an ``mropt import-alibaba --workload --slots`` day and
+of the SWIM Facebook 2009 day. The reduce side is :mod:`mropt.sim.compiled.capacity_reduce`'s, inlined
+here. Step for step:
 
 * **the event order** and **a node's heartbeat** (``HeartbeatOffers``: ``_room``, ``_next_beat``,
   ``beat``, ``stall_limit``), as :mod:`mropt.sim.compiled.fair_core` runs them: completions, arrivals,
-  heartbeats of an instant, one heap of completions and heartbeats, ``_schedule_all`` after new work;
+  heartbeats of an instant, one heap of completions and heartbeats, ``_schedule_all`` after new work (an
+  arrival, or a map stage's end that opens the job's reduces: ``Completions._stage_done``); the room
+  test over both slot types (:func:`~mropt.sim.compiled.heartbeats.room_two`), and without demands the
+  lone heartbeats' rule (:mod:`mropt.sim.lone_beats`, :func:`~mropt.sim.compiled.heartbeats.lone_next`:
+  no look at the watch before one, ``NO_LOOK``; one without room leaves the clock where it was);
 * **the heartbeat** (``_assign_reference``): while the tracker has a free map slot, a walk of the
   queue's map candidates (active jobs with pending maps) in the order (submit time, job), their
   **rank**: each job the walk passes gets a scheduling opportunity (``missed``); a node- or rack-local
@@ -27,7 +35,12 @@ utilisation rows. The shape of an ``mropt import-alibaba --workload --slots`` da
   heartbeat fails again (only launches happen until it ends), so it goes straight to its off-switch test;
 * **the launch** (``Launches.launch_tasks``, ``Stage.take``): the lowest pending task with a replica on
   the node, else in its rack, else (off-switch) the lowest pending task; batches join as in
-  :mod:`mropt.sim.compiled.drf_core`. ``_launched``: a job with no pending map leaves the candidates.
+  :mod:`mropt.sim.compiled.drf_core`. ``_launched``: a job with no pending map leaves the candidates;
+* **the reduce** (``addReduceTask``, after the maps, whatever ended their walks): where the tracker has a
+  free reduce slot, the first job in rank order with a pending reduce whose demand fits launches its
+  stage's lowest pending reduce (:func:`~mropt.sim.compiled.capacity_reduce.assign_reduce`);
+* **the utilisation rows** of each instant (``Recorder.flush``; :mod:`mropt.sim.compiled.rows`); a run
+  with reduces writes none: its rows are built after the run from its attempts and row breaks.
 
 :func:`step` runs instants until the run ends, the next instant is past ``until``, the event count
 reaches ``stop_events`` or the buffers are nearly full (:mod:`mropt.sim.compiled.driver` empties them and
