@@ -33,10 +33,11 @@ Prints:
 2. **One AMB-paper static run** (``mropt generate workload --preset amb-static``: 30 jobs on
    40 nodes of 2 + 2 slots) under ``amb``, ``dc``, ``minedf-wc``, ``fifo``: wall time each.
 3. **The SWIM Facebook 2009 day** (``docs/papers.md``, the traces) imported as a workload on 600
-   nodes with HDFS-placed replicas, under ``fair`` with delay scheduling (heartbeat mode), by the
-   Python engine and by the compiled ``fair`` loop (``run_simulation(sim, "fair", "compiled")``,
-   :mod:`mropt.sim.compiled.fair_core`, after a warm-up run on a small workload, so numba's compile
-   or its cache's load is untimed), each in a child process that does only this run: wall and CPU
+   nodes with HDFS-placed replicas, under ``fair`` with delay scheduling and under ``capacity``
+   (heartbeat mode), by the Python engine and by the compiled loop (``run_simulation(sim, policy,
+   "compiled")``, :mod:`mropt.sim.compiled.fair_core` and ``capacity_core``, after a warm-up run on a
+   small workload, so numba's compile or its cache's load is untimed), each in a child process that
+   does only this run: wall and CPU
    (``time.process_time``) seconds of the construction and run, events, attempts, peak memory
    (ru_maxrss) and the event log's hash, and whether the two hashes and event counts are equal.
 4. **The Alibaba 2017 day under DRF, DDRF and Fair** (the trace's
@@ -306,9 +307,14 @@ def section_amb(quick: bool) -> None:
     print()
 
 
+#: section 3's policies (each run by both engines)
+SWIM_POLICIES = ("fair", "capacity")
+
+
 def _swim_warm_up() -> None:
-    """The compiled ``fair`` loop run once on a small workload of the SWIM day's shape (map and reduce slots,
-    no resources, map and reduce stages, a placement): numba's compile, or its cache's load, untimed."""
+    """The compiled ``fair`` and ``capacity`` loops run once on a small workload of the SWIM day's shape (map
+    and reduce slots, no resources, map and reduce stages, a placement): numba's compile, or its cache's
+    load, untimed."""
     nodes = [{"id": f"n{i}", "rack": f"r{i % 2}", "map_slots": 2, "reduce_slots": 2} for i in range(4)]
     stages = [
         {"type": "map", "tasks": [{"duration": 3.0, "count": 6}]},
@@ -317,12 +323,13 @@ def _swim_warm_up() -> None:
     jobs = [{"id": f"j{i}", "submit_time": float(i), "stages": stages} for i in range(3)]
     data = {"kind": "workload", "schema_version": 1, "cluster": {"nodes": nodes}, "jobs": jobs}
     small = WorkloadInstance.from_dict({**data, "placement": {"replicas": 2, "seed": 0}})
-    run_simulation(Simulation(small, make_policy("fair"), mode="heartbeat"), "fair", "compiled")
+    for policy in SWIM_POLICIES:
+        run_simulation(Simulation(small, make_policy(policy), mode="heartbeat"), policy, "compiled")
 
 
-def swim_child(engine: str) -> None:
-    """Runs in a child process: import the SWIM day, simulate it under fair by ``engine`` (``python``: its
-    ``run``; ``compiled``: ``run_simulation(sim, "fair", "compiled")``, after a warm-up), construction
+def swim_child(engine: str, policy: str) -> None:
+    """Runs in a child process: import the SWIM day, simulate it under ``policy`` by ``engine`` (``python``:
+    its ``run``; ``compiled``: ``run_simulation(sim, policy, "compiled")``, after a warm-up), construction
     included, print one line (wall and CPU seconds, the event log's hash)."""
     from mropt.importers.swim_workload import import_swim_workload
 
@@ -333,9 +340,9 @@ def swim_child(engine: str) -> None:
     loaded = time.perf_counter() - start
     gc.collect()
     start, cpu = time.perf_counter(), time.process_time()
-    sim = Simulation(workload, make_policy("fair"), mode="heartbeat")
+    sim = Simulation(workload, make_policy(policy), mode="heartbeat")
     if engine == "compiled":
-        rec, ran = run_simulation(sim, "fair", "compiled")
+        rec, ran = run_simulation(sim, policy, "compiled")
         assert ran == "compiled"
     else:
         rec = sim.run()
@@ -348,27 +355,35 @@ def swim_child(engine: str) -> None:
 
 
 def section_swim() -> None:
-    print("## 3. The SWIM Facebook 2009 day on 600 nodes under fair with delay scheduling\n")
+    print("## 3. The SWIM Facebook 2009 day on 600 nodes under fair (with delay scheduling) and capacity\n")
     if not SWIM_DAY.exists():
         print(f"skipped: {SWIM_DAY} not found\n")
         return
     rows = {}
-    for engine in ("python", "compiled"):
-        rows[engine] = subprocess.run(
-            [sys.executable, __file__, "--swim-child", engine], capture_output=True, text=True, check=True, cwd=ROOT
-        ).stdout.split()
+    for policy in SWIM_POLICIES:
+        for engine in ("python", "compiled"):
+            rows[policy, engine] = subprocess.run(
+                [sys.executable, __file__, "--swim-child", engine, "--swim-policy", policy],
+                capture_output=True,
+                text=True,
+                check=True,
+                cwd=ROOT,
+            ).stdout.split()
     print(
-        "| engine | jobs | tasks | import s | simulate s (wall) | simulate s (CPU) | events | attempts "
+        "| policy | engine | jobs | tasks | import s | simulate s (wall) | simulate s (CPU) | events | attempts "
         "| peak memory MiB | event log hash |"
     )
-    print("|---|---:|---:|---:|---:|---:|---:|---:|---:|---|")
-    for engine, (jobs, tasks, loaded, wall, cpu, events, attempts, peak, digest) in rows.items():
+    print("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---|")
+    for (policy, engine), (jobs, tasks, loaded, wall, cpu, events, attempts, peak, digest) in rows.items():
         print(
-            f"| {engine} | {int(jobs):,} | {int(tasks):,} | {loaded} | {wall} | {cpu} | {int(events):,} "
+            f"| {policy} | {engine} | {int(jobs):,} | {int(tasks):,} | {loaded} | {wall} | {cpu} | {int(events):,} "
             f"| {int(attempts):,} | {peak} | `{digest[:16]}...` |"
         )
-    same = rows["python"][-1] == rows["compiled"][-1] and rows["python"][5] == rows["compiled"][5]
-    print(f"\nsame event log hash and events: {'yes' if same else 'NO'}\n")
+    for policy in SWIM_POLICIES:
+        py, cc = rows[policy, "python"], rows[policy, "compiled"]
+        same = py[-1] == cc[-1] and py[5] == cc[5]
+        print(f"\n{policy}: the same event log hash and events by both engines: {'yes' if same else 'NO'}")
+    print()
 
 
 #: the Fair Scheduler counts slots: the Alibaba machines get one map slot per CPU for it
@@ -542,13 +557,14 @@ def main() -> None:
         help="section 4: replay the first SECONDS of the file's jobs (default 0: the whole day)",
     )
     parser.add_argument("--swim-child", choices=["python", "compiled"], help=argparse.SUPPRESS)
+    parser.add_argument("--swim-policy", choices=SWIM_POLICIES, default="fair", help=argparse.SUPPRESS)
     parser.add_argument("--alibaba-child", help=argparse.SUPPRESS)
     args = parser.parse_args()
     # killed with SIGTERM, exit through Python (SystemExit): ``subprocess.run`` then kills the
     # running child instead of leaving it to run on alone
     signal.signal(signal.SIGTERM, lambda signum, frame: sys.exit(128 + signum))
     if args.swim_child:
-        swim_child(args.swim_child)
+        swim_child(args.swim_child, args.swim_policy)
         return
     if args.alibaba_child:
         alibaba_child(args.alibaba_child, args.plot_data, args.alibaba_duration)
