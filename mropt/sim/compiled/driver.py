@@ -12,7 +12,7 @@ Python loop does every ``watch.every`` events (not where a loop's ``NO_LOOK`` re
 would not look there: ``fair_core``'s). At the end: the attempts still running, recorded as killed at the run's time; the jobs' outcomes and states, ``active``, the
 cluster's counts and free resources, the recorder's job ends (:func:`jobs_back`, for jobs of one map stage;
 :func:`stages_back`, for jobs of a map stage and perhaps a reduce stage: ``fifo_engine``'s and
-``fair_engine``'s). A loop whose jobs have a reduce stage
+``heartbeat_engine``'s). A loop whose jobs have a reduce stage
 keeps the stage of each ended batch (``o_stage``) and running one (``s_stage``), which are also its slot
 type; the others keep none, and their attempts' stage and type are 0. A loop's module names
 its registers as ``drf_core`` does (``AI``, ``NEXT_ATTEMPT``, ``EVENTS``, ``N_ENDED``, ``N_BREAKS``,

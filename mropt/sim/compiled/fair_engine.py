@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from mropt.sim.compiled.driver import common_arrays, stages_back
+from mropt.sim.compiled.driver import common_arrays
 from mropt.sim.compiled.heartbeat_engine import run_heartbeat, shape_why_not
 from mropt.sim.state import MAP, NODE, REDUCE
 
@@ -45,21 +45,7 @@ def run_compiled(sim: Simulation) -> Recorder:
     a reason."""
     from mropt.sim.compiled import fair_core as core
 
-    return run_heartbeat(sim, core, why_not, _arrays, _back)
-
-
-def _back(sim: Simulation, work: Any, state: Any, regs: np.ndarray) -> None:
-    """The jobs as the Python engine leaves them (:func:`~mropt.sim.compiled.driver.stages_back`), the
-    nodes' free slots of both types and (with resources) free resources, ``stalled``."""
-    from mropt.sim.compiled import fair_core as core
-
-    counts = ((work.j_off, state.pending, state.finished), (work.j_off_r, state.r_pending, state.r_finished))
-    stages_back(sim, work.arrivals, state, regs, core, counts)
-    sim.free[MAP][:] = state.fslot.tolist()
-    sim.free[REDUCE][:] = state.rslot.tolist()
-    if sim.resources:
-        for node, free in enumerate(sim.free_resources):
-            free[0], free[1] = float(state.free0[node]), float(state.free1[node])
+    return run_heartbeat(sim, core, why_not, _arrays)
 
 
 def _arrays(sim: Simulation) -> tuple[Any, np.ndarray, np.ndarray, Any, Any]:

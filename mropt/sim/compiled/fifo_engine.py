@@ -17,7 +17,15 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from mropt.sim.compiled.driver import NotCompilable, common_arrays, drive, run_or_refuse, run_why_not, stages_back
+from mropt.sim.compiled.driver import (
+    NotCompilable,
+    common_arrays,
+    drive,
+    run_or_refuse,
+    run_why_not,
+    stages_back,
+    stages_why_not,
+)
 from mropt.sim.policy import EVENT
 from mropt.sim.state import MAP, REDUCE
 
@@ -42,21 +50,11 @@ def why_not(sim: Simulation) -> str | None:
         return reason
     if not sim.jobs or not sim.n_nodes:
         return "no jobs or no nodes"
-    return _jobs_why_not(sim)
-
-
-def _jobs_why_not(sim: Simulation) -> str | None:
-    """Why the jobs are not of the loop's shape: a map stage and perhaps a reduce stage, each one task
-    group without demands or replicas."""
-    for j in sim.jobs:
-        types = [st.type for st in j.stages]
-        if types not in ([MAP], [MAP, REDUCE]):
-            return f"job {j.id!r}: stages other than a map stage and perhaps a reduce stage"
-        for st in j.stages:
-            if len(st.durations) != 1 or len(st.demands) != 1 or st.demands[0] is not None:
-                return f"job {j.id!r}: a stage of several task groups, or a task with a demand"
-            if st.replicas is not None:
-                return "replicas (a placement or listed)"
+    shape = stages_why_not(sim.jobs, demands=False)
+    if shape is not None:
+        return shape
+    if any(st.replicas is not None for job in sim.jobs for st in job.stages):
+        return "replicas (a placement or listed)"
     return None
 
 

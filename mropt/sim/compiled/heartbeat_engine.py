@@ -1,7 +1,8 @@
 """What the heartbeat-mode loops' engines share (:mod:`mropt.sim.compiled.fair_engine`,
 :mod:`~mropt.sim.compiled.capacity_engine`): the shape of run both loops cover (:func:`shape_why_not`) and
 the run itself from the loop's arrays (:func:`run_heartbeat`), leaving the simulation as its own ``run``
-would (the driver's list, and the nodes' free map slots and ``stalled``).
+would (the jobs' stages: :func:`~mropt.sim.compiled.driver.stages_back`; the nodes' free slots and
+resources, ``stalled``). Both loops keep their state under the same names for it.
 """
 
 from __future__ import annotations
@@ -14,16 +15,16 @@ import numpy as np
 
 from mropt.sim.compiled.driver import (
     drive,
-    jobs_back,
     jobs_why_not,
     move_rows,
     run_or_refuse,
     run_why_not,
+    stages_back,
     stages_why_not,
 )
 from mropt.sim.policy import HEARTBEAT
 from mropt.sim.spilled_rows import SpilledRows
-from mropt.sim.state import MAP
+from mropt.sim.state import MAP, REDUCE
 
 if TYPE_CHECKING:
     from mropt.sim.engine import Simulation
@@ -58,22 +59,19 @@ def run_heartbeat(
     core: Any,
     why_not: Callable[[Simulation], str | None],
     arrays: Callable[[Simulation], tuple[Any, np.ndarray, np.ndarray, Any, Any]],
-    back: Callable[[Simulation, Any, Any, np.ndarray], None] | None = None,
 ) -> Recorder:
     """Run ``sim`` by the loop ``core`` (its ``step`` and registers) on the arrays ``arrays(sim)`` makes
     (workload, float and int parameters, state, lists); :class:`NotCompilable` (and ``sim`` untouched)
-    where ``why_not`` names a reason. ``back(sim, work, state, regs)`` leaves the jobs and the nodes' free
-    capacity as the Python engine would (None: :func:`~mropt.sim.compiled.driver.jobs_back` and the free
-    map slots, for jobs of one map stage). A run of jobs with a reduce stage writes no utilisation rows as
-    it runs: they are built after it from its attempts and marks (``Recorder.keep_row_marks``)."""
-    return run_or_refuse(sim, why_not, lambda: _run(sim, core, arrays, back))
+    where ``why_not`` names a reason; then the jobs and the nodes' free capacity as the Python engine leaves
+    them (module docstring). A run of jobs with a reduce stage writes no utilisation rows as it runs: they
+    are built after it from its attempts and marks (``Recorder.keep_row_marks``)."""
+    return run_or_refuse(sim, why_not, lambda: _run(sim, core, arrays))
 
 
 def _run(
     sim: Simulation,
     core: Any,
     arrays: Callable[[Simulation], tuple[Any, np.ndarray, np.ndarray, Any, Any]],
-    back: Callable[[Simulation, Any, Any, np.ndarray], None] | None,
 ) -> Recorder:
     """:func:`run_heartbeat`, its garbage collector paused."""
     work, params, flags, state, lists = arrays(sim)
@@ -88,11 +86,13 @@ def _run(
     rows = SpilledRows() if record.utilisation and not reduces else None
     args = (work, params, flags, state, lists, regs, fregs)
     drive(sim, core, args, state, regs, fregs, on_pause=lambda: move_rows(state, regs, core, rows))
-    if back is None:
-        jobs_back(sim, work.arrivals, state, regs, core)
-        sim.free[MAP][:] = state.fslot.tolist()
-    else:
-        back(sim, work, state, regs)
+    counts = ((work.j_off, state.pending, state.finished), (work.j_off_r, state.r_pending, state.r_finished))
+    stages_back(sim, work.arrivals, state, regs, core, counts)
+    sim.free[MAP][:] = state.fslot.tolist()
+    sim.free[REDUCE][:] = state.rslot.tolist()
+    if sim.resources:
+        for node, free in enumerate(sim.free_resources):
+            free[0], free[1] = float(state.free0[node]), float(state.free1[node])
     sim.stalled = bool(regs[core.STALLED])
     if rows is not None:
         record.keep_spilled_rows(rows)
